@@ -1,0 +1,40 @@
+/** The model catalog service: lookups by catalog id, family name and reported server name. */
+import type { Catalog, Deployment } from './kernel.js'
+import type { BackendConfig, FamilyConfig, ModelConfig } from '../schemas/models.schema.js'
+
+export interface CatalogOptions {
+  /** Base URL of the in-process simulator, for backends whose url is `embedded`. */
+  simulatorUrl?: string
+}
+
+export function createCatalog(deployment: Deployment, options: CatalogOptions = {}): Catalog {
+  const { models: file } = deployment
+  const models = new Map<string, ModelConfig>(file.models.map((m) => [m.id, m]))
+  const families = new Map<string, FamilyConfig>((file.families ?? []).map((f) => [f.id, f]))
+  const reported = new Map<string, ModelConfig>()
+  for (const m of file.models) {
+    const name = m.reported_name ?? m.served_name ?? m.id
+    // First listed wins when two catalog entries share a server (e.g. a deprecated alias).
+    if (!reported.has(name)) reported.set(name, m)
+  }
+  const backends = new Map<string, BackendConfig & { name: string; baseUrl: string }>()
+  for (const [name, b] of Object.entries(file.backends)) {
+    let baseUrl = b.url
+    if (b.url === 'embedded') {
+      if (!options.simulatorUrl) continue
+      baseUrl = options.simulatorUrl
+    }
+    backends.set(name, { ...b, name, baseUrl: baseUrl.replace(/\/+$/, '') })
+  }
+  const modelList = [...models.values()]
+  const familyList = [...families.values()]
+  return {
+    defaultModel: file.default_model,
+    model: (id) => models.get(id),
+    family: (id) => families.get(id),
+    byReportedName: (name) => reported.get(name),
+    models: () => modelList,
+    families: () => familyList,
+    backend: (name) => backends.get(name),
+  }
+}

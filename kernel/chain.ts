@@ -1,0 +1,101 @@
+/**
+ * Runs a route's steps over an Exchange: the request onion (koa-compose's idea, with its
+ * contract checks), then, once the reply has ended however it ended, every entered step's
+ * `finish`. Streamed replies are wrapped so that `chunk` sees each event and `finish` runs
+ * when the stream ends, is cut, or is abandoned by the client.
+ */
+import type { Exchange } from './exchange.js'
+import type { Outcome } from './plugin.js'
+import type { LoadedRoute } from './route.js'
+import type { EventsReply, StreamEvent } from './reply.js'
+import { GatewayError, toGatewayError } from './errors.js'
+import { describeCause } from './log.js'
+
+/** Per-request bookkeeping the kernel keeps beside the Exchange. */
+export interface ChainState {
+  /** How many steps (from the first) the request reached. */
+  entered: number
+  finished: boolean
+}
+
+export async function runRequest(route: LoadedRoute, ex: Exchange, state: ChainState): Promise<void> {
+  const steps = route.steps
+  let last = -1
+  const dispatch = async (i: number): Promise<void> => {
+    if (i <= last) throw new Error(`step ${steps[i - 1]?.name ?? '?'} called next() more than once`)
+    last = i
+    if (i === steps.length) return
+    if (state.entered < i + 1) state.entered = i + 1
+    const step = steps[i]!
+    if (step.phases.request) await step.phases.request(ex, () => dispatch(i + 1))
+    else await dispatch(i + 1)
+  }
+  await dispatch(0)
+  if (!ex.reply) throw new GatewayError(500, 'internal error', { cause: new Error(`route ${route.info.id} ended without a reply`) })
+}
+
+/** Calls `finish` of every entered step, innermost first, once. Errors are logged, never thrown. */
+export async function finishAll(route: LoadedRoute, ex: Exchange, state: ChainState, outcome: Outcome): Promise<void> {
+  if (state.finished) return
+  state.finished = true
+  for (let i = state.entered - 1; i >= 0; i--) {
+    const step = route.steps[i]!
+    if (!step.phases.finish) continue
+    try {
+      await step.phases.finish(ex, outcome)
+    } catch (err) {
+      ex.log.error('finish phase failed', { step: step.name, cause: describeCause(err) })
+    }
+  }
+}
+
+/** The outcome of an error: aborted when the client went away, else failed with its status. */
+export function outcomeOf(ex: Exchange, err: unknown): Outcome {
+  const error = toGatewayError(err)
+  if (ex.signal.aborted && !(ex.signal.reason instanceof GatewayError)) return { kind: 'aborted', status: 499, error }
+  return { kind: 'failed', status: error.status, error }
+}
+
+/** Wraps a streamed reply: chunk phases on each event, finish when it ends in any way. */
+export function wrapEvents(route: LoadedRoute, ex: Exchange, state: ChainState, reply: EventsReply): EventsReply {
+  const source = reply.events
+  const chunkSteps = route.chunkSteps.filter((s) => s.index < state.entered)
+  async function* events(): AsyncGenerator<StreamEvent> {
+    // If the consumer stops early (client gone), the generator is returned: aborted.
+    let outcome: Outcome = { kind: 'aborted', status: 499 }
+    try {
+      outer: for await (const original of source) {
+        let event: StreamEvent | null = original
+        for (const step of chunkSteps) {
+          event = step.phases.chunk!(ex, event)
+          if (event === null) continue outer
+        }
+        yield event
+      }
+      outcome = { kind: 'done', status: reply.status }
+    } catch (err) {
+      outcome = outcomeOf(ex, err)
+      throw outcome.error
+    } finally {
+      await finishAll(route, ex, state, outcome)
+    }
+  }
+  return { kind: 'events', status: reply.status, terminator: reply.terminator, events: events() }
+}
+
+/** Wraps streamed bytes (audio) so that `finish` runs when they end in any way. */
+export function wrapBytes(route: LoadedRoute, ex: Exchange, state: ChainState, status: number, source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  async function* bytes(): AsyncGenerator<Uint8Array> {
+    let outcome: Outcome = { kind: 'aborted', status: 499 }
+    try {
+      yield* source
+      outcome = { kind: 'done', status }
+    } catch (err) {
+      outcome = outcomeOf(ex, err)
+      throw outcome.error
+    } finally {
+      await finishAll(route, ex, state, outcome)
+    }
+  }
+  return bytes()
+}

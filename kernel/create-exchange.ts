@@ -1,0 +1,95 @@
+/** Builds the Exchange of one request, with its abort signal and its total-time deadline. */
+import crypto from 'node:crypto'
+import type { Exchange, ExchangeState, IncomingBody, Principal, RouteInfo, Transport } from './exchange.js'
+import type { Logger } from './log.js'
+import type { Reply } from './reply.js'
+import { GatewayError } from './errors.js'
+
+export interface ExchangeInit {
+  id?: string
+  route: RouteInfo
+  transport: Transport
+  method: string
+  path: string
+  params?: Record<string, string>
+  query?: URLSearchParams
+  headers?: Record<string, string | string[] | undefined>
+  body?: unknown
+  incoming?: IncomingBody
+  principal?: Principal
+  headerPrefix: string
+  /** Total time limit of the request, in ms. */
+  timeoutMs: number
+  /** Aborts this exchange too (the caller of kernel.call, the client's socket). */
+  parentSignal?: AbortSignal
+  log: Logger
+  now?: number
+}
+
+class RequestExchange implements Exchange {
+  readonly id: string
+  readonly route: RouteInfo
+  readonly transport: Transport
+  readonly method: string
+  readonly path: string
+  readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
+  body: unknown
+  readonly incoming?: IncomingBody
+  principal?: Principal
+  readonly state: ExchangeState = {}
+  reply?: Reply
+  readonly headers = new Map<string, string>()
+  readonly headerPrefix: string
+  readonly signal: AbortSignal
+  readonly startedAt: number
+  readonly deadline: number
+  readonly log: Logger
+  private readonly requestHeaders: Record<string, string | string[] | undefined>
+  readonly controller: AbortController
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(init: ExchangeInit) {
+    this.id = init.id ?? crypto.randomUUID()
+    this.route = init.route
+    this.transport = init.transport
+    this.method = init.method
+    this.path = init.path
+    this.params = init.params ?? {}
+    this.query = init.query ?? new URLSearchParams()
+    this.requestHeaders = init.headers ?? {}
+    this.body = init.body
+    this.incoming = init.incoming
+    this.principal = init.principal
+    this.headerPrefix = init.headerPrefix
+    this.startedAt = init.now ?? Date.now()
+    this.deadline = this.startedAt + init.timeoutMs
+    this.log = init.log.child({ req: this.id, route: init.route.id })
+    this.controller = new AbortController()
+    this.signal = init.parentSignal ? AbortSignal.any([this.controller.signal, init.parentSignal]) : this.controller.signal
+    this.timer = setTimeout(() => this.controller.abort(new GatewayError(504, 'upstream request timed out', { code: 'upstream_timeout' })), init.timeoutMs)
+    this.timer.unref()
+  }
+
+  header(name: string): string | undefined {
+    const v = this.requestHeaders[name]
+    return Array.isArray(v) ? v.join(', ') : v
+  }
+
+  /** The client went away. */
+  abortByClient(): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new DOMException('client closed the request', 'AbortError'))
+  }
+
+  /** The request is over: stop its deadline timer. */
+  settle(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+}
+
+export type KernelExchange = Exchange & { abortByClient(): void; settle(): void }
+
+export function createExchange(init: ExchangeInit): KernelExchange {
+  return new RequestExchange(init)
+}

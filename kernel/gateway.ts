@@ -1,0 +1,166 @@
+/**
+ * The composition root: loads the deployment, starts the embedded simulator when a backend
+ * asks for it, builds the first generation, serves HTTP, and handles hot reload (file change
+ * and SIGHUP) and graceful shutdown.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import { loadDeployment, type LoadOptions } from './config.js'
+import { Generation } from './generation.js'
+import { createApp, mountRoutes } from './server.js'
+import { createLogger, describeCause, type Logger } from './log.js'
+import { PluginRegistry } from './registry.js'
+import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
+import { builtinPlugins } from '../plugins/registry.js'
+import { loadSimConfig, startSimulator, type RunningSimulator } from '../sim/index.js'
+import type { ServerFile } from '../schemas/server.schema.js'
+import type { AnyPlugin } from './plugin.js'
+
+export interface GatewayOptions {
+  configDir?: string
+  pipelinesDir?: string
+  dataDir?: string
+  /** Overrides of server.yaml. */
+  server?: Partial<ServerFile>
+  env?: NodeJS.ProcessEnv
+  log?: Logger
+  /** Plugins beyond the built-in ones (third parties, tests). */
+  plugins?: AnyPlugin[]
+  /** Clock override (tests of retirement and budgets). */
+  now?: () => number
+  /** Where the one-time demo key line goes (default stdout). */
+  announce?: (line: string) => void
+  /** Listen for SIGHUP/SIGTERM/SIGINT (the CLI does; tests don't). */
+  signals?: boolean
+}
+
+export interface RunningGateway {
+  /** Base URL, e.g. http://127.0.0.1:8080 */
+  readonly url: string
+  readonly port: number
+  /** The current generation (its services and routes). */
+  generation(): Generation
+  /** Rebuilds from the files; resolves true when swapped, false when the new set was invalid. */
+  reload(): Promise<boolean>
+  /** Stops accepting, lets in-flight requests finish within the grace bound, closes plugins. */
+  close(): Promise<void>
+  readonly simulator?: RunningSimulator
+}
+
+export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
+  const env = options.env ?? process.env
+  const log = options.log ?? createLogger()
+  const load: LoadOptions = {
+    configDir: path.resolve(options.configDir ?? env.SLUICE_CONFIG ?? defaultConfigDir),
+    pipelinesDir: path.resolve(options.pipelinesDir ?? env.SLUICE_PIPELINES ?? defaultPipelinesDir),
+    dataDir: path.resolve(options.dataDir ?? env.SLUICE_DATA ?? './data'),
+    server: { ...options.server },
+  }
+  if (env.PORT && options.server?.port === undefined) load.server!.port = Number(env.PORT)
+  if (env.HOST && options.server?.host === undefined) load.server!.host = env.HOST
+  const registry = new PluginRegistry([...builtinPlugins, ...(options.plugins ?? [])])
+
+  let deployment = loadDeployment(load)
+  let simulator: RunningSimulator | undefined
+  const wantsSim = () => Object.values(deployment.models.backends).some((b) => b.url === 'embedded')
+  if (deployment.server.simulator.enabled && wantsSim()) {
+    const simConfig = loadSimConfig(path.join(load.configDir, deployment.server.simulator.config ?? 'simulator.yaml'))
+    simulator = await startSimulator(simConfig, { host: '127.0.0.1', port: 0 })
+    log.info('simulator started', { url: simulator.url })
+  }
+  const build = async () =>
+    Generation.create({ deployment, registry, log, env, simulatorUrl: simulator?.url, now: options.now, announce: options.announce })
+
+  let current: Generation
+  try {
+    current = await build()
+  } catch (err) {
+    await simulator?.close()
+    throw err
+  }
+  mountRoutes(current)
+  const app = createApp({ current: () => current }, log)
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(deployment.server.port, deployment.server.host, () => resolve(s))
+    s.once('error', reject)
+  })
+  server.keepAliveTimeout = 65_000
+  server.requestTimeout = 0
+  const port = (server.address() as AddressInfo).port
+  const url = `http://${deployment.server.host === '0.0.0.0' ? '127.0.0.1' : deployment.server.host}:${port}`
+  log.info('gateway listening', { url, routes: current.routes.size })
+
+  let reloading: Promise<boolean> | undefined
+  const reload = async (): Promise<boolean> => {
+    // Reloads run one at a time; a change during a reload triggers one more.
+    if (reloading) await reloading.catch(() => false)
+    reloading = (async () => {
+      try {
+        deployment = loadDeployment(load)
+        const next = await build()
+        mountRoutes(next)
+        const old = current
+        current = next
+        log.info('pipelines reloaded', { routes: next.routes.size })
+        void old.retire(deployment.server.shutdown_grace_ms)
+        return true
+      } catch (err) {
+        log.error('reload refused; the previous pipelines keep serving', { cause: describeCause(err) })
+        return false
+      }
+    })()
+    return reloading
+  }
+
+  const watchers: fs.FSWatcher[] = []
+  if (deployment.server.watch) {
+    let timer: NodeJS.Timeout | undefined
+    const onChange = () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => void reload(), 150)
+      timer.unref()
+    }
+    for (const dir of new Set([load.configDir, load.pipelinesDir])) {
+      try {
+        const w = fs.watch(dir, { persistent: false }, (_event, file) => {
+          if (file && /\.ya?ml$/.test(file.toString())) onChange()
+        })
+        watchers.push(w)
+      } catch (err) {
+        log.warn('cannot watch folder; use SIGHUP to reload', { dir, cause: describeCause(err) })
+      }
+    }
+  }
+
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      for (const w of watchers) w.close()
+      const grace = current.config.server.shutdown_grace_ms
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeIdleConnections()
+        // Past the grace bound, connections still open are cut.
+        setTimeout(() => {
+          server.closeAllConnections()
+          resolve()
+        }, grace).unref()
+      })
+      await current.retire(grace)
+      await simulator?.close()
+      log.info('gateway stopped')
+    })()
+    return closing
+  }
+
+  if (options.signals) {
+    process.on('SIGHUP', () => void reload())
+    const stop = () => void close().then(() => process.exit(0))
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+  }
+
+  return { url, port, generation: () => current, reload, close, simulator }
+}

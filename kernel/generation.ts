@@ -1,0 +1,165 @@
+/**
+ * A generation: one consistent set of config, services and loaded pipelines. Hot reload builds
+ * a new generation beside the old one and swaps it in; requests already in flight finish on
+ * the generation they started with, which is closed when its last request ends.
+ */
+import Router from '@koa/router'
+import type Koa from 'koa'
+import type { Catalog, CallOptions, CallResult, Deployment, Kernel, KeyStore } from './kernel.js'
+import type { Logger } from './log.js'
+import type { LoadedRoute } from './route.js'
+import type { PluginRegistry } from './registry.js'
+import { createCatalog } from './catalog.js'
+import { createKeyStore } from './keys.js'
+import { BackendPools } from './backends.js'
+import { loadPipelines, type LoadedPipelines } from './loader.js'
+import { createExchange } from './create-exchange.js'
+import { finishAll, outcomeOf, runRequest, wrapBytes, wrapEvents, type ChainState } from './chain.js'
+import { GatewayError, toGatewayError } from './errors.js'
+import { describeCause } from './log.js'
+import { bodySchemas } from '../schemas/bodies.js'
+
+export interface GenerationOptions {
+  deployment: Deployment
+  registry: PluginRegistry
+  log: Logger
+  env: NodeJS.ProcessEnv
+  simulatorUrl?: string
+  now?: () => number
+  announce?: (line: string) => void
+}
+
+export class Generation implements Kernel {
+  readonly config: Deployment
+  readonly catalog: Catalog
+  readonly keys: KeyStore
+  readonly backends: BackendPools
+  readonly log: Logger
+  readonly now: () => number
+  readonly router = new Router()
+  /** The router's middleware, made once when the routes are mounted. */
+  dispatch: Koa.Middleware | undefined
+  private pipelines!: LoadedPipelines
+  private inflight = 0
+  private retired = false
+  private drained: (() => void) | undefined
+
+  private constructor(options: GenerationOptions) {
+    this.config = options.deployment
+    this.log = options.log
+    this.now = options.now ?? Date.now
+    this.catalog = createCatalog(options.deployment, { simulatorUrl: options.simulatorUrl })
+    this.keys = createKeyStore(options.deployment.keys, { dataDir: options.deployment.dataDir, env: options.env, log: options.log, announce: options.announce })
+    this.backends = new BackendPools(this.catalog)
+  }
+
+  static async create(options: GenerationOptions): Promise<Generation> {
+    const gen = new Generation(options)
+    try {
+      gen.pipelines = await loadPipelines({
+        pipelinesDir: options.deployment.pipelinesDir,
+        files: options.deployment.server.pipelines,
+        registry: options.registry,
+        bodySchemas,
+        kernel: gen,
+      })
+    } catch (err) {
+      await gen.backends.close()
+      throw err
+    }
+    return gen
+  }
+
+  get routes(): ReadonlyMap<string, LoadedRoute> {
+    return this.pipelines.routes
+  }
+
+  /** Counts a request in; returns the function that counts it out. */
+  enter(): () => void {
+    this.inflight++
+    let left = false
+    return () => {
+      if (left) return
+      left = true
+      this.inflight--
+      if (this.inflight === 0 && this.drained) this.drained()
+    }
+  }
+
+  get inFlight(): number {
+    return this.inflight
+  }
+
+  /** Closes the generation once its in-flight requests are done (or the bound passes). */
+  async retire(boundMs: number): Promise<void> {
+    if (this.retired) return
+    this.retired = true
+    if (this.inflight > 0) {
+      await new Promise<void>((resolve) => {
+        this.drained = resolve
+        setTimeout(resolve, boundMs).unref()
+      })
+    }
+    await this.pipelines.close()
+    await this.backends.close()
+  }
+
+  async call(routeId: string, body: unknown, options: CallOptions = {}): Promise<CallResult> {
+    const route = this.routes.get(routeId)
+    if (!route) throw new GatewayError(500, 'internal error', { cause: new Error(`kernel.call: no route ${routeId}`) })
+    if (route.body.kind === 'json' && route.body.validate && !route.body.validate(body)) {
+      throw new GatewayError(400, `invalid request: ${route.body.validate.errors?.[0]?.message ?? 'invalid'}`, { code: 'invalid_request' })
+    }
+    const leave = this.enter()
+    const ex = createExchange({
+      route: route.info,
+      transport: 'internal',
+      method: route.method ?? 'POST',
+      path: route.path ?? `internal:${routeId}`,
+      headers: options.headers,
+      body,
+      principal: options.principal,
+      headerPrefix: this.config.server.header_prefix,
+      timeoutMs: Math.max(1, (this.config.server.limits.request_timeout_ms ?? 3_600_000)),
+      parentSignal: options.signal,
+      log: options.parentId ? this.log.child({ parent: options.parentId }) : this.log,
+      now: this.now(),
+    })
+    const state: ChainState = { entered: 0, finished: false }
+    const end = () => {
+      ex.settle()
+      leave()
+    }
+    try {
+      await runRequest(route, ex, state)
+    } catch (err) {
+      await finishAll(route, ex, state, outcomeOf(ex, err))
+      end()
+      throw toGatewayError(err)
+    }
+    const reply = ex.reply!
+    if (reply.kind === 'events') {
+      const wrapped = wrapEvents(route, ex, state, reply)
+      return { reply: { ...wrapped, events: onEnd(wrapped.events, end) }, headers: ex.headers }
+    }
+    if (reply.kind === 'bytes' && !(reply.data instanceof Uint8Array)) {
+      return { reply: { ...reply, data: onEnd(wrapBytes(route, ex, state, reply.status, reply.data), end) }, headers: ex.headers }
+    }
+    await finishAll(route, ex, state, { kind: 'done', status: reply.status })
+    end()
+    return { reply, headers: ex.headers }
+  }
+}
+
+/** Runs `end` once the iterable is finished, failed or abandoned. */
+async function* onEnd<T>(source: AsyncIterable<T>, end: () => void): AsyncGenerator<T> {
+  try {
+    yield* source
+  } finally {
+    end()
+  }
+}
+
+export function describeLoadError(err: unknown): string {
+  return describeCause(err)
+}

@@ -1,0 +1,193 @@
+/**
+ * The HTTP transport: turns a Koa request into an Exchange, runs the route, and writes the
+ * reply. This is the only place replies reach an HTTP socket: JSON, text, bytes (whole or
+ * streamed) and server-sent events, with the in-band error event for a stream that fails.
+ */
+import type { ParameterizedContext } from 'koa'
+import type { ServerResponse } from 'node:http'
+import type { Generation } from './generation.js'
+import type { LoadedRoute } from './route.js'
+import type { Reply } from './reply.js'
+import type { Outcome } from './plugin.js'
+import { createExchange, type KernelExchange } from './create-exchange.js'
+import { finishAll, outcomeOf, runRequest, wrapBytes, wrapEvents, type ChainState } from './chain.js'
+import { GatewayError, openaiErrorBody, toGatewayError } from './errors.js'
+import { incomingBody, parseJson, readAll } from './body.js'
+import { describeCause } from './log.js'
+
+export type HttpContext = ParameterizedContext<{ requestId: string }>
+
+function routeParams(params: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join('/') : v
+  return out
+}
+
+export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpContext, params: Record<string, string | string[] | undefined>): Promise<void> {
+  const server = gen.config.server
+  const ex = createExchange({
+    id: ctx.state.requestId,
+    route: route.info,
+    transport: 'http',
+    method: ctx.method,
+    path: ctx.path,
+    params: routeParams(params),
+    query: new URLSearchParams(ctx.querystring),
+    headers: ctx.req.headers,
+    incoming: route.body.kind === 'raw' ? incomingBody(ctx.req, server.body_limit_bytes) : undefined,
+    headerPrefix: server.header_prefix,
+    timeoutMs: server.limits.request_timeout_ms,
+    log: gen.log,
+    now: gen.now(),
+  })
+  const state: ChainState = { entered: 0, finished: false }
+  const res = ctx.res
+  const onClose = () => {
+    if (!res.writableFinished) ex.abortByClient()
+  }
+  res.once('close', onClose)
+  try {
+    if (route.body.kind === 'json') {
+      ex.body = parseJson(await readAll(ctx.req, server.body_limit_bytes))
+      const validate = route.body.validate
+      if (validate && !validate(ex.body)) {
+        const e = validate.errors?.[0]
+        throw new GatewayError(400, `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}` : 'invalid body'}`, { code: 'invalid_request' })
+      }
+    }
+    await runRequest(route, ex, state)
+  } catch (err) {
+    const error = toGatewayError(err)
+    if (error.status >= 500 && error.code === 'internal') ex.log.error('request failed', { cause: describeCause(error.cause ?? error) })
+    writeError(ctx, ex, error)
+    settleWhenSent(route, ex, state, res, outcomeOf(ex, err))
+    return
+  }
+  await writeReply(route, ex, state, ctx, ex.reply!)
+}
+
+function applyHeaders(ctx: HttpContext, ex: KernelExchange): void {
+  for (const [k, v] of ex.headers) ctx.set(k, v)
+}
+
+function writeError(ctx: HttpContext, ex: KernelExchange, error: GatewayError): void {
+  applyHeaders(ctx, ex)
+  for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v)
+  ctx.status = error.status
+  ctx.type = 'application/json'
+  ctx.body = JSON.stringify(openaiErrorBody(error))
+}
+
+/** Finish phases run once the response is fully sent (done) or the socket closed early (aborted). */
+function settleWhenSent(route: LoadedRoute, ex: KernelExchange, state: ChainState, res: ServerResponse, outcome: Outcome): void {
+  const done = () => {
+    ex.settle()
+    const final: Outcome = res.writableFinished || outcome.kind !== 'done' ? outcome : { kind: 'aborted', status: 499 }
+    void finishAll(route, ex, state, final)
+  }
+  if (res.writableFinished || res.destroyed) done()
+  else res.once('close', done)
+}
+
+async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainState, ctx: HttpContext, reply: Reply): Promise<void> {
+  applyHeaders(ctx, ex)
+  switch (reply.kind) {
+    case 'json':
+      ctx.status = reply.status
+      ctx.type = 'application/json'
+      ctx.body = JSON.stringify(reply.body)
+      settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
+      return
+    case 'text':
+      ctx.status = reply.status
+      ctx.type = reply.contentType
+      ctx.body = reply.text
+      settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
+      return
+    case 'bytes':
+      ctx.status = reply.status
+      ctx.type = reply.contentType
+      if (reply.data instanceof Uint8Array) {
+        ctx.body = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength)
+        settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
+      } else {
+        await writeByteStream(ctx, ex, wrapBytes(route, ex, state, reply.status, reply.data))
+      }
+      return
+    case 'events':
+      await writeEventStream(ctx, ex, wrapEvents(route, ex, state, reply).events, reply.status, reply.terminator)
+      return
+  }
+}
+
+function waitDrain(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}
+
+async function writeByteStream(ctx: HttpContext, ex: KernelExchange, data: AsyncIterable<Uint8Array>): Promise<void> {
+  ctx.respond = false
+  const res = ctx.res
+  res.statusCode = ctx.status
+  res.flushHeaders()
+  const it = data[Symbol.asyncIterator]()
+  try {
+    for (;;) {
+      if (res.destroyed) break
+      const { value, done } = await it.next()
+      if (done) break
+      if (!res.write(value)) await waitDrain(res)
+    }
+    if (!res.destroyed) res.end()
+  } catch (err) {
+    ex.log.warn('byte stream failed', { cause: describeCause(err) })
+    res.destroy()
+  } finally {
+    await it.return?.()
+    ex.settle()
+  }
+}
+
+/**
+ * Server-sent events: one `data:` line per event, the terminator when the stream completes,
+ * or the in-band error event (`{"error":{message,type,code}}`) and no terminator when it fails.
+ */
+async function writeEventStream(ctx: HttpContext, ex: KernelExchange, events: AsyncIterable<Record<string, unknown>>, status: number, terminator: string | undefined): Promise<void> {
+  ctx.respond = false
+  const res = ctx.res
+  res.statusCode = status
+  res.setHeader('content-type', 'text/event-stream; charset=utf-8')
+  res.setHeader('cache-control', 'no-cache')
+  res.setHeader('x-accel-buffering', 'no')
+  res.flushHeaders()
+  const it = events[Symbol.asyncIterator]()
+  try {
+    for (;;) {
+      if (res.destroyed) break
+      const { value, done } = await it.next()
+      if (done) break
+      if (!res.write(`data: ${JSON.stringify(value)}\n\n`)) await waitDrain(res)
+    }
+    if (!res.destroyed) {
+      if (terminator !== undefined) res.write(`data: ${terminator}\n\n`)
+      res.end()
+    }
+  } catch (err) {
+    const error = toGatewayError(err)
+    if (!res.destroyed) {
+      res.write(`data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.status } })}\n\n`)
+      res.end()
+    }
+  } finally {
+    await it.return?.()
+    ex.settle()
+  }
+}
+

@@ -1,0 +1,174 @@
+/**
+ * The pipeline loader. All or nothing: every file is parsed and validated (the pipeline schema,
+ * then each step's options against its plugin's schema through the one ajv instance), every
+ * `requires` is checked against the order of steps, and only then are the plugins set up.
+ * Any error stops the load with the file, the route, the step and the reason.
+ */
+import path from 'node:path'
+import { describeErrors, validatorFor } from './ajv.js'
+import { readYaml, ConfigError } from './config.js'
+import { pipelineSchema, type PipelineFile, type RouteConfig } from '../schemas/pipeline.schema.js'
+import type { Kernel } from './kernel.js'
+import type { AnyPlugin, Phases } from './plugin.js'
+import type { PluginRegistry } from './registry.js'
+import type { BodyMode, LoadedRoute, LoadedStep } from './route.js'
+import { describeCause } from './log.js'
+
+export class PipelineError extends ConfigError {
+  constructor(
+    readonly file: string,
+    readonly route: string | undefined,
+    readonly step: string | undefined,
+    readonly reason: string,
+  ) {
+    super([file, route && `route ${route}`, step && `step ${step}`, reason].filter(Boolean).join(': '))
+    this.name = 'PipelineError'
+  }
+}
+
+interface PlannedStep {
+  name: string
+  plugin: AnyPlugin
+  options: unknown
+}
+
+interface PlannedRoute {
+  file: string
+  pipeline: PipelineFile
+  config: RouteConfig
+  steps: PlannedStep[]
+  body: BodyMode
+}
+
+export interface LoadedPipelines {
+  readonly routes: ReadonlyMap<string, LoadedRoute>
+  close(): Promise<void>
+}
+
+/**
+ * Validates a step's options against its plugin's schema (defaults applied, on a copy): the
+ * one path used by the loader and by the isolation harness.
+ */
+export function checkOptions(plugin: AnyPlugin, raw: unknown): { ok: true; options: unknown } | { ok: false; reason: string } {
+  const options = structuredClone(raw ?? {})
+  const check = validatorFor(plugin.config as object)
+  if (!check(options)) return { ok: false, reason: describeErrors(check.errors) }
+  return { ok: true, options }
+}
+
+/** Parses the step forms `name` and `{name: options}`. */
+function stepParts(step: RouteConfig['steps'][number]): [string, unknown] {
+  if (typeof step === 'string') return [step, {}]
+  const [name, options] = Object.entries(step)[0]!
+  return [name, options ?? {}]
+}
+
+function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<Record<string, object>>): PlannedRoute[] {
+  const doc = readYaml(file)
+  const validate = validatorFor(pipelineSchema)
+  if (!validate(doc)) throw new PipelineError(file, undefined, undefined, describeErrors(validate.errors))
+  const pipeline = doc as unknown as PipelineFile
+  return pipeline.routes.map((route) => {
+    if (!route.http && !route.internal) throw new PipelineError(file, route.id, undefined, 'needs `http: METHOD /path` or `internal: true`')
+    const provided = new Set<string>()
+    const steps = route.steps.map((raw, i) => {
+      const [name, rawOptions] = stepParts(raw)
+      const label = `${i + 1} (${name})`
+      const plugin = registry.get(name)
+      if (!plugin) throw new PipelineError(file, route.id, label, `unknown plugin '${name}' (known: ${registry.names().join(', ')})`)
+      const checked = checkOptions(plugin, rawOptions)
+      if (!checked.ok) throw new PipelineError(file, route.id, label, `bad options: ${checked.reason}`)
+      const options = checked.options
+      for (const slot of plugin.requires ?? []) {
+        if (!provided.has(slot)) throw new PipelineError(file, route.id, label, `requires '${slot}', which no earlier step provides`)
+      }
+      for (const slot of plugin.provides ?? [plugin.name]) provided.add(slot)
+      return { name, plugin, options }
+    })
+    let body: BodyMode = { kind: 'none' }
+    if (route.body === 'raw') body = { kind: 'raw' }
+    else if (route.body === 'json') body = { kind: 'json' }
+    else if (route.body) {
+      const schema = bodySchemas[route.body]
+      if (!schema) throw new PipelineError(file, route.id, undefined, `unknown body schema '${route.body}' (known: ${Object.keys(bodySchemas).sort().join(', ')}, json, raw)`)
+      body = { kind: 'json', validate: validatorFor(schema), schema: route.body }
+    }
+    return { file, pipeline, config: route, steps, body }
+  })
+}
+
+/** Translates a route path to the router's syntax: `:name+` (may hold slashes) → `*name`. */
+function routerPath(prefix: string, p: string): string {
+  return (prefix + p).replace(/:([A-Za-z_][A-Za-z0-9_]*)\+/g, '*$1')
+}
+
+export async function loadPipelines(options: {
+  pipelinesDir: string
+  files: readonly string[]
+  registry: PluginRegistry
+  bodySchemas: Readonly<Record<string, object>>
+  kernel: Kernel
+}): Promise<LoadedPipelines> {
+  const planned: PlannedRoute[] = []
+  const seen = new Map<string, string>()
+  const paths = new Map<string, string>()
+  for (const name of options.files) {
+    const file = path.resolve(options.pipelinesDir, name)
+    for (const route of planFile(file, options.registry, options.bodySchemas)) {
+      const other = seen.get(route.config.id)
+      if (other) throw new PipelineError(file, route.config.id, undefined, `route id already used in ${other}`)
+      seen.set(route.config.id, file)
+      if (route.config.http) {
+        const key = route.config.http.replace(' ', ' ' + (route.pipeline.prefix ?? ''))
+        const otherPath = paths.get(key)
+        if (otherPath) throw new PipelineError(file, route.config.id, undefined, `${key} is already served by route ${otherPath}`)
+        paths.set(key, route.config.id)
+      }
+      planned.push(route)
+    }
+  }
+
+  // Everything is valid: set the plugins up. If one setup fails, close what was set up.
+  const opened: Phases[] = []
+  const routes = new Map<string, LoadedRoute>()
+  try {
+    for (const r of planned) {
+      const steps: LoadedStep[] = []
+      for (const [index, s] of r.steps.entries()) {
+        let phases: Phases
+        try {
+          phases = await s.plugin.setup(s.options, options.kernel, { pipeline: r.pipeline.pipeline, route: r.config.id, file: r.file })
+        } catch (err) {
+          throw new PipelineError(r.file, r.config.id, `${index + 1} (${s.name})`, `setup failed: ${describeCause(err)}`)
+        }
+        opened.push(phases)
+        steps.push({ name: s.name, index, phases })
+      }
+      const [method, p] = r.config.http ? r.config.http.split(' ') : [undefined, undefined]
+      routes.set(r.config.id, {
+        info: { id: r.config.id, pipeline: r.pipeline.pipeline, file: r.file },
+        method,
+        path: p === undefined ? undefined : routerPath(r.pipeline.prefix ?? '', p),
+        internal: r.config.internal ?? false,
+        body: r.body,
+        errors: r.pipeline.errors ?? 'openai',
+        steps,
+        chunkSteps: steps.filter((s) => s.phases.chunk).reverse(),
+      })
+    }
+  } catch (err) {
+    await closeAll(opened, options.kernel)
+    throw err
+  }
+  return { routes, close: () => closeAll(opened, options.kernel) }
+}
+
+async function closeAll(phases: Phases[], kernel: Kernel): Promise<void> {
+  for (const p of phases) {
+    try {
+      await p.close?.()
+    } catch (err) {
+      kernel.log.error('close phase failed', { cause: describeCause(err) })
+    }
+  }
+}

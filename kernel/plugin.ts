@@ -1,0 +1,60 @@
+/**
+ * The plugin contract. A plugin is a plain object made by `definePlugin`; its options are
+ * validated once, at load, through the kernel's one ajv instance; `setup` returns the phases.
+ */
+import type { JSONSchema } from 'json-schema-to-ts'
+import type { Exchange } from './exchange.js'
+import type { GatewayError } from './errors.js'
+import type { StreamEvent } from './reply.js'
+import type { Kernel } from './kernel.js'
+
+export type Next = () => Promise<void>
+
+/** How a reply ended. Envoy-style: the end is an explicit argument, never a loose boolean. */
+export interface Outcome {
+  /** `done`: the reply was sent whole. `failed`: an error was sent (or cut a stream). `aborted`: the client went away. */
+  readonly kind: 'done' | 'failed' | 'aborted'
+  /** HTTP status of the reply (for a failed stream, the status of the in-band error). */
+  readonly status: number
+  readonly error?: GatewayError
+}
+
+export interface Phases {
+  /** The onion: work before `await next()` runs on the way in, work after it sees the reply. */
+  request?(ex: Exchange, next: Next): Promise<void>
+  /** Each streamed event on its way out (last step first). Return the event, a replacement, or null to drop it. */
+  chunk?(ex: Exchange, event: StreamEvent): StreamEvent | null
+  /** Once, after the reply ended, however it ended. Always called for every step that was entered. */
+  finish?(ex: Exchange, outcome: Outcome): void | Promise<void>
+  /** On reload or shutdown, once the route's last request has finished. */
+  close?(): void | Promise<void>
+}
+
+/** What a route tells a plugin's `setup` about where it runs. */
+export interface StepContext {
+  readonly pipeline: string
+  readonly route: string
+  readonly file: string
+}
+
+export interface PluginDefinition<Config = unknown> {
+  /** The plugin's one name: its folder, its YAML key and this string are the same kebab-case word. */
+  readonly name: string
+  /** JSON Schema of the options, `as const`; ajv applies its defaults. */
+  readonly config: JSONSchema
+  /** Exchange slots that earlier steps of the route must fill. */
+  readonly requires?: readonly string[]
+  /** Exchange slots this plugin fills; defaults to `[name]`. */
+  readonly provides?: readonly string[]
+  setup(config: Config, kernel: Kernel, step: StepContext): Phases | Promise<Phases>
+}
+
+/** Identity function that fixes the config type; the plugin's single export. */
+export function definePlugin<Config>(definition: PluginDefinition<Config>): PluginDefinition<Config> {
+  return definition
+}
+
+/** A plugin of any config type, as the registry and loader hold it. */
+
+
+export type AnyPlugin = PluginDefinition<unknown>

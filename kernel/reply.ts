@@ -1,0 +1,55 @@
+/**
+ * Replies are values. A plugin sets `ex.reply` to one of these; only the kernel turns it into
+ * bytes on a wire (HTTP JSON, server-sent events, audio bytes, a WebSocket message).
+ */
+
+/** One streamed event: a JSON object sent as one `data:` line (SSE) or one message (WebSocket). */
+export type StreamEvent = Record<string, unknown>
+
+export interface JsonReply {
+  readonly kind: 'json'
+  status: number
+  body: unknown
+}
+
+export interface EventsReply {
+  readonly kind: 'events'
+  status: number
+  events: AsyncIterable<StreamEvent>
+  /**
+   * Written after the last event when the stream completes (`[DONE]` for OpenAI-style
+   * streams). Never written when the stream fails: a failed stream ends with an error event.
+   */
+  terminator?: string
+}
+
+export interface BytesReply {
+  readonly kind: 'bytes'
+  status: number
+  contentType: string
+  data: Uint8Array | AsyncIterable<Uint8Array>
+}
+
+export interface TextReply {
+  readonly kind: 'text'
+  status: number
+  contentType: string
+  text: string
+}
+
+export type Reply = JsonReply | EventsReply | BytesReply | TextReply
+
+export const reply = {
+  json(body: unknown, status = 200): JsonReply {
+    return { kind: 'json', status, body }
+  },
+  events(events: AsyncIterable<StreamEvent>, options: { status?: number; terminator?: string } = {}): EventsReply {
+    return { kind: 'events', status: options.status ?? 200, events, terminator: options.terminator }
+  },
+  bytes(contentType: string, data: Uint8Array | AsyncIterable<Uint8Array>, status = 200): BytesReply {
+    return { kind: 'bytes', status, contentType, data }
+  },
+  text(contentType: string, text: string, status = 200): TextReply {
+    return { kind: 'text', status, contentType, text }
+  },
+}

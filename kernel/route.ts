@@ -1,0 +1,28 @@
+/** A route as loaded: its steps' phases, set up once, and its body validator, compiled once. */
+import type { ValidateFunction } from 'ajv'
+import type { Phases } from './plugin.js'
+import type { RouteInfo } from './exchange.js'
+
+export interface LoadedStep {
+  readonly name: string
+  readonly index: number
+  readonly phases: Phases
+}
+
+export type BodyMode =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'json'; readonly validate?: ValidateFunction; readonly schema?: string }
+  | { readonly kind: 'raw' }
+
+export interface LoadedRoute {
+  readonly info: RouteInfo
+  readonly method?: string
+  /** Full path with the pipeline prefix, in the router's syntax. */
+  readonly path?: string
+  readonly internal: boolean
+  readonly body: BodyMode
+  readonly errors: 'openai'
+  readonly steps: readonly LoadedStep[]
+  /** Steps with a chunk phase, last first: the order events pass them on the way out. */
+  readonly chunkSteps: readonly LoadedStep[]
+}

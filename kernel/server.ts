@@ -1,0 +1,54 @@
+/**
+ * The Koa server: a request id on every response, dispatch to the current generation's router,
+ * 404 "unknown endpoint" for the rest, and a last-resort boundary that leaks nothing.
+ */
+import crypto from 'node:crypto'
+import Koa from 'koa'
+import type { Generation } from './generation.js'
+import { serveHttp, type HttpContext } from './http.js'
+import { GatewayError, openaiErrorBody, toGatewayError } from './errors.js'
+import { describeCause, type Logger } from './log.js'
+
+export interface GenerationHolder {
+  current(): Generation
+}
+
+/** Registers every HTTP route of a generation on its router. */
+export function mountRoutes(gen: Generation): void {
+  for (const route of gen.routes.values()) {
+    if (route.internal || !route.method || route.path === undefined) continue
+    gen.router.register(route.path, [route.method], async (ctx) => {
+      await serveHttp(gen, route, ctx as unknown as HttpContext, ctx.params as Record<string, string | string[] | undefined>)
+    })
+  }
+  gen.dispatch = gen.router.routes() as Koa.Middleware
+}
+
+export function createApp(holder: GenerationHolder, log: Logger): Koa {
+  const app = new Koa()
+  app.proxy = false
+  app.silent = true
+  app.use(async (ctx) => {
+    const gen = holder.current()
+    const requestId = crypto.randomUUID()
+    ctx.state.requestId = requestId
+    ctx.set(`${gen.config.server.header_prefix}request-id`, requestId)
+    const leave = gen.enter()
+    ctx.res.once('close', leave)
+    try {
+      await gen.dispatch!(ctx, async () => {
+        const matched = (ctx as unknown as { matched?: unknown[] }).matched
+        if (matched && matched.length > 0) throw new GatewayError(405, `method ${ctx.method} not allowed on ${ctx.path}`)
+        throw new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' })
+      })
+    } catch (err) {
+      const error = toGatewayError(err)
+      if (error.code === 'internal') log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
+      ctx.status = error.status
+      for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v)
+      ctx.type = 'application/json'
+      ctx.body = JSON.stringify(openaiErrorBody(error))
+    }
+  })
+  return app
+}

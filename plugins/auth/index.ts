@@ -1,0 +1,43 @@
+/**
+ * auth: the bearer key. Missing or malformed → 401 "missing bearer token"; unknown → 401
+ * "invalid api key"; switched off → 403 "api key disabled"; a legacy key on a route the older
+ * gateway lacks → 404 {"detail":"Not Found"}. Sets `ex.principal`. Only the key's id is logged.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { configSchema, type AuthConfig } from './schema.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    auth?: { keyId: string }
+  }
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+export default definePlugin<AuthConfig>({
+  name: 'auth',
+  config: configSchema,
+  provides: ['auth', 'principal'],
+  setup(config, kernel) {
+    const legacyNotFound = config.legacy === 'not-found'
+    return {
+      async request(ex, next) {
+        // In-process calls carry the caller's principal, already authenticated.
+        if (ex.transport === 'internal' && ex.principal) {
+          ex.state.auth = { keyId: ex.principal.keyId }
+          return next()
+        }
+        const match = BEARER.exec(ex.header('authorization') ?? '')
+        if (!match) throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
+        const key = kernel.keys.lookup(match[1]!)
+        if (!key) throw new GatewayError(401, 'invalid api key', { headers: { 'www-authenticate': 'Bearer' } })
+        if (!key.enabled) throw new GatewayError(403, 'api key disabled')
+        if (key.legacy && legacyNotFound) throw new GatewayError(404, 'Not Found', { rawBody: { detail: 'Not Found' } })
+        ex.principal = { keyId: key.id, group: key.group, legacy: key.legacy }
+        ex.state.auth = { keyId: key.id }
+        await next()
+      },
+    }
+  },
+})

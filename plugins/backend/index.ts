@@ -1,0 +1,148 @@
+/**
+ * backend: the GPU backend adapter. Sends the request to the model server that serves the
+ * resolved model, over the backend's keep-alive pool, as an OpenAI-compatible call; relays a
+ * stream event by event; normalizes the servers' differences; passes upstream errors through
+ * with their status and message; 502 "upstream request failed" when the server cannot be
+ * reached; aborts the upstream request when the client goes.
+ */
+import { request } from 'undici'
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { reply, type StreamEvent } from '../../kernel/reply.js'
+import type { Exchange } from '../../kernel/exchange.js'
+import type { Kernel } from '../../kernel/kernel.js'
+import { configSchema, type BackendPluginConfig } from './schema.js'
+import { sseData } from './sse-parser.js'
+import { transportFailure, upstreamError } from './upstream-error.js'
+import { normalizeChunk, normalizeCompletion, type Usage } from './openai-normalize.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    backend?: {
+      /** Catalog id of the model that was called. */
+      modelId: string
+      /** The `model` the server reported. */
+      upstreamModel?: string
+      usage?: Usage
+      /** Epoch ms of the first streamed token (or of the whole reply). */
+      firstTokenAt?: number
+    }
+  }
+}
+
+const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', embeddings: '/v1/embeddings' } as const
+
+type Body = Record<string, unknown> & { stream?: boolean; stream_options?: { include_usage?: boolean } | null }
+
+export default definePlugin<BackendPluginConfig>({
+  name: 'backend',
+  config: configSchema,
+  requires: ['model'],
+  setup(config, kernel) {
+    const path = PATHS[config.endpoint ?? 'chat']
+    return {
+      async request(ex, next) {
+        const model = ex.state.model!.model
+        const upstreamBody: Body = { ...(ex.body as Body), model: model.served_name ?? model.id }
+        const streaming = upstreamBody.stream === true
+        const clientWantsUsage = upstreamBody.stream_options?.include_usage === true
+        // Always ask for usage upstream: the gateway counts tokens whatever the client asked.
+        if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
+        ex.state.backend = { modelId: model.id }
+        const res = await send(kernel, ex, model.backend, path, upstreamBody, streaming)
+        if (!streaming) {
+          const body = (await readJson(res.body, ex)) as Record<string, unknown>
+          const usage = normalizeCompletion(body)
+          ex.state.backend.usage = usage
+          ex.state.backend.upstreamModel = typeof body.model === 'string' ? body.model : undefined
+          ex.state.backend.firstTokenAt = kernel.now()
+          ex.reply = reply.json(body, 200)
+        } else {
+          ex.reply = reply.events(relay(ex, res.body, clientWantsUsage, kernel), { terminator: '[DONE]' })
+        }
+        await next()
+      },
+    }
+  },
+})
+
+type UpstreamBody = Awaited<ReturnType<typeof request>>['body']
+
+async function send(kernel: Kernel, ex: Exchange, backendName: string, path: string, body: Body, streaming: boolean) {
+  const backend = kernel.backends.get(backendName)
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...backend.config.headers }
+  if (backend.config.api_key) headers.authorization = `Bearer ${backend.config.api_key}`
+  headers.accept = streaming ? 'text/event-stream' : 'application/json'
+  // The simulator's failure-injection headers pass through, so tests can drive the real path.
+  for (const h of ['x-sim-cut-after', 'x-sim-stall-ms', 'x-return-error', 'x-sim-ttft-ms', 'x-sim-itl-ms']) {
+    const v = ex.header(h)
+    if (v !== undefined) headers[h] = v
+  }
+  let res
+  try {
+    res = await request(backend.baseUrl + path, { dispatcher: backend.dispatcher, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })
+  } catch (err) {
+    throw transportFailure(ex.signal, err, false)
+  }
+  if (res.statusCode >= 400) {
+    const text = await res.body.text().catch(() => '')
+    throw upstreamError(res.statusCode, text)
+  }
+  return res
+}
+
+async function readJson(body: UpstreamBody, ex: Exchange): Promise<unknown> {
+  let text: string
+  try {
+    text = await body.text()
+  } catch (err) {
+    throw transportFailure(ex.signal, err, false)
+  }
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: err })
+  }
+}
+
+async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolean, kernel: Kernel): AsyncGenerator<StreamEvent> {
+  const slot = ex.state.backend!
+  let completed = false
+  try {
+    for await (const data of sseData(body)) {
+      if (data === '[DONE]') {
+        completed = true
+        break
+      }
+      let chunk: Record<string, unknown>
+      try {
+        chunk = JSON.parse(data) as Record<string, unknown>
+      } catch (err) {
+        throw new GatewayError(502, 'upstream sent a malformed stream event', { code: 'upstream_failed', cause: err })
+      }
+      if (chunk.error) {
+        const e = chunk.error as { message?: string }
+        throw new GatewayError(502, typeof e.message === 'string' ? e.message : 'upstream stream failed', { code: 'upstream_error' })
+      }
+      normalizeChunk(chunk)
+      if (slot.firstTokenAt === undefined && Array.isArray(chunk.choices) && chunk.choices.length > 0) slot.firstTokenAt = kernel.now()
+      if (typeof chunk.model === 'string') slot.upstreamModel = chunk.model
+      if (chunk.usage) slot.usage = chunk.usage as Usage
+      const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0
+      if (!clientWantsUsage) {
+        if (usageOnly) continue
+        delete chunk.usage
+      } else if (chunk.usage === undefined) {
+        // OpenAI's shape: `usage: null` on every chunk but the last when usage was asked for.
+        chunk.usage = null
+      }
+      yield chunk
+    }
+  } catch (err) {
+    if (err instanceof GatewayError) throw err
+    throw transportFailure(ex.signal, err, true)
+  } finally {
+    if (!completed) body.destroy()
+  }
+  if (!completed) throw new GatewayError(502, 'upstream stream ended before it was complete', { code: 'upstream_failed' })
+}

@@ -1,0 +1,71 @@
+/**
+ * model: resolves the `model` of the body to the catalog model that will answer. Exact
+ * catalog ids, family names (the member for the requested reasoning level, else the family's
+ * default level) and the model server's own reported names are accepted. Checks that the
+ * model is of the route's type, enabled, and permitted to the caller's group.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { parseEffort } from '../../kernel/reasoning-levels.js'
+import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
+import { configSchema, type ModelPluginConfig } from './schema.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    model?: {
+      /** The name the client sent. */
+      requested: string
+      /** The catalog model that answers (a family's member, once chosen). */
+      model: ModelConfig
+      /** Set when the client named a family. */
+      family?: FamilyConfig
+      /** The level the family member was chosen for. */
+      familyLevel?: ReasoningLevel
+    }
+  }
+}
+
+export default definePlugin<ModelPluginConfig>({
+  name: 'model',
+  config: configSchema,
+  requires: ['auth'],
+  setup(config, kernel) {
+    const types = new Set(config.types)
+    const groupAllows = (group: string | undefined, names: string[]): boolean => {
+      if (!group) return true
+      const allowed = kernel.keys.group(group)?.models ?? ['*']
+      return allowed.includes('*') || names.some((n) => allowed.includes(n))
+    }
+    return {
+      async request(ex, next) {
+        const body = (ex.body ?? {}) as { model?: unknown; reasoning_effort?: unknown }
+        let requested = body.model
+        if (requested === undefined || requested === null || requested === '') {
+          if (!config.default_model) throw new GatewayError(400, 'model is required', { code: 'invalid_request' })
+          requested = kernel.catalog.defaultModel
+        }
+        if (typeof requested !== 'string') throw new GatewayError(400, 'model must be a string', { code: 'invalid_request' })
+        const { catalog } = kernel
+        let family = catalog.family(requested)
+        let model: ModelConfig | undefined
+        let familyLevel: ReasoningLevel | undefined
+        if (family) {
+          familyLevel = parseEffort(body.reasoning_effort) ?? family.default_level
+          model = catalog.model(family.members[familyLevel])
+        } else {
+          model = catalog.model(requested) ?? catalog.byReportedName(requested)
+        }
+        if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
+        if (!types.has(model.model_type)) throw new GatewayError(400, `model ${requested} is not a ${config.types.join(' or ')} model`, { code: 'invalid_request' })
+        if (config.endpoint === 'completions' && !model.supports_completions)
+          throw new GatewayError(400, `model ${requested} does not support completions`, { code: 'invalid_request' })
+        if (model.enabled === false) throw new GatewayError(403, 'model is disabled')
+        if (!groupAllows(ex.principal?.group, [requested, model.id, ...(family ? [family.id] : [])]))
+          throw new GatewayError(403, 'model not permitted for tenant')
+        ex.state.model = { requested, model, family, familyLevel }
+        if (family) ex.headers.set(`${ex.headerPrefix}model-variant`, family.id)
+        await next()
+      },
+    }
+  },
+})

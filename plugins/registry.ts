@@ -1,0 +1,11 @@
+/** The built-in plugins, as the kernel's registry receives them. */
+import type { AnyPlugin } from '../kernel/plugin.js'
+import auth from './auth/index.js'
+import model from './model/index.js'
+import modelCatalog from './model-catalog/index.js'
+import backend from './backend/index.js'
+import maxTokens from './max-tokens/index.js'
+import soapCodec from './soap-codec/index.js'
+import serviceCatalog from './service-catalog/index.js'
+
+export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, backend, maxTokens, soapCodec, serviceCatalog] as AnyPlugin[]

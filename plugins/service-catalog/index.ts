@@ -1,0 +1,97 @@
+/**
+ * service-catalog: the SOAP service catalog (seven operations), behind `soap-codec`.
+ *
+ * Reads the call the codec put in `ex.state.soap`, resolves the operation in its own table,
+ * binds the arguments by local name, answers from config/catalog.yaml and its catalog source
+ * (static lists or a live REST catalog), and puts the values with the table in
+ * `ex.state.soapResult` for the codec to render (it sets no reply itself). For `GET ?wsdl` it
+ * hands over the table alone, which the codec turns into the WSDL.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import type { Exchange } from '../../kernel/exchange.js'
+import { GatewayError } from '../../kernel/errors.js'
+import type { Kernel } from '../../kernel/kernel.js'
+import { checkCatalogFile, restServicesUrl, type CatalogFile } from './catalog-file.js'
+import { bindArguments, catalogService, resolveOperation, runOperation, type CatalogAnswers, type CatalogSource } from './operations.js'
+import { createRestSource } from './rest-source.js'
+import { configSchema, type ServiceCatalogConfig } from './schema.js'
+import { createStaticSource } from './static-source.js'
+
+function createSource(file: CatalogFile, kernel: Kernel): CatalogSource {
+  if (file.source === 'rest') {
+    const rest = file.rest
+    return createRestSource({
+      url: rest.url,
+      token: rest.token,
+      ttlMs: rest.ttl_seconds * 1000,
+      staleMs: rest.stale_seconds * 1000,
+      timeoutMs: rest.timeout_ms,
+      maxBytes: rest.max_bytes,
+      servicesUrl: file.services_url !== '' ? file.services_url : (restServicesUrl(rest.url) ?? ''),
+      types: rest.types,
+      log: kernel.log.child({ plugin: 'service-catalog' }),
+      now: () => kernel.now(),
+    })
+  }
+  return createStaticSource(file.static.folders, file.static.services, file.services_url)
+}
+
+/** The key presented as `?token=` (the way SOAP clients of mapping servers pass it) or as a Bearer token. */
+function presentedToken(ex: Exchange): string | undefined {
+  const fromQuery = ex.query.get('token')
+  if (fromQuery !== null && fromQuery !== '') return fromQuery
+  const auth = ex.header('authorization')
+  const match = auth === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(auth)
+  return match?.[1]
+}
+
+function checkAccess(ex: Exchange, kernel: Kernel): void {
+  if (ex.principal !== undefined) return // an earlier auth step identified the caller
+  const token = presentedToken(ex)
+  if (token === undefined) {
+    throw new GatewayError(401, 'This catalog requires a token: pass ?token=<key> or Authorization: Bearer <key>.', { type: 'Unauthorized' })
+  }
+  const key = kernel.keys.lookup(token)
+  if (key === undefined || !key.enabled) throw new GatewayError(401, 'Invalid token.', { type: 'Unauthorized' })
+}
+
+export default definePlugin<ServiceCatalogConfig>({
+  name: 'service-catalog',
+  config: configSchema,
+  requires: ['soap'],
+  provides: ['soapResult'],
+  setup(config, kernel) {
+    const file = checkCatalogFile(config.file, kernel.config.file(config.file))
+    const service = catalogService(file.namespace, file.public_url === '' ? undefined : file.public_url)
+    const answers: CatalogAnswers = {
+      messageVersion: file.message_version,
+      messageFormats: file.message_formats,
+      tokensRequired: file.tokens.required,
+      tokenServiceUrl: file.tokens.service_url,
+    }
+    const requireToken = file.access.require_token
+    const source = createSource(file, kernel)
+
+    return {
+      async request(ex, next) {
+        const soap = ex.state.soap
+        if (soap === undefined) throw new Error('service-catalog: no SOAP request in ex.state.soap')
+        if (requireToken) checkAccess(ex, kernel)
+        if (soap.kind === 'describe') {
+          ex.state.soapResult = { kind: 'description', service }
+        } else {
+          const op = resolveOperation(soap.call, service.namespace)
+          const args = bindArguments(op, soap.call)
+          const values = await runOperation(op, args, answers, source, ex.signal)
+          ex.state.soapResult = { kind: 'response', service, operation: op.name, values }
+        }
+        // The catalog fills its slot and leaves the reply to the codec; steps after it (none
+        // in the shipped pipeline) still run.
+        await next()
+      },
+      close() {
+        return source.close()
+      },
+    }
+  },
+})

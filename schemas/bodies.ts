@@ -1,0 +1,8 @@
+/** Request-body schemas by the name a route's `body:` gives. */
+import { chatRequestSchema } from './chat-request.schema.js'
+import { completionRequestSchema } from './completion-request.schema.js'
+
+export const bodySchemas: Readonly<Record<string, object>> = {
+  'chat-request': chatRequestSchema,
+  'completion-request': completionRequestSchema,
+}

@@ -1,0 +1,62 @@
+/**
+ * `config/keys.yaml`: the static seed of groups (tenants) and API keys. Secrets are never
+ * written here: a key holds the SHA-256 of its secret, or (the demo key) takes its secret
+ * from the environment or from the data folder.
+ */
+import type { FromSchema } from 'json-schema-to-ts'
+
+export const groupSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    models: {
+      type: 'array',
+      items: { type: 'string' },
+      default: ['*'],
+      description: 'Catalog ids and family names the group may use; `*` permits every model.',
+    },
+    weight: { type: 'number', exclusiveMinimum: 0, default: 1, description: 'Share of a busy model the group gets in the fair queue.' },
+    budget: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Spending budget per term, in indicative value.',
+      properties: {
+        amount: { type: 'number', minimum: 0 },
+        term: { type: 'string', enum: ['day', 'week', 'month'], default: 'month' },
+      },
+      required: ['amount'],
+    },
+    tokens_per_minute: { type: 'integer', minimum: 1, description: 'Per-minute token budget of the whole group.' },
+  },
+} as const
+
+export const keySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'group'],
+  properties: {
+    id: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'The key id: what logs and records name.' },
+    group: { type: 'string' },
+    enabled: { type: 'boolean', default: true, description: 'Off: the key gets 403 "api key disabled".' },
+    legacy: { type: 'boolean', default: false, description: 'Goes through the older gateway, which lacks some endpoints.' },
+    hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$', description: 'sha256 of the secret, hex.' },
+    demo: { type: 'boolean', default: false, description: 'The demo key: secret from SLUICE_DEMO_KEY, else generated at first start and kept hashed in the data folder.' },
+    budget: groupSchema.properties.budget,
+    tokens_per_minute: groupSchema.properties.tokens_per_minute,
+  },
+} as const
+
+export const keysFileSchema = {
+  $id: 'sluice:keys',
+  type: 'object',
+  additionalProperties: false,
+  required: ['groups', 'keys'],
+  properties: {
+    groups: { type: 'object', additionalProperties: groupSchema },
+    keys: { type: 'array', items: keySchema },
+  },
+} as const
+
+export type KeysFile = FromSchema<typeof keysFileSchema>
+export type GroupConfig = KeysFile['groups'][string]
+export type KeyConfig = KeysFile['keys'][number]

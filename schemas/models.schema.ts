@@ -1,0 +1,141 @@
+/**
+ * `config/models.yaml`: the model catalog, its families, and the model servers behind it.
+ * Every field of the spec's model entry is here; what the gateway needs beyond the entry
+ * (backend, upstream names, reasoning mapping, retirement behaviour, prices) sits beside it.
+ */
+import type { FromSchema } from 'json-schema-to-ts'
+
+const boon = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    active: { type: 'boolean', default: true },
+    helper_model: { type: 'string', description: 'Catalog id of the model that does the work.' },
+  },
+} as const
+
+const level = { type: 'string', enum: ['none', 'low', 'medium', 'high'] } as const
+
+/** Request fields merged into the upstream body for one reasoning level. */
+const levelMapping = {
+  type: 'object',
+  description: 'Fields merged into the request sent to the model server at this level, e.g. {chat_template_kwargs: {enable_thinking: false}} or {reasoning_effort: low} or {thinking_token_budget: 512}.',
+  additionalProperties: true,
+} as const
+
+export const backendSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', description: "Base URL of the model server's OpenAI-compatible API (ending before /v1), or `embedded` for the in-process simulator." },
+    protocol: { type: 'string', enum: ['openai'], default: 'openai', description: 'Which adapter speaks to it.' },
+    capacity: { type: 'integer', minimum: 1, default: 8, description: 'Concurrent requests the server runs at once (the fair queue keeps to it).' },
+    connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive connections in the pool.' },
+    api_key: { type: 'string', description: 'Bearer token the model server expects, if any.' },
+    headers: { type: 'object', additionalProperties: { type: 'string' }, default: {}, description: 'Extra headers sent upstream.' },
+  },
+} as const
+
+export const modelSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'model_type', 'backend'],
+  properties: {
+    id: { type: 'string', minLength: 1, description: 'Catalog identifier clients send as `model`.' },
+    model_type: { type: 'string', enum: ['chat', 'embedding', 'image', 'audio_speech', 'audio_transcription', 'video'] },
+    backend: { type: 'string', description: 'Name of an entry of `backends`.' },
+    served_name: { type: 'string', description: 'Name the model server knows the model by (defaults to id).' },
+    reported_name: { type: 'string', description: "The model server's own name as it reports it in `model` (defaults to served_name)." },
+    enabled: { type: 'boolean', default: true, description: 'Off: requests get 403 "model is disabled".' },
+    context_window: { type: 'integer', minimum: 1, default: 8192 },
+    supports_function_calling: { type: 'boolean', default: false },
+    supports_response_schema: { type: 'boolean', default: false },
+    supports_vision: { type: 'boolean', default: false },
+    supports_tool_choice: { type: 'boolean', default: false },
+    supports_completions: { type: 'boolean', default: false, description: 'Serves POST /v1/completions (prompt in, text out).' },
+    reasoning: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['mode'],
+      default: { mode: 'unsupported' },
+      properties: {
+        mode: { type: 'string', enum: ['mapped', 'unsupported'] },
+        default_level: level,
+        levels: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { none: levelMapping, low: levelMapping, medium: levelMapping, high: levelMapping },
+          description: 'The levels the model has, each with the request fields that select it upstream.',
+        },
+      },
+    },
+    boons: {
+      type: 'object',
+      default: {},
+      description: 'Add-ons the gateway gives the model, by name.',
+      additionalProperties: false,
+      properties: {
+        vision: boon,
+        web_search: boon,
+        image_generation: boon,
+        speculation: boon,
+      },
+    },
+    status: { type: 'string', enum: ['deprecated'], description: 'Present while the model is being retired.' },
+    replacement: { type: 'string' },
+    retire_at: { type: 'string', format: 'date-time', description: 'When the model retires (ISO 8601).' },
+    note: { type: 'string' },
+    on_retired: { type: 'string', enum: ['refuse', 'replace'], default: 'refuse', description: 'After retire_at: refuse with 410, or let the replacement answer.' },
+    prices: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Indicative value per million tokens (no charge is made).',
+      properties: {
+        prompt: { type: 'number', minimum: 0, default: 0 },
+        completion: { type: 'number', minimum: 0, default: 0 },
+      },
+    },
+    audio: {
+      type: 'object',
+      description: 'Speech and transcription settings (voices, streaming, formats).',
+      additionalProperties: true,
+    },
+  },
+} as const
+
+export const familySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'default_level', 'members'],
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    default_level: level,
+    members: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['none', 'low', 'medium', 'high'],
+      properties: { none: { type: 'string' }, low: { type: 'string' }, medium: { type: 'string' }, high: { type: 'string' } },
+    },
+  },
+} as const
+
+export const modelsFileSchema = {
+  $id: 'sluice:models',
+  type: 'object',
+  additionalProperties: false,
+  required: ['default_model', 'backends', 'models'],
+  properties: {
+    default_model: { type: 'string', description: 'The deployment\'s default instruction-tuned model (text and images).' },
+    backends: { type: 'object', additionalProperties: backendSchema },
+    models: { type: 'array', items: modelSchema },
+    families: { type: 'array', items: familySchema, default: [] },
+  },
+} as const
+
+export type ModelsFile = FromSchema<typeof modelsFileSchema>
+export type ModelConfig = ModelsFile['models'][number]
+export type FamilyConfig = NonNullable<ModelsFile['families']>[number]
+export type BackendConfig = ModelsFile['backends'][string]
+export type ReasoningLevel = 'none' | 'low' | 'medium' | 'high'

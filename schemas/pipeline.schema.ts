@@ -1,0 +1,49 @@
+/**
+ * A pipeline file: named routes, each a transport, an optional body schema and an ordered
+ * list of steps. Every step is validated (items is a schema, not a tuple), and each step's
+ * options are validated against its plugin's own schema by the loader.
+ */
+import type { FromSchema } from 'json-schema-to-ts'
+
+const step = {
+  description: 'A plugin name alone, or a one-key object {plugin-name: options}.',
+  oneOf: [
+    { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
+    {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 1,
+      propertyNames: { pattern: '^[a-z][a-z0-9-]*$' },
+      additionalProperties: { type: ['object', 'null'] },
+    },
+  ],
+} as const
+
+export const routeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'steps'],
+  properties: {
+    id: { type: 'string', pattern: '^[a-z][a-z0-9-]*$', description: 'Unique across all pipelines; kernel.call names routes by it.' },
+    http: { type: 'string', pattern: '^(GET|POST|PUT|PATCH|DELETE) /\\S*$', description: 'Method and path under the prefix, e.g. `POST /chat/completions`; `:name` marks a parameter, `:name+` one that may hold slashes.' },
+    internal: { type: 'boolean', default: false, description: 'Callable only in-process (kernel.call).' },
+    body: { type: 'string', description: 'Name of a schema in schemas/ (e.g. chat-request) the JSON body must satisfy; `json` for any JSON; `raw` to leave the body unread for a plugin.' },
+    steps: { type: 'array', minItems: 1, items: step },
+  },
+} as const
+
+export const pipelineSchema = {
+  $id: 'sluice:pipeline',
+  type: 'object',
+  additionalProperties: false,
+  required: ['pipeline', 'routes'],
+  properties: {
+    pipeline: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
+    prefix: { type: 'string', pattern: '^(/[^/\\s]+)*$', default: '', description: 'Path prefix of every route, e.g. /v1.' },
+    errors: { type: 'string', enum: ['openai'], default: 'openai', description: 'How the kernel renders errors of this pipeline.' },
+    routes: { type: 'array', minItems: 1, items: routeSchema },
+  },
+} as const
+
+export type PipelineFile = FromSchema<typeof pipelineSchema>
+export type RouteConfig = PipelineFile['routes'][number]

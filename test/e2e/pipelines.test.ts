@@ -1,0 +1,91 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import path from 'node:path'
+import { startTestGateway, TEST_KEY } from '../support/gateway.js'
+import { defaultPipelinesDir } from '../../kernel/paths.js'
+
+const test = suite('e2e pipelines: boot errors and hot reload')
+const original = fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8')
+const auth = { authorization: `Bearer ${TEST_KEY}` }
+
+async function bootError(text: string): Promise<string> {
+  try {
+    const gw = await startTestGateway({ files: { 'pipelines/gateway.yaml': text } })
+    await gw.close()
+  } catch (err) {
+    return (err as Error).message
+  }
+  return 'booted'
+}
+
+test('an unknown plugin stops the boot naming file, route and step', async () => {
+  const msg = await bootError(original.replace('      - backend: { endpoint: chat }\n\n  - id: completions', '      - teleport\n      - backend: { endpoint: chat }\n\n  - id: completions'))
+  assert.match(msg, /gateway\.yaml: route chat: step 3 \(teleport\): unknown plugin 'teleport'/)
+})
+
+test('a bad option stops the boot naming file, route and step', async () => {
+  const msg = await bootError(original.replace('- backend: { endpoint: chat }\n\n  - id: completions', '- backend: { endpoint: telepathy }\n\n  - id: completions'))
+  assert.match(msg, /gateway\.yaml: route chat: step 3 \(backend\): bad options: \/endpoint: must be equal to one of the allowed values/)
+})
+
+test('an unknown option stops the boot too', async () => {
+  const msg = await bootError(original.replace('- model: { types: [chat] }\n      - backend: { endpoint: chat }\n\n  - id: completions', '- model: { types: [chat], colour: red }\n      - backend: { endpoint: chat }\n\n  - id: completions'))
+  assert.match(msg, /route chat: step 2 \(model\): bad options: \(root\): unknown property 'colour'/)
+})
+
+test('an unmet requires stops the boot naming file, route and step', async () => {
+  const msg = await bootError(original.replace("      - auth\n      - model: { types: [chat] }\n      - backend: { endpoint: chat }\n\n  - id: completions", "      - auth\n      - backend: { endpoint: chat }\n      - model: { types: [chat] }\n\n  - id: completions"))
+  assert.match(msg, /gateway\.yaml: route chat: step 2 \(backend\): requires 'model', which no earlier step provides/)
+})
+
+test('a pipeline that breaks its schema stops the boot with the place', async () => {
+  const msg = await bootError('pipeline: gateway\nroutes:\n  - id: x\n    http: FETCH /x\n    steps: [auth]\n')
+  assert.match(msg, /gateway\.yaml: \/routes\/0\/http: must match pattern/)
+})
+
+const extraRoute = '\n  - id: models-again\n    http: GET /models-again\n    steps:\n      - auth\n      - model-catalog: { action: list }\n'
+
+test('hot reload: a bad edit keeps the old set, a good edit swaps, a request in flight finishes on its set', async () => {
+  const gw = await startTestGateway({ simulatorLatency: { ttft_ms: 0, itl_ms: 15 } })
+  try {
+    const inflight = fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'long one' }], stream: true, max_tokens: 40 }),
+    }).then((r) => r.text())
+
+    gw.write('pipelines', 'gateway.yaml', original.replace('- backend: { endpoint: chat }', '- backend: { endpoint: nowhere }'))
+    assert.is(await gw.reload(), false, 'bad edit refused')
+    assert.ok(gw.logs.some((l) => l.includes('reload refused') && l.includes('route chat')), 'the refusal is logged with its place')
+    assert.is((await fetch(`${gw.url}/v1/models`, { headers: auth })).status, 200, 'old set still serves')
+
+    gw.write('pipelines', 'gateway.yaml', original + extraRoute)
+    assert.is(await gw.reload(), true, 'good edit swapped')
+    assert.is((await fetch(`${gw.url}/v1/models-again`, { headers: auth })).status, 200, 'new route serves')
+
+    const text = await inflight
+    assert.ok(text.trimEnd().endsWith('data: [DONE]'), 'the in-flight stream completed')
+    assert.not.ok(text.includes('"error"'))
+  } finally {
+    await gw.close()
+  }
+})
+
+test('hot reload on file change, without a restart', async () => {
+  const gw = await startTestGateway({ server: { watch: true } })
+  try {
+    assert.is((await fetch(`${gw.url}/v1/models-again`, { headers: auth })).status, 404)
+    gw.write('pipelines', 'gateway.yaml', original + extraRoute)
+    let status = 404
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      status = (await fetch(`${gw.url}/v1/models-again`, { headers: auth })).status
+    }
+    assert.is(status, 200)
+  } finally {
+    await gw.close()
+  }
+})
+
+test.run()

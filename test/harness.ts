@@ -1,0 +1,186 @@
+/**
+ * The isolation harness: runs one plugin, with options validated through the same ajv path as
+ * production, between a prepared Exchange and a fake next step. No server, no socket. The
+ * plugin's phases run through the kernel's own chain code, so `request`, `chunk` and `finish`
+ * behave exactly as in a route.
+ */
+import path from 'node:path'
+import os from 'node:os'
+import fs from 'node:fs'
+import type { Exchange, ExchangeState, IncomingBody, Principal, Transport } from '../kernel/exchange.js'
+import { tooLarge } from '../kernel/body.js'
+import type { CallOptions, CallResult, Deployment, Kernel } from '../kernel/kernel.js'
+import type { AnyPlugin, Outcome, Phases, PluginDefinition } from '../kernel/plugin.js'
+import type { Reply, StreamEvent } from '../kernel/reply.js'
+import type { LoadedRoute } from '../kernel/route.js'
+import { checkOptions } from '../kernel/loader.js'
+import { createExchange } from '../kernel/create-exchange.js'
+import { finishAll, outcomeOf, runRequest, wrapEvents, type ChainState } from '../kernel/chain.js'
+import { GatewayError, toGatewayError } from '../kernel/errors.js'
+import { createLogger } from '../kernel/log.js'
+import { loadDeployment } from '../kernel/config.js'
+import { createCatalog } from '../kernel/catalog.js'
+import { createKeyStore } from '../kernel/keys.js'
+import { BackendPools } from '../kernel/backends.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
+
+export const TEST_KEY = 'sk-test-demo-key'
+
+/** Every log line written by kernels made with makeKernel. */
+export const harnessLogs: string[] = []
+
+export interface KernelOverrides {
+  configDir?: string
+  now?: () => number
+  call?: (routeId: string, body: unknown, options?: CallOptions) => Promise<CallResult>
+  simulatorUrl?: string
+  env?: NodeJS.ProcessEnv
+}
+
+/** A Kernel built from real config files (the embedded default unless told otherwise). */
+export function makeKernel(overrides: KernelOverrides = {}): Kernel {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-harness-'))
+  const deployment: Deployment = loadDeployment({ configDir: overrides.configDir ?? defaultConfigDir, pipelinesDir: defaultPipelinesDir, dataDir })
+  // Log lines stay in memory (harnessLogs), so tests can assert on them without noise.
+  const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
+  const catalog = createCatalog(deployment, { simulatorUrl: overrides.simulatorUrl ?? 'http://127.0.0.1:9' })
+  return {
+    config: deployment,
+    catalog,
+    keys: createKeyStore(deployment.keys, { dataDir, env: overrides.env ?? { SLUICE_DEMO_KEY: TEST_KEY }, log }),
+    backends: new BackendPools(catalog),
+    log,
+    now: overrides.now ?? Date.now,
+    call: overrides.call ?? (async (routeId) => {
+      throw new GatewayError(500, `no route ${routeId} in the harness`)
+    }),
+  }
+}
+
+export interface Scenario {
+  body?: unknown
+  headers?: Record<string, string>
+  principal?: Principal
+  state?: ExchangeState
+  params?: Record<string, string>
+  query?: string
+  transport?: Transport
+  method?: string
+  path?: string
+  /** A raw request body, offered as `ex.incoming` (routes declared `body: raw`). */
+  incoming?: Buffer | string
+  /** The fake next step: may set `ex.reply` (default: a 200 JSON `{ok: true}` unless a reply is set). */
+  next?: (ex: Exchange) => void | Promise<void>
+  kernel?: Kernel
+  /** Read a streamed reply to its end (default true). */
+  drain?: boolean
+  timeoutMs?: number
+}
+
+export interface Run {
+  ex: Exchange
+  /** The reply as the client would see it, or undefined when the plugin threw. */
+  reply?: Reply
+  /** The error the plugin threw (what the kernel would render). */
+  error?: GatewayError
+  /** Events of a streamed reply, after the plugin's chunk phase. */
+  events?: StreamEvent[]
+  /** The outcome passed to finish. */
+  outcome?: Outcome
+  /** Whether the fake next step ran. */
+  nextCalled: boolean
+}
+
+/** Validates options exactly as the loader does; throws with the reason when they are bad. */
+export async function setupPlugin<C>(plugin: PluginDefinition<C>, options: unknown = {}, kernel: Kernel = makeKernel()): Promise<Phases> {
+  const checked = checkOptions(plugin as AnyPlugin, options)
+  if (!checked.ok) throw new Error(`bad options: ${checked.reason}`)
+  return (plugin as AnyPlugin).setup(checked.options, kernel, { pipeline: 'test', route: 'test', file: 'harness' })
+}
+
+/** An IncomingBody over a buffer, with the same limit rule as the HTTP transport. */
+function bufferBody(data: Buffer | string, defaultLimit: number, contentType: string | undefined): IncomingBody {
+  const buf = typeof data === 'string' ? Buffer.from(data) : data
+  return {
+    contentType,
+    contentLength: buf.length,
+    async read(limit = defaultLimit) {
+      if (buf.length > limit) throw tooLarge()
+      return buf
+    },
+    async *stream() {
+      yield buf
+    },
+  }
+}
+
+export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown, scenario: Scenario = {}): Promise<Run> {
+  const kernel = scenario.kernel ?? makeKernel()
+  const phases = await setupPlugin(plugin, options, kernel)
+  let nextCalled = false
+  let outcome: Outcome | undefined
+  const fake: Phases = {
+    async request(ex) {
+      nextCalled = true
+      if (scenario.next) await scenario.next(ex)
+      // A plugin that answers before calling next keeps its reply.
+      else ex.reply ??= { kind: 'json', status: 200, body: { ok: true } }
+    },
+  }
+  const spy: Phases = { finish: (_ex, o) => void (outcome = o) }
+  const route: LoadedRoute = {
+    info: { id: 'test', pipeline: 'test', file: 'harness' },
+    internal: false,
+    body: { kind: 'json' },
+    errors: 'openai',
+    steps: [
+      { name: 'outcome', index: 0, phases: spy },
+      { name: plugin.name, index: 1, phases },
+      { name: 'next', index: 2, phases: fake },
+    ],
+    chunkSteps: phases.chunk ? [{ name: plugin.name, index: 1, phases }] : [],
+  }
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(scenario.headers ?? {})) headers[k.toLowerCase()] = v
+  const ex = createExchange({
+    route: route.info,
+    transport: scenario.transport ?? 'http',
+    method: scenario.method ?? 'POST',
+    path: scenario.path ?? '/test',
+    incoming: scenario.incoming === undefined ? undefined : bufferBody(scenario.incoming, kernel.config.server.body_limit_bytes, headers['content-type']),
+    params: scenario.params,
+    query: new URLSearchParams(scenario.query ?? ''),
+    headers,
+    body: scenario.body,
+    principal: scenario.principal,
+    headerPrefix: kernel.config.server.header_prefix,
+    timeoutMs: scenario.timeoutMs ?? 60_000,
+    log: kernel.log,
+    now: kernel.now(),
+  })
+  Object.assign(ex.state, scenario.state ?? {})
+  const state: ChainState = { entered: 0, finished: false }
+  try {
+    await runRequest(route, ex, state)
+  } catch (err) {
+    const o = outcomeOf(ex, err)
+    await finishAll(route, ex, state, o)
+    ex.settle()
+    return { ex, error: toGatewayError(err), outcome, nextCalled }
+  }
+  const reply = ex.reply!
+  let events: StreamEvent[] | undefined
+  let error: GatewayError | undefined
+  if (reply.kind === 'events' && scenario.drain !== false) {
+    events = []
+    try {
+      for await (const e of wrapEvents(route, ex, state, reply).events) events.push(e)
+    } catch (err) {
+      error = toGatewayError(err)
+    }
+  } else if (reply.kind !== 'events') {
+    await finishAll(route, ex, state, { kind: 'done', status: reply.status })
+  }
+  ex.settle()
+  return { ex, reply, events, error, outcome, nextCalled }
+}

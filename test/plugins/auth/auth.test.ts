@@ -1,0 +1,86 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import auth from '../../../plugins/auth/index.js'
+import { makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
+import { defaultConfigDir } from '../../../kernel/paths.js'
+import { formatHash, hashSecret } from '../../../kernel/keys.js'
+
+const test = suite('plugin auth')
+
+// A config folder whose keys.yaml has a switched-off key and a legacy key.
+const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-auth-'))
+for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(configDir, f))
+fs.writeFileSync(
+  path.join(configDir, 'keys.yaml'),
+  `groups: { demo: {}, other: {} }
+keys:
+  - { id: demo, group: demo, demo: true }
+  - { id: off, group: demo, enabled: false, hash: "${formatHash(hashSecret('sk-off'))}" }
+  - { id: old, group: other, legacy: true, hash: "${formatHash(hashSecret('sk-legacy'))}" }
+`,
+)
+const kernel = makeKernel({ configDir })
+
+test('no Authorization header: 401 missing bearer token, next not called', async () => {
+  const run = await runPlugin(auth, {}, { kernel })
+  assert.is(run.error?.status, 401)
+  assert.is(run.error?.message, 'missing bearer token')
+  assert.is(run.nextCalled, false)
+})
+
+test('a non-bearer scheme counts as missing', async () => {
+  const run = await runPlugin(auth, {}, { kernel, headers: { authorization: `Basic ${TEST_KEY}` } })
+  assert.is(run.error?.message, 'missing bearer token')
+})
+
+test('unknown key: 401 invalid api key', async () => {
+  const run = await runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-nope' } })
+  assert.is(run.error?.status, 401)
+  assert.is(run.error?.message, 'invalid api key')
+})
+
+test('switched-off key: 403 api key disabled', async () => {
+  const run = await runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-off' } })
+  assert.is(run.error?.status, 403)
+  assert.is(run.error?.message, 'api key disabled')
+})
+
+test('valid key: principal set with id and group, next called', async () => {
+  const run = await runPlugin(auth, {}, { kernel, headers: { authorization: `Bearer ${TEST_KEY}` } })
+  assert.is(run.error, undefined)
+  assert.ok(run.nextCalled)
+  assert.equal(run.ex.principal, { keyId: 'demo', group: 'demo', legacy: false })
+})
+
+test('legacy key on a route the older gateway lacks: 404 {"detail":"Not Found"}', async () => {
+  const run = await runPlugin(auth, { legacy: 'not-found' }, { kernel, headers: { authorization: 'Bearer sk-legacy' } })
+  assert.is(run.error?.status, 404)
+  assert.equal(run.error?.rawBody, { detail: 'Not Found' })
+})
+
+test('legacy key on an ordinary route is served', async () => {
+  const run = await runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-legacy' } })
+  assert.is(run.error, undefined)
+  assert.is(run.ex.principal?.legacy, true)
+})
+
+test('in-process calls keep the caller principal without a header', async () => {
+  const principal = { keyId: 'demo', group: 'demo', legacy: false }
+  const run = await runPlugin(auth, {}, { kernel, transport: 'internal', principal })
+  assert.ok(run.nextCalled)
+  assert.equal(run.ex.principal, principal)
+})
+
+test('options are validated like the loader does', async () => {
+  try {
+    await setupPlugin(auth, { legacy: 'maybe' }, kernel)
+    assert.unreachable('bad option accepted')
+  } catch (err) {
+    assert.match(String(err), /legacy/)
+  }
+})
+
+test.run()

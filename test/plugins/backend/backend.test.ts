@@ -1,0 +1,103 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import backend from '../../../plugins/backend/index.js'
+import { makeKernel, runPlugin } from '../../harness.js'
+import { startFakeUpstream, sse, type FakeUpstream } from '../../support/fake-upstream.js'
+import type { Kernel } from '../../../kernel/kernel.js'
+import type { ExchangeState } from '../../../kernel/exchange.js'
+
+const test = suite('plugin backend')
+let upstream: FakeUpstream
+let kernel: Kernel
+let state: () => ExchangeState
+
+test.before(async () => {
+  upstream = await startFakeUpstream()
+  // The demo catalog's `embedded` backend points at the fake server.
+  kernel = makeKernel({ simulatorUrl: upstream.url })
+  state = () => ({ model: { requested: 'sim-vision', model: kernel.catalog.model('sim-vision')! } })
+})
+test.after(async () => upstream.close())
+
+const completion = { id: 'c1', object: 'chat.completion', model: 'sim-vision-7b', choices: [{ index: 0, message: { role: 'assistant', content: 'hi', reasoning_content: 'think' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, prompt_tokens_details: null } }
+
+test('sends the served name upstream and normalizes reasoning_content and usage', async () => {
+  upstream.handle((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion)))
+  const run = await runPlugin(backend, { endpoint: 'chat' }, { kernel, state: state(), body: { model: 'sim-vision', messages: [{ role: 'user', content: 'x' }] } })
+  assert.is(run.error, undefined)
+  const sent = upstream.received.at(-1)!
+  assert.is(sent.path, '/v1/chat/completions')
+  assert.is((sent.body as { model: string }).model, 'sim-vision-7b')
+  const body = (run.reply as { body: typeof completion }).body
+  const message = body.choices[0]!.message as Record<string, unknown>
+  assert.is(message.reasoning, 'think')
+  assert.not.ok('reasoning_content' in message)
+  assert.equal(body.usage.prompt_tokens_details, { cached_tokens: 0 })
+  assert.is(run.ex.state.backend?.usage?.total_tokens, 7)
+  assert.is(run.ex.state.backend?.upstreamModel, 'sim-vision-7b')
+})
+
+test('a nested upstream error passes through with its status and message', async () => {
+  upstream.handle((_req, _b, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', code: 400 } })))
+  const run = await runPlugin(backend, {}, { kernel, state: state(), body: { messages: [] } })
+  assert.is(run.error?.status, 400)
+  assert.is(run.error?.message, "This model's maximum context length is 4096 tokens.")
+})
+
+test('a flat (SGLang) error and a TGI error pass through too', async () => {
+  upstream.handle((_req, _b, res) => res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'error', message: 'Failed to fetch media from URL', type: 'BadRequestError', code: 422 })))
+  let run = await runPlugin(backend, {}, { kernel, state: state(), body: { messages: [] } })
+  assert.is(run.error?.status, 422)
+  assert.is(run.error?.message, 'Failed to fetch media from URL')
+  upstream.handle((_req, _b, res) => res.writeHead(422).end(JSON.stringify({ error: 'Input validation error', error_type: 'validation' })))
+  run = await runPlugin(backend, {}, { kernel, state: state(), body: { messages: [] } })
+  assert.is(run.error?.message, 'Input validation error')
+})
+
+test('an unreachable server: 502 upstream request failed', async () => {
+  const k = makeKernel({ simulatorUrl: 'http://127.0.0.1:1' })
+  const run = await runPlugin(backend, {}, { kernel: k, state: { model: { requested: 'sim-vision', model: k.catalog.model('sim-vision')! } }, body: { messages: [] } })
+  assert.is(run.error?.status, 502)
+  assert.is(run.error?.message, 'upstream request failed')
+})
+
+const chunk = (delta: object, extra: object = {}) => ({ id: 's', object: 'chat.completion.chunk', created: 1, model: 'sim-vision-7b', choices: [{ index: 0, delta, finish_reason: null }], ...extra })
+
+test('a stream is relayed event by event; usage is asked upstream but dropped when the client did not ask', async () => {
+  upstream.handle((_req, _b, res) =>
+    sse(res, [chunk({ role: 'assistant', content: '' }), chunk({ reasoning_content: 'hmm' }), chunk({ content: 'Hi' }), { id: 's', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }, '[DONE]']),
+  )
+  const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, messages: [] } })
+  assert.is(run.error, undefined)
+  assert.equal((upstream.received.at(-1)!.body as { stream_options: unknown }).stream_options, { include_usage: true })
+  assert.is(run.events?.length, 3)
+  assert.is((run.events![1]!.choices as { delta: { reasoning?: string } }[])[0]!.delta.reasoning, 'hmm')
+  assert.ok(run.events!.every((e) => !('usage' in e)))
+  assert.is(run.ex.state.backend?.usage?.total_tokens, 5)
+  assert.is(run.outcome?.kind, 'done')
+})
+
+test('with include_usage the usage chunk reaches the client last', async () => {
+  upstream.handle((_req, _b, res) => sse(res, [chunk({ content: 'Hi' }), { id: 's', choices: [], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }, '[DONE]']))
+  const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, stream_options: { include_usage: true }, messages: [] } })
+  assert.is(run.events?.length, 2)
+  assert.equal((run.events![1]!.usage as { total_tokens: number }).total_tokens, 4)
+  assert.is(run.events![0]!.usage, null)
+})
+
+test('a stream cut before [DONE] fails with 502', async () => {
+  upstream.handle((_req, _b, res) => sse(res, [chunk({ content: 'Hi' })], false))
+  const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, messages: [] } })
+  assert.is(run.events?.length, 1)
+  assert.is(run.error?.status, 502)
+  assert.is(run.outcome?.kind, 'failed')
+})
+
+test('an error event mid-stream fails the stream with its message', async () => {
+  upstream.handle((_req, _b, res) => sse(res, [chunk({ content: 'Hi' }), { error: { message: 'engine died', code: 500 } }, '[DONE]']))
+  const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, messages: [] } })
+  assert.is(run.error?.status, 502)
+  assert.is(run.error?.message, 'engine died')
+})
+
+test.run()

@@ -1,0 +1,193 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import soapCodec from '../../../plugins/soap-codec/index.js'
+import { GatewayError } from '../../../kernel/errors.js'
+import type { Exchange } from '../../../kernel/exchange.js'
+import type { TextReply } from '../../../kernel/reply.js'
+import type { SoapService } from '../../../kernel/soap-contract.js'
+import { runPlugin, setupPlugin } from '../../harness.js'
+
+const SOAP = 'http://schemas.xmlsoap.org/soap/envelope/'
+const NS = 'urn:example:toy'
+
+const toy: SoapService = {
+  namespace: NS,
+  serviceName: 'Toy',
+  portName: 'ToyPort',
+  bindingName: 'ToyBinding',
+  types: [],
+  operations: [{ name: 'Echo', input: [{ name: 'Text', type: 'xs:string' }], output: [{ name: 'Text', type: 'xs:string' }] }],
+}
+
+function envelope(body: string, header = ''): string {
+  return `<soap:Envelope xmlns:soap="${SOAP}" xmlns:t="${NS}">${header}<soap:Body>${body}</soap:Body></soap:Envelope>`
+}
+
+/** A fake service step: echoes `Text`. */
+function echo(ex: Exchange): void {
+  const soap = ex.state.soap
+  if (soap?.kind !== 'call') throw new Error('expected a call')
+  ex.state.soapResult = { kind: 'response', service: toy, operation: 'Echo', values: { Text: soap.call.args[0]?.text ?? '' } }
+}
+
+function text(reply: unknown): TextReply {
+  const r = reply as TextReply
+  assert.is(r?.kind, 'text')
+  return r
+}
+
+function faultCode(xml: string): string | undefined {
+  return /<faultcode>([^<]*)<\/faultcode>/.exec(xml)?.[1]
+}
+
+const test = suite('plugin soap-codec (isolation)')
+
+test('a call: parsed into ex.state.soap, the result rendered as text/xml 200', async () => {
+  let seen: Exchange['state']['soap']
+  const run = await runPlugin(soapCodec, {}, {
+    body: envelope('<t:Echo><Text>hi &amp; bye</Text></t:Echo>'),
+    headers: { soapaction: '""' },
+    next: (ex) => {
+      seen = ex.state.soap
+      echo(ex)
+    },
+  })
+  assert.is(run.error, undefined)
+  assert.ok(run.nextCalled)
+  assert.is(seen?.kind, 'call')
+  if (seen?.kind === 'call') {
+    assert.is(seen.call.operation, 'Echo')
+    assert.is(seen.call.soapAction, '')
+  }
+  const r = text(run.reply)
+  assert.is(r.status, 200)
+  assert.is(r.contentType, 'text/xml; charset=utf-8')
+  assert.match(r.text, `<tns:EchoResponse><Text>hi &amp; bye</Text></tns:EchoResponse>`)
+})
+
+test('the body may be bytes too (in-process calls)', async () => {
+  const run = await runPlugin(soapCodec, {}, { body: Buffer.from(envelope('<t:Echo><Text>b</Text></t:Echo>')), next: echo })
+  assert.is(text(run.reply).status, 200)
+})
+
+test('a GatewayError 4xx from the service step → soap:Client fault, HTTP 500', async () => {
+  const run = await runPlugin(soapCodec, {}, {
+    body: envelope('<t:Nope/>'),
+    next: () => {
+      throw new GatewayError(400, "Unknown operation 'Nope'.", { type: 'UnknownOperation' })
+    },
+  })
+  const r = text(run.reply)
+  assert.is(r.status, 500)
+  assert.is(r.contentType, 'text/xml; charset=utf-8')
+  assert.is(faultCode(r.text), 'soap:Client')
+  assert.match(r.text, "<faultstring>Unknown operation 'Nope'.</faultstring>")
+  assert.match(r.text, '<f:code>UnknownOperation</f:code>')
+})
+
+test('any other error → soap:Server that leaks nothing', async () => {
+  const run = await runPlugin(soapCodec, {}, {
+    body: envelope('<t:Echo><Text>x</Text></t:Echo>'),
+    next: () => {
+      throw new Error('db password=hunter2 at 10.1.2.3')
+    },
+  })
+  const r = text(run.reply)
+  assert.is(r.status, 500)
+  assert.is(faultCode(r.text), 'soap:Server')
+  assert.not.match(r.text, 'hunter2')
+  assert.not.match(r.text, '10.1.2.3')
+  assert.match(r.text, '<faultstring>Internal server error.</faultstring>')
+})
+
+test('a result that does not fit its table → soap:Server', async () => {
+  const run = await runPlugin(soapCodec, {}, {
+    body: envelope('<t:Echo><Text>x</Text></t:Echo>'),
+    next: (ex) => {
+      ex.state.soapResult = { kind: 'response', service: toy, operation: 'Echo', values: { Text: 42 } }
+    },
+  })
+  assert.is(faultCode(text(run.reply).text), 'soap:Server')
+})
+
+test('no step set a result → soap:Server', async () => {
+  const run = await runPlugin(soapCodec, {}, { body: envelope('<t:Echo/>'), next: () => undefined })
+  assert.is(faultCode(text(run.reply).text), 'soap:Server')
+})
+
+test('a later step that answered 401 on its own → soap:Client with its message', async () => {
+  const run = await runPlugin(soapCodec, {}, {
+    body: envelope('<t:Echo/>'),
+    next: (ex) => {
+      ex.reply = { kind: 'json', status: 401, body: { error: { message: 'missing bearer token', type: 'gateway_error' } } }
+    },
+  })
+  const r = text(run.reply)
+  assert.is(faultCode(r.text), 'soap:Client')
+  assert.match(r.text, '<faultstring>missing bearer token</faultstring>')
+})
+
+test('malformed XML → soap:Client; the next step never runs', async () => {
+  const run = await runPlugin(soapCodec, {}, { body: `<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><t:Echo></soap:Body>`, next: echo })
+  assert.is(run.nextCalled, false)
+  const r = text(run.reply)
+  assert.is(r.status, 500)
+  assert.is(faultCode(r.text), 'soap:Client')
+})
+
+test('SOAP 1.2 → soap:VersionMismatch', async () => {
+  const run = await runPlugin(soapCodec, {}, {
+    body: '<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body><t:Echo xmlns:t="urn:x"/></e:Body></e:Envelope>',
+    next: echo,
+  })
+  assert.is(run.nextCalled, false)
+  assert.is(faultCode(text(run.reply).text), 'soap:VersionMismatch')
+})
+
+test('a mustUnderstand header nothing handles → soap:MustUnderstand; one listed in understood_headers passes', async () => {
+  const header = '<soap:Header><s:Security xmlns:s="urn:sec" soap:mustUnderstand="1"/></soap:Header>'
+  const refused = await runPlugin(soapCodec, {}, { body: envelope('<t:Echo><Text>x</Text></t:Echo>', header), next: echo })
+  assert.is(refused.nextCalled, false)
+  const r = text(refused.reply)
+  assert.is(faultCode(r.text), 'soap:MustUnderstand')
+  assert.match(r.text, '{urn:sec}Security')
+  assert.not.match(r.text, '<detail>')
+
+  const accepted = await runPlugin(soapCodec, { understood_headers: ['{urn:sec}Security'] }, { body: envelope('<t:Echo><Text>x</Text></t:Echo>', header), next: echo })
+  assert.is(text(accepted.reply).status, 200)
+
+  const other = await runPlugin(soapCodec, {}, {
+    body: envelope('<t:Echo><Text>x</Text></t:Echo>', '<soap:Header><s:Hint xmlns:s="urn:sec" soap:mustUnderstand="0"/><s:Other xmlns:s="urn:sec" soap:mustUnderstand="1" soap:actor="urn:someone-else"/></soap:Header>'),
+    next: echo,
+  })
+  assert.is(text(other.reply).status, 200)
+})
+
+test('max_bytes: a larger body → soap:Client TooLarge, not parsed', async () => {
+  const run = await runPlugin(soapCodec, { max_bytes: 1024 }, { body: envelope(`<t:Echo><Text>${'x'.repeat(2000)}</Text></t:Echo>`), next: echo })
+  assert.is(run.nextCalled, false)
+  const r = text(run.reply)
+  assert.is(faultCode(r.text), 'soap:Client')
+  assert.match(r.text, '<f:code>TooLarge</f:code>')
+})
+
+test('max_depth and fault_namespace options apply', async () => {
+  const run = await runPlugin(soapCodec, { max_depth: 4, fault_namespace: 'urn:mine' }, { body: envelope('<t:Echo><Text><x/></Text></t:Echo>'), next: echo })
+  const r = text(run.reply)
+  assert.match(r.text, '<f:code>TooDeep</f:code>')
+  assert.match(r.text, 'xmlns:f="urn:mine"')
+})
+
+test('options are validated like in production', async () => {
+  for (const bad of [{ max_depth: 1 }, { max_bytes: 'big' }, { colour: 'red' }, { understood_headers: [''] }]) {
+    try {
+      await setupPlugin(soapCodec, bad)
+    } catch (err) {
+      assert.match((err as Error).message, /bad options/)
+      continue
+    }
+    assert.unreachable(`accepted ${JSON.stringify(bad)}`)
+  }
+})
+
+test.run()

@@ -1,0 +1,79 @@
+/**
+ * Starts the real gateway on a loopback port for end-to-end tests, from a copy of the
+ * embedded default config (so a test may change files without touching the repository),
+ * with the in-process simulator behind it.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import OpenAI from 'openai'
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../kernel/gateway.js'
+import { createLogger, type LogSink } from '../../kernel/log.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import type { ServerFile } from '../../schemas/server.schema.js'
+import { TEST_KEY } from '../harness.js'
+
+export { TEST_KEY }
+
+export interface TestGateway extends RunningGateway {
+  configDir: string
+  pipelinesDir: string
+  dataDir: string
+  /** Every log line written so far. */
+  logs: string[]
+  openai(key?: string): OpenAI
+  /** Writes a file into the copied config or pipelines folder. */
+  write(folder: 'config' | 'pipelines', name: string, text: string): void
+}
+
+function copyDir(from: string, to: string): void {
+  fs.mkdirSync(to, { recursive: true })
+  for (const f of fs.readdirSync(from)) {
+    const src = path.join(from, f)
+    if (fs.statSync(src).isFile()) fs.copyFileSync(src, path.join(to, f))
+  }
+}
+
+export interface TestGatewayOptions extends Omit<GatewayOptions, 'server'> {
+  server?: Partial<ServerFile>
+  /** Files to write over the copied config before start: `{ 'config/keys.yaml': '...' }`. */
+  files?: Record<string, string>
+  /** Simulator latency: zero unless a test asks. */
+  simulatorLatency?: { ttft_ms: number; itl_ms: number }
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-e2e-'))
+  const configDir = path.join(root, 'config')
+  const pipelinesDir = path.join(root, 'pipelines')
+  const dataDir = path.join(root, 'data')
+  copyDir(defaultConfigDir, configDir)
+  copyDir(defaultPipelinesDir, pipelinesDir)
+  // Tests run the simulator at zero latency unless they ask for some.
+  const simFile = path.join(configDir, 'simulator.yaml')
+  const latency = options.simulatorLatency ?? { ttft_ms: 0, itl_ms: 0 }
+  fs.writeFileSync(simFile, fs.readFileSync(simFile, 'utf8').replace(/ttft_ms:\s*\d+/, `ttft_ms: ${latency.ttft_ms}`).replace(/itl_ms:\s*\d+/, `itl_ms: ${latency.itl_ms}`))
+  for (const [name, text] of Object.entries(options.files ?? {})) fs.writeFileSync(path.join(root, name), text)
+  const logs: string[] = []
+  const sink: LogSink = { write: (line) => void logs.push(line) }
+  const gateway = await startGateway({
+    ...options,
+    configDir,
+    pipelinesDir,
+    dataDir,
+    env: options.env ?? { SLUICE_DEMO_KEY: TEST_KEY },
+    log: options.log ?? createLogger({ level: 'debug', sink }),
+    server: { port: 0, watch: false, ...options.server },
+    announce: () => undefined,
+  })
+  return Object.assign(gateway, {
+    configDir,
+    pipelinesDir,
+    dataDir,
+    logs,
+    openai: (key = TEST_KEY) => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 30_000 }),
+    write(folder: 'config' | 'pipelines', name: string, text: string) {
+      fs.writeFileSync(path.join(folder === 'config' ? configDir : pipelinesDir, name), text)
+    },
+  })
+}
