@@ -4,7 +4,7 @@ import { startSimulator, type RunningSimulator, type SimConfigInput } from '../.
 export const testModels: SimConfigInput['models'] = [
   { name: 'sim-instruct-8b', kind: 'chat', reasoning: 'none', completions: true, max_model_len: 32768 },
   { name: 'sim-thinker-8b', kind: 'chat', reasoning: 'thinking', reasoning_field: 'reasoning', thinking_default: true, max_model_len: 32768 },
-  { name: 'sim-vision-7b', kind: 'chat', reasoning: 'thinking', reasoning_field: 'reasoning_content', thinking_default: false, max_model_len: 16384 },
+  { name: 'sim-vision-7b', kind: 'chat', reasoning: 'thinking', reasoning_field: 'reasoning_content', thinking_default: false, max_model_len: 32768 },
   { name: 'sim-legacy-chat', kind: 'chat', max_model_len: 256 },
   { name: 'sim-embed-384', kind: 'embedding', embedding_dims: 384, max_model_len: 512 },
 ]
