@@ -5,7 +5,10 @@ import model from './model/index.js'
 import modelCatalog from './model-catalog/index.js'
 import backend from './backend/index.js'
 import maxTokens from './max-tokens/index.js'
+import reasoning from './reasoning/index.js'
+import capabilities from './capabilities/index.js'
+import boons from './boons/index.js'
 import soapCodec from './soap-codec/index.js'
 import serviceCatalog from './service-catalog/index.js'
 
-export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, backend, maxTokens, soapCodec, serviceCatalog] as AnyPlugin[]
+export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog] as AnyPlugin[]

@@ -84,7 +84,8 @@ export const modelSchema = {
     },
     status: { type: 'string', enum: ['deprecated'], description: 'Present while the model is being retired.' },
     replacement: { type: 'string' },
-    retire_at: { type: 'string', format: 'date-time', description: 'When the model retires (ISO 8601).' },
+    retire_at: { type: 'string', format: 'date-time', description: 'When the model retires (ISO 8601); the `sunset` header.' },
+    deprecated_at: { type: 'string', format: 'date-time', description: 'When the retirement was announced; the `deprecation` header (defaults to retire_at).' },
     note: { type: 'string' },
     on_retired: { type: 'string', enum: ['refuse', 'replace'], default: 'refuse', description: 'After retire_at: refuse with 410, or let the replacement answer.' },
     prices: {

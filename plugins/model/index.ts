@@ -2,12 +2,14 @@
  * model: resolves the `model` of the body to the catalog model that will answer. Exact
  * catalog ids, family names (the member for the requested reasoning level, else the family's
  * default level) and the model server's own reported names are accepted. Checks that the
- * model is of the route's type, enabled, and permitted to the caller's group.
+ * model is of the route's type, enabled, and permitted to the caller's group, and applies
+ * retirement (deprecation headers, then 410 or the replacement).
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { parseEffort } from '../../kernel/reasoning-levels.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
+import type { Exchange } from '../../kernel/exchange.js'
 import { configSchema, type ModelPluginConfig } from './schema.js'
 
 declare module '../../kernel/exchange.js' {
@@ -36,6 +38,27 @@ export default definePlugin<ModelPluginConfig>({
       const allowed = kernel.keys.group(group)?.models ?? ['*']
       return allowed.includes('*') || names.some((n) => allowed.includes(n))
     }
+    const modelsPath = config.models_path ?? '/v1/models'
+    /**
+     * Retirement by the clock, no reload needed: before retire_at a deprecated model answers
+     * with the notice headers; after it, 410 or the replacement answers, per model config.
+     */
+    const retirement = (model: ModelConfig, ex: Exchange): ModelConfig => {
+      if (model.status !== 'deprecated' || !model.retire_at || !model.replacement) return model
+      const retireAt = Date.parse(model.retire_at)
+      const prefix = ex.headerPrefix
+      ex.headers.set(`${prefix}model-replacement`, model.replacement)
+      ex.headers.set('link', `<${modelsPath}/${model.replacement}>; rel="successor-version"`)
+      if (kernel.now() >= retireAt) {
+        if (model.on_retired === 'replace') return kernel.catalog.model(model.replacement)!
+        throw new GatewayError(410, `model ${model.id} was retired; use ${model.replacement}`, { code: 'model_retired', exposeCode: true })
+      }
+      const announced = model.deprecated_at ? Date.parse(model.deprecated_at) : retireAt
+      ex.headers.set(`${prefix}model-status`, 'deprecated')
+      ex.headers.set('deprecation', `@${Math.floor(announced / 1000)}`)
+      ex.headers.set('sunset', new Date(retireAt).toUTCString())
+      return model
+    }
     return {
       async request(ex, next) {
         const body = (ex.body ?? {}) as { model?: unknown; reasoning_effort?: unknown }
@@ -56,6 +79,7 @@ export default definePlugin<ModelPluginConfig>({
           model = catalog.model(requested) ?? catalog.byReportedName(requested)
         }
         if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
+        model = retirement(model, ex)
         if (!types.has(model.model_type)) throw new GatewayError(400, `model ${requested} is not a ${config.types.join(' or ')} model`, { code: 'invalid_request' })
         if (config.endpoint === 'completions' && !model.supports_completions)
           throw new GatewayError(400, `model ${requested} does not support completions`, { code: 'invalid_request' })

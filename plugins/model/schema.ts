@@ -16,6 +16,7 @@ export const configSchema = {
       default: 'chat',
       description: '`completions` admits only models with supports_completions.',
     },
+    models_path: { type: 'string', default: '/v1/models', description: 'Path of the model catalog, for the `link` header that points at a replacement.' },
     default_model: { type: 'boolean', default: false, description: 'Use the deployment default model when the body names none (instead of 400 "model is required").' },
   },
 } as const

@@ -19,23 +19,41 @@ async function bootError(text: string): Promise<string> {
   return 'booted'
 }
 
+/** A small pipeline whose chat route has the given steps. */
+const pipeline = (steps: string) => `pipeline: gateway
+prefix: /v1
+routes:
+  - id: models-list
+    http: GET /models
+    steps: [auth, model-catalog]
+  - id: chat
+    http: POST /chat/completions
+    body: chat-request
+    steps:
+${steps}
+`
+
+test('the small pipeline itself boots', async () => {
+  assert.is(await bootError(pipeline('      - auth\n      - model\n      - backend')), 'booted')
+})
+
 test('an unknown plugin stops the boot naming file, route and step', async () => {
-  const msg = await bootError(original.replace('      - backend: { endpoint: chat }\n\n  - id: completions', '      - teleport\n      - backend: { endpoint: chat }\n\n  - id: completions'))
+  const msg = await bootError(pipeline('      - auth\n      - model\n      - teleport\n      - backend'))
   assert.match(msg, /gateway\.yaml: route chat: step 3 \(teleport\): unknown plugin 'teleport'/)
 })
 
 test('a bad option stops the boot naming file, route and step', async () => {
-  const msg = await bootError(original.replace('- backend: { endpoint: chat }\n\n  - id: completions', '- backend: { endpoint: telepathy }\n\n  - id: completions'))
+  const msg = await bootError(pipeline('      - auth\n      - model\n      - backend: { endpoint: telepathy }'))
   assert.match(msg, /gateway\.yaml: route chat: step 3 \(backend\): bad options: \/endpoint: must be equal to one of the allowed values/)
 })
 
 test('an unknown option stops the boot too', async () => {
-  const msg = await bootError(original.replace('- model: { types: [chat] }\n      - backend: { endpoint: chat }\n\n  - id: completions', '- model: { types: [chat], colour: red }\n      - backend: { endpoint: chat }\n\n  - id: completions'))
+  const msg = await bootError(pipeline('      - auth\n      - model: { types: [chat], colour: red }\n      - backend'))
   assert.match(msg, /route chat: step 2 \(model\): bad options: \(root\): unknown property 'colour'/)
 })
 
 test('an unmet requires stops the boot naming file, route and step', async () => {
-  const msg = await bootError(original.replace("      - auth\n      - model: { types: [chat] }\n      - backend: { endpoint: chat }\n\n  - id: completions", "      - auth\n      - backend: { endpoint: chat }\n      - model: { types: [chat] }\n\n  - id: completions"))
+  const msg = await bootError(pipeline('      - auth\n      - backend\n      - model'))
   assert.match(msg, /gateway\.yaml: route chat: step 2 \(backend\): requires 'model', which no earlier step provides/)
 })
 
@@ -55,7 +73,7 @@ test('hot reload: a bad edit keeps the old set, a good edit swaps, a request in 
       body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'long one' }], stream: true, max_tokens: 40 }),
     }).then((r) => r.text())
 
-    gw.write('pipelines', 'gateway.yaml', original.replace('- backend: { endpoint: chat }', '- backend: { endpoint: nowhere }'))
+    gw.write('pipelines', 'gateway.yaml', original.replace(/- backend: \{ endpoint: chat \}/g, '- backend: { endpoint: nowhere }'))
     assert.is(await gw.reload(), false, 'bad edit refused')
     assert.ok(gw.logs.some((l) => l.includes('reload refused') && l.includes('route chat')), 'the refusal is logged with its place')
     assert.is((await fetch(`${gw.url}/v1/models`, { headers: auth })).status, 200, 'old set still serves')

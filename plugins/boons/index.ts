@@ -1,0 +1,45 @@
+/**
+ * boons: the add-ons the gateway gives a model (models.yaml `boons`). The client turns them
+ * all off for a request with `x-gateway-boons: off`; the response's `x-gateway-boons` lists
+ * the ones that acted. Implemented: `vision` (a helper model describes images for a text-only
+ * model). `web_search`, `image_generation` and `speculation` are listed in the catalog when
+ * configured but do not act yet (docs/decisions.md).
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { configSchema, type BoonsConfig } from './schema.js'
+import { describeImages } from './vision.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    boons?: { acted: string[] }
+  }
+}
+
+export default definePlugin<BoonsConfig>({
+  name: 'boons',
+  config: configSchema,
+  requires: ['model'],
+  setup(config, kernel) {
+    return {
+      async request(ex, next) {
+        const acted: string[] = []
+        const off = ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off'
+        const model = ex.state.model!.model
+        const vision = model.boons?.vision
+        const body = ex.body as { messages?: { content?: unknown }[] }
+        if (!off && vision && vision.active !== false && vision.helper_model && !model.supports_vision && Array.isArray(body.messages)) {
+          const n = await describeImages(kernel, ex, body.messages, {
+            route: config.route ?? 'chat-internal',
+            prompt: config.describe_prompt ?? '',
+            maxTokens: config.describe_max_tokens ?? 400,
+            helper: vision.helper_model,
+          })
+          if (n > 0) acted.push('vision')
+        }
+        ex.state.boons = { acted }
+        if (acted.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, acted.join(', '))
+        await next()
+      },
+    }
+  },
+})

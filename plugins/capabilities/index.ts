@@ -1,0 +1,47 @@
+/**
+ * capabilities: refuses, before any model server is called, what the chosen model cannot do:
+ * tools without supports_function_calling, tool_choice without supports_tool_choice, image
+ * parts for a model that neither reads images nor has its vision boon on. Everything else of
+ * the request (response_format included) passes through as sent.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
+import { configSchema, type CapabilitiesConfig } from './schema.js'
+
+interface Message {
+  content?: unknown
+}
+
+export function hasImages(messages: unknown): boolean {
+  if (!Array.isArray(messages)) return false
+  return messages.some((m: Message) => Array.isArray(m?.content) && m.content.some((p: { type?: unknown }) => p?.type === 'image_url'))
+}
+
+/** Whether the model's vision boon will describe images for it on this request. */
+export function visionBoonOn(model: ModelConfig, boonsHeader: string | undefined): boolean {
+  const boon = model.boons?.vision
+  return boon !== undefined && boon.active !== false && boon.helper_model !== undefined && boonsHeader?.trim().toLowerCase() !== 'off'
+}
+
+export default definePlugin<CapabilitiesConfig>({
+  name: 'capabilities',
+  config: configSchema,
+  requires: ['model'],
+  provides: [],
+  setup(config) {
+    return {
+      async request(ex, next) {
+        const body = ex.body as { tools?: unknown[]; tool_choice?: unknown; messages?: unknown }
+        const model = ex.state.model!.model
+        if (body.tools !== undefined && !model.supports_function_calling)
+          throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tools`, { code: 'invalid_request' })
+        if (body.tool_choice !== undefined && !model.supports_tool_choice)
+          throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tool_choice`, { code: 'invalid_request' })
+        if (config.images === 'check' && !model.supports_vision && hasImages(body.messages) && !visionBoonOn(model, ex.header(`${ex.headerPrefix}boons`)))
+          throw new GatewayError(400, 'model does not accept images; use a model with vision', { code: 'invalid_request' })
+        await next()
+      },
+    }
+  },
+})

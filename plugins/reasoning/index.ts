@@ -1,0 +1,42 @@
+/**
+ * reasoning: maps `reasoning_effort` onto the model that answers. Validates the level (four
+ * levels and their synonyms; anything else is 400), picks the level the model serves (its
+ * default when omitted, the nearest it has when it lacks the one asked for), merges the
+ * request fields the model declares for that level, and says what was served in
+ * `x-gateway-reasoning-effort` (and `…-requested` when it differs from the ask).
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { parseEffort } from '../../kernel/reasoning-levels.js'
+import type { ReasoningLevel } from '../../schemas/models.schema.js'
+import { configSchema, type ReasoningConfig } from './schema.js'
+import { chooseLevel, mergeFields, type ServedLevel } from './level-mapping.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    reasoning?: { requested?: ReasoningLevel; served: ServedLevel }
+  }
+}
+
+export default definePlugin<ReasoningConfig>({
+  name: 'reasoning',
+  config: configSchema,
+  requires: ['model'],
+  setup(config) {
+    return {
+      async request(ex, next) {
+        const body = ex.body as Record<string, unknown>
+        const requested = parseEffort(body.reasoning_effort)
+        const { model, familyLevel } = ex.state.model!
+        // A family already chose its member for the level; the member maps that level.
+        const choice = chooseLevel(model, familyLevel ?? requested)
+        if (!config.keep_effort_field) delete body.reasoning_effort
+        mergeFields(body, choice.fields)
+        ex.state.reasoning = { requested, served: choice.served }
+        const prefix = ex.headerPrefix
+        ex.headers.set(`${prefix}reasoning-effort`, choice.served)
+        if (requested !== undefined && requested !== choice.served) ex.headers.set(`${prefix}reasoning-effort-requested`, requested)
+        await next()
+      },
+    }
+  },
+})

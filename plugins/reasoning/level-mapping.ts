@@ -1,0 +1,46 @@
+/**
+ * Chooses the level a model serves for a requested one, and merges the model's declared
+ * request fields for that level into the upstream body. Nothing here knows a vendor: the
+ * fields come from models.yaml.
+ */
+import { LEVELS, nearestLevel } from '../../kernel/reasoning-levels.js'
+import type { ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
+
+export type ServedLevel = ReasoningLevel | 'unsupported'
+
+export interface LevelChoice {
+  served: ServedLevel
+  /** Fields to merge into the request for that level. */
+  fields: Record<string, unknown>
+}
+
+export function levelsOf(model: ModelConfig): ReasoningLevel[] {
+  if (model.reasoning?.mode !== 'mapped') return []
+  return LEVELS.filter((l) => model.reasoning?.levels?.[l] !== undefined)
+}
+
+export function chooseLevel(model: ModelConfig, wanted: ReasoningLevel | undefined): LevelChoice {
+  const levels = levelsOf(model)
+  if (levels.length === 0) return { served: 'unsupported', fields: {} }
+  const target = wanted ?? model.reasoning?.default_level ?? levels[0]!
+  const served = levels.includes(target) ? target : nearestLevel(target, levels)
+  return { served, fields: (model.reasoning?.levels?.[served] ?? {}) as Record<string, unknown> }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** Deep-merges `fields` into `body` (objects merge, anything else is replaced). */
+export function mergeFields(body: Record<string, unknown>, fields: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(fields)) {
+    const current = body[k]
+    if (isPlainObject(current) && isPlainObject(v)) {
+      const merged = { ...current }
+      mergeFields(merged, v)
+      body[k] = merged
+    } else {
+      body[k] = isPlainObject(v) ? structuredClone(v) : v
+    }
+  }
+}
