@@ -139,7 +139,9 @@ async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolea
       yield chunk
     }
   } catch (err) {
-    if (err instanceof GatewayError) throw err
+    // A stopped request (time limit, client gone) is said as such, even when undici rethrows
+    // the abort reason itself.
+    if (err instanceof GatewayError && !ex.signal.aborted) throw err
     throw transportFailure(ex.signal, err, true)
   } finally {
     if (!completed) body.destroy()

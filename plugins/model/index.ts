@@ -8,6 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { parseEffort } from '../../kernel/reasoning-levels.js'
+import { chooseAutoModel } from '../../kernel/auto-model.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import { configSchema, type ModelPluginConfig } from './schema.js'
@@ -25,6 +26,10 @@ declare module '../../kernel/exchange.js' {
       familyLevel?: ReasoningLevel
     }
   }
+}
+
+function hasImageParts(messages: unknown): boolean {
+  return Array.isArray(messages) && messages.some((m: { content?: unknown }) => Array.isArray(m?.content) && m.content.some((p: { type?: unknown }) => p?.type === 'image_url'))
 }
 
 export default definePlugin<ModelPluginConfig>({
@@ -72,7 +77,17 @@ export default definePlugin<ModelPluginConfig>({
         let family = catalog.family(requested)
         let model: ModelConfig | undefined
         let familyLevel: ReasoningLevel | undefined
-        if (family) {
+        if (requested === 'auto') {
+          const b = body as { messages?: unknown; tools?: unknown; tool_choice?: unknown; response_format?: { type?: string } }
+          model = chooseAutoModel(catalog, kernel.keys, {
+            images: hasImageParts(b.messages),
+            tools: b.tools !== undefined,
+            toolChoice: b.tool_choice !== undefined,
+            schema: b.response_format?.type === 'json_schema',
+            group: ex.principal?.group,
+          }, kernel.now())
+          ex.headers.set(`${ex.headerPrefix}model-auto`, model.id)
+        } else if (family) {
           familyLevel = parseEffort(body.reasoning_effort) ?? family.default_level
           model = catalog.model(family.members[familyLevel])
         } else {

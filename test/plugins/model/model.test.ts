@@ -86,3 +86,63 @@ test("a model outside the group's list: 403 model not permitted for tenant", asy
 })
 
 test.run()
+
+const life = suite('plugin model: retirement by the clock')
+const at = (iso: string) => makeKernel({ configDir, now: () => Date.parse(iso) })
+
+life('a deprecated model answers with the notice headers', async () => {
+  const run = await runPlugin(model, {}, { kernel: at('2026-11-21T00:00:00Z'), principal: demo, body: { model: 'sim-legacy-chat' } })
+  assert.ok(run.nextCalled)
+  const h = run.ex.headers
+  assert.is(h.get('x-gateway-model-status'), 'deprecated')
+  assert.is(h.get('deprecation'), `@${Date.parse('2027-06-30T00:00:00Z') / 1000}`)
+  assert.is(h.get('sunset'), 'Wed, 30 Jun 2027 00:00:00 GMT')
+  assert.is(h.get('x-gateway-model-replacement'), 'sim-chat-instruct')
+  assert.is(h.get('link'), '</v1/models/sim-chat-instruct>; rel="successor-version"')
+})
+
+life('the same model after retire_at: 410 model_retired naming the replacement, with no reload', async () => {
+  const run = await runPlugin(model, {}, { kernel: at('2027-07-01T00:00:00Z'), principal: demo, body: { model: 'sim-legacy-chat' } })
+  assert.is(run.error?.status, 410)
+  assert.is(run.error?.code, 'model_retired')
+  assert.is(run.error?.exposeCode, true)
+  assert.is(run.error?.message, 'model sim-legacy-chat was retired; use sim-chat-instruct')
+  assert.is(run.nextCalled, false)
+})
+
+life('on_retired: replace lets the replacement answer', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-replace-'))
+  for (const f of fs.readdirSync(configDir)) fs.copyFileSync(path.join(configDir, f), path.join(dir, f))
+  const text = fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')
+  fs.writeFileSync(path.join(dir, 'models.yaml'), text.replace(/(id: sim-retired-chat[\s\S]*?on_retired: )refuse/, '$1replace'))
+  const k = makeKernel({ configDir: dir })
+  const run = await runPlugin(model, {}, { kernel: k, principal: demo, body: { model: 'sim-retired-chat' } })
+  assert.is(run.error, undefined)
+  assert.is(run.ex.state.model?.model.id, 'sim-chat-instruct')
+  assert.is(run.ex.headers.get('x-gateway-model-replacement'), 'sim-chat-instruct')
+})
+
+life('models that are not being retired carry no notice', async () => {
+  const run = await runPlugin(model, {}, { kernel: at('2026-11-21T00:00:00Z'), principal: demo, body: { model: 'sim-vision' } })
+  assert.is(run.ex.headers.get('x-gateway-model-status'), undefined)
+  assert.is(run.ex.headers.get('deprecation'), undefined)
+})
+
+life('auto picks a capable model: images → a vision model', async () => {
+  const img = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }]
+  const run = await runPlugin(model, {}, { kernel, principal: demo, body: { model: 'auto', messages: img } })
+  assert.is(run.ex.state.model?.model.supports_vision, true)
+  const plain = await runPlugin(model, {}, { kernel, principal: demo, body: { model: 'auto', messages: [{ role: 'user', content: 'hi' }] } })
+  assert.is(plain.ex.state.model?.model.model_type, 'chat')
+  assert.not.ok(plain.ex.state.model?.model.status, 'never a model being retired')
+})
+
+life("auto with nothing able to serve: 503 no model is available to satisfy the auto request", async () => {
+  const narrow = { keyId: 'n', group: 'narrow', legacy: false }
+  const img = [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }]
+  const run = await runPlugin(model, {}, { kernel, principal: narrow, body: { model: 'auto', messages: img } })
+  assert.is(run.error?.status, 503)
+  assert.is(run.error?.message, 'no model is available to satisfy the auto request')
+})
+
+life.run()

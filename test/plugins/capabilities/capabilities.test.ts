@@ -1,0 +1,54 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import capabilities from '../../../plugins/capabilities/index.js'
+import { makeKernel, runPlugin } from '../../harness.js'
+
+const test = suite('plugin capabilities')
+const kernel = makeKernel()
+const run = (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}, options: object = {}) =>
+  runPlugin(capabilities, options, { kernel, headers, state: { model: { requested: id, model: kernel.catalog.model(id)! } }, body })
+const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }]
+const image = [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] }]
+
+test('tools only on models with supports_function_calling', async () => {
+  const bad = await run('sim-text-plain', { tools })
+  assert.is(bad.error?.status, 400)
+  assert.is(bad.error?.message, 'model sim-text-plain does not support tools')
+  assert.is(bad.nextCalled, false)
+  assert.ok((await run('sim-chat-instruct', { tools })).nextCalled)
+})
+
+test('tool_choice only on models with supports_tool_choice', async () => {
+  const bad = await run('sim-text-plain', { tool_choice: 'auto' })
+  assert.is(bad.error?.message, 'model sim-text-plain does not support tool_choice')
+  assert.ok((await run('sim-chat-instruct', { tools, tool_choice: 'required' })).nextCalled)
+})
+
+test('images: vision models take them', async () => {
+  assert.ok((await run('sim-vision', { messages: image })).nextCalled)
+})
+
+test('images: a text-only model without the vision boon refuses them', async () => {
+  const r = await run('sim-text-plain', { messages: image })
+  assert.is(r.error?.status, 400)
+  assert.is(r.error?.message, 'model does not accept images; use a model with vision')
+})
+
+test('images: a text-only model with the vision boon takes them, unless boons are off', async () => {
+  assert.ok((await run('sim-text-boon', { messages: image })).nextCalled)
+  const off = await run('sim-text-boon', { messages: image }, { 'x-gateway-boons': 'off' })
+  assert.is(off.error?.message, 'model does not accept images; use a model with vision')
+})
+
+test('response_format and other fields pass through untouched', async () => {
+  const body = { messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } }, top_p: 0.5, seed: 3 }
+  const r = await run('sim-text-plain', structuredClone(body))
+  assert.ok(r.nextCalled)
+  assert.equal(r.ex.body, body)
+})
+
+test('images: allow passes them to any model', async () => {
+  assert.ok((await run('sim-text-plain', { messages: image }, {}, { images: 'allow' })).nextCalled)
+})
+
+test.run()
