@@ -92,7 +92,8 @@ function contentPieces(request: ChatRequest, random: SeededRandom, remaining: nu
       const quote = toolResultQuote(request)
       const lead = quote === undefined ? [] : splitWords(`The tool returned: ${quote}`)
       const limit = request.maxTokens === undefined ? undefined : Math.max(1, remaining)
-      const words = answerWords(random, Math.min(responseLength(random, limit), Math.max(1, remaining)))
+      const length = request.ignoreEos && limit !== undefined ? limit : responseLength(random, limit)
+      const words = answerWords(random, Math.min(length, Math.max(1, remaining)))
       if (lead.length > 0 && words[0] !== undefined) words[0] = ` ${words[0]}`
       return { pieces: [...lead, ...words], natural: false }
     }

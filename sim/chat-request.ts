@@ -55,6 +55,8 @@ export interface ChatRequest {
   includeUsage: boolean
   continuousUsage: boolean
   maxTokens: number | undefined
+  /** vLLM's `ignore_eos`: generate exactly max_tokens (benchmarks want fixed-length replies). */
+  ignoreEos: boolean
   n: number
   logprobs: boolean
   topLogprobs: number
@@ -89,6 +91,7 @@ export function readChatRequest(body: JsonObject): ChatRequest {
     messages: readMessages(rawMessages),
     ...flags,
     maxTokens: readMaxTokens(body),
+    ignoreEos: optionalBoolean(body, 'ignore_eos') ?? false,
     n: readN(body),
     logprobs,
     topLogprobs: topLogprobs ?? 0,
