@@ -158,6 +158,8 @@ async function writeByteStream(ctx: HttpContext, ex: KernelExchange, data: Async
 /**
  * Server-sent events: one `data:` line per event, the terminator when the stream completes,
  * or the in-band error event (`{"error":{message,type,code}}`) and no terminator when it fails.
+ * Events that arrive in the same turn of the event loop (one upstream read) are joined into one
+ * write; the headers leave with the first batch and the terminator with the end.
  */
 async function writeEventStream(ctx: HttpContext, ex: KernelExchange, events: AsyncIterable<Record<string, unknown>>, status: number, terminator: string | undefined): Promise<void> {
   ctx.respond = false
@@ -166,24 +168,42 @@ async function writeEventStream(ctx: HttpContext, ex: KernelExchange, events: As
   res.setHeader('content-type', 'text/event-stream; charset=utf-8')
   res.setHeader('cache-control', 'no-cache')
   res.setHeader('x-accel-buffering', 'no')
-  res.flushHeaders()
   const it = events[Symbol.asyncIterator]()
+  let pending = ''
+  let scheduled = false
+  let draining: Promise<void> | undefined
+  const flush = () => {
+    scheduled = false
+    if (pending === '' || res.destroyed) return
+    const text = pending
+    pending = ''
+    if (!res.write(text)) draining = waitDrain(res)
+  }
   try {
     for (;;) {
       if (res.destroyed) break
       const { value, done } = await it.next()
       if (done) break
-      if (!res.write(`data: ${JSON.stringify(value)}\n\n`)) await waitDrain(res)
+      pending += `data: ${JSON.stringify(value)}\n\n`
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+      if (draining) {
+        await draining
+        draining = undefined
+      }
     }
     if (!res.destroyed) {
-      if (terminator !== undefined) res.write(`data: ${terminator}\n\n`)
-      res.end()
+      if (terminator !== undefined) pending += `data: ${terminator}\n\n`
+      res.end(pending)
+      pending = ''
     }
   } catch (err) {
     const error = toGatewayError(err)
     if (!res.destroyed) {
-      res.write(`data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.status } })}\n\n`)
-      res.end()
+      res.end(`${pending}data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.status } })}\n\n`)
+      pending = ''
     }
   } finally {
     await it.return?.()

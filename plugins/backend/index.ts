@@ -13,7 +13,7 @@ import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import { configSchema, type BackendPluginConfig } from './schema.js'
 import { sseData } from './sse-parser.js'
-import { transportFailure, upstreamError } from './upstream-error.js'
+import { transportFailure, upstreamError } from '../../kernel/upstream-error.js'
 import { normalizeChunk, normalizeCompletion, type Usage } from './openai-normalize.js'
 
 declare module '../../kernel/exchange.js' {
@@ -110,10 +110,13 @@ async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolea
   let completed = false
   try {
     for await (const data of sseData(body)) {
+      // Read on to the body's end rather than break: breaking would destroy the body (an
+      // AbortError per stream) and could cost the keep-alive connection.
       if (data === '[DONE]') {
         completed = true
-        break
+        continue
       }
+      if (completed) continue
       let chunk: Record<string, unknown>
       try {
         chunk = JSON.parse(data) as Record<string, unknown>

@@ -1,38 +1,53 @@
 /**
  * Reads server-sent events from a byte stream: yields the `data:` payload of each event.
  * Handles events split across chunks, several events in one chunk, CRLF line ends, and
- * multi-line data (joined with newlines, as the SSE standard says).
+ * multi-line data (joined with newlines, as the SSE standard says). It scans with a cursor, so
+ * a chunk holding many events is not copied once per event.
  */
 export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder()
   let buffer = ''
   for await (const chunk of body) {
     buffer += decoder.decode(chunk, { stream: true })
-    let end: number
-    while ((end = eventEnd(buffer)) !== -1) {
-      const raw = buffer.slice(0, end)
-      buffer = buffer.slice(end).replace(/^(\r?\n){1,2}/, '')
-      const data = dataOf(raw)
+    let pos = 0
+    for (;;) {
+      const end = eventEnd(buffer, pos)
+      if (end === -1) break
+      const data = dataOf(buffer, pos, end)
+      pos = skipBlank(buffer, end)
       if (data !== undefined) yield data
     }
+    buffer = pos === 0 ? buffer : buffer.slice(pos)
   }
   buffer += decoder.decode()
-  const data = dataOf(buffer)
-  if (data !== undefined && buffer.trim() !== '') yield data
+  if (buffer.trim() !== '') {
+    const data = dataOf(buffer, 0, buffer.length)
+    if (data !== undefined) yield data
+  }
 }
 
-/** Index where the first complete event ends (before its blank line), or -1. */
-function eventEnd(buffer: string): number {
-  const lf = buffer.indexOf('\n\n')
-  const crlf = buffer.indexOf('\r\n\r\n')
+/** Index where the first complete event from `pos` ends (before its blank line), or -1. */
+function eventEnd(buffer: string, pos: number): number {
+  const lf = buffer.indexOf('\n\n', pos)
+  const crlf = buffer.indexOf('\r\n\r\n', pos)
   if (lf === -1) return crlf
   if (crlf === -1) return lf
   return Math.min(lf, crlf)
 }
 
-function dataOf(raw: string): string | undefined {
+/** Past the blank line that ends an event. */
+function skipBlank(buffer: string, end: number): number {
+  return buffer.startsWith('\r\n\r\n', end) ? end + 4 : end + 2
+}
+
+function dataOf(buffer: string, start: number, end: number): string | undefined {
+  // The common case, one `data:` line and nothing else, without splitting.
+  if (buffer.startsWith('data:', start) && buffer.indexOf('\n', start) >= end - 1) {
+    const from = buffer.charCodeAt(start + 5) === 32 ? start + 6 : start + 5
+    return buffer.slice(from, buffer.charCodeAt(end - 1) === 13 ? end - 1 : end)
+  }
   let data: string | undefined
-  for (const line of raw.split(/\r?\n/)) {
+  for (const line of buffer.slice(start, end).split(/\r?\n/)) {
     if (!line.startsWith('data:')) continue
     const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5)
     data = data === undefined ? value : `${data}\n${value}`

@@ -1,9 +1,11 @@
 /**
+ * Upstream errors, shared by every plugin that calls a model server (backend, speech,
+ * transcription), which is why it is a kernel service: plugins never import each other.
  * Model servers report errors in several shapes: vLLM's nested `{"error":{message,type,code}}`,
  * SGLang's and older vLLM's flat `{"object":"error","message",…}`, TGI's `{"error":"…",
  * "error_type"}`, FastAPI's `{"detail":…}`. The gateway passes the status and message through.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from './errors.js'
 
 export function upstreamErrorMessage(text: string): { message: string; type?: string } {
   let body: unknown

@@ -1,0 +1,133 @@
+/**
+ * The chat benchmark of the performance budget (ARCHITECTURE.md): the full chat route of the
+ * gateway, a bare node:http proxy, and the simulator reached directly, all in front of one
+ * zero-latency simulator, in one run. Prints requests per second and p50/p99 latency for each,
+ * non-streamed and streamed (20 chunks), the one-connection overhead, the gateway's peak
+ * memory at 64 connections, and its memory with many idle streams.
+ *
+ *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 5] [--idle 9500])
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Pool } from 'undici'
+import { dump, load } from 'js-yaml'
+import { startChild } from './children.js'
+import { runLoad, type LoadResult } from './load.js'
+import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
+import { formatHash, hashSecret } from '../kernel/keys.js'
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`)
+  return i > 0 ? Number(process.argv[i + 1]) : fallback
+}
+const SECONDS = arg('seconds', 5)
+const IDLE = arg('idle', 9500)
+const KEY = 'sk-bench'
+const dist = path.join(repoRoot, 'dist')
+
+function prepareConfig(simUrl: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'))
+  for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
+  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, { url: string; connections?: number; capacity?: number }> }
+  for (const b of Object.values(models.backends)) Object.assign(b, { url: simUrl, connections: IDLE + 100, capacity: IDLE + 100 })
+  fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))
+  const server = load(fs.readFileSync(path.join(dir, 'server.yaml'), 'utf8')) as Record<string, unknown>
+  server.simulator = { enabled: false }
+  server.pipelines = ['gateway.yaml']
+  fs.writeFileSync(path.join(dir, 'server.yaml'), dump(server))
+  fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: {} }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(KEY)) }] }))
+  return dir
+}
+
+function simConfig(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
+  const sim = load(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<string, unknown>
+  sim.latency = { ttft_ms: 0, itl_ms: 0, jitter: 0 }
+  sim.max_running = IDLE + 100
+  sim.max_waiting = 100000
+  fs.writeFileSync(file, dump(sim))
+  return file
+}
+
+const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`
+
+async function idleStreams(url: string, count: number): Promise<{ opened: number }> {
+  const pool = new Pool(new URL(url).origin, { connections: count })
+  const abort = new AbortController()
+  const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'wait' }], stream: true, max_tokens: 5 })
+  const opened = await Promise.allSettled(
+    Array.from({ length: count }, () =>
+      pool.request({ path: '/v1/chat/completions', method: 'POST', body, signal: abort.signal, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-sim-stall-ms': '120000' } }),
+    ),
+  )
+  const ok = opened.filter((r) => r.status === 'fulfilled' && r.value.statusCode === 200).length
+  return {
+    opened: ok,
+    ...{ close: async () => { abort.abort(); await pool.destroy() } },
+  } as { opened: number; close: () => Promise<void> }
+}
+
+async function main() {
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', simConfig(), '--port', '0'])
+  const proxy = await startChild(path.join(dist, 'bench', 'proxy.js'), ['--upstream', sim.url])
+  // --profile: the gateway writes a CPU profile (.cpuprofile) to bench/profiles/ when it stops.
+  const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
+  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [prepareConfig(sim.url)], {}, profile)
+  const baselineRss = gateway.rssMb()
+
+  const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })
+  const targets = [
+    { name: 'simulator direct', url: sim.url, model: 'sim-instruct-8b' },
+    { name: 'node:http proxy', url: proxy.url, model: 'sim-instruct-8b' },
+    { name: 'sluice chat route', url: gateway.url, model: 'sim-chat-instruct' },
+  ]
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
+  const results: Record<string, LoadResult> = {}
+  const run = async (label: string, t: (typeof targets)[number], stream: boolean, connections: number, seconds: number) => {
+    // A short warm-up, so JIT and connection set-up stay out of the figures.
+    await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds: 1, maxRequests: 2000 })
+    const r = await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds, maxRequests: 500_000 })
+    results[label] = r
+    console.log(`${label.padEnd(44)} ${fmt(r)}`)
+  }
+
+  console.log(`Sluice chat benchmark: ${os.cpus().length} cores, node ${process.version}, ${SECONDS} s per run, simulator at zero latency\n`)
+  for (const stream of [false, true]) {
+    console.log(stream ? '\nstreamed (20 chunks), 64 connections' : 'non-streamed, 64 connections')
+    for (const t of targets) await run(`${t.name} ${stream ? 'stream' : 'whole'} c64`, t, stream, 64, SECONDS)
+  }
+  const peak64 = gateway.peakRssMb()
+  console.log('\none connection, non-streamed')
+  for (const t of targets) await run(`${t.name} whole c1`, t, false, 1, Math.max(2, SECONDS / 2))
+
+  const r = (k: string) => results[k]!
+  const ratio = (a: number, b: number) => (a / b).toFixed(2)
+  console.log('\nbudget (ARCHITECTURE.md)                     measured        budget')
+  for (const mode of ['whole', 'stream']) {
+    const g = r(`sluice chat route ${mode} c64`)
+    const p = r(`node:http proxy ${mode} c64`)
+    console.log(`${mode.padEnd(7)} rps gateway / proxy                 ${ratio(g.rps, p.rps).padStart(6)}          >= 0.50`)
+    console.log(`${mode.padEnd(7)} p99 gateway / proxy                 ${ratio(g.p99, p.p99).padStart(6)}          <= 1.50`)
+  }
+  const added = r('sluice chat route whole c1').p50 - r('simulator direct whole c1').p50
+  console.log(`one connection: p50 added over the simulator  ${added.toFixed(3).padStart(6)} ms       <= 0.3 ms`)
+  console.log(`peak memory at 64 connections (VmHWM)       ${peak64.toFixed(0).padStart(6)} MB       < 120 MB   (idle ${baselineRss.toFixed(0)} MB)`)
+
+  if (IDLE > 0) {
+    const before = gateway.rssMb()
+    const idle = await idleStreams(gateway.url, IDLE)
+    await new Promise((res) => setTimeout(res, 1000))
+    const during = gateway.rssMb()
+    console.log(`${idle.opened} idle streams open: gateway RSS  ${during.toFixed(0).padStart(6)} MB       < 500 MB for 10,000  (before ${before.toFixed(0)} MB; ${(((during - before) * 1024) / Math.max(1, idle.opened)).toFixed(1)} KB per stream)`)
+    await (idle as unknown as { close: () => Promise<void> }).close()
+  }
+  gateway.stop()
+  proxy.stop()
+  sim.stop()
+  // Give the gateway time to write its profile.
+  if (profile.length) await new Promise((res) => setTimeout(res, 2000))
+  process.exit(0)
+}
+
+await main()

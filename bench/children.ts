@@ -1,0 +1,46 @@
+/** Starts bench processes and waits for their `READY <url>` line; kills them all at exit. */
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+
+const children: ChildProcess[] = []
+
+export interface Child {
+  url: string
+  pid: number
+  /** Peak resident memory so far (VmHWM), in MB. */
+  peakRssMb(): number
+  /** Current resident memory (VmRSS), in MB. */
+  rssMb(): number
+  stop(): void
+}
+
+function statusField(pid: number, field: string): number {
+  const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)
+  return m ? Number(m[1]) / 1024 : NaN
+}
+
+export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
+  children.push(child)
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 20_000)
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const m = /READY (\S+)|(http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        child.stdout!.removeAllListeners('data')
+        child.stdout!.resume()
+        const pid = child.pid!
+        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), stop: () => child.kill('SIGTERM') })
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
+  })
+}
+
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL')
+})

@@ -1,0 +1,22 @@
+/**
+ * `npm run bench -- <name…>`: runs benchmarks from bench/, each in its own process, one after
+ * another. With no name, runs `chat`. Names: the files of bench/ that are benchmarks.
+ */
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { repoRoot } from '../kernel/paths.js'
+
+const dir = path.join(repoRoot, 'dist', 'bench')
+const helpers = new Set(['run', 'children', 'load', 'proxy', 'gateway-process'])
+const known = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3)).filter((n) => !helpers.has(n))
+const names = process.argv.slice(2).filter((a) => !a.startsWith('-'))
+const extra = process.argv.slice(2).filter((a) => a.startsWith('-') || /^\d/.test(a))
+for (const name of names.length ? names : ['chat']) {
+  if (!known.includes(name)) {
+    console.error(`unknown benchmark '${name}' (known: ${known.join(', ')})`)
+    process.exit(2)
+  }
+  const r = spawnSync(process.execPath, [path.join(dir, `${name}.js`), ...extra], { stdio: 'inherit' })
+  if (r.status !== 0) process.exit(r.status ?? 1)
+}
