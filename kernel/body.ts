@@ -18,25 +18,33 @@ function declaredLength(req: IncomingMessage): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined
 }
 
-export async function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = declaredLength(req)
   if (declared !== undefined && declared > limit) {
     req.resume()
-    throw tooLarge()
+    return Promise.reject(tooLarge())
   }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length
-    if (size > limit) {
-      // Stop reading: drop what arrived and let the rest drain unbuffered.
-      chunks.length = 0
-      req.resume()
-      throw tooLarge()
+  // Plain listeners rather than `for await`: a stream's async iterator costs several
+  // allocations per request on the hottest path of the gateway.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        // Stop keeping it: drop what arrived and let the rest drain unbuffered.
+        chunks.length = 0
+        req.off('data', onData)
+        req.resume()
+        reject(tooLarge())
+        return
+      }
+      chunks.push(chunk)
     }
-    chunks.push(chunk)
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)
+    req.on('data', onData)
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    req.once('error', reject)
+  })
 }
 
 export function incomingBody(req: IncomingMessage, defaultLimit: number): IncomingBody {

@@ -44,7 +44,8 @@ class RequestExchange implements Exchange {
   readonly signal: AbortSignal
   readonly startedAt: number
   readonly deadline: number
-  readonly log: Logger
+  private readonly baseLog: Logger
+  private childLog: Logger | undefined
   private readonly requestHeaders: Record<string, string | string[] | undefined>
   readonly controller: AbortController
   private timer: NodeJS.Timeout | undefined
@@ -64,11 +65,17 @@ class RequestExchange implements Exchange {
     this.headerPrefix = init.headerPrefix
     this.startedAt = init.now ?? Date.now()
     this.deadline = this.startedAt + init.timeoutMs
-    this.log = init.log.child({ req: this.id, route: init.route.id })
+    this.baseLog = init.log
     this.controller = new AbortController()
     this.signal = init.parentSignal ? AbortSignal.any([this.controller.signal, init.parentSignal]) : this.controller.signal
     this.timer = setTimeout(() => this.controller.abort(new GatewayError(504, 'upstream request timed out', { code: 'upstream_timeout' })), init.timeoutMs)
     this.timer.unref()
+  }
+
+  /** Made on first use: most requests never log. */
+  get log(): Logger {
+    this.childLog ??= this.baseLog.child({ req: this.id, route: this.route.id })
+    return this.childLog
   }
 
   header(name: string): string | undefined {

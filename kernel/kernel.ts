@@ -7,8 +7,11 @@ import type { Principal } from './exchange.js'
 import type { Logger } from './log.js'
 import type { Reply } from './reply.js'
 import type { BackendConfig, FamilyConfig, ModelConfig, ModelsFile } from '../schemas/models.schema.js'
-import type { GroupConfig, KeyConfig, KeysFile } from '../schemas/keys.schema.js'
+import type { GroupConfig, KeysFile } from '../schemas/keys.schema.js'
 import type { ServerFile } from '../schemas/server.schema.js'
+import type { UsageRecords } from './records.js'
+import type { SharedState } from './state/state.js'
+import type { Metrics } from './metrics.js'
 
 /** Config files after validation, defaults applied. */
 export interface Deployment {
@@ -34,24 +37,81 @@ export interface Catalog {
   backend(name: string): (BackendConfig & { name: string; baseUrl: string }) | undefined
 }
 
+/** A spending budget per term, in indicative value. */
+export interface TermBudget {
+  readonly amount: number
+  readonly term: 'day' | 'week' | 'month'
+}
+
 export interface KeyRecord {
   readonly id: string
   readonly group: string
   readonly enabled: boolean
   readonly legacy: boolean
-  readonly config?: KeyConfig
+  readonly budget?: TermBudget
+  readonly tokensPerMinute?: number
+  /** Where the key is defined: `config` (keys.yaml, the static seed) or `store` (the admin API). */
+  readonly source: 'config' | 'store'
+  /** Epoch ms; keys of the seed have none. */
+  readonly createdAt?: number
+  readonly updatedAt?: number
 }
 
-/** API keys, looked up by secret (stored hashed, compared in constant time). */
+export interface GroupRecord {
+  readonly id: string
+  readonly config: GroupConfig
+  readonly source: 'config' | 'store'
+}
+
+/**
+ * API keys and groups: the keys.yaml seed overlaid by what the admin API stored. Lookups are
+ * in memory (the request path never waits on a store); the secret is found by its SHA-256,
+ * compared in constant time.
+ */
 export interface KeyStore {
   lookup(secret: string): KeyRecord | undefined
+  /** A live key by id. */
+  key(id: string): KeyRecord | undefined
   group(id: string): GroupConfig | undefined
+  keys(): readonly KeyRecord[]
+  groups(): readonly GroupRecord[]
+  /** True when `secret` is the admin API's key. */
+  isAdmin(secret: string): boolean
+}
+
+export interface NewKey {
+  id?: string
+  group: string
+  enabled?: boolean
+  legacy?: boolean
+  budget?: TermBudget
+  tokensPerMinute?: number
+}
+
+/** A change to a key; `null` clears a budget. */
+export interface KeyChange {
+  group?: string
+  enabled?: boolean
+  budget?: TermBudget | null
+  tokensPerMinute?: number | null
+}
+
+/** Changes made through the admin API; they live in the store and apply without a restart. */
+export interface KeyAdmin {
+  /** Makes a key; its secret is returned here once and never again. */
+  createKey(input: NewKey): Promise<{ key: KeyRecord; secret: string }>
+  updateKey(id: string, change: KeyChange): Promise<KeyRecord>
+  /** A new secret (the old one stops working) and, for a legacy key, the move to the current gateway. */
+  rotateKey(id: string): Promise<{ key: KeyRecord; secret: string }>
+  deleteKey(id: string): Promise<void>
+  putGroup(id: string, config: unknown): Promise<GroupRecord>
+  deleteGroup(id: string): Promise<void>
 }
 
 /** Keep-alive connection pools to the model servers, one per backend. */
 export interface Backends {
   /** The pool for a backend, and its base URL (origin + path prefix, without a trailing slash). */
-  get(name: string): { dispatcher: Dispatcher; baseUrl: string; config: BackendConfig }
+  get(name: string): { dispatcher: Dispatcher; baseUrl: string; origin: string; pathPrefix: string; config: BackendConfig }
 }
 
 export interface CallOptions {
@@ -73,7 +133,15 @@ export interface Kernel {
   readonly config: Deployment
   readonly catalog: Catalog
   readonly keys: KeyStore
+  /** Changes to keys and groups (the admin API); they apply without a restart. */
+  readonly keyAdmin: KeyAdmin
   readonly backends: Backends
+  /** Usage records: buffered, written in batches off the request path. */
+  readonly records: UsageRecords
+  /** Budgets, token windows and the fair queues: in memory, or in Redis across replicas. */
+  readonly state: SharedState
+  /** Prometheus metrics of the process (they survive reloads). */
+  readonly metrics: Metrics
   readonly log: Logger
   /** The clock (epoch ms); tests may replace it. Retirement and budgets read it. */
   now(): number

@@ -5,7 +5,7 @@
  * with their status and message; 502 "upstream request failed" when the server cannot be
  * reached; aborts the upstream request when the client goes.
  */
-import { request } from 'undici'
+import type { Dispatcher } from 'undici'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply, type StreamEvent } from '../../kernel/reply.js'
@@ -66,7 +66,7 @@ export default definePlugin<BackendPluginConfig>({
   },
 })
 
-type UpstreamBody = Awaited<ReturnType<typeof request>>['body']
+type UpstreamBody = Dispatcher.ResponseData['body']
 
 async function send(kernel: Kernel, ex: Exchange, backendName: string, path: string, body: Body, streaming: boolean) {
   const backend = kernel.backends.get(backendName)
@@ -80,7 +80,7 @@ async function send(kernel: Kernel, ex: Exchange, backendName: string, path: str
   }
   let res
   try {
-    res = await request(backend.baseUrl + path, { dispatcher: backend.dispatcher, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })
+    res = await backend.dispatcher.request({ origin: backend.origin, path: backend.pathPrefix + path, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })
   } catch (err) {
     throw transportFailure(ex.signal, err, false)
   }
