@@ -10,5 +10,6 @@ import capabilities from './capabilities/index.js'
 import boons from './boons/index.js'
 import soapCodec from './soap-codec/index.js'
 import serviceCatalog from './service-catalog/index.js'
+import verdicts from './verdicts/index.js'
 
-export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog] as AnyPlugin[]
+export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, verdicts] as AnyPlugin[]

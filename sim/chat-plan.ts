@@ -13,6 +13,7 @@ import { hashString, SeededRandom } from './seeded-random.js'
 import { answerWords, responseLength, shortPhrase, thinkingWords } from './text-generation.js'
 import { splitFixed, splitWords } from './tokens.js'
 import { chooseTool, planToolCall, toolResultQuote, type PlannedToolCall } from './tools.js'
+import { planVerdictAnswer } from './verdict-answers.js'
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls'
 
@@ -59,6 +60,14 @@ export function planChatChoice(input: ChatPlanInput): ChoicePlan {
     plan.reasoning = thinkingWords(random, Math.min(wanted, outputLimit))
     // Thinking used the whole allowance: the answer never started.
     if (wanted >= outputLimit) return finish(plan, 'length', request, random)
+  }
+  // A verdict prompt (one token, top logprobs, a label line) is answered with a label.
+  const verdict = planVerdictAnswer(request, random)
+  if (verdict) {
+    plan.content = [verdict.token]
+    finish(plan, 'length', request, random)
+    plan.logprobs = verdict.logprobs
+    return plan
   }
   const remaining = outputLimit - plan.reasoning.length
   const tool = chooseTool(request)

@@ -62,6 +62,16 @@ export function chatLogprobs(tokens: readonly string[], topLogprobs: number, ran
   })
 }
 
+/**
+ * One token's entry from probabilities decided elsewhere (verdict answers): the first of
+ * `entries` is the chosen token, the list its top alternatives, most likely first.
+ */
+export function logprobEntry(entries: ReadonlyArray<{ token: string; logprob: number }>): ChatLogprob {
+  const top = entries.map((entry) => ({ token: entry.token, logprob: round(entry.logprob), bytes: bytesOf(entry.token) }))
+  const chosen = top[0] ?? { token: '', logprob: 0, bytes: [] }
+  return { ...chosen, top_logprobs: top }
+}
+
 export function completionLogprobs(tokens: readonly string[], count: number, textOffset: number, random: SeededRandom): CompletionLogprobs {
   const out: CompletionLogprobs = { tokens: [...tokens], token_logprobs: [], top_logprobs: [], text_offset: [] }
   let offset = textOffset
