@@ -1,0 +1,94 @@
+/**
+ * `npm start` as a newcomer runs it: the real process (dist/kernel/main.js) on the embedded
+ * defaults, then SIGHUP reload and SIGTERM shutdown with a request in flight.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { repoRoot, defaultPipelinesDir } from '../../kernel/paths.js'
+
+const test = suite('e2e the npm start process')
+const main = path.join(repoRoot, 'dist', 'kernel', 'main.js')
+
+interface Started {
+  child: ChildProcess
+  url: string
+  stdout: () => string
+  exited: Promise<number | null>
+}
+
+function start(env: NodeJS.ProcessEnv): Promise<Started> {
+  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH, PORT: '0', SLUICE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+  child.stderr!.resume()
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 20_000)
+    child.stdout!.on('data', () => {
+      const m = /serving on (http:\/\/\S+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve({ child, url: m[1]!, stdout: () => out, exited })
+      }
+    })
+    void exited.then((code) => reject(new Error(`exited ${code}: ${out}`)))
+  })
+}
+
+test('without SLUICE_DEMO_KEY: a key is printed once, kept hashed, and works; the next start prints none', async () => {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-'))
+  const first = await start({ SLUICE_DATA: data })
+  const key = /(sk-sluice-\S+)/.exec(first.stdout())?.[1]
+  assert.ok(key, 'the key is printed')
+  const res = await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
+  assert.is(res.status, 200)
+  const saved = fs.readFileSync(path.join(data, 'demo-key.json'), 'utf8')
+  assert.not.ok(saved.includes(key!), 'only the hash is kept')
+  assert.match(saved, /sha256:[0-9a-f]{64}/)
+  first.child.kill('SIGTERM')
+  assert.is(await first.exited, 0)
+
+  const second = await start({ SLUICE_DATA: data })
+  assert.not.ok(/sk-sluice-/.test(second.stdout()), 'not printed again')
+  assert.is((await fetch(`${second.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200)
+  second.child.kill('SIGTERM')
+  await second.exited
+})
+
+test('SLUICE_DEMO_KEY is the demo key; SIGHUP reloads pipelines; SIGTERM lets a request in flight finish', async () => {
+  const pipelines = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-pipes-'))
+  for (const f of fs.readdirSync(defaultPipelinesDir)) fs.copyFileSync(path.join(defaultPipelinesDir, f), path.join(pipelines, f))
+  const p = await start({ SLUICE_DATA: fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-')), SLUICE_DEMO_KEY: 'sk-mine', SLUICE_PIPELINES: pipelines })
+  const auth = { authorization: 'Bearer sk-mine' }
+  const models = (await (await fetch(`${p.url}/v1/models`, { headers: auth })).json()) as { data: { id: string }[] }
+  assert.ok(models.data.some((m) => m.id === 'sim-chat'))
+
+  // The file watcher also reloads; write to a file it does not watch first, then SIGHUP.
+  const file = path.join(pipelines, 'gateway.yaml')
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8') + '\n  - id: models-again\n    http: GET /models-again\n    steps: [auth, model-catalog]\n')
+  p.child.kill('SIGHUP')
+  let status = 404
+  for (let i = 0; i < 50 && status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    status = (await fetch(`${p.url}/v1/models-again`, { headers: auth })).status
+  }
+  assert.is(status, 200, 'reloaded without a restart')
+
+  // A stream with simulated latency is in flight when SIGTERM arrives.
+  const res = await fetch(`${p.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...auth, 'x-sim-itl-ms': '20', 'x-sim-ttft-ms': '0' },
+    body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'a long story' }], stream: true, max_tokens: 40, ignore_eos: true }),
+  })
+  // Headers arrived: the stream is in flight on the server when the signal comes.
+  p.child.kill('SIGTERM')
+  const text = await res.text()
+  assert.ok(text.trimEnd().endsWith('data: [DONE]'), 'the request in flight finished')
+  assert.is(await p.exited, 0)
+})
+
+test.run()
