@@ -10,8 +10,11 @@ import { repoRoot } from '../kernel/paths.js'
 const dir = path.join(repoRoot, 'dist', 'bench')
 const helpers = new Set(['run', 'children', 'load', 'proxy', 'gateway-process'])
 const known = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3)).filter((n) => !helpers.has(n))
-const names = process.argv.slice(2).filter((a) => !a.startsWith('-'))
-const extra = process.argv.slice(2).filter((a) => a.startsWith('-') || /^\d/.test(a))
+// Names come first; from the first flag on, everything is passed to each benchmark.
+const args = process.argv.slice(2)
+const firstFlag = args.findIndex((a) => a.startsWith('-'))
+const names = firstFlag === -1 ? args : args.slice(0, firstFlag)
+const extra = firstFlag === -1 ? [] : args.slice(firstFlag)
 for (const name of names.length ? names : ['chat']) {
   if (!known.includes(name)) {
     console.error(`unknown benchmark '${name}' (known: ${known.join(', ')})`)
