@@ -10,6 +10,10 @@ import capabilities from './capabilities/index.js'
 import boons from './boons/index.js'
 import soapCodec from './soap-codec/index.js'
 import serviceCatalog from './service-catalog/index.js'
+import speech from './speech/index.js'
+import speechVoices from './speech-voices/index.js'
+import multipartUpload from './multipart-upload/index.js'
+import transcription from './transcription/index.js'
 import verdicts from './verdicts/index.js'
 
-export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, verdicts] as AnyPlugin[]
+export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts] as AnyPlugin[]

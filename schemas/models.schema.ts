@@ -4,6 +4,7 @@
  * (backend, upstream names, reasoning mapping, retirement behaviour, prices) sits beside it.
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import { audioSettingsSchema } from './audio.schema.js'
 
 const boon = {
   type: 'object',
@@ -98,11 +99,7 @@ export const modelSchema = {
         completion: { type: 'number', minimum: 0, default: 0 },
       },
     },
-    audio: {
-      type: 'object',
-      description: 'Speech and transcription settings (voices, streaming, formats).',
-      additionalProperties: true,
-    },
+    audio: audioSettingsSchema,
   },
 } as const
 

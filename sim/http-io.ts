@@ -8,13 +8,13 @@ import { errorBody, SimError } from './api-error.js'
 /** vLLM's own default is far larger than any test needs; 64 MiB matches the gateway's bound. */
 const maxBodyBytes = 64 * 1024 * 1024
 
-export function readBody(req: IncomingMessage): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxBodyBytes) {
+      if (size > limit) {
         reject(new SimError(413, 'Request body too large.'))
         req.destroy()
         return

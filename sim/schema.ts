@@ -4,6 +4,7 @@
  * model behaves as its own vLLM server (its own waiting line, prefix cache and metrics).
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import { simAudioSchema } from './audio-schema.js'
 
 /** The failure types of llm-d-inference-sim, plus the two stream faults the gateway must survive. */
 export const failureTypes = [
@@ -27,7 +28,7 @@ export const simModelSchema = {
       type: 'string',
       enum: ['chat', 'embedding', 'speech', 'transcription'],
       default: 'chat',
-      description: 'What the model does. `speech` and `transcription` are reserved: such models are listed but not served yet.',
+      description: 'What the model does: chat, embeddings, speech (POST /v1/audio/speech) or transcription (POST /v1/audio/transcriptions and translations).',
     },
     reasoning: {
       type: 'string',
@@ -49,6 +50,7 @@ export const simModelSchema = {
     completions: { type: 'boolean', default: false, description: 'Serves the legacy POST /v1/completions (prompt in, text out).' },
     max_model_len: { type: 'integer', minimum: 16, default: 8192, description: 'Context length: prompt plus output tokens.' },
     embedding_dims: { type: 'integer', minimum: 1, maximum: 8192, default: 384, description: 'Length of the vectors of an embedding model.' },
+    audio: simAudioSchema,
   },
 } as const
 

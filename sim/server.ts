@@ -13,12 +13,21 @@ import { parseJsonBody, readBody, sendError, sendJson, sendText, sseData, sseDon
 import { renderMetrics } from './metrics.js'
 import { modelsList } from './models-list.js'
 import type { SimContext } from './sim-context.js'
+import { handleSpeech } from './speech.js'
+import { handleVoices } from './speech-voices.js'
+import { transcriptionHandler } from './transcription.js'
 import { handleDetokenize, handleTokenize } from './tokenize.js'
 
 type PlainHandler = (sim: SimContext, req: IncomingMessage, res: ServerResponse) => void
 type BodyHandler = (sim: SimContext, req: IncomingMessage, res: ServerResponse, body: unknown, arrival: number) => void | Promise<void>
 
-type Route = { kind: 'plain'; handle: PlainHandler } | { kind: 'body'; handle: BodyHandler }
+/** Uploads (multipart audio) get the raw bytes. */
+type RawHandler = (sim: SimContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, arrival: number) => void | Promise<void>
+
+type Route = { kind: 'plain'; handle: PlainHandler } | { kind: 'body'; handle: BodyHandler } | { kind: 'raw'; handle: RawHandler }
+
+/** A 64 MiB recording plus the form around it (the gateway's upload limit and allowance). */
+const uploadLimitBytes = 65 * 1024 * 1024
 
 function sendEmpty(res: ServerResponse): void {
   res.writeHead(200, { 'content-length': 0 })
@@ -30,6 +39,10 @@ const routes = new Map<string, Route>([
   ['POST /v1/chat/completions', { kind: 'body', handle: handleChatCompletions }],
   ['POST /v1/completions', { kind: 'body', handle: handleCompletions }],
   ['POST /v1/embeddings', { kind: 'body', handle: handleEmbeddings }],
+  ['POST /v1/audio/speech', { kind: 'body', handle: handleSpeech }],
+  ['GET /v1/audio/voices', { kind: 'plain', handle: handleVoices }],
+  ['POST /v1/audio/transcriptions', { kind: 'raw', handle: transcriptionHandler('transcribe') }],
+  ['POST /v1/audio/translations', { kind: 'raw', handle: transcriptionHandler('translate') }],
   ['POST /tokenize', { kind: 'body', handle: (sim, _req, res, body) => handleTokenize(sim, res, body) }],
   ['POST /detokenize', { kind: 'body', handle: (sim, _req, res, body) => handleDetokenize(sim, res, body) }],
   ['GET /health', { kind: 'plain', handle: (_sim, _req, res) => sendEmpty(res) }],
@@ -80,10 +93,10 @@ function dispatch(sim: SimContext, req: IncomingMessage, res: ServerResponse, lo
     }
     return
   }
-  readBody(req).then(
+  readBody(req, route.kind === 'raw' ? uploadLimitBytes : undefined).then(
     (raw) => {
       try {
-        const done = route.handle(sim, req, res, parseJsonBody(raw), arrival)
+        const done = route.kind === 'raw' ? route.handle(sim, req, res, raw, arrival) : route.handle(sim, req, res, parseJsonBody(raw), arrival)
         if (done) done.catch((err: unknown) => fail(res, err, log))
       } catch (err) {
         fail(res, err, log)

@@ -1,0 +1,18 @@
+import type { FromSchema } from 'json-schema-to-ts'
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    file_field: { type: 'string', minLength: 1, default: 'file', description: 'The form field that carries the upload.' },
+    max_file_bytes: { type: 'integer', minimum: 1, default: 67108864, description: 'Largest upload (64 MiB); larger → 413 "request body too large".' },
+    form_allowance_bytes: {
+      type: 'integer',
+      minimum: 0,
+      default: 1048576,
+      description: 'Room for the other fields and the part headers: the body is read up to max_file_bytes plus this, and refused beyond it without reading the rest.',
+    },
+  },
+} as const
+
+export type MultipartUploadConfig = FromSchema<typeof configSchema>

@@ -1,0 +1,57 @@
+/**
+ * speech: the speech streamer. POST /audio/speech sends the request to the speech server of
+ * the resolved model and streams the audio back as it is made (pcm, wav, or server-sent
+ * events), or, for mp3/opus/flac and whole-file servers, once it is complete. Whatever the
+ * server can encode, all five formats work: the gateway encodes from PCM.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import type { SpeechRequest } from '../../schemas/speech-request.schema.js'
+import { configSchema, type SpeechConfig } from './schema.js'
+import { speechSettingsByModel } from './speech-settings.js'
+import { planSpeech } from './speech-plan.js'
+import { requestSpeech } from './speech-upstream.js'
+import { deliver, type SpeechRecord } from './speech-delivery.js'
+import type { EncoderCommands } from './pcm-encoders.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    /** What the speech step did: for records, budgets and benchmarks (time to first audio). */
+    speech?: SpeechRecord
+  }
+}
+
+export default definePlugin<SpeechConfig>({
+  name: 'speech',
+  config: configSchema,
+  requires: ['model'],
+  setup(config, kernel) {
+    // Checked at load: a bad voice map stops the boot instead of failing requests.
+    const settings = speechSettingsByModel(kernel.catalog.models())
+    const encoders: EncoderCommands = { mp3: config.encoders?.mp3 ?? 'lame', opus: config.encoders?.opus ?? 'opusenc', flac: config.encoders?.flac ?? 'flac' }
+    const sseChunkBytes = config.sse_chunk_bytes ?? 16384
+    return {
+      async request(ex, next) {
+        const resolved = ex.state.model!
+        const model = resolved.model
+        const s = settings.get(model.id)
+        if (!s) throw new GatewayError(400, `model ${resolved.requested} is not a speech model`, { code: 'invalid_request' })
+        const body = ex.body as SpeechRequest
+        const plan = planSpeech(body, s, model.served_name ?? model.id)
+        const record: SpeechRecord = { modelId: model.id, format: plan.format, delivery: plan.delivery, sse: plan.sse, pcmBytes: 0 }
+        ex.state.speech = record
+        const upstream = await requestSpeech(kernel, ex, model.backend, plan.upstreamBody)
+        try {
+          ex.reply = await deliver(
+            { ex, plan, input: body.input, sampleRate: s.sampleRate, pcmFrom: s.pcmFrom, encoders, sseChunkBytes, record, now: kernel.now },
+            upstream,
+          )
+        } catch (err) {
+          upstream.destroy()
+          throw err
+        }
+        await next()
+      },
+    }
+  },
+})

@@ -1,0 +1,54 @@
+/**
+ * The call to the speech server: an OpenAI-compatible POST /v1/audio/speech over the backend's
+ * keep-alive pool. Errors the server answers pass through with its status and message; a
+ * server that cannot be reached is 502; the client going away aborts the call.
+ */
+import { request } from 'undici'
+import type { Exchange } from '../../kernel/exchange.js'
+import type { Kernel } from '../../kernel/kernel.js'
+import { transportFailure, upstreamError } from '../../kernel/upstream-error.js'
+
+export interface UpstreamSpeech {
+  readonly contentType: string | undefined
+  /** The audio as it arrives. Iterating it after the client went away ends it. */
+  readonly body: AsyncIterable<Buffer>
+  /** Stops reading (and frees the connection) when the gateway no longer wants the rest. */
+  destroy(): void
+}
+
+/** The simulator's request headers (timing, faults) pass through, so tests drive the real path. */
+const passHeaders = ['x-sim-first-audio-ms', 'x-sim-realtime-factor', 'x-sim-stall-ms', 'x-sim-cut-after', 'x-return-error']
+
+export async function requestSpeech(kernel: Kernel, ex: Exchange, backendName: string, body: Record<string, unknown>): Promise<UpstreamSpeech> {
+  const backend = kernel.backends.get(backendName)
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...backend.config.headers }
+  if (backend.config.api_key) headers.authorization = `Bearer ${backend.config.api_key}`
+  for (const h of passHeaders) {
+    const v = ex.header(h)
+    if (v !== undefined) headers[h] = v
+  }
+  let res
+  try {
+    res = await request(`${backend.baseUrl}/v1/audio/speech`, { dispatcher: backend.dispatcher, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })
+  } catch (err) {
+    throw transportFailure(ex.signal, err, false)
+  }
+  if (res.statusCode >= 400) {
+    const text = await res.body.text().catch(() => '')
+    throw upstreamError(res.statusCode, text)
+  }
+  const stream = res.body
+  const contentType = res.headers['content-type']
+  async function* chunks(): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of stream) yield chunk as Buffer
+    } catch (err) {
+      throw transportFailure(ex.signal, err, true)
+    }
+  }
+  return {
+    contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+    body: chunks(),
+    destroy: () => stream.destroy(),
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * transcription: POST /audio/transcriptions and /audio/translations. Sends the upload (read by
+ * `multipart-upload`) to the transcription server of the resolved model and answers in the
+ * response format asked for. Formats the server renders itself are asked of it (and JSON is
+ * normalized: `duration` a number, languages by name); the others (srt and vtt from vLLM, say)
+ * are rendered by the gateway from the server's verbose_json segments.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { reply } from '../../kernel/reply.js'
+import { configSchema, type TranscriptionConfig } from './schema.js'
+import { transcriptionSettings } from './transcription-settings.js'
+import { requestTranscript } from './transcription-upstream.js'
+import { languageName, readTranscript } from './transcript.js'
+import { render, type TranscriptFormat } from './subtitle-render.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    transcription?: {
+      modelId: string
+      task: 'transcribe' | 'translate'
+      format: TranscriptFormat
+      /** What the server was asked for (differs when the gateway renders the format). */
+      upstreamFormat: TranscriptFormat
+      /** Seconds of audio, when the server said. */
+      duration?: number
+    }
+  }
+}
+
+const FORMATS: readonly TranscriptFormat[] = ['json', 'text', 'srt', 'vtt', 'verbose_json']
+
+function bad(message: string): GatewayError {
+  return new GatewayError(400, message, { code: 'invalid_request' })
+}
+
+function single(fields: Record<string, string | string[]>, name: string): string | undefined {
+  const v = fields[name]
+  return Array.isArray(v) ? v.at(-1) : v
+}
+
+export default definePlugin<TranscriptionConfig>({
+  name: 'transcription',
+  config: configSchema,
+  requires: ['model', 'upload'],
+  setup(config, kernel) {
+    const task = config.task ?? 'transcribe'
+    return {
+      async request(ex, next) {
+        const { model, requested } = ex.state.model!
+        const upload = ex.state.upload!
+        if (model.model_type !== 'audio_transcription') throw bad(`model ${requested} is not a transcription model`)
+        const settings = transcriptionSettings(model)
+        if (task === 'translate' && !settings.translation) throw bad(`model ${requested} does not translate; use a model with translation`)
+        const asked = single(upload.fields, 'response_format') ?? 'json'
+        if (!FORMATS.includes(asked as TranscriptFormat)) throw bad(`response_format ${asked} is not one of ${FORMATS.join(', ')}`)
+        const format = asked as TranscriptFormat
+        // Ask the server for the format itself when it has it; else for the richest JSON it has.
+        const upstreamFormat: TranscriptFormat = settings.formats.has(format) ? format : settings.formats.has('verbose_json') ? 'verbose_json' : 'json'
+        const fields: Record<string, string | string[]> = { ...upload.fields, model: model.served_name ?? model.id, response_format: upstreamFormat }
+        // Streamed transcripts differ per server (vLLM's chat-like chunks, OpenAI's events): not offered.
+        delete fields.stream
+        ex.state.transcription = { modelId: model.id, task, format, upstreamFormat }
+        const answer = await requestTranscript(kernel, ex, model.backend, task, { file: upload.file, fields })
+
+        if (upstreamFormat === 'text' || upstreamFormat === 'srt' || upstreamFormat === 'vtt') {
+          ex.reply = reply.text(upstreamFormat === 'vtt' ? 'text/vtt; charset=utf-8' : 'text/plain; charset=utf-8', answer.text)
+          return next()
+        }
+        let parsed: unknown
+        try {
+          parsed = JSON.parse(answer.text)
+        } catch (err) {
+          throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: err })
+        }
+        const transcript = readTranscript(parsed, task)
+        if (!transcript) throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: new Error('transcript without text') })
+        const language = single(upload.fields, 'language')
+        if (transcript.language === undefined && language) transcript.language = languageName(language)
+        ex.state.transcription.duration = transcript.duration
+        const out = render(transcript, format)
+        ex.reply = out.kind === 'json' ? reply.json(out.body) : reply.text(out.contentType, out.body as string)
+        await next()
+      },
+    }
+  },
+})

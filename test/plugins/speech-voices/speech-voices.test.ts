@@ -1,0 +1,24 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import speechVoices from '../../../plugins/speech-voices/index.js'
+import { runPlugin } from '../../harness.js'
+import type { JsonReply } from '../../../kernel/reply.js'
+
+const test = suite('plugin speech-voices')
+
+test('the voices of a speech model, by catalog id or server name; uploaded_voices empty', async () => {
+  const run = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=sim-orpheus' })
+  assert.equal((run.reply as JsonReply).body, { voices: ['tara', 'leah', 'jess', 'leo', 'dan', 'mia', 'zac', 'zoe'], uploaded_voices: [] })
+  assert.not.ok(run.nextCalled, 'it answers')
+})
+
+test('errors: no model 400, unknown 404, not a speech model 400', async () => {
+  const none = await runPlugin(speechVoices, {}, { method: 'GET' })
+  assert.equal([none.error?.status, none.error?.message], [400, 'model is required'])
+  const unknown = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=nope' })
+  assert.equal([unknown.error?.status, unknown.error?.message], [404, 'model nope is not registered'])
+  const chat = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=sim-whisper' })
+  assert.equal([chat.error?.status, chat.error?.message], [400, 'model sim-whisper is not a speech model'])
+})
+
+test.run()
