@@ -147,7 +147,8 @@ async function writeByteStream(ctx: HttpContext, ex: KernelExchange, data: Async
     }
     if (!res.destroyed) res.end()
   } catch (err) {
-    ex.log.warn('byte stream failed', { cause: describeCause(err) })
+    // A client that went away is not a failure of the stream; only a cut upstream is worth a line.
+    if (!(ex.signal.aborted && !(ex.signal.reason instanceof GatewayError))) ex.log.warn('byte stream failed', { cause: describeCause(err) })
     res.destroy()
   } finally {
     await it.return?.()
