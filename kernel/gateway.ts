@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { loadDeployment, type LoadOptions } from './config.js'
 import { Generation } from './generation.js'
+import { openServices, type KernelServices } from './services.js'
 import { createApp, mountRoutes } from './server.js'
 import { createLogger, describeCause, type Logger } from './log.js'
 import { PluginRegistry } from './registry.js'
@@ -63,28 +64,39 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const registry = new PluginRegistry([...builtinPlugins, ...(options.plugins ?? [])])
 
   let deployment = loadDeployment(load)
+  // Made once: budgets, queues, buffered records and the key cache outlive every reload.
+  const services: KernelServices = await openServices(deployment, { env, log, now: options.now })
   let simulator: RunningSimulator | undefined
   const wantsSim = () => Object.values(deployment.models.backends).some((b) => b.url === 'embedded')
   if (deployment.server.simulator.enabled && wantsSim()) {
     const simConfig = loadSimConfig(path.join(load.configDir, deployment.server.simulator.config ?? 'simulator.yaml'))
-    simulator = await startSimulator(simConfig, { host: '127.0.0.1', port: 0 })
+    simulator = await startSimulator(simConfig, { host: '127.0.0.1', port: 0 }).catch(async (err: unknown) => {
+      await services.close()
+      throw err
+    })
     log.info('simulator started', { url: simulator.url })
   }
   const build = async () =>
-    Generation.create({ deployment, registry, log, env, simulatorUrl: simulator?.url, now: options.now, announce: options.announce })
+    Generation.create({ deployment, registry, log, env, simulatorUrl: simulator?.url, now: options.now, announce: options.announce, services })
 
   let current: Generation
   try {
     current = await build()
   } catch (err) {
     await simulator?.close()
+    await services.close()
     throw err
   }
   mountRoutes(current)
   const app = createApp({ current: () => current }, log)
-  const server: Server = await new Promise((resolve, reject) => {
+  const server: Server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(deployment.server.port, deployment.server.host, () => resolve(s))
     s.once('error', reject)
+  }).catch(async (err: unknown) => {
+    await current.retire(0)
+    await simulator?.close()
+    await services.close()
+    throw err
   })
   server.keepAliveTimeout = 65_000
   server.requestTimeout = 0
@@ -149,6 +161,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         }, grace).unref()
       })
       await current.retire(grace)
+      // After the last request: buffered usage records are flushed here.
+      await services.close()
       await simulator?.close()
       log.info('gateway stopped')
     })()

@@ -5,12 +5,16 @@
  */
 import Router from '@koa/router'
 import type Koa from 'koa'
-import type { Catalog, CallOptions, CallResult, Deployment, Kernel, KeyStore } from './kernel.js'
+import type { Catalog, CallOptions, CallResult, Deployment, Kernel } from './kernel.js'
+import type { KernelServices } from './services.js'
+import type { UsageRecords } from './records.js'
+import type { SharedState } from './state/state.js'
+import type { Metrics } from './metrics.js'
 import type { Logger } from './log.js'
 import type { LoadedRoute } from './route.js'
 import type { PluginRegistry } from './registry.js'
 import { createCatalog } from './catalog.js'
-import { createKeyStore } from './keys.js'
+import { createKeyStore, type LayeredKeyStore } from './keys.js'
 import { BackendPools } from './backends.js'
 import { loadPipelines, type LoadedPipelines } from './loader.js'
 import { createExchange } from './create-exchange.js'
@@ -27,13 +31,18 @@ export interface GenerationOptions {
   simulatorUrl?: string
   now?: () => number
   announce?: (line: string) => void
+  /** The process's shared services (made once, in gateway.ts, so they outlive the generation). */
+  services: KernelServices
 }
 
 export class Generation implements Kernel {
   readonly config: Deployment
   readonly catalog: Catalog
-  readonly keys: KeyStore
+  readonly keys: LayeredKeyStore
   readonly backends: BackendPools
+  readonly records: UsageRecords
+  readonly state: SharedState
+  readonly metrics: Metrics
   readonly log: Logger
   readonly now: () => number
   readonly router = new Router()
@@ -49,8 +58,19 @@ export class Generation implements Kernel {
     this.log = options.log
     this.now = options.now ?? Date.now
     this.catalog = createCatalog(options.deployment, { simulatorUrl: options.simulatorUrl })
-    this.keys = createKeyStore(options.deployment.keys, { dataDir: options.deployment.dataDir, env: options.env, log: options.log, announce: options.announce })
+    this.keys = createKeyStore(options.deployment.keys, {
+      dataDir: options.deployment.dataDir,
+      env: options.env,
+      log: options.log,
+      announce: options.announce,
+      stored: options.services.storedKeys,
+      adminKeyHash: options.deployment.server.admin?.key_hash,
+      now: this.now,
+    })
     this.backends = new BackendPools(this.catalog)
+    this.records = options.services.records
+    this.state = options.services.state
+    this.metrics = options.services.metrics
   }
 
   static async create(options: GenerationOptions): Promise<Generation> {
@@ -65,9 +85,15 @@ export class Generation implements Kernel {
       })
     } catch (err) {
       await gen.backends.close()
+      gen.keys.close()
       throw err
     }
     return gen
+  }
+
+  /** The key store is also the admin API's way to change keys. */
+  get keyAdmin(): LayeredKeyStore {
+    return this.keys
   }
 
   get routes(): ReadonlyMap<string, LoadedRoute> {
@@ -102,6 +128,7 @@ export class Generation implements Kernel {
     }
     await this.pipelines.close()
     await this.backends.close()
+    this.keys.close()
   }
 
   async call(routeId: string, body: unknown, options: CallOptions = {}): Promise<CallResult> {

@@ -77,6 +77,8 @@ export interface KeyStore {
   groups(): readonly GroupRecord[]
   /** True when `secret` is the admin API's key. */
   isAdmin(secret: string): boolean
+  /** Whether an admin key is set at all (without one the admin API is closed). */
+  readonly adminConfigured: boolean
 }
 
 export interface NewKey {

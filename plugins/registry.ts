@@ -15,5 +15,14 @@ import speechVoices from './speech-voices/index.js'
 import multipartUpload from './multipart-upload/index.js'
 import transcription from './transcription/index.js'
 import verdicts from './verdicts/index.js'
+import budget from './budget/index.js'
+import fairQueue from './fair-queue/index.js'
+import usageRecords from './usage-records/index.js'
+import adminAuth from './admin-auth/index.js'
+import adminKeys from './admin-keys/index.js'
+import adminGroups from './admin-groups/index.js'
+import adminUsage from './admin-usage/index.js'
+import metrics from './metrics/index.js'
 
-export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts] as AnyPlugin[]
+export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts,
+  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics] as AnyPlugin[]

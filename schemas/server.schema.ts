@@ -31,6 +31,31 @@ export const serverFileSchema = {
       },
     },
     watch: { type: 'boolean', default: true, description: 'Reload pipelines and config when their files change (SIGHUP always reloads).' },
+    stores: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Where shared state lives. Read at start only (a reload keeps the stores it has). Unset URLs mean the embedded defaults: SQLite in the data folder, state in process memory.',
+      properties: {
+        postgres_url: { type: 'string', pattern: '^postgres(ql)?://', description: 'PostgreSQL for usage records and keys made through the admin API, instead of SQLite (SLUICE_POSTGRES_URL overrides).' },
+        postgres_schema: { type: 'string', pattern: '^[a-z_][a-z0-9_]{0,62}$', default: 'public', description: 'Schema the PostgreSQL tables live in; made when missing.' },
+        redis_url: { type: 'string', pattern: '^rediss?://', description: 'Redis for budgets, per-minute token windows and the fair queue, shared by every replica (SLUICE_REDIS_URL overrides).' },
+        redis_prefix: { type: 'string', pattern: '^[A-Za-z0-9:_.-]{1,64}$', default: 'sluice:', description: 'Prefix of every Redis key Sluice writes.' },
+        records_retention_days: { type: 'integer', minimum: 1, default: 180, description: 'Usage records older than this are purged (hourly).' },
+        records_flush_ms: { type: 'integer', minimum: 10, default: 1000, description: 'How often buffered usage records are written, in one batch.' },
+        records_batch: { type: 'integer', minimum: 1, maximum: 5000, default: 500, description: 'A buffer this full is written at once, without waiting for the timer.' },
+        keys_refresh_ms: { type: 'integer', minimum: 100, default: 2000, description: 'How often the key cache checks the store for changes made by other replicas (changes made here apply at once).' },
+      },
+    },
+    admin: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The admin API (pipelines/admin.yaml).',
+      properties: {
+        key_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$', description: 'sha256 of the admin key, hex (SLUICE_ADMIN_KEY, the secret itself, overrides). Neither set: the admin API answers 403.' },
+      },
+    },
   },
 } as const
 

@@ -23,6 +23,11 @@ import { createCatalog } from '../kernel/catalog.js'
 import { createKeyStore } from '../kernel/keys.js'
 import { BackendPools } from '../kernel/backends.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
+import { MetricsRegistry } from '../kernel/metrics.js'
+import { RecordWriter } from '../kernel/records.js'
+import { openSqliteStore } from '../kernel/storage/sqlite-store.js'
+import { memoryState } from '../kernel/state/open-state.js'
+import { openServices, type KernelServices, type StoresConfig } from '../kernel/services.js'
 
 export const TEST_KEY = 'sk-test-demo-key'
 
@@ -35,6 +40,14 @@ export interface KernelOverrides {
   call?: (routeId: string, body: unknown, options?: CallOptions) => Promise<CallResult>
   simulatorUrl?: string
   env?: NodeJS.ProcessEnv
+  /**
+   * Shared services. Defaults: budgets and queues in memory, records in SQLite in a temporary
+   * folder, fresh metrics, and no admin store (key changes answer 503). makeServedKernel gives
+   * the full set, PostgreSQL or Redis included.
+   */
+  services?: Partial<Pick<KernelServices, 'records' | 'state' | 'metrics' | 'storedKeys'>>
+  /** `admin.key_hash` of server.yaml. */
+  adminKeyHash?: string
 }
 
 /** A Kernel built from real config files (the embedded default unless told otherwise). */
@@ -44,17 +57,55 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
   // Log lines stay in memory (harnessLogs), so tests can assert on them without noise.
   const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
   const catalog = createCatalog(deployment, { simulatorUrl: overrides.simulatorUrl ?? 'http://127.0.0.1:9' })
+  const now = overrides.now ?? Date.now
+  const metrics = overrides.services?.metrics ?? new MetricsRegistry()
+  const keys = createKeyStore(deployment.keys, {
+    dataDir,
+    env: overrides.env ?? { SLUICE_DEMO_KEY: TEST_KEY },
+    log,
+    stored: overrides.services?.storedKeys,
+    adminKeyHash: overrides.adminKeyHash,
+    now,
+  })
   return {
     config: deployment,
     catalog,
-    keys: createKeyStore(deployment.keys, { dataDir, env: overrides.env ?? { SLUICE_DEMO_KEY: TEST_KEY }, log }),
+    keys,
+    keyAdmin: keys,
     backends: new BackendPools(catalog),
+    records: overrides.services?.records ?? new RecordWriter(openSqliteStore(dataDir).records, { flushMs: 60_000, batch: 500, retentionDays: 180, log, metrics, now }),
+    state: overrides.services?.state ?? memoryState(now),
+    metrics,
     log,
-    now: overrides.now ?? Date.now,
+    now,
     call: overrides.call ?? (async (routeId) => {
       throw new GatewayError(500, `no route ${routeId} in the harness`)
     }),
   }
+}
+
+/**
+ * A Kernel with the whole set of shared services, opened as the gateway opens them (SQLite or
+ * PostgreSQL, memory or Redis, per `stores`). Close it when done.
+ */
+export async function makeServedKernel(overrides: Omit<KernelOverrides, 'services'> & { stores?: Partial<StoresConfig> } = {}): Promise<{ kernel: Kernel; services: KernelServices; close(): Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-harness-'))
+  const deployment = loadDeployment({ configDir: overrides.configDir ?? defaultConfigDir, pipelinesDir: defaultPipelinesDir, dataDir, server: { stores: { ...overrides.stores } as StoresConfig } })
+  const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
+  const services = await openServices(deployment, { env: {}, log, now: overrides.now })
+  const kernel = makeKernel({ ...overrides, services })
+  return { kernel, services, close: () => services.close() }
+}
+
+/** A copy of the embedded default config folder with some files replaced: `{ 'keys.yaml': '...' }`. */
+export function configDirWith(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-config-'))
+  for (const f of fs.readdirSync(defaultConfigDir)) {
+    const src = path.join(defaultConfigDir, f)
+    if (fs.statSync(src).isFile()) fs.copyFileSync(src, path.join(dir, f))
+  }
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
+  return dir
 }
 
 export interface Scenario {

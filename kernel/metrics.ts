@@ -1,0 +1,130 @@
+/**
+ * Prometheus metrics, in the text exposition format. A registry made once per process, so
+ * counters survive hot reloads; a metric asked for twice by name is the same metric (a plugin
+ * set up again by a reload finds its own). Labels carry model and pool names only: never key
+ * ids, group names or request content.
+ */
+export type Labels = Readonly<Record<string, string>>
+
+export interface Counter {
+  inc(labels?: Labels, by?: number): void
+}
+
+export interface Histogram {
+  observe(labels: Labels, value: number): void
+}
+
+/** A gauge read when scraped: `collect` returns the current value of each label set. */
+export type GaugeCollector = () => Iterable<readonly [Labels, number]>
+
+export interface Metrics {
+  counter(name: string, help: string): Counter
+  histogram(name: string, help: string, buckets: readonly number[]): Histogram
+  /** Registers (or replaces, after a reload) the collector of a gauge. */
+  gauge(name: string, help: string, collect: GaugeCollector): void
+  /** The exposition text of every metric. */
+  render(): string
+}
+
+const labelKey = (labels: Labels): string => {
+  const names = Object.keys(labels).sort()
+  return names.map((n) => `${n}="${escapeLabel(labels[n]!)}"`).join(',')
+}
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
+}
+
+const braces = (key: string) => (key ? `{${key}}` : '')
+const formatNumber = (n: number) => (Number.isFinite(n) ? String(n) : n > 0 ? '+Inf' : n < 0 ? '-Inf' : 'NaN')
+
+class CounterMetric implements Counter {
+  readonly values = new Map<string, number>()
+  constructor(readonly name: string, readonly help: string) {}
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelKey(labels)
+    this.values.set(key, (this.values.get(key) ?? 0) + by)
+  }
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`]
+    // A counter never incremented still shows 0, so a dashboard sees it exists.
+    if (this.values.size === 0) lines.push(`${this.name} 0`)
+    for (const [key, v] of this.values) lines.push(`${this.name}${braces(key)} ${formatNumber(v)}`)
+    return lines.join('\n')
+  }
+}
+
+class HistogramMetric implements Histogram {
+  private readonly series = new Map<string, { counts: number[]; sum: number; count: number }>()
+  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+  observe(labels: Labels, value: number): void {
+    const key = labelKey(labels)
+    let s = this.series.get(key)
+    if (!s) {
+      s = { counts: this.buckets.map(() => 0), sum: 0, count: 0 }
+      this.series.set(key, s)
+    }
+    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.counts[i]!++
+    s.sum += value
+    s.count++
+  }
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
+    for (const [key, s] of this.series) {
+      const sep = key ? `${key},` : ''
+      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket{${sep}le="${b}"} ${s.counts[i]}`))
+      lines.push(`${this.name}_bucket{${sep}le="+Inf"} ${s.count}`)
+      lines.push(`${this.name}_sum${braces(key)} ${s.sum}`)
+      lines.push(`${this.name}_count${braces(key)} ${s.count}`)
+    }
+    return lines.join('\n')
+  }
+}
+
+class GaugeMetric {
+  constructor(readonly name: string, public help: string, public collect: GaugeCollector) {}
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`]
+    for (const [labels, v] of this.collect()) lines.push(`${this.name}${braces(labelKey(labels))} ${formatNumber(v)}`)
+    return lines.join('\n')
+  }
+}
+
+type Metric = CounterMetric | HistogramMetric | GaugeMetric
+
+export class MetricsRegistry implements Metrics {
+  private readonly metrics = new Map<string, Metric>()
+
+  counter(name: string, help: string): Counter {
+    return this.get(name, CounterMetric, () => new CounterMetric(name, help))
+  }
+
+  histogram(name: string, help: string, buckets: readonly number[]): Histogram {
+    return this.get(name, HistogramMetric, () => new HistogramMetric(name, help, buckets))
+  }
+
+  gauge(name: string, help: string, collect: GaugeCollector): void {
+    const existing = this.metrics.get(name)
+    if (existing instanceof GaugeMetric) {
+      existing.collect = collect
+      existing.help = help
+      return
+    }
+    this.get(name, GaugeMetric, () => new GaugeMetric(name, help, collect))
+  }
+
+  render(): string {
+    return [...this.metrics.values()].map((m) => m.render()).join('\n') + '\n'
+  }
+
+  private get<T extends Metric>(name: string, type: abstract new (...args: never[]) => T, make: () => T): T {
+    const existing = this.metrics.get(name)
+    if (existing) {
+      if (!(existing instanceof type)) throw new Error(`metric ${name} is already registered as another type`)
+      return existing
+    }
+    const made = make()
+    this.metrics.set(name, made)
+    return made
+  }
+}

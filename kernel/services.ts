@@ -1,0 +1,82 @@
+/**
+ * The shared services, made once per process (not per generation), so that budgets, queues,
+ * buffered records and the key cache survive hot reloads; closed on shutdown, after the last
+ * request, so that buffered records are flushed. Which implementation runs is read from
+ * `stores:` in server.yaml (or SLUICE_POSTGRES_URL / SLUICE_REDIS_URL) at start only.
+ */
+import type { Deployment } from './kernel.js'
+import type { Logger } from './log.js'
+import type { Store } from './storage/store.js'
+import type { SharedState } from './state/state.js'
+import { openSqliteStore } from './storage/sqlite-store.js'
+import { openPostgresStore } from './storage/postgres-store.js'
+import { RecordWriter } from './records.js'
+import { StoredKeys } from './stored-keys.js'
+import { MetricsRegistry } from './metrics.js'
+import { memoryState, redactUrl, redisState } from './state/open-state.js'
+
+export interface KernelServices {
+  readonly store: Store
+  readonly storedKeys: StoredKeys
+  readonly records: RecordWriter
+  readonly state: SharedState
+  readonly metrics: MetricsRegistry
+  close(): Promise<void>
+}
+
+export type StoresConfig = NonNullable<Deployment['server']['stores']>
+
+/** The stores as configured, the environment winning over server.yaml. */
+export function storeSettings(stores: StoresConfig, env: NodeJS.ProcessEnv) {
+  return {
+    postgresUrl: env.SLUICE_POSTGRES_URL || stores.postgres_url,
+    postgresSchema: stores.postgres_schema ?? 'public',
+    redisUrl: env.SLUICE_REDIS_URL || stores.redis_url,
+    redisPrefix: stores.redis_prefix ?? 'sluice:',
+    retentionDays: stores.records_retention_days ?? 180,
+    flushMs: stores.records_flush_ms ?? 1000,
+    batch: stores.records_batch ?? 500,
+    keysRefreshMs: stores.keys_refresh_ms ?? 2000,
+  }
+}
+
+export async function openServices(deployment: Deployment, options: { env: NodeJS.ProcessEnv; log: Logger; now?: () => number }): Promise<KernelServices> {
+  const settings = storeSettings(deployment.server.stores ?? {}, options.env)
+  const { log } = options
+  const metrics = new MetricsRegistry()
+  const opened: { close(): Promise<void> }[] = []
+  try {
+    let store: Store
+    if (settings.postgresUrl) {
+      try {
+        store = await openPostgresStore({ url: settings.postgresUrl, schema: settings.postgresSchema })
+      } catch (err) {
+        throw new Error(`cannot open PostgreSQL at ${redactUrl(settings.postgresUrl)}: ${(err as Error).message}`)
+      }
+    } else {
+      store = openSqliteStore(deployment.dataDir)
+    }
+    opened.push(store)
+    const state = settings.redisUrl ? await redisState({ url: settings.redisUrl, prefix: settings.redisPrefix, log }) : memoryState(options.now)
+    opened.push(state)
+    const storedKeys = await StoredKeys.open(store.keys, { refreshMs: settings.keysRefreshMs, log })
+    const records = new RecordWriter(store.records, { flushMs: settings.flushMs, batch: settings.batch, retentionDays: settings.retentionDays, log, metrics, now: options.now })
+    log.info('stores opened', { records: store.kind, state: state.kind })
+    return {
+      store,
+      storedKeys,
+      records,
+      state,
+      metrics,
+      async close() {
+        storedKeys.close()
+        await records.close()
+        await state.close()
+        await store.close()
+      },
+    }
+  } catch (err) {
+    for (const o of opened.reverse()) await o.close().catch(() => undefined)
+    throw err
+  }
+}

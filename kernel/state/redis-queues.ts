@@ -1,0 +1,234 @@
+/**
+ * The fair queue across replicas: the line lives in Redis (redis-queue-scripts.ts) and each
+ * process keeps only its own waiters' promises. A grant is pushed to the waiter's process on
+ * its own pub/sub channel; a heartbeat each second renews this process's leases and picks up
+ * any grant whose message was lost, so a dropped message costs at most a second.
+ */
+import crypto from 'node:crypto'
+import type { Redis } from 'ioredis'
+import type { Admission, FairQueues, PoolLoad, QueueRequest, QueueSlot } from './fair-queue.js'
+import type { Logger } from '../log.js'
+import { describeCause } from '../log.js'
+import { CANCEL, ENQUEUE, HEARTBEAT, RELEASE } from './redis-queue-scripts.js'
+
+type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
+
+export interface RedisQueuesOptions {
+  prefix: string
+  log: Logger
+  /** How long an entry outlives its process's last heartbeat (a crashed replica's slots come back after it). */
+  leaseMs?: number
+  heartbeatMs?: number
+}
+
+interface LocalWaiter {
+  readonly request: QueueRequest
+  readonly started: number
+  settle(admission: Admission): void
+}
+
+interface LocalSlot {
+  readonly pool: string
+  readonly model: string
+}
+
+export class RedisQueues implements FairQueues {
+  private readonly process = crypto.randomUUID()
+  private readonly waiters = new Map<string, LocalWaiter>()
+  private readonly slots = new Map<string, LocalSlot>()
+  private readonly scripts: Record<'enqueue' | 'release' | 'cancel' | 'heartbeat', Script>
+  private readonly heartbeat: NodeJS.Timeout
+  private readonly holdTimers = new Set<NodeJS.Timeout>()
+  private readonly channel: string
+
+  private readonly prefix: string
+  private readonly log: Logger
+  private readonly leaseMs: number
+
+  private constructor(redis: Redis, private readonly subscriber: Redis, options: RedisQueuesOptions) {
+    this.prefix = options.prefix
+    this.log = options.log
+    this.leaseMs = options.leaseMs ?? 10_000
+    const defined: [keyof RedisQueues['scripts'], string, string][] = [
+      ['enqueue', 'sluiceQueueEnqueue', ENQUEUE],
+      ['release', 'sluiceQueueRelease', RELEASE],
+      ['cancel', 'sluiceQueueCancel', CANCEL],
+      ['heartbeat', 'sluiceQueueHeartbeat', HEARTBEAT],
+    ]
+    const scripts = {} as Record<keyof RedisQueues['scripts'], Script>
+    for (const [name, command, lua] of defined) {
+      redis.defineCommand(command, { lua })
+      scripts[name] = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
+    }
+    this.scripts = scripts
+    this.channel = `${this.prefix}q:grant:`
+    this.heartbeat = setInterval(() => void this.beat(), options.heartbeatMs ?? 1_000)
+    this.heartbeat.unref()
+  }
+
+  static async open(redis: Redis, subscriber: Redis, options: RedisQueuesOptions): Promise<RedisQueues> {
+    const queues = new RedisQueues(redis, subscriber, options)
+    subscriber.on('message', (_channel: string, message: string) => queues.onGrant(message))
+    await subscriber.subscribe(queues.channel + queues.process)
+    return queues
+  }
+
+  private args(pool: string): (string | number)[] {
+    return [`${this.prefix}q:${pool}:`, this.channel, pool, this.leaseMs]
+  }
+
+  private onGrant(message: string): void {
+    const [pool, id] = message.split('\n')
+    if (pool === undefined || id === undefined) return
+    this.granted(id)
+  }
+
+  /** A waiter of ours got its slot (by message, heartbeat or a lost cancel race). */
+  private granted(id: string): void {
+    const waiter = this.waiters.get(id)
+    if (!waiter) return
+    this.waiters.delete(id)
+    this.slots.set(id, { pool: waiter.request.pool, model: waiter.request.model })
+    waiter.settle({ kind: 'granted', slot: this.slot(id, waiter.request), waitedMs: Math.round(performance.now() - waiter.started) })
+  }
+
+  private slot(id: string, request: QueueRequest): QueueSlot {
+    let released = false
+    return {
+      release: (actualCost: number) => {
+        if (released) return
+        released = true
+        void this.release(id, request, actualCost)
+      },
+    }
+  }
+
+  private async release(id: string, request: QueueRequest, actualCost: number): Promise<void> {
+    try {
+      const held = Number(await this.scripts.release(0, ...this.args(request.pool), id, actualCost, request.anticipationMs))
+      if (held === 1) {
+        // When the hold ends unused, the slot goes to the line: a heartbeat pumps it.
+        const timer = setTimeout(() => {
+          this.holdTimers.delete(timer)
+          void this.pump(request.pool)
+        }, request.anticipationMs + 1)
+        timer.unref()
+        this.holdTimers.add(timer)
+      }
+    } catch (err) {
+      // The lease runs out and Redis takes the slot back; nothing else to do here.
+      this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool: request.pool, cause: describeCause(err) })
+    } finally {
+      this.slots.delete(id)
+    }
+  }
+
+  private async pump(pool: string): Promise<void> {
+    try {
+      const running = (await this.scripts.heartbeat(0, ...this.args(pool))) as string[]
+      for (const id of running) this.granted(id)
+    } catch (err) {
+      this.log.warn('fair queue: pump failed', { pool, cause: describeCause(err) })
+    }
+  }
+
+  async acquire(request: QueueRequest): Promise<Admission> {
+    if (request.signal.aborted) return { kind: 'aborted', waitedMs: 0 }
+    const id = crypto.randomUUID()
+    const started = performance.now()
+    const waited = () => Math.round(performance.now() - started)
+    let timer: NodeJS.Timeout | undefined
+    let onAbort: (() => void) | undefined
+    const admission = new Promise<Admission>((resolve) => {
+      // Registered before the script runs: the grant message may arrive before its reply.
+      this.waiters.set(id, {
+        request,
+        started,
+        settle: (a) => {
+          clearTimeout(timer)
+          if (onAbort) request.signal.removeEventListener('abort', onAbort)
+          resolve(a)
+        },
+      })
+    })
+    const leave = async (kind: 'timeout' | 'aborted') => {
+      const waiter = this.waiters.get(id)
+      if (!waiter) return
+      let outcome: string
+      try {
+        outcome = String(await this.scripts.cancel(0, ...this.args(request.pool), id))
+      } catch (err) {
+        this.log.warn('fair queue: cancel failed; the waiter expires with its lease', { pool: request.pool, cause: describeCause(err) })
+        outcome = 'gone'
+      }
+      if (!this.waiters.has(id)) return
+      if (outcome === 'running') {
+        // Granted while we were leaving: a timeout takes the slot, an abort gives it back.
+        if (kind === 'timeout') return this.granted(id)
+        this.waiters.delete(id)
+        void this.release(id, request, 0)
+        waiter.settle({ kind: 'aborted', waitedMs: waited() })
+        return
+      }
+      this.waiters.delete(id)
+      waiter.settle({ kind, waitedMs: waited() })
+    }
+    try {
+      const now = Number(
+        await this.scripts.enqueue(0, ...this.args(request.pool), id, request.group, request.key, request.groupWeight, request.cost, request.model, this.process, request.capacity),
+      )
+      if (now === 1) this.granted(id)
+    } catch (err) {
+      this.waiters.delete(id)
+      throw err
+    }
+    if (this.waiters.has(id)) {
+      timer = setTimeout(() => void leave('timeout'), request.timeoutMs)
+      onAbort = () => void leave('aborted')
+      request.signal.addEventListener('abort', onAbort, { once: true })
+    }
+    return admission
+  }
+
+  /** Renews this process's leases and collects grants whose message was lost. */
+  private async beat(): Promise<void> {
+    const byPool = new Map<string, string[]>()
+    for (const [id, w] of this.waiters) byPool.set(w.request.pool, [...(byPool.get(w.request.pool) ?? []), id])
+    for (const [id, s] of this.slots) byPool.set(s.pool, [...(byPool.get(s.pool) ?? []), id])
+    for (const [pool, ids] of byPool) {
+      try {
+        const running = (await this.scripts.heartbeat(0, ...this.args(pool), ...ids)) as string[]
+        for (const id of running) this.granted(id)
+      } catch (err) {
+        this.log.warn('fair queue: heartbeat failed', { pool, cause: describeCause(err) })
+      }
+    }
+  }
+
+  load(): readonly PoolLoad[] {
+    const counts = new Map<string, { pool: string; model: string; waiting: number; running: number }>()
+    const at = (pool: string, model: string) => {
+      const k = `${pool}\u0000${model}`
+      let c = counts.get(k)
+      if (!c) {
+        c = { pool, model, waiting: 0, running: 0 }
+        counts.set(k, c)
+      }
+      return c
+    }
+    for (const w of this.waiters.values()) at(w.request.pool, w.request.model).waiting++
+    for (const s of this.slots.values()) at(s.pool, s.model).running++
+    return [...counts.values()]
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat)
+    for (const t of this.holdTimers) clearTimeout(t)
+    for (const [id, w] of this.waiters) {
+      this.waiters.delete(id)
+      await this.scripts.cancel(0, ...this.args(w.request.pool), id).catch(() => undefined)
+      w.settle({ kind: 'aborted', waitedMs: Math.round(performance.now() - w.started) })
+    }
+    await this.subscriber.unsubscribe().catch(() => undefined)
+  }
+}

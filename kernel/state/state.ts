@@ -1,0 +1,14 @@
+/**
+ * Shared state: the budget ledger and the fair queues. In process memory by default (one
+ * Sluice process); in Redis when `stores.redis_url` is set, so that replicas behind a load
+ * balancer keep the same budgets, token windows and queue.
+ */
+import type { BudgetLedger } from './ledger.js'
+import type { FairQueues } from './fair-queue.js'
+
+export interface SharedState {
+  readonly kind: 'memory' | 'redis'
+  readonly ledger: BudgetLedger
+  readonly queues: FairQueues
+  close(): Promise<void>
+}

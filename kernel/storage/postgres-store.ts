@@ -1,0 +1,171 @@
+/**
+ * The scale-out store: PostgreSQL through a small pg pool, shared by every replica. Tables are
+ * made at start under an advisory lock, so replicas starting together do not race. All SQL is
+ * parameterized.
+ */
+import pg from 'pg'
+import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
+import { dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
+
+const schemaSql = `
+CREATE TABLE IF NOT EXISTS usage_records (
+  at BIGINT NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL, grp TEXT NOT NULL, route TEXT NOT NULL,
+  model_requested TEXT NOT NULL, model TEXT NOT NULL, upstream_model TEXT,
+  prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL,
+  value DOUBLE PRECISION NOT NULL, status INTEGER NOT NULL, outcome TEXT NOT NULL,
+  queue_ms INTEGER, ttft_ms INTEGER, total_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS usage_records_at ON usage_records (at);
+CREATE INDEX IF NOT EXISTS usage_records_key_at ON usage_records (key_id, at);
+CREATE INDEX IF NOT EXISTS usage_records_grp_at ON usage_records (grp, at);
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY, grp TEXT NOT NULL, digest TEXT NOT NULL, enabled SMALLINT NOT NULL, legacy SMALLINT NOT NULL,
+  budget TEXT, tokens_per_minute INTEGER, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, deleted SMALLINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS key_groups (
+  id TEXT PRIMARY KEY, config TEXT NOT NULL, updated_at BIGINT NOT NULL, deleted SMALLINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value BIGINT NOT NULL);
+INSERT INTO store_meta (name, value) VALUES ('keys_version', 0) ON CONFLICT (name) DO NOTHING;
+`
+
+/** Rows per INSERT statement: 17 columns × 500 stays far below PostgreSQL's 65,535 parameters. */
+const ROWS_PER_STATEMENT = 500
+
+export interface PostgresOptions {
+  url: string
+  schema: string
+}
+
+export async function openPostgresStore(options: PostgresOptions): Promise<Store> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: 4,
+    // Every connection works in the configured schema (a fixed identifier, checked by the config schema).
+    options: `-c search_path=${options.schema}`,
+    connectionTimeoutMillis: 5000,
+  })
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined)
+  const client = await pool.connect()
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', ['sluice-schema'])
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
+      await client.query(schemaSql)
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-schema'])
+    }
+  } catch (err) {
+    client.release()
+    await pool.end()
+    throw err
+  }
+  client.release()
+
+  const ph = (n: number) => `$${n}`
+  const keyPlaceholders = keyColumns.map((_, i) => `$${i + 1}`).join(', ')
+
+  async function inTransaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await pool.connect()
+    try {
+      await c.query('BEGIN')
+      const result = await work(c)
+      await c.query('COMMIT')
+      return result
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined)
+      throw err
+    } finally {
+      c.release()
+    }
+  }
+  const bump = (c: pg.PoolClient) => c.query(`UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'`)
+
+  const records: RecordsTable = {
+    async insert(batch: readonly UsageRecord[]) {
+      for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
+        const slice = batch.slice(start, start + ROWS_PER_STATEMENT)
+        const values: (string | number | null)[] = []
+        const rows = slice.map((r) => {
+          const base = values.length
+          values.push(...recordValues(r))
+          return `(${recordColumns.map((_, i) => `$${base + i + 1}`).join(', ')})`
+        })
+        await pool.query(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${rows.join(', ')}`, values)
+      }
+    },
+    async list(period: UsagePeriod, limit: number) {
+      const where = periodWhere(period, ph)
+      const { rows } = await pool.query(`SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT $${where.values.length + 1}`, [...where.values, limit])
+      return rows.map(recordFromRow)
+    },
+    async summarize(period: UsagePeriod, by: UsageDimension) {
+      const where = periodWhere(period, ph)
+      const column = dimensionColumn[by]
+      const { rows } = await pool.query(`SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`, where.values)
+      return rows.map(usageRowFromRow)
+    },
+    async spent(scope, since) {
+      const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
+      const { rows } = await pool.query(`SELECT COALESCE(SUM(value), 0)::float8 AS spent FROM usage_records WHERE ${column} = $1 AND at >= $2`, [value, since])
+      return Number(rows[0]?.spent ?? 0)
+    },
+    async purge(before) {
+      const res = await pool.query('DELETE FROM usage_records WHERE at < $1', [before])
+      return res.rowCount ?? 0
+    },
+  }
+
+  const keys: KeysTable = {
+    async version() {
+      const { rows } = await pool.query(`SELECT value FROM store_meta WHERE name = 'keys_version'`)
+      return Number(rows[0]?.value ?? 0)
+    },
+    async load(): Promise<KeysSnapshot> {
+      return inTransaction(async (c) => {
+        await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
+        const version = Number((await c.query(`SELECT value FROM store_meta WHERE name = 'keys_version'`)).rows[0]?.value ?? 0)
+        const keyRows = (await c.query('SELECT * FROM api_keys')).rows
+        const groupRows = (await c.query('SELECT * FROM key_groups')).rows
+        return { version, keys: keyRows.map(keyFromRow), groups: groupRows.map(groupFromRow) }
+      })
+    },
+    async insertKey(key: StoredKey) {
+      return inTransaction(async (c) => {
+        const res = await c.query(`INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${keyPlaceholders}) ON CONFLICT (id) DO NOTHING`, keyValues(key))
+        if (res.rowCount === 1) await bump(c)
+        return res.rowCount === 1
+      })
+    },
+    async putKey(key: StoredKey) {
+      await inTransaction(async (c) => {
+        await c.query(
+          `INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${keyPlaceholders})
+           ON CONFLICT (id) DO UPDATE SET ${keyColumns.slice(1).map((col) => `${col} = EXCLUDED.${col}`).join(', ')}`,
+          keyValues(key),
+        )
+        await bump(c)
+      })
+    },
+    async putGroup(group: StoredGroup) {
+      await inTransaction(async (c) => {
+        await c.query(
+          `INSERT INTO key_groups (id, config, updated_at, deleted) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (id) DO UPDATE SET config = EXCLUDED.config, updated_at = EXCLUDED.updated_at, deleted = EXCLUDED.deleted`,
+          [group.id, JSON.stringify(group.config), group.updatedAt, group.deleted ? 1 : 0],
+        )
+        await bump(c)
+      })
+    },
+  }
+
+  return {
+    kind: 'postgres',
+    records,
+    keys,
+    async close() {
+      await pool.end()
+    },
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The SQL both stores share: one table layout, one column order, and the mapping between rows
+ * and the store's types. Dialect differences (placeholders, types, upserts) stay in each store.
+ */
+import type { GroupConfig } from '../../schemas/keys.schema.js'
+import type { StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from './store.js'
+
+/** Columns of usage_records, in insert order. */
+export const recordColumns = [
+  'at', 'request_id', 'key_id', 'grp', 'route', 'model_requested', 'model', 'upstream_model',
+  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'value', 'status', 'outcome', 'queue_ms', 'ttft_ms', 'total_ms',
+] as const
+
+export function recordValues(r: UsageRecord): (string | number | null)[] {
+  return [
+    r.at, r.requestId, r.keyId, r.group, r.route, r.modelRequested, r.model, r.upstreamModel,
+    r.promptTokens, r.completionTokens, r.cachedTokens, r.value, r.status, r.outcome, r.queueMs, r.ttftMs, r.totalMs,
+  ]
+}
+
+type Row = Record<string, unknown>
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0))
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
+
+export function recordFromRow(row: Row): UsageRecord {
+  return {
+    at: num(row.at),
+    requestId: String(row.request_id),
+    keyId: String(row.key_id),
+    group: String(row.grp),
+    route: String(row.route),
+    modelRequested: String(row.model_requested),
+    model: String(row.model),
+    upstreamModel: row.upstream_model === null || row.upstream_model === undefined ? null : String(row.upstream_model),
+    promptTokens: num(row.prompt_tokens),
+    completionTokens: num(row.completion_tokens),
+    cachedTokens: num(row.cached_tokens),
+    value: num(row.value),
+    status: num(row.status),
+    outcome: String(row.outcome) as UsageRecord['outcome'],
+    queueMs: numOrNull(row.queue_ms),
+    ttftMs: numOrNull(row.ttft_ms),
+    totalMs: num(row.total_ms),
+  }
+}
+
+export function usageRowFromRow(row: Row): UsageRow {
+  return {
+    name: String(row.name),
+    requests: num(row.requests),
+    promptTokens: num(row.prompt_tokens),
+    completionTokens: num(row.completion_tokens),
+    cachedTokens: num(row.cached_tokens),
+    value: num(row.value),
+  }
+}
+
+/** The grouping column of a usage summary (a fixed list: never spliced from input). */
+export const dimensionColumn: Record<UsageDimension, string> = { key: 'key_id', model: 'model', group: 'grp' }
+
+/** WHERE clause of a period, with placeholders made by `ph(n)` (n from 1), and its values. */
+export function periodWhere(period: UsagePeriod, ph: (n: number) => string): { sql: string; values: (string | number)[] } {
+  const parts = [`at >= ${ph(1)}`, `at < ${ph(2)}`]
+  const values: (string | number)[] = [period.from, period.to]
+  const add = (column: string, value: string | undefined) => {
+    if (value === undefined) return
+    values.push(value)
+    parts.push(`${column} = ${ph(values.length)}`)
+  }
+  add('key_id', period.keyId)
+  add('grp', period.group)
+  add('model', period.model)
+  return { sql: parts.join(' AND '), values }
+}
+
+export const summaryColumns = `COUNT(*) AS requests, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
+  COALESCE(SUM(completion_tokens), 0) AS completion_tokens, COALESCE(SUM(cached_tokens), 0) AS cached_tokens,
+  COALESCE(SUM(value), 0) AS value`
+
+export function keyFromRow(row: Row): StoredKey {
+  const budget = row.budget ? (JSON.parse(String(row.budget)) as StoredKey['budget']) : undefined
+  return {
+    id: String(row.id),
+    group: String(row.grp),
+    digest: String(row.digest ?? ''),
+    enabled: Boolean(num(row.enabled)),
+    legacy: Boolean(num(row.legacy)),
+    budget,
+    tokensPerMinute: numOrNull(row.tokens_per_minute) ?? undefined,
+    createdAt: num(row.created_at),
+    updatedAt: num(row.updated_at),
+    deleted: Boolean(num(row.deleted)),
+  }
+}
+
+export function keyValues(k: StoredKey): (string | number | null)[] {
+  return [k.id, k.group, k.digest, k.enabled ? 1 : 0, k.legacy ? 1 : 0, k.budget ? JSON.stringify(k.budget) : null, k.tokensPerMinute ?? null, k.createdAt, k.updatedAt, k.deleted ? 1 : 0]
+}
+
+export const keyColumns = ['id', 'grp', 'digest', 'enabled', 'legacy', 'budget', 'tokens_per_minute', 'created_at', 'updated_at', 'deleted'] as const
+
+export function groupFromRow(row: Row): StoredGroup {
+  return { id: String(row.id), config: JSON.parse(String(row.config)) as GroupConfig, updatedAt: num(row.updated_at), deleted: Boolean(num(row.deleted)) }
+}

@@ -1,0 +1,125 @@
+/**
+ * The embedded store: one SQLite file in the data folder (better-sqlite3, WAL). Its calls are
+ * synchronous; the store is only ever called off the request path (record batches on a timer,
+ * the key cache's refresh, the admin API), so a batch insert costs the event loop a few
+ * milliseconds at most.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
+import { dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
+
+const schema = `
+CREATE TABLE IF NOT EXISTS usage_records (
+  at INTEGER NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL, grp TEXT NOT NULL, route TEXT NOT NULL,
+  model_requested TEXT NOT NULL, model TEXT NOT NULL, upstream_model TEXT,
+  prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL,
+  value REAL NOT NULL, status INTEGER NOT NULL, outcome TEXT NOT NULL,
+  queue_ms INTEGER, ttft_ms INTEGER, total_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS usage_records_at ON usage_records (at);
+CREATE INDEX IF NOT EXISTS usage_records_key_at ON usage_records (key_id, at);
+CREATE INDEX IF NOT EXISTS usage_records_grp_at ON usage_records (grp, at);
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY, grp TEXT NOT NULL, digest TEXT NOT NULL, enabled INTEGER NOT NULL, legacy INTEGER NOT NULL,
+  budget TEXT, tokens_per_minute INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, deleted INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS key_groups (
+  id TEXT PRIMARY KEY, config TEXT NOT NULL, updated_at INTEGER NOT NULL, deleted INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT OR IGNORE INTO store_meta (name, value) VALUES ('keys_version', 0);
+`
+
+export function openSqliteStore(dataDir: string): Store {
+  fs.mkdirSync(dataDir, { recursive: true })
+  const db = new Database(path.join(dataDir, 'sluice.db'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  db.pragma('busy_timeout = 5000')
+  db.exec(schema)
+
+  const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+  const insertRecord = db.prepare(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES (${placeholders(recordColumns.length)})`)
+  const insertMany = db.transaction((records: readonly UsageRecord[]) => {
+    for (const r of records) insertRecord.run(recordValues(r))
+  })
+  const bump = db.prepare(`UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'`)
+  const version = db.prepare(`SELECT value FROM store_meta WHERE name = 'keys_version'`).pluck()
+  const insertKey = db.prepare(`INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${placeholders(keyColumns.length)}) ON CONFLICT (id) DO NOTHING`)
+  const upsertKey = db.prepare(
+    `INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${placeholders(keyColumns.length)})
+     ON CONFLICT (id) DO UPDATE SET ${keyColumns.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`,
+  )
+  const upsertGroup = db.prepare(
+    `INSERT INTO key_groups (id, config, updated_at, deleted) VALUES (?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET config = excluded.config, updated_at = excluded.updated_at, deleted = excluded.deleted`,
+  )
+  const ph = () => '?'
+
+  const records: RecordsTable = {
+    async insert(batch) {
+      if (batch.length > 0) insertMany(batch)
+    },
+    async list(period: UsagePeriod, limit: number) {
+      const where = periodWhere(period, ph)
+      const rows = db.prepare(`SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT ?`).all(...where.values, limit) as Record<string, unknown>[]
+      return rows.map(recordFromRow)
+    },
+    async summarize(period: UsagePeriod, by: UsageDimension) {
+      const where = periodWhere(period, ph)
+      const column = dimensionColumn[by]
+      const rows = db.prepare(`SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`).all(...where.values) as Record<string, unknown>[]
+      return rows.map(usageRowFromRow)
+    },
+    async spent(scope, since) {
+      const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
+      return Number(db.prepare(`SELECT COALESCE(SUM(value), 0) FROM usage_records WHERE ${column} = ? AND at >= ?`).pluck().get(value, since))
+    },
+    async purge(before) {
+      return db.prepare('DELETE FROM usage_records WHERE at < ?').run(before).changes
+    },
+  }
+
+  const keys: KeysTable = {
+    async version() {
+      return Number(version.get())
+    },
+    async load(): Promise<KeysSnapshot> {
+      return db.transaction(() => ({
+        version: Number(version.get()),
+        keys: (db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[]).map(keyFromRow),
+        groups: (db.prepare('SELECT * FROM key_groups').all() as Record<string, unknown>[]).map(groupFromRow),
+      }))()
+    },
+    async insertKey(key: StoredKey) {
+      return db.transaction(() => {
+        const inserted = insertKey.run(keyValues(key)).changes === 1
+        if (inserted) bump.run()
+        return inserted
+      })()
+    },
+    async putKey(key: StoredKey) {
+      db.transaction(() => {
+        upsertKey.run(keyValues(key))
+        bump.run()
+      })()
+    },
+    async putGroup(group: StoredGroup) {
+      db.transaction(() => {
+        upsertGroup.run(group.id, JSON.stringify(group.config), group.updatedAt, group.deleted ? 1 : 0)
+        bump.run()
+      })()
+    },
+  }
+
+  return {
+    kind: 'sqlite',
+    records,
+    keys,
+    async close() {
+      if (db.open) db.close()
+    },
+  }
+}

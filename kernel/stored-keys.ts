@@ -1,0 +1,116 @@
+/**
+ * The in-memory cache of the keys and groups made through the admin API, so that `lookup` on
+ * the request path never touches the store. Changes made in this process apply at once (the
+ * cache reloads right after the write); changes made by other replicas are seen within
+ * `keys_refresh_ms`, by polling the store's change counter (one tiny query).
+ */
+import crypto from 'node:crypto'
+import type { KeysTable, StoredGroup, StoredKey } from './storage/store.js'
+import type { Logger } from './log.js'
+import { describeCause } from './log.js'
+
+/** Digests bucketed by their first byte; within a bucket each is compared in constant time. */
+export class DigestIndex<T> {
+  private readonly buckets = new Map<number, { digest: Buffer; value: T }[]>()
+
+  add(digest: Buffer, value: T): void {
+    const list = this.buckets.get(digest[0]!) ?? []
+    list.push({ digest, value })
+    this.buckets.set(digest[0]!, list)
+  }
+
+  find(digest: Buffer): T | undefined {
+    const list = this.buckets.get(digest[0]!)
+    if (!list) return undefined
+    let found: T | undefined
+    for (const entry of list) if (crypto.timingSafeEqual(entry.digest, digest)) found = entry.value
+    return found
+  }
+}
+
+export class StoredKeys {
+  private version = -1
+  private byId = new Map<string, StoredKey>()
+  private index = new DigestIndex<StoredKey>()
+  private groupsById = new Map<string, StoredGroup>()
+  private readonly timer: NodeJS.Timeout
+  private refreshing: Promise<void> | undefined
+  private readonly listeners = new Set<() => void>()
+
+  private constructor(readonly table: KeysTable, private readonly log: Logger, refreshMs: number) {
+    this.timer = setInterval(() => void this.poll(), refreshMs)
+    this.timer.unref()
+  }
+
+  static async open(table: KeysTable, options: { refreshMs: number; log: Logger }): Promise<StoredKeys> {
+    const stored = new StoredKeys(table, options.log, options.refreshMs)
+    await stored.reload()
+    return stored
+  }
+
+  /** The store's key with this id (deleted ones too: a tombstone hides a seed key). */
+  key(id: string): StoredKey | undefined {
+    return this.byId.get(id)
+  }
+
+  keys(): IterableIterator<StoredKey> {
+    return this.byId.values()
+  }
+
+  /** A live (not deleted) key by the digest of its secret. */
+  findByDigest(digest: Buffer): StoredKey | undefined {
+    return this.index.find(digest)
+  }
+
+  group(id: string): StoredGroup | undefined {
+    return this.groupsById.get(id)
+  }
+
+  groups(): IterableIterator<StoredGroup> {
+    return this.groupsById.values()
+  }
+
+  /** Called after every reload that changed something (key stores rebuild their views). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Reloads now (after a write of ours, so the next request sees it). */
+  async reload(): Promise<void> {
+    while (this.refreshing) await this.refreshing
+    this.refreshing = (async () => {
+      try {
+        const snapshot = await this.table.load()
+        const byId = new Map<string, StoredKey>()
+        const index = new DigestIndex<StoredKey>()
+        for (const k of snapshot.keys) {
+          byId.set(k.id, k)
+          if (!k.deleted && k.digest) index.add(Buffer.from(k.digest, 'hex'), k)
+        }
+        this.byId = byId
+        this.index = index
+        this.groupsById = new Map(snapshot.groups.map((g) => [g.id, g]))
+        this.version = snapshot.version
+        for (const listener of this.listeners) listener()
+      } finally {
+        this.refreshing = undefined
+      }
+    })()
+    await this.refreshing
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      if ((await this.table.version()) !== this.version) await this.reload()
+    } catch (err) {
+      // The cache keeps serving what it has; the next poll tries again.
+      this.log.warn('key store refresh failed', { cause: describeCause(err) })
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer)
+    this.listeners.clear()
+  }
+}

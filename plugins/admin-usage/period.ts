@@ -1,0 +1,21 @@
+/** The period and filters of a usage query, from the query string, with clear 400s. */
+import { GatewayError } from '../../kernel/errors.js'
+import type { UsagePeriod } from '../../kernel/storage/store.js'
+
+function time(query: URLSearchParams, name: string, fallback: number): number {
+  const raw = query.get(name)
+  if (raw === null || raw === '') return fallback
+  const t = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw)
+  if (!Number.isFinite(t)) throw new GatewayError(400, `invalid request: ${name} must be an ISO 8601 time or epoch milliseconds`, { code: 'invalid_request' })
+  return t
+}
+
+/** Default period: from the start of the current month (UTC) to now. */
+export function usagePeriod(query: URLSearchParams, now: number): UsagePeriod {
+  const d = new Date(now)
+  const from = time(query, 'from', Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1))
+  const to = time(query, 'to', now + 1)
+  if (to <= from) throw new GatewayError(400, 'invalid request: to must be after from', { code: 'invalid_request' })
+  const text = (name: string) => query.get(name) || undefined
+  return { from, to, keyId: text('key'), group: text('group'), model: text('model') }
+}

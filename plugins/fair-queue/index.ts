@@ -1,0 +1,123 @@
+/**
+ * fair-queue: keeps each backend pool to its capacity (models.yaml `backends.<name>.capacity`)
+ * and, when it is full, lets requests wait in a fair line: a freed slot goes to the group
+ * served least by tokens (divided by its weight, keys.yaml `groups.<g>.weight`), then to that
+ * group's key served least (the Virtual Token Counter, OSDI 2024). The wait ends at
+ * `limits.queue_timeout_ms` with 503 "timed out waiting for model capacity" and
+ * `Retry-After: 5`, and never outlasts the request's total time limit. The slot is held until
+ * the reply ends — a stream keeps it while it flows — and freed in `finish`, however the reply
+ * ended; the service charged is then corrected to the tokens actually used.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import type { QueueSlot } from '../../kernel/state/fair-queue.js'
+import { estimatePromptTokens, streamedTokens } from '../../kernel/token-estimate.js'
+import { configSchema, type FairQueueConfig } from './schema.js'
+import { ServiceEstimate } from './service-estimate.js'
+
+declare module '../../kernel/exchange.js' {
+  interface ExchangeState {
+    queue?: {
+      /** Time spent waiting for a slot, ms. */
+      waitedMs: number
+      slot: QueueSlot
+      pool: string
+      promptEstimate: number
+      /** Pieces streamed: the reply's size when it ends without a usage report. */
+      streamed: number
+    }
+  }
+}
+
+/** Seconds buckets of the wait-time histogram: from "no wait" to the 5-minute limit. */
+const WAIT_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+
+export default definePlugin<FairQueueConfig>({
+  name: 'fair-queue',
+  config: configSchema,
+  requires: ['auth', 'model'],
+  provides: ['queue'],
+  setup(config, kernel) {
+    const { queues } = kernel.state
+    const estimate = { perMessage: config.tokens_per_message, perImage: config.tokens_per_image }
+    const weights = { prompt: config.prompt_weight, completion: config.completion_weight }
+    const services = new Map<string, ServiceEstimate>()
+    const serviceOf = (pool: string) => {
+      let s = services.get(pool)
+      if (!s) {
+        s = new ServiceEstimate(weights)
+        services.set(pool, s)
+      }
+      return s
+    }
+    const waits = kernel.metrics.histogram('sluice_queue_wait_seconds', 'Time requests waited for model capacity.', WAIT_BUCKETS)
+    const timeouts = kernel.metrics.counter('sluice_queue_timeouts_total', 'Requests that gave up waiting for model capacity (503).')
+    kernel.metrics.gauge('sluice_queue_waiting', 'Requests of this process waiting for model capacity, per model.', () =>
+      queues.load().map((l) => [{ model: l.model, pool: l.pool }, l.waiting] as const),
+    )
+    kernel.metrics.gauge('sluice_queue_running', 'Requests of this process holding a slot of model capacity, per model.', () =>
+      queues.load().map((l) => [{ model: l.model, pool: l.pool }, l.running] as const),
+    )
+    kernel.metrics.gauge('sluice_queue_capacity', 'Concurrent requests each backend pool takes (models.yaml).', () =>
+      Object.entries(kernel.config.models.backends).map(([pool, b]) => [{ pool }, b.capacity ?? 8] as const),
+    )
+    return {
+      async request(ex, next) {
+        const model = ex.state.model!.model
+        const pool = model.backend
+        const principal = ex.principal
+        const group = principal?.group ?? ''
+        const promptEstimate = estimatePromptTokens(ex.body, estimate)
+        const cost = serviceOf(pool).charge(promptEstimate)
+        const limits = kernel.config.server.limits
+        const request = {
+          pool,
+          capacity: kernel.catalog.backend(pool)?.capacity ?? kernel.config.models.backends[pool]?.capacity ?? 8,
+          model: model.id,
+          group,
+          groupWeight: kernel.keys.group(group)?.weight ?? 1,
+          key: principal?.keyId ?? '',
+          cost,
+          timeoutMs: limits.queue_timeout_ms,
+          // Waiting counts toward the request's total time limit: its deadline aborts this signal.
+          signal: ex.signal,
+          anticipationMs: config.anticipation_ms,
+        }
+        const admission = await queues.acquire(request).catch((err: unknown) => {
+          throw new GatewayError(503, 'queue state is unavailable', { headers: { 'retry-after': '5' }, cause: err })
+        })
+        waits.observe({ model: model.id }, admission.waitedMs / 1000)
+        if (admission.kind === 'aborted') throw ex.signal.reason ?? new GatewayError(499, 'client closed the request')
+        if (admission.kind === 'timeout') {
+          timeouts.inc({ model: model.id })
+          throw new GatewayError(503, 'timed out waiting for model capacity', { code: 'capacity_timeout', headers: { 'retry-after': '5' } })
+        }
+        ex.state.queue = { waitedMs: admission.waitedMs, slot: admission.slot, pool, promptEstimate, streamed: 0 }
+        await next()
+      },
+      chunk(ex, event) {
+        const q = ex.state.queue
+        if (q) q.streamed += streamedTokens(event)
+        return event
+      },
+      finish(ex) {
+        const q = ex.state.queue
+        if (!q) return
+        const service = serviceOf(q.pool)
+        const usage = ex.state.backend?.usage
+        if (usage) {
+          const prompt = usage.prompt_tokens ?? 0
+          const completion = usage.completion_tokens ?? 0
+          service.learn(q.promptEstimate, prompt, completion)
+          q.slot.release(service.actual(prompt, completion))
+        } else if (q.streamed === 0 && ex.state.backend?.firstTokenAt === undefined) {
+          // Refused or failed before any token: nothing was served.
+          q.slot.release(0)
+        } else {
+          // Cut or abandoned without a usage report: the prompt's guess and what streamed.
+          q.slot.release(service.actual(service.guessPrompt(q.promptEstimate), q.streamed))
+        }
+      },
+    }
+  },
+})

@@ -1,0 +1,197 @@
+/**
+ * The key store with the admin API's changes, run against both stores (SQLite, PostgreSQL):
+ * keys made, switched off, rotated and deleted apply to the very next lookup; seed keys
+ * (keys.yaml) are overridden by the store; another replica sees changes within its refresh.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import type { Store } from '../../kernel/storage/store.js'
+import { openSqliteStore } from '../../kernel/storage/sqlite-store.js'
+import { openPostgresStore } from '../../kernel/storage/postgres-store.js'
+import { StoredKeys } from '../../kernel/stored-keys.js'
+import { createKeyStore, formatHash, hashSecret, type LayeredKeyStore } from '../../kernel/keys.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { createLogger } from '../../kernel/log.js'
+import type { KeysFile } from '../../schemas/keys.schema.js'
+import { available, POSTGRES_URL, uniqueName } from '../support/services.js'
+
+const log = createLogger({ level: 'error', sink: { write: () => undefined } })
+const seed: KeysFile = {
+  groups: { research: { models: ['*'], weight: 1 }, ops: { models: ['sim-chat'], weight: 2, tokens_per_minute: 1000 } },
+  keys: [
+    { id: 'seeded', group: 'research', hash: formatHash(hashSecret('sk-seeded')), enabled: true, legacy: false, demo: false },
+    { id: 'old', group: 'ops', hash: formatHash(hashSecret('sk-old')), enabled: true, legacy: true, demo: false, budget: { amount: 5, term: 'week' } },
+  ],
+}
+
+async function status(p: Promise<unknown>): Promise<number | 'ok'> {
+  try {
+    await p
+    return 'ok'
+  } catch (err) {
+    return err instanceof GatewayError ? err.status : -1
+  }
+}
+
+/** Polls `read` until it returns `want` (at most a second); returns the last value read. */
+async function eventually<T>(read: () => T, want: T): Promise<T> {
+  let value = read()
+  for (let i = 0; i < 40 && value !== want; i++) {
+    await new Promise((r) => setTimeout(r, 25))
+    value = read()
+  }
+  return value
+}
+
+function keysContract(label: string, open: () => Promise<{ store: Store; cleanup(): Promise<void> } | undefined>): void {
+  const test = suite(`key store with admin changes: ${label}`)
+  let opened: { store: Store; cleanup(): Promise<void> } | undefined
+  let stored: StoredKeys
+  let keys: LayeredKeyStore
+  test.before(async () => {
+    opened = await open()
+    if (!opened) return
+    stored = await StoredKeys.open(opened.store.keys, { refreshMs: 50, log })
+    keys = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, stored })
+  })
+  test.after(async () => {
+    stored?.close()
+    await opened?.store.close()
+    await opened?.cleanup()
+  })
+  const it = (name: string, fn: () => Promise<void>) =>
+    test(name, async () => {
+      if (opened) await fn()
+    })
+
+  it('seed keys answer to their secrets; a key made here answers to the secret shown once', async () => {
+    assert.is(keys.lookup('sk-seeded')?.id, 'seeded')
+    const made = await keys.createKey({ id: 'alice', group: 'research', budget: { amount: 3, term: 'day' }, tokensPerMinute: 500 })
+    assert.match(made.secret, /^sk-sluice-/)
+    const found = keys.lookup(made.secret)
+    assert.equal({ ...found, createdAt: undefined, updatedAt: undefined }, { id: 'alice', group: 'research', enabled: true, legacy: false, budget: { amount: 3, term: 'day' }, tokensPerMinute: 500, source: 'store', createdAt: undefined, updatedAt: undefined })
+    assert.equal(keys.keys().map((k) => `${k.id}:${k.source}`), ['alice:store', 'old:config', 'seeded:config'])
+    const snap = await opened!.store.keys.load()
+    assert.not.ok(JSON.stringify(snap).includes(made.secret), 'the store keeps only the digest')
+  })
+
+  it('switched off: the next lookup sees it; switched on again', async () => {
+    const made = await keys.createKey({ id: 'bob', group: 'research' })
+    await keys.updateKey('bob', { enabled: false })
+    assert.is(keys.lookup(made.secret)?.enabled, false)
+    await keys.updateKey('bob', { enabled: true, group: 'ops', budget: { amount: 1, term: 'month' } })
+    const bob = keys.lookup(made.secret)!
+    assert.equal([bob.enabled, bob.group, bob.budget], [true, 'ops', { amount: 1, term: 'month' }])
+    await keys.updateKey('bob', { budget: null, tokensPerMinute: null })
+    assert.is(keys.key('bob')!.budget, undefined, 'null clears a budget')
+  })
+
+  it('a seed key switched off here is overridden by the store', async () => {
+    await keys.updateKey('seeded', { enabled: false })
+    const k = keys.lookup('sk-seeded')!
+    assert.equal([k.id, k.enabled, k.source], ['seeded', false, 'store'])
+  })
+
+  it('rotation: a new secret, the old one stops, and a legacy key moves to the current gateway', async () => {
+    assert.is(keys.lookup('sk-old')?.legacy, true)
+    const rotated = await keys.rotateKey('old')
+    assert.is(keys.lookup('sk-old'), undefined, 'the old secret no longer works')
+    const k = keys.lookup(rotated.secret)!
+    assert.equal([k.id, k.legacy, k.group], ['old', false, 'ops'])
+    assert.equal(k.budget, { amount: 5, term: 'week' }, 'the seed key was copied whole')
+  })
+
+  it('deleted keys are gone, and their ids are not reused', async () => {
+    const made = await keys.createKey({ id: 'carol', group: 'research' })
+    await keys.deleteKey('carol')
+    assert.is(keys.lookup(made.secret), undefined)
+    assert.is(keys.key('carol'), undefined)
+    assert.is(await status(keys.createKey({ id: 'carol', group: 'research' })), 409)
+    assert.is(await status(keys.deleteKey('carol')), 404)
+  })
+
+  it('bad changes are clear errors and change nothing', async () => {
+    const before = (await opened!.store.keys.load()).version
+    assert.is(await status(keys.createKey({ group: 'nope' })), 400)
+    assert.is(await status(keys.createKey({ id: 'has space', group: 'research' })), 400)
+    assert.is(await status(keys.createKey({ id: 'alice', group: 'research' })), 409)
+    assert.is(await status(keys.updateKey('ghost', { enabled: false })), 404)
+    assert.is(await status(keys.updateKey('alice', { group: 'nope' })), 400)
+    assert.is(await status(keys.rotateKey('ghost')), 404)
+    assert.is(await status(keys.putGroup('g', { weight: -1 })), 400)
+    assert.is(await status(keys.putGroup('g', { colour: 'red' })), 400)
+    assert.is(await status(keys.deleteGroup('research')), 409, 'the group still has keys')
+    assert.is(await status(keys.deleteGroup('ghost')), 404)
+    assert.is((await opened!.store.keys.load()).version, before)
+  })
+
+  it('groups: put (defaults filled), override a seed group, delete an empty one', async () => {
+    const g = await keys.putGroup('tenant-x', { models: ['sim-chat'], budget: { amount: 10 } })
+    assert.equal(g.config, { models: ['sim-chat'], weight: 1, budget: { amount: 10, term: 'month' } })
+    assert.equal(keys.group('tenant-x'), g.config)
+    await keys.putGroup('ops', { weight: 5 })
+    assert.is(keys.group('ops')!.weight, 5)
+    assert.is(keys.groups().find((x) => x.id === 'ops')!.source, 'store')
+    await keys.deleteGroup('tenant-x')
+    assert.is(keys.group('tenant-x'), undefined)
+  })
+
+  it('another replica on the same store sees a change within its refresh', async () => {
+    const replicaCache = await StoredKeys.open(opened!.store.keys, { refreshMs: 50, log })
+    const replica = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, stored: replicaCache })
+    try {
+      const made = await keys.createKey({ id: 'dave', group: 'research' })
+      assert.is(await eventually(() => replica.lookup(made.secret)?.enabled, true), true, 'the other replica saw the new key')
+      await keys.updateKey('dave', { enabled: false })
+      const seen = await eventually(() => replica.lookup(made.secret)?.enabled, false)
+      assert.is(seen, false, 'the other replica saw the switch')
+    } finally {
+      replicaCache.close()
+      replica.close()
+    }
+  })
+
+  test.run()
+}
+
+keysContract('sqlite', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-keys-'))
+  return { store: openSqliteStore(dir), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
+})
+
+keysContract('postgres', async () => {
+  if (!(await available('postgres'))) return undefined
+  const schema = uniqueName('sluice_test')
+  return {
+    store: await openPostgresStore({ url: POSTGRES_URL, schema }),
+    async cleanup() {
+      const client = new pg.Client({ connectionString: POSTGRES_URL })
+      await client.connect()
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await client.end()
+    },
+  }
+})
+
+const admin = suite('admin key')
+admin('the admin key comes from SLUICE_ADMIN_KEY or admin.key_hash, compared by digest', () => {
+  const fromEnv = createKeyStore(seed, { dataDir: os.tmpdir(), env: { SLUICE_ADMIN_KEY: 'sk-admin' }, log })
+  assert.ok(fromEnv.adminConfigured)
+  assert.ok(fromEnv.isAdmin('sk-admin'))
+  assert.not.ok(fromEnv.isAdmin('sk-seeded'))
+  const fromConfig = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, adminKeyHash: formatHash(hashSecret('sk-config-admin')) })
+  assert.ok(fromConfig.isAdmin('sk-config-admin'))
+  const none = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log })
+  assert.not.ok(none.adminConfigured)
+  assert.not.ok(none.isAdmin(''))
+})
+admin('without a store, changes answer 503 and lookups still work', async () => {
+  const bare = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log })
+  assert.is(bare.lookup('sk-seeded')?.id, 'seeded')
+  assert.is(await status(bare.createKey({ group: 'research' })), 503)
+})
+admin.run()

@@ -1,0 +1,113 @@
+/** The usage-record writer: buffered, written in batches off the request path, never lost to a hiccup. */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { RecordsTable, UsageRecord } from '../../kernel/storage/store.js'
+import { RecordWriter } from '../../kernel/records.js'
+import { MetricsRegistry } from '../../kernel/metrics.js'
+import { createLogger } from '../../kernel/log.js'
+
+const test = suite('kernel records writer')
+const log = createLogger({ level: 'error', sink: { write: () => undefined } })
+const DAY = 86_400_000
+const NOW = Date.UTC(2026, 4, 14)
+
+function rec(i: number, at = NOW): UsageRecord {
+  return { at, requestId: `r${i}`, keyId: 'k', group: 'g', route: 'chat', modelRequested: 'm', model: 'm', upstreamModel: null, promptTokens: 1, completionTokens: 1, cachedTokens: 0, value: 0, status: 200, outcome: 'done', queueMs: 0, ttftMs: 0, totalMs: 1 }
+}
+
+/** A table in memory that can be told to fail. */
+function fakeTable() {
+  const rows: UsageRecord[] = []
+  const table = {
+    rows,
+    inserts: 0,
+    failing: false,
+    purgedBefore: [] as number[],
+    async insert(batch: readonly UsageRecord[]) {
+      if (table.failing) throw new Error('store down')
+      table.inserts++
+      rows.push(...batch)
+    },
+    async list() {
+      return [...rows]
+    },
+    async summarize() {
+      return []
+    },
+    async spent() {
+      return 0
+    },
+    async purge(before: number) {
+      table.purgedBefore.push(before)
+      return 0
+    },
+  } satisfies RecordsTable & Record<string, unknown>
+  return table
+}
+
+test('add only buffers; the batch is written on flush, in one insert', async () => {
+  const table = fakeTable()
+  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  for (let i = 0; i < 10; i++) w.add(rec(i))
+  assert.is(table.rows.length, 0, 'nothing written on add')
+  await w.flush()
+  assert.is(table.rows.length, 10)
+  assert.is(table.inserts, 1)
+  await w.close()
+})
+
+test('a full buffer is written without waiting for the timer', async () => {
+  const table = fakeTable()
+  const w = new RecordWriter(table, { flushMs: 60_000, batch: 5, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  for (let i = 0; i < 5; i++) w.add(rec(i))
+  await new Promise((r) => setImmediate(r))
+  assert.is(table.rows.length, 5)
+  await w.close()
+})
+
+test('the timer writes what is buffered', async () => {
+  const table = fakeTable()
+  const w = new RecordWriter(table, { flushMs: 20, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  w.add(rec(1))
+  await new Promise((r) => setTimeout(r, 60))
+  assert.is(table.rows.length, 1)
+  await w.close()
+})
+
+test('a store that fails keeps the batch for the next attempt; a full buffer drops the oldest, counted', async () => {
+  const table = fakeTable()
+  const metrics = new MetricsRegistry()
+  const w = new RecordWriter(table, { flushMs: 60_000, batch: 1000, retentionDays: 180, log, metrics, now: () => NOW, maxBuffered: 5 })
+  table.failing = true
+  for (let i = 0; i < 3; i++) w.add(rec(i))
+  await w.flush()
+  assert.is(table.rows.length, 0)
+  for (let i = 3; i < 7; i++) w.add(rec(i))
+  table.failing = false
+  await w.flush()
+  assert.equal(table.rows.map((r) => r.requestId), ['r2', 'r3', 'r4', 'r5', 'r6'])
+  assert.match(metrics.render(), /sluice_records_dropped_total 2/)
+  assert.match(metrics.render(), /sluice_records_write_failures_total 1/)
+  await w.close()
+})
+
+test('close writes what is left; records added after close are ignored', async () => {
+  const table = fakeTable()
+  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  w.add(rec(1))
+  await w.close()
+  assert.is(table.rows.length, 1)
+  w.add(rec(2))
+  await w.flush()
+  assert.is(table.rows.length, 1)
+})
+
+test('records older than the retention are purged (at start, then hourly)', async () => {
+  const table = fakeTable()
+  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  await new Promise((r) => setImmediate(r))
+  assert.equal(table.purgedBefore, [NOW - 180 * DAY])
+  await w.close()
+})
+
+test.run()
