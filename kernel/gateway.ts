@@ -151,16 +151,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     closing ??= (async () => {
       for (const w of watchers) w.close()
       const grace = current.config.server.shutdown_grace_ms
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeIdleConnections()
-        // Past the grace bound, connections still open are cut.
-        setTimeout(() => {
-          server.closeAllConnections()
-          resolve()
-        }, grace).unref()
-      })
+      // Stop accepting; idle keep-alive connections go now.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      // In-flight requests finish (within the grace bound); then every connection left, idle
+      // since, is closed rather than waiting for its keep-alive timeout.
       await current.retire(grace)
+      server.closeAllConnections()
+      await closed
       // After the last request: buffered usage records are flushed here.
       await services.close()
       await simulator?.close()
