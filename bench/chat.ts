@@ -5,14 +5,14 @@
  * non-streamed and streamed (20 chunks), the one-connection overhead, the gateway's peak
  * memory at 64 connections, and its memory with many idle streams.
  *
- *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 5] [--idle 9500])
+ *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 2] [--rounds 3] [--idle 9500])
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
 import { dump, load } from 'js-yaml'
-import { startChild } from './children.js'
+import { startChild, type Child } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
 import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
 import { formatHash, hashSecret } from '../kernel/keys.js'
@@ -21,7 +21,8 @@ const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
   return i > 0 ? Number(process.argv[i + 1]) : fallback
 }
-const SECONDS = arg('seconds', 5)
+const SECONDS = arg('seconds', 2)
+const ROUNDS = arg('rounds', 3)
 const IDLE = arg('idle', 9500)
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
@@ -83,23 +84,44 @@ async function main() {
     { name: 'sluice chat route', url: gateway.url, model: 'sim-chat-instruct' },
   ]
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
-  const results: Record<string, LoadResult> = {}
-  const run = async (label: string, t: (typeof targets)[number], stream: boolean, connections: number, seconds: number) => {
-    // A short warm-up, so JIT and connection set-up stay out of the figures.
-    await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds: 1, maxRequests: 2000 })
-    const r = await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds, maxRequests: 500_000 })
-    results[label] = r
-    console.log(`${label.padEnd(44)} ${fmt(r)}`)
+  const processOf: Record<string, Child> = { 'simulator direct': sim, 'node:http proxy': proxy, 'sluice chat route': gateway }
+  const results: Record<string, LoadResult & { cpuPerRequest: number }> = {}
+  /**
+   * Each target runs ROUNDS times, interleaved with the others, and the median run counts, so
+   * a drift in what else the machine is doing touches every target alike.
+   */
+  const measure = async (mode: string, stream: boolean, connections: number, seconds: number) => {
+    const runs = new Map<string, (LoadResult & { cpuPerRequest: number })[]>()
+    for (const t of targets) {
+      // A short warm-up, so JIT and connection set-up stay out of the figures.
+      await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds: 0.5, maxRequests: 2000 })
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of targets) {
+        const proc = processOf[t.name]!
+        const cpu0 = proc.cpuMs()
+        const r = await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds, maxRequests: 500_000 })
+        const cpuPerRequest = (proc.cpuMs() - cpu0) / Math.max(1, r.requests)
+        runs.set(t.name, [...(runs.get(t.name) ?? []), { ...r, cpuPerRequest }])
+      }
+    }
+    for (const t of targets) {
+      const sorted = [...runs.get(t.name)!].sort((a, b) => a.rps - b.rps)
+      const median = sorted[Math.floor(sorted.length / 2)]!
+      const label = `${t.name} ${mode}`
+      results[label] = median
+      console.log(`${label.padEnd(44)} ${fmt(median)}   ${median.cpuPerRequest.toFixed(3)} ms CPU/req`)
+    }
   }
 
-  console.log(`Sluice chat benchmark: ${os.cpus().length} cores, node ${process.version}, ${SECONDS} s per run, simulator at zero latency\n`)
-  for (const stream of [false, true]) {
-    console.log(stream ? '\nstreamed (20 chunks), 64 connections' : 'non-streamed, 64 connections')
-    for (const t of targets) await run(`${t.name} ${stream ? 'stream' : 'whole'} c64`, t, stream, 64, SECONDS)
-  }
+  console.log(`Sluice chat benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, medians; simulator at zero latency\n`)
+  console.log('non-streamed, 64 connections')
+  await measure('whole c64', false, 64, SECONDS)
+  console.log('\nstreamed (20 chunks), 64 connections')
+  await measure('stream c64', true, 64, SECONDS)
   const peak64 = gateway.peakRssMb()
   console.log('\none connection, non-streamed')
-  for (const t of targets) await run(`${t.name} whole c1`, t, false, 1, Math.max(2, SECONDS / 2))
+  await measure('whole c1', false, 1, SECONDS)
 
   const r = (k: string) => results[k]!
   const ratio = (a: number, b: number) => (a / b).toFixed(2)

@@ -11,6 +11,8 @@ export interface Child {
   peakRssMb(): number
   /** Current resident memory (VmRSS), in MB. */
   rssMb(): number
+  /** CPU time used so far (user + system), in ms. */
+  cpuMs(): number
   stop(): void
 }
 
@@ -18,6 +20,12 @@ function statusField(pid: number, field: string): number {
   const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
   const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)
   return m ? Number(m[1]) / 1024 : NaN
+}
+
+/** utime + stime of /proc/<pid>/stat, in ms (clock ticks are 10 ms on Linux). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Child> {
@@ -34,7 +42,7 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
         child.stdout!.removeAllListeners('data')
         child.stdout!.resume()
         const pid = child.pid!
-        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), stop: () => child.kill('SIGTERM') })
+        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), cpuMs: () => cpuMs(pid), stop: () => child.kill('SIGTERM') })
       }
     })
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))

@@ -6,8 +6,8 @@
  */
 import type { Exchange } from './exchange.js'
 import type { Outcome } from './plugin.js'
-import type { LoadedRoute } from './route.js'
-import type { EventsReply, StreamEvent } from './reply.js'
+import type { LoadedRoute, LoadedStep } from './route.js'
+import { SerializedEvent, type EventsReply, type StreamEvent, type StreamItem } from './reply.js'
 import { GatewayError, toGatewayError } from './errors.js'
 import { describeCause } from './log.js'
 
@@ -56,21 +56,36 @@ export function outcomeOf(ex: Exchange, err: unknown): Outcome {
   return { kind: 'failed', status: error.status, error }
 }
 
-/** Wraps a streamed reply: chunk phases on each event, finish when it ends in any way. */
-export function wrapEvents(route: LoadedRoute, ex: Exchange, state: ChainState, reply: EventsReply): EventsReply {
+/** The chunk phases of the steps the request entered, in the order events pass them. */
+export function enteredChunkSteps(route: LoadedRoute, state: ChainState): readonly LoadedStep[] {
+  return route.chunkSteps.length === 0 ? route.chunkSteps : route.chunkSteps.filter((s) => s.index < state.entered)
+}
+
+/** One event through the chunk phases (parsed first, if it came serialized); null when a step dropped it. */
+export function passChunk(steps: readonly LoadedStep[], ex: Exchange, original: StreamItem): StreamEvent | null {
+  let event: StreamEvent | null = original instanceof SerializedEvent ? original.parse() : original
+  for (const step of steps) {
+    event = step.phases.chunk!(ex, event)
+    if (event === null) return null
+  }
+  return event
+}
+
+/**
+ * Wraps a streamed reply: chunk phases on each event, finish when it ends in any way. Used for
+ * in-process calls; the HTTP writer applies the same two functions inline.
+ */
+export function wrapEvents(route: LoadedRoute, ex: Exchange, state: ChainState, reply: EventsReply): EventsReply & { events: AsyncIterable<StreamEvent> } {
   const source = reply.events
-  const chunkSteps = route.chunkSteps.filter((s) => s.index < state.entered)
+  const chunkSteps = enteredChunkSteps(route, state)
   async function* events(): AsyncGenerator<StreamEvent> {
     // If the consumer stops early (client gone), the generator is returned: aborted.
     let outcome: Outcome = { kind: 'aborted', status: 499 }
     try {
-      outer: for await (const original of source) {
-        let event: StreamEvent | null = original
-        for (const step of chunkSteps) {
-          event = step.phases.chunk!(ex, event)
-          if (event === null) continue outer
-        }
-        yield event
+      for await (const original of source) {
+        // In-process callers always get objects.
+        const event = chunkSteps.length > 0 ? passChunk(chunkSteps, ex, original) : original instanceof SerializedEvent ? original.parse() : original
+        if (event !== null) yield event
       }
       outcome = { kind: 'done', status: reply.status }
     } catch (err) {

@@ -7,10 +7,10 @@ import type { ParameterizedContext } from 'koa'
 import type { ServerResponse } from 'node:http'
 import type { Generation } from './generation.js'
 import type { LoadedRoute } from './route.js'
-import type { Reply } from './reply.js'
+import { SerializedEvent, type EventsReply, type Reply, type StreamEvent } from './reply.js'
 import type { Outcome } from './plugin.js'
 import { createExchange, type KernelExchange } from './create-exchange.js'
-import { finishAll, outcomeOf, runRequest, wrapBytes, wrapEvents, type ChainState } from './chain.js'
+import { enteredChunkSteps, finishAll, outcomeOf, passChunk, runRequest, wrapBytes, type ChainState } from './chain.js'
 import { GatewayError, openaiErrorBody, toGatewayError } from './errors.js'
 import { incomingBody, parseJson, readAll } from './body.js'
 import { describeCause } from './log.js'
@@ -115,7 +115,7 @@ async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainSt
       }
       return
     case 'events':
-      await writeEventStream(ctx, ex, wrapEvents(route, ex, state, reply).events, reply.status, reply.terminator)
+      await writeEventStream(ctx, ex, route, state, reply)
       return
   }
 }
@@ -160,16 +160,19 @@ async function writeByteStream(ctx: HttpContext, ex: KernelExchange, data: Async
  * Server-sent events: one `data:` line per event, the terminator when the stream completes,
  * or the in-band error event (`{"error":{message,type,code}}`) and no terminator when it fails.
  * Events that arrive in the same turn of the event loop (one upstream read) are joined into one
- * write; the headers leave with the first batch and the terminator with the end.
+ * write; the headers leave with the first batch and the terminator with the end. The chunk
+ * phases run inline, and the finish phases once the response has ended.
  */
-async function writeEventStream(ctx: HttpContext, ex: KernelExchange, events: AsyncIterable<Record<string, unknown>>, status: number, terminator: string | undefined): Promise<void> {
+async function writeEventStream(ctx: HttpContext, ex: KernelExchange, route: LoadedRoute, state: ChainState, reply: EventsReply): Promise<void> {
   ctx.respond = false
   const res = ctx.res
-  res.statusCode = status
+  res.statusCode = reply.status
   res.setHeader('content-type', 'text/event-stream; charset=utf-8')
   res.setHeader('cache-control', 'no-cache')
   res.setHeader('x-accel-buffering', 'no')
-  const it = events[Symbol.asyncIterator]()
+  const chunkSteps = enteredChunkSteps(route, state)
+  const it = reply.events[Symbol.asyncIterator]()
+  let outcome: Outcome = { kind: 'aborted', status: 499 }
   let pending = ''
   let scheduled = false
   let draining: Promise<void> | undefined
@@ -184,8 +187,17 @@ async function writeEventStream(ctx: HttpContext, ex: KernelExchange, events: As
     for (;;) {
       if (res.destroyed) break
       const { value, done } = await it.next()
-      if (done) break
-      pending += `data: ${JSON.stringify(value)}\n\n`
+      if (done) {
+        outcome = { kind: 'done', status: reply.status }
+        break
+      }
+      if (chunkSteps.length === 0 && value instanceof SerializedEvent) {
+        pending += `data: ${value.json}\n\n`
+      } else {
+        const event = chunkSteps.length === 0 ? (value as StreamEvent) : passChunk(chunkSteps, ex, value)
+        if (event === null) continue
+        pending += `data: ${JSON.stringify(event)}\n\n`
+      }
       if (!scheduled) {
         scheduled = true
         setImmediate(flush)
@@ -196,19 +208,22 @@ async function writeEventStream(ctx: HttpContext, ex: KernelExchange, events: As
       }
     }
     if (!res.destroyed) {
-      if (terminator !== undefined) pending += `data: ${terminator}\n\n`
+      if (reply.terminator !== undefined) pending += `data: ${reply.terminator}\n\n`
       res.end(pending)
       pending = ''
     }
   } catch (err) {
-    const error = toGatewayError(err)
+    outcome = outcomeOf(ex, err)
+    const error = outcome.error!
     if (!res.destroyed) {
       res.end(`${pending}data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.status } })}\n\n`)
       pending = ''
     }
   } finally {
-    await it.return?.()
+    // The client gone: stop the source (which aborts the upstream request).
+    if (outcome.kind === 'aborted') await it.return?.()
     ex.settle()
+    await finishAll(route, ex, state, outcome)
   }
 }
 

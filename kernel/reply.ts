@@ -6,6 +6,21 @@
 /** One streamed event: a JSON object sent as one `data:` line (SSE) or one message (WebSocket). */
 export type StreamEvent = Record<string, unknown>
 
+/**
+ * An event that is already JSON text, as a model server sent it: the kernel writes it as is,
+ * and parses it only for a step whose chunk phase needs the object (or for an in-process
+ * caller). Relaying a stream then costs no parse and no serialization per event.
+ */
+export class SerializedEvent {
+  constructor(readonly json: string) {}
+
+  parse(): StreamEvent {
+    return JSON.parse(this.json) as StreamEvent
+  }
+}
+
+export type StreamItem = StreamEvent | SerializedEvent
+
 export interface JsonReply {
   readonly kind: 'json'
   status: number
@@ -15,7 +30,7 @@ export interface JsonReply {
 export interface EventsReply {
   readonly kind: 'events'
   status: number
-  events: AsyncIterable<StreamEvent>
+  events: AsyncIterable<StreamItem>
   /**
    * Written after the last event when the stream completes (`[DONE]` for OpenAI-style
    * streams). Never written when the stream fails: a failed stream ends with an error event.
@@ -43,7 +58,7 @@ export const reply = {
   json(body: unknown, status = 200): JsonReply {
     return { kind: 'json', status, body }
   },
-  events(events: AsyncIterable<StreamEvent>, options: { status?: number; terminator?: string } = {}): EventsReply {
+  events(events: AsyncIterable<StreamItem>, options: { status?: number; terminator?: string } = {}): EventsReply {
     return { kind: 'events', status: options.status ?? 200, events, terminator: options.terminator }
   },
   bytes(contentType: string, data: Uint8Array | AsyncIterable<Uint8Array>, status = 200): BytesReply {

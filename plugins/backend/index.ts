@@ -8,13 +8,14 @@
 import type { Dispatcher } from 'undici'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
-import { reply, type StreamEvent } from '../../kernel/reply.js'
+import { reply, SerializedEvent, type StreamItem } from '../../kernel/reply.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import { configSchema, type BackendPluginConfig } from './schema.js'
-import { sseData } from './sse-parser.js'
+import { SseParser } from './sse-parser.js'
 import { transportFailure, upstreamError } from '../../kernel/upstream-error.js'
 import { normalizeChunk, normalizeCompletion, type Usage } from './openai-normalize.js'
+import { streamedTokens } from '../../kernel/token-estimate.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -26,6 +27,11 @@ declare module '../../kernel/exchange.js' {
       usage?: Usage
       /** Epoch ms of the first streamed token (or of the whole reply). */
       firstTokenAt?: number
+      /**
+       * Pieces streamed so far, counted once here for every step that needs a stream's size
+       * when it ends without a usage report (cut, abandoned): budget, fair queue, records.
+       */
+      streamedTokens: number
     }
   }
 }
@@ -48,7 +54,7 @@ export default definePlugin<BackendPluginConfig>({
         const clientWantsUsage = upstreamBody.stream_options?.include_usage === true
         // Always ask for usage upstream: the gateway counts tokens whatever the client asked.
         if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
-        ex.state.backend = { modelId: model.id }
+        ex.state.backend = { modelId: model.id, streamedTokens: 0 }
         const res = await send(kernel, ex, model.backend, path, upstreamBody, streaming)
         if (!streaming) {
           const body = (await readJson(res.body, ex)) as Record<string, unknown>
@@ -105,41 +111,74 @@ async function readJson(body: UpstreamBody, ex: Exchange): Promise<unknown> {
   }
 }
 
-async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolean, kernel: Kernel): AsyncGenerator<StreamEvent> {
+/** What one upstream event becomes for the client: an event, nothing (dropped), or the end. */
+type Relayed = StreamItem | null | 'done'
+
+/** A piece of a reply: content, reasoning or a tool call with something in it. */
+const PIECE = /"(?:content|reasoning)":\s*"[^"]|"tool_calls":\s*\[/
+/** An event with choices in it (Python servers write `": "` with a space, so allow for it). */
+const CHOICES = /"choices":\s*\[\s*\{/
+
+function relayEvent(data: string, slot: NonNullable<Exchange['state']['backend']>, clientWantsUsage: boolean, kernel: Kernel): Relayed {
+  if (data === '[DONE]') return 'done'
+  // Most events need nothing changed: they go out as the server wrote them, unparsed. Any
+  // event that might carry usage, an error or `reasoning_content` (a substring test can only
+  // send an event down the careful path, never skip one), and the first (for `model`), are read.
+  if (slot.upstreamModel !== undefined && !data.includes('"usage"') && !data.includes('"error"') && !data.includes('reasoning_content')) {
+    if (slot.firstTokenAt === undefined && CHOICES.test(data)) slot.firstTokenAt = kernel.now()
+    if (PIECE.test(data)) slot.streamedTokens++
+    return new SerializedEvent(data)
+  }
+  let chunk: Record<string, unknown>
+  try {
+    chunk = JSON.parse(data) as Record<string, unknown>
+  } catch (err) {
+    throw new GatewayError(502, 'upstream sent a malformed stream event', { code: 'upstream_failed', cause: err })
+  }
+  if (chunk.error) {
+    const e = chunk.error as { message?: string }
+    throw new GatewayError(502, typeof e.message === 'string' ? e.message : 'upstream stream failed', { code: 'upstream_error' })
+  }
+  normalizeChunk(chunk)
+  const choices = chunk.choices
+  if (slot.firstTokenAt === undefined && Array.isArray(choices) && choices.length > 0) slot.firstTokenAt = kernel.now()
+  if (typeof chunk.model === 'string') slot.upstreamModel = chunk.model
+  if (chunk.usage) slot.usage = chunk.usage as Usage
+  slot.streamedTokens += streamedTokens(chunk)
+  if (!clientWantsUsage) {
+    if (Array.isArray(choices) && choices.length === 0) return null
+    delete chunk.usage
+  } else if (chunk.usage === null) {
+    // vLLM's shape: only the last chunk carries usage (OpenAI's `usage: null` elsewhere is dropped).
+    delete chunk.usage
+  }
+  return chunk
+}
+
+/**
+ * The upstream stream as client events. One async step per upstream read, not per event: the
+ * parser hands back every event a read completes.
+ */
+async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolean, kernel: Kernel): AsyncGenerator<StreamItem> {
   const slot = ex.state.backend!
+  const parser = new SseParser()
   let completed = false
   try {
-    for await (const data of sseData(body)) {
-      // Read on to the body's end rather than break: breaking would destroy the body (an
-      // AbortError per stream) and could cost the keep-alive connection.
-      if (data === '[DONE]') {
-        completed = true
-        continue
+    // Read on to the body's end after [DONE] rather than break: breaking would destroy the
+    // body (an AbortError per stream) and could cost the keep-alive connection.
+    for await (const bytes of body) {
+      for (const data of parser.push(bytes)) {
+        if (completed) continue
+        const event = relayEvent(data, slot, clientWantsUsage, kernel)
+        if (event === 'done') completed = true
+        else if (event !== null) yield event
       }
-      if (completed) continue
-      let chunk: Record<string, unknown>
-      try {
-        chunk = JSON.parse(data) as Record<string, unknown>
-      } catch (err) {
-        throw new GatewayError(502, 'upstream sent a malformed stream event', { code: 'upstream_failed', cause: err })
-      }
-      if (chunk.error) {
-        const e = chunk.error as { message?: string }
-        throw new GatewayError(502, typeof e.message === 'string' ? e.message : 'upstream stream failed', { code: 'upstream_error' })
-      }
-      normalizeChunk(chunk)
-      if (slot.firstTokenAt === undefined && Array.isArray(chunk.choices) && chunk.choices.length > 0) slot.firstTokenAt = kernel.now()
-      if (typeof chunk.model === 'string') slot.upstreamModel = chunk.model
-      if (chunk.usage) slot.usage = chunk.usage as Usage
-      const usageOnly = Array.isArray(chunk.choices) && chunk.choices.length === 0
-      if (!clientWantsUsage) {
-        if (usageOnly) continue
-        delete chunk.usage
-      } else if (chunk.usage === undefined) {
-        // OpenAI's shape: `usage: null` on every chunk but the last when usage was asked for.
-        chunk.usage = null
-      }
-      yield chunk
+    }
+    const last = parser.end()
+    if (last !== undefined && !completed) {
+      const event = relayEvent(last, slot, clientWantsUsage, kernel)
+      if (event === 'done') completed = true
+      else if (event !== null) yield event
     }
   } catch (err) {
     // A stopped request (time limit, client gone) is said as such, even when undici rethrows

@@ -4,26 +4,42 @@
  * multi-line data (joined with newlines, as the SSE standard says). It scans with a cursor, so
  * a chunk holding many events is not copied once per event.
  */
-export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder()
-  let buffer = ''
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true })
+/**
+ * Synchronous: `push` takes the next bytes and returns the data of every event they complete,
+ * so a reader handles a whole upstream read without an async step per event.
+ */
+export class SseParser {
+  private readonly decoder = new TextDecoder()
+  private buffer = ''
+
+  push(chunk: Uint8Array): string[] {
+    this.buffer += this.decoder.decode(chunk, { stream: true })
+    const out: string[] = []
     let pos = 0
     for (;;) {
-      const end = eventEnd(buffer, pos)
+      const end = eventEnd(this.buffer, pos)
       if (end === -1) break
-      const data = dataOf(buffer, pos, end)
-      pos = skipBlank(buffer, end)
-      if (data !== undefined) yield data
+      const data = dataOf(this.buffer, pos, end)
+      pos = skipBlank(this.buffer, end)
+      if (data !== undefined) out.push(data)
     }
-    buffer = pos === 0 ? buffer : buffer.slice(pos)
+    if (pos > 0) this.buffer = this.buffer.slice(pos)
+    return out
   }
-  buffer += decoder.decode()
-  if (buffer.trim() !== '') {
-    const data = dataOf(buffer, 0, buffer.length)
-    if (data !== undefined) yield data
+
+  /** The data of a last event that had no blank line after it, if any. */
+  end(): string | undefined {
+    const rest = this.buffer + this.decoder.decode()
+    this.buffer = ''
+    return rest.trim() === '' ? undefined : dataOf(rest, 0, rest.length)
   }
+}
+
+export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const parser = new SseParser()
+  for await (const chunk of body) yield* parser.push(chunk)
+  const last = parser.end()
+  if (last !== undefined) yield last
 }
 
 /** Index where the first complete event from `pos` ends (before its blank line), or -1. */

@@ -12,7 +12,7 @@ import { GatewayError } from '../../kernel/errors.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { TermBudget } from '../../kernel/kernel.js'
 import type { LedgerLine, LedgerTicket } from '../../kernel/state/ledger.js'
-import { estimatePromptTokens, requestedCompletion, streamedTokens } from '../../kernel/token-estimate.js'
+import { estimatePromptTokens, requestedCompletion } from '../../kernel/token-estimate.js'
 import { perToken } from '../../kernel/indicative-value.js'
 import { describeCause } from '../../kernel/log.js'
 import { configSchema, type BudgetConfig } from './schema.js'
@@ -29,8 +29,6 @@ declare module '../../kernel/exchange.js' {
       promptEstimate: number
       /** Reply tokens reserved (all choices). */
       reservedTokens: number
-      /** Pieces streamed so far: the count used when a stream ends without a usage report. */
-      streamed: number
       prices: { prompt: number; completion: number }
     }
   }
@@ -114,13 +112,8 @@ export default definePlugin<BudgetConfig>({
         const granted = reservation.units
         if (granted < max || asked.perChoice === undefined) setMaxTokens(ex, Math.floor(granted / asked.choices))
         if (granted < max) ex.headers.set(`${ex.headerPrefix}budget-max-tokens`, String(Math.floor(granted / asked.choices)))
-        ex.state.budget = { ticket: reservation.ticket, kinds, promptEstimate, reservedTokens: granted, streamed: 0, prices }
+        ex.state.budget = { ticket: reservation.ticket, kinds, promptEstimate, reservedTokens: granted, prices }
         await next()
-      },
-      chunk(ex, event) {
-        const b = ex.state.budget
-        if (b) b.streamed += streamedTokens(event)
-        return event
       },
       async finish(ex) {
         const b = ex.state.budget
@@ -154,6 +147,7 @@ function setMaxTokens(ex: Exchange, perChoice: number): void {
 function usedTokens(ex: Exchange, b: NonNullable<Exchange['state']['budget']>): { prompt: number; completion: number } {
   const usage = ex.state.backend?.usage
   if (usage) return { prompt: usage.prompt_tokens ?? 0, completion: usage.completion_tokens ?? 0 }
-  if (b.streamed === 0 && ex.state.backend?.firstTokenAt === undefined) return { prompt: 0, completion: 0 }
-  return { prompt: b.promptEstimate, completion: Math.min(b.streamed, b.reservedTokens) }
+  const streamed = ex.state.backend?.streamedTokens ?? 0
+  if (streamed === 0 && ex.state.backend?.firstTokenAt === undefined) return { prompt: 0, completion: 0 }
+  return { prompt: b.promptEstimate, completion: Math.min(streamed, b.reservedTokens) }
 }

@@ -11,7 +11,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { QueueSlot } from '../../kernel/state/fair-queue.js'
-import { estimatePromptTokens, streamedTokens } from '../../kernel/token-estimate.js'
+import { estimatePromptTokens } from '../../kernel/token-estimate.js'
 import { configSchema, type FairQueueConfig } from './schema.js'
 import { ServiceEstimate } from './service-estimate.js'
 
@@ -23,8 +23,6 @@ declare module '../../kernel/exchange.js' {
       slot: QueueSlot
       pool: string
       promptEstimate: number
-      /** Pieces streamed: the reply's size when it ends without a usage report. */
-      streamed: number
     }
   }
 }
@@ -92,13 +90,8 @@ export default definePlugin<FairQueueConfig>({
           timeouts.inc({ model: model.id })
           throw new GatewayError(503, 'timed out waiting for model capacity', { code: 'capacity_timeout', headers: { 'retry-after': '5' } })
         }
-        ex.state.queue = { waitedMs: admission.waitedMs, slot: admission.slot, pool, promptEstimate, streamed: 0 }
+        ex.state.queue = { waitedMs: admission.waitedMs, slot: admission.slot, pool, promptEstimate }
         await next()
-      },
-      chunk(ex, event) {
-        const q = ex.state.queue
-        if (q) q.streamed += streamedTokens(event)
-        return event
       },
       finish(ex) {
         const q = ex.state.queue
@@ -110,12 +103,12 @@ export default definePlugin<FairQueueConfig>({
           const completion = usage.completion_tokens ?? 0
           service.learn(q.promptEstimate, prompt, completion)
           q.slot.release(service.actual(prompt, completion))
-        } else if (q.streamed === 0 && ex.state.backend?.firstTokenAt === undefined) {
+        } else if ((ex.state.backend?.streamedTokens ?? 0) === 0 && ex.state.backend?.firstTokenAt === undefined) {
           // Refused or failed before any token: nothing was served.
           q.slot.release(0)
         } else {
           // Cut or abandoned without a usage report: the prompt's guess and what streamed.
-          q.slot.release(service.actual(service.guessPrompt(q.promptEstimate), q.streamed))
+          q.slot.release(service.actual(service.guessPrompt(q.promptEstimate), ex.state.backend?.streamedTokens ?? 0))
         }
       },
     }

@@ -10,33 +10,18 @@ import { definePlugin } from '../../kernel/plugin.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Outcome } from '../../kernel/plugin.js'
 import type { UsageRecord } from '../../kernel/storage/store.js'
-import { estimatePromptTokens, streamedTokens } from '../../kernel/token-estimate.js'
+import { estimatePromptTokens } from '../../kernel/token-estimate.js'
 import { figuresOf, indicativeValue, type TokenFigures } from '../../kernel/indicative-value.js'
 import { configSchema, type UsageRecordsConfig } from './schema.js'
-
-declare module '../../kernel/exchange.js' {
-  interface ExchangeState {
-    usageRecords?: { streamed: number }
-  }
-}
 
 export default definePlugin<UsageRecordsConfig>({
   name: 'usage-records',
   config: configSchema,
   requires: ['auth', 'model'],
-  provides: ['usageRecords'],
+  provides: [],
   setup(config, kernel) {
     const estimate = { perMessage: config.tokens_per_message, perImage: config.tokens_per_image }
     return {
-      async request(ex, next) {
-        ex.state.usageRecords = { streamed: 0 }
-        await next()
-      },
-      chunk(ex, event) {
-        const slot = ex.state.usageRecords
-        if (slot) slot.streamed += streamedTokens(event)
-        return event
-      },
       finish(ex, outcome) {
         // Only requests that reached a model are recorded: the backend step was entered.
         const backend = ex.state.backend
@@ -71,7 +56,7 @@ export default definePlugin<UsageRecordsConfig>({
 function tokenFigures(ex: Exchange, estimate: { perMessage: number; perImage: number }): TokenFigures {
   const usage = ex.state.backend?.usage
   if (usage) return figuresOf(usage)
-  const streamed = ex.state.usageRecords?.streamed ?? 0
+  const streamed = ex.state.backend?.streamedTokens ?? 0
   if (streamed === 0 && ex.state.backend?.firstTokenAt === undefined) return { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }
   return { promptTokens: estimatePromptTokens(ex.body, estimate), completionTokens: streamed, cachedTokens: 0 }
 }

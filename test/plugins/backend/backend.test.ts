@@ -74,7 +74,30 @@ test('a stream is relayed event by event; usage is asked upstream but dropped wh
   assert.is((run.events![1]!.choices as { delta: { reasoning?: string } }[])[0]!.delta.reasoning, 'hmm')
   assert.ok(run.events!.every((e) => !('usage' in e)))
   assert.is(run.ex.state.backend?.usage?.total_tokens, 5)
+  assert.is(run.ex.state.backend?.streamedTokens, 2, 'the reasoning and the content piece; not the empty role chunk')
   assert.is(run.outcome?.kind, 'done')
+})
+
+test('plain events pass through as the server wrote them; the ones that need work are still normalized', async () => {
+  const plain = (content: string) => JSON.stringify(chunk({ content }))
+  upstream.handle((_req, _b, res) =>
+    sse(res, [
+      chunk({ role: 'assistant', content: '' }),
+      plain('Hello'),
+      '{"id": "s", "choices": [{"index": 0, "delta": {"content": " spaced"}}]}',
+      chunk({ reasoning_content: 'late thought' }),
+      chunk({ content: 'he said "error" and "usage"' }),
+      { id: 's', choices: [], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } },
+      '[DONE]',
+    ]),
+  )
+  const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, messages: [] } })
+  assert.is(run.error, undefined)
+  const deltas = run.events!.map((e) => (e.choices as { delta: Record<string, unknown> }[])[0]!.delta)
+  assert.equal(deltas, [{ role: 'assistant', content: '' }, { content: 'Hello' }, { content: ' spaced' }, { reasoning: 'late thought' }, { content: 'he said "error" and "usage"' }])
+  assert.is(run.ex.state.backend?.streamedTokens, 4)
+  assert.is(run.ex.state.backend?.usage?.total_tokens, 7)
+  assert.type(run.ex.state.backend?.firstTokenAt, 'number')
 })
 
 test('with include_usage the usage chunk reaches the client last', async () => {
@@ -82,13 +105,14 @@ test('with include_usage the usage chunk reaches the client last', async () => {
   const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, stream_options: { include_usage: true }, messages: [] } })
   assert.is(run.events?.length, 2)
   assert.equal((run.events![1]!.usage as { total_tokens: number }).total_tokens, 4)
-  assert.is(run.events![0]!.usage, null)
+  assert.not.ok('usage' in run.events![0]!, "vLLM's shape: only the last chunk carries usage")
 })
 
 test('a stream cut before [DONE] fails with 502', async () => {
-  upstream.handle((_req, _b, res) => sse(res, [chunk({ content: 'Hi' })], false))
+  upstream.handle((_req, _b, res) => sse(res, [chunk({ content: 'Hi' }), chunk({ content: ' there' })], false))
   const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, messages: [] } })
-  assert.is(run.events?.length, 1)
+  assert.is(run.events?.length, 2)
+  assert.is(run.ex.state.backend?.streamedTokens, 2, 'what streamed before the cut is counted for budget, queue and records')
   assert.is(run.error?.status, 502)
   assert.is(run.outcome?.kind, 'failed')
 })

@@ -37,7 +37,7 @@ const onModel = (kernel: Kernel, id = 'm') => ({ model: { requested: id, model: 
 // 8 + 8 per message + 5 bytes: a prompt estimate of 21 tokens.
 const hello = (extra: Record<string, unknown> = {}) => ({ model: 'm', messages: [{ role: 'user', content: 'hello' }], ...extra })
 const answered = (prompt: number, completion: number) => (ex: Exchange) => {
-  ex.state.backend = { modelId: 'm', usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }
+  ex.state.backend = { modelId: 'm', streamedTokens: 0, usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }
   ex.reply = reply.json({ ok: true })
 }
 const termUsed = (kernel: Kernel, scope: string, term: 'day' | 'month' = 'day') =>
@@ -134,10 +134,13 @@ test('a stream that ends without a usage report is charged its prompt and the pi
     principal: who('k-term', 'open'),
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'm', firstTokenAt: NOW }
+      ex.state.backend = { modelId: 'm', streamedTokens: 0, firstTokenAt: NOW }
       ex.reply = reply.events(
         (async function* () {
-          for (let i = 0; i < 7; i++) yield { choices: [{ index: 0, delta: { content: ' w' } }] }
+          for (let i = 0; i < 7; i++) {
+            ex.state.backend!.streamedTokens++
+            yield { choices: [{ index: 0, delta: { content: ' w' } }] }
+          }
           throw new Error('cut')
         })(),
       )
@@ -155,7 +158,7 @@ test('a request that failed before any token is refunded', async () => {
     principal: who('k-term', 'open'),
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'm' }
+      ex.state.backend = { modelId: 'm', streamedTokens: 0 }
       throw new Error('upstream 400')
     },
   })

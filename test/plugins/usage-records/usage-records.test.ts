@@ -23,10 +23,10 @@ test('a request that reached a model: one record with every figure, no text', as
     kernel,
     body,
     principal: alice,
-    state: { ...onModel(kernel), queue: { waitedMs: 12, slot: { release: () => undefined }, pool: 'sim', promptEstimate: 40, streamed: 0 } },
+    state: { ...onModel(kernel), queue: { waitedMs: 12, slot: { release: () => undefined }, pool: 'sim', promptEstimate: 40 } },
     next: (ex: Exchange) => {
       clock += 30
-      ex.state.backend = { modelId: 'sim-chat-instruct', upstreamModel: 'sim-instruct-8b', firstTokenAt: clock, usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000, prompt_tokens_details: { cached_tokens: 512 } } }
+      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0, upstreamModel: 'sim-instruct-8b', firstTokenAt: clock, usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000, prompt_tokens_details: { cached_tokens: 512 } } }
       clock += 20
       ex.reply = reply.json({ choices: [{ message: { content: 'the reply text' } }] })
     },
@@ -75,9 +75,12 @@ test('a stream cut before its usage report: the prompt estimate and the pieces s
     principal: alice,
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'sim-chat-instruct', firstTokenAt: NOW }
+      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0, firstTokenAt: NOW }
       ex.reply = reply.events((async function* () {
-        for (let i = 0; i < 5; i++) yield { choices: [{ index: 0, delta: { content: ' w' } }] }
+        for (let i = 0; i < 5; i++) {
+          ex.state.backend!.streamedTokens++
+          yield { choices: [{ index: 0, delta: { content: ' w' } }] }
+        }
         throw new GatewayError(502, 'upstream stream ended before it was complete')
       })())
     },
@@ -96,7 +99,7 @@ test('an upstream error before any token: recorded with its status and zero toke
     principal: alice,
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'sim-chat-instruct' }
+      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0 }
       throw new GatewayError(400, "This model's maximum context length is 8192 tokens")
     },
   })
@@ -113,7 +116,7 @@ test('in-process calls are recorded like client requests, with their caller', as
     principal: alice,
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'sim-chat-instruct', usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }
+      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0, usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }
       ex.reply = reply.json({})
     },
   })
