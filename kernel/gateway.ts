@@ -15,7 +15,7 @@ import { createLogger, describeCause, type Logger } from './log.js'
 import { PluginRegistry } from './registry.js'
 import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
 import { builtinPlugins } from '../plugins/registry.js'
-import { loadSimConfig, startSimulator, type RunningSimulator } from '../sim/index.js'
+import type { RunningSimulator } from '../sim/index.js'
 import type { ServerFile } from '../schemas/server.schema.js'
 import type { AnyPlugin } from './plugin.js'
 
@@ -69,6 +69,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let simulator: RunningSimulator | undefined
   const wantsSim = () => Object.values(deployment.models.backends).some((b) => b.url === 'embedded')
   if (deployment.server.simulator.enabled && wantsSim()) {
+    // Loaded only when some backend asks for it.
+    const { loadSimConfig, startSimulator } = await import('../sim/index.js')
     const simConfig = loadSimConfig(path.join(load.configDir, deployment.server.simulator.config ?? 'simulator.yaml'))
     simulator = await startSimulator(simConfig, { host: '127.0.0.1', port: 0 }).catch(async (err: unknown) => {
       await services.close()

@@ -9,11 +9,10 @@ import type { Logger } from './log.js'
 import type { Store } from './storage/store.js'
 import type { SharedState } from './state/state.js'
 import { openSqliteStore } from './storage/sqlite-store.js'
-import { openPostgresStore } from './storage/postgres-store.js'
 import { RecordWriter } from './records.js'
 import { StoredKeys } from './stored-keys.js'
 import { MetricsRegistry } from './metrics.js'
-import { memoryState, redactUrl, redisState } from './state/open-state.js'
+import { memoryState, redactUrl } from './state/open-state.js'
 
 export interface KernelServices {
   readonly store: Store
@@ -49,6 +48,8 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
     let store: Store
     if (settings.postgresUrl) {
       try {
+        // Loaded only when configured: pg is not needed by the embedded default.
+        const { openPostgresStore } = await import('./storage/postgres-store.js')
         store = await openPostgresStore({ url: settings.postgresUrl, schema: settings.postgresSchema })
       } catch (err) {
         throw new Error(`cannot open PostgreSQL at ${redactUrl(settings.postgresUrl)}: ${(err as Error).message}`)
@@ -57,7 +58,9 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       store = openSqliteStore(deployment.dataDir)
     }
     opened.push(store)
-    const state = settings.redisUrl ? await redisState({ url: settings.redisUrl, prefix: settings.redisPrefix, log }) : memoryState(options.now)
+    const state = settings.redisUrl
+      ? await (await import('./state/redis-state.js')).redisState({ url: settings.redisUrl, prefix: settings.redisPrefix, log })
+      : memoryState(options.now)
     opened.push(state)
     const storedKeys = await StoredKeys.open(store.keys, { refreshMs: settings.keysRefreshMs, log })
     const records = new RecordWriter(store.records, { flushMs: settings.flushMs, batch: settings.batch, retentionDays: settings.retentionDays, log, metrics, now: options.now })

@@ -1,12 +1,7 @@
-/** Chooses the shared state: Redis when a URL is configured, process memory otherwise. */
-import { Redis } from 'ioredis'
+/** The shared state of one process (the default); Redis's is in redis-state.ts. */
 import type { SharedState } from './state.js'
-import type { Logger } from '../log.js'
 import { MemoryLedger } from './memory-ledger.js'
 import { MemoryQueues } from './memory-queues.js'
-import { RedisLedger } from './redis-ledger.js'
-import { RedisQueues } from './redis-queues.js'
-import { describeCause } from '../log.js'
 
 export function memoryState(now: () => number = Date.now): SharedState {
   const ledger = new MemoryLedger(now)
@@ -18,43 +13,6 @@ export function memoryState(now: () => number = Date.now): SharedState {
     async close() {
       ledger.close()
       queues.close()
-    },
-  }
-}
-
-/** Connects to Redis (failing the start when it cannot: a configured Redis is required). */
-export async function redisState(options: { url: string; prefix: string; log: Logger }): Promise<SharedState> {
-  const connect = (name: string) =>
-    new Redis(options.url, {
-      lazyConnect: true,
-      connectionName: `sluice-${name}`,
-      maxRetriesPerRequest: 2,
-      commandTimeout: 5000,
-      connectTimeout: 5000,
-      // Keep trying to reconnect; requests meanwhile fail fast with a clear error.
-      retryStrategy: (times) => Math.min(times * 200, 2000),
-    })
-  const redis = connect('state')
-  const subscriber = connect('queue-events')
-  for (const client of [redis, subscriber]) client.on('error', (err) => options.log.warn('redis connection error', { cause: describeCause(err) }))
-  try {
-    await redis.connect()
-    await subscriber.connect()
-  } catch (err) {
-    redis.disconnect()
-    subscriber.disconnect()
-    throw new Error(`cannot reach Redis at ${redactUrl(options.url)}: ${describeCause(err)}`)
-  }
-  const ledger = new RedisLedger(redis, options.prefix)
-  const queues = await RedisQueues.open(redis, subscriber, { prefix: options.prefix, log: options.log })
-  return {
-    kind: 'redis',
-    ledger,
-    queues,
-    async close() {
-      await queues.close()
-      await redis.quit().catch(() => undefined)
-      await subscriber.quit().catch(() => undefined)
     },
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * The shared state on Redis, for several Sluice processes. A module of its own so that
+ * ioredis is loaded only when a Redis URL is configured (it weighs ~25 MB of memory).
+ */
+import { Redis } from 'ioredis'
+import type { SharedState } from './state.js'
+import type { Logger } from '../log.js'
+import { RedisLedger } from './redis-ledger.js'
+import { RedisQueues } from './redis-queues.js'
+import { describeCause } from '../log.js'
+import { redactUrl } from './open-state.js'
+
+/** Connects to Redis (failing the start when it cannot: a configured Redis is required). */
+export async function redisState(options: { url: string; prefix: string; log: Logger }): Promise<SharedState> {
+  const connect = (name: string) =>
+    new Redis(options.url, {
+      lazyConnect: true,
+      connectionName: `sluice-${name}`,
+      maxRetriesPerRequest: 2,
+      commandTimeout: 5000,
+      connectTimeout: 5000,
+      // Keep trying to reconnect; requests meanwhile fail fast with a clear error.
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    })
+  const redis = connect('state')
+  const subscriber = connect('queue-events')
+  for (const client of [redis, subscriber]) client.on('error', (err) => options.log.warn('redis connection error', { cause: describeCause(err) }))
+  try {
+    await redis.connect()
+    await subscriber.connect()
+  } catch (err) {
+    redis.disconnect()
+    subscriber.disconnect()
+    throw new Error(`cannot reach Redis at ${redactUrl(options.url)}: ${describeCause(err)}`)
+  }
+  const ledger = new RedisLedger(redis, options.prefix)
+  const queues = await RedisQueues.open(redis, subscriber, { prefix: options.prefix, log: options.log })
+  return {
+    kind: 'redis',
+    ledger,
+    queues,
+    async close() {
+      await queues.close()
+      await redis.quit().catch(() => undefined)
+      await subscriber.quit().catch(() => undefined)
+    },
+  }
+}
