@@ -5,6 +5,7 @@
  * the metrics at the end. With no latency and no fault the whole reply is written
  * synchronously, without a timer or a promise, which is what benchmarks rely on.
  */
+import { writeOrWait } from './http-io.js'
 import type { ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { sleep, type ActiveRequests, type RequestLife } from './active-requests.js'
@@ -151,7 +152,7 @@ async function deliverStream(script: StreamScript, job: GenerationJob, env: RunE
   }
   outcome.ttftSeconds = (performance.now() - env.arrival) / 1000
   if (cutAfter === 0) return cutAfterWriting(res, script.opening.join(''), outcome)
-  if (!(await write(res, script.opening.join(''), life))) return abort(outcome)
+  if (!(await writeOrWait(res, script.opening.join(''), life))) return abort(outcome)
   let previous = performance.now()
   for (let step = 0; step < script.steps.length; step++) {
     if (step > 0) {
@@ -165,31 +166,16 @@ async function deliverStream(script: StreamScript, job: GenerationJob, env: RunE
         outcome.completionTokens++
         return cutAfterWriting(res, chunk, outcome)
       }
-      if (!(await write(res, chunk, life))) return abort(outcome)
+      if (!(await writeOrWait(res, chunk, life))) return abort(outcome)
       outcome.completionTokens++
     }
   }
-  if (!(await write(res, script.closing.join(''), life))) return abort(outcome)
+  if (!(await writeOrWait(res, script.closing.join(''), life))) return abort(outcome)
   // Hidden reasoning (include_reasoning: false) is generated but not sent: count the plan, not the chunks.
   outcome.completionTokens = job.completionTokens
   res.end()
 }
 
-/** Writes and, when the socket's buffer is full, waits for it to drain (or for the client to go). */
-async function write(res: ServerResponse, text: string, life: RequestLife): Promise<boolean> {
-  if (life.signal.aborted || res.destroyed) return false
-  if (res.write(text)) return true
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      res.off('drain', done)
-      life.signal.removeEventListener('abort', done)
-      resolve()
-    }
-    res.on('drain', done)
-    life.signal.addEventListener('abort', done, { once: true })
-  })
-  return !life.signal.aborted
-}
 
 function abort(outcome: RunOutcome): void {
   outcome.finishedReason = 'abort'

@@ -3,6 +3,7 @@
  * the gateway's benchmarks measure against this server, so it must cost next to nothing.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { RequestLife } from './active-requests.js'
 import { errorBody, SimError } from './api-error.js'
 
 /** vLLM's own default is far larger than any test needs; 64 MiB matches the gateway's bound. */
@@ -65,3 +66,19 @@ export function sseData(payload: unknown): string {
 }
 
 export const sseDone = 'data: [DONE]\n\n'
+
+/** Writes and, when the socket's buffer is full, waits for it to drain (or for the client to go). */
+export async function writeOrWait(res: ServerResponse, data: string | Buffer, life: RequestLife): Promise<boolean> {
+  if (life.signal.aborted || res.destroyed) return false
+  if (res.write(data)) return true
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      res.off('drain', done)
+      life.signal.removeEventListener('abort', done)
+      resolve()
+    }
+    res.on('drain', done)
+    life.signal.addEventListener('abort', done, { once: true })
+  })
+  return !life.signal.aborted
+}

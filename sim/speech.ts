@@ -7,6 +7,7 @@
  *
  * With both timings 0 and no fault the reply is written synchronously, like the chat fast path.
  */
+import { writeOrWait } from './http-io.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { sleep, type RequestLife } from './active-requests.js'
@@ -118,14 +119,14 @@ async function runTimed(sim: SimContext, engine: ModelEngine, request: SpeechReq
       }
       let sent = 0
       let chunks = 0
-      if (request.format === 'wav' && !(await write(res, wavHeader(undefined, speechSampleRate), life))) return
+      if (request.format === 'wav' && !(await writeOrWait(res, wavHeader(undefined, speechSampleRate), life))) return
       const chunkSamples = engine.model.audio.chunk_samples
       while (speech.remaining > 0) {
         // Chunk k leaves when the audio before it has been "made": no drift over a long text.
         if (!(await sleep(due(sent) - performance.now(), life.signal))) return
         const pcm = speech.next(chunkSamples)
         if (timing.cutAfterChunks !== undefined && chunks === timing.cutAfterChunks) return void res.destroy()
-        if (!(await write(res, pcm, life))) return
+        if (!(await writeOrWait(res, pcm, life))) return
         outcome.ttftSeconds ??= (performance.now() - arrival) / 1000
         sent += pcm.length / 2
         chunks++
@@ -159,7 +160,7 @@ async function runEspeak(sim: SimContext, engine: ModelEngine, request: SpeechRe
             res.writeHead(200, { 'content-type': contentType(request.format) })
             if (request.format === 'wav') res.write(wavHeader(undefined, speechSampleRate))
           }
-          if (!(await write(res, pcm, life))) return
+          if (!(await writeOrWait(res, pcm, life))) return
           outcome.ttftSeconds ??= (performance.now() - arrival) / 1000
         } else parts.push(pcm)
         samples += pcm.length / 2
@@ -188,18 +189,3 @@ async function runEspeak(sim: SimContext, engine: ModelEngine, request: SpeechRe
   }
 }
 
-/** Writes and, when the socket's buffer is full, waits for it to drain (or for the client to go). */
-async function write(res: ServerResponse, data: Buffer, life: RequestLife): Promise<boolean> {
-  if (life.signal.aborted || res.destroyed) return false
-  if (res.write(data)) return true
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      res.off('drain', done)
-      life.signal.removeEventListener('abort', done)
-      resolve()
-    }
-    res.on('drain', done)
-    life.signal.addEventListener('abort', done, { once: true })
-  })
-  return !life.signal.aborted
-}
