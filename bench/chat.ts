@@ -15,31 +15,13 @@ import { dump, load } from 'js-yaml'
 import { startChild, type Child } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
 import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
-import { formatHash, hashSecret } from '../kernel/keys.js'
+import { gatewayConfigFor, option } from './bench-setup.js'
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`)
-  return i > 0 ? Number(process.argv[i + 1]) : fallback
-}
-const SECONDS = arg('seconds', 2)
-const ROUNDS = arg('rounds', 3)
-const IDLE = arg('idle', 9500)
+const SECONDS = option('seconds', 2)
+const ROUNDS = option('rounds', 3)
+const IDLE = option('idle', 9500)
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
-
-function prepareConfig(simUrl: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'))
-  for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
-  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, { url: string; connections?: number; capacity?: number }> }
-  for (const b of Object.values(models.backends)) Object.assign(b, { url: simUrl, connections: IDLE + 100, capacity: IDLE + 100 })
-  fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))
-  const server = load(fs.readFileSync(path.join(dir, 'server.yaml'), 'utf8')) as Record<string, unknown>
-  server.simulator = { enabled: false }
-  server.pipelines = ['gateway.yaml']
-  fs.writeFileSync(path.join(dir, 'server.yaml'), dump(server))
-  fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: {} }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(KEY)) }] }))
-  return dir
-}
 
 function simConfig(): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
@@ -74,7 +56,7 @@ async function main() {
   const proxy = await startChild(path.join(dist, 'bench', 'proxy.js'), ['--upstream', sim.url])
   // --profile: the gateway writes a CPU profile (.cpuprofile) to bench/profiles/ when it stops.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [prepareConfig(sim.url)], {}, profile)
+  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, profile)
   const baselineRss = gateway.rssMb()
 
   const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })

@@ -8,6 +8,7 @@
  *   npx tsc -p tsconfig.json && node dist/bench/fairness.js [--flood 40] [--capacity 2] [--ttft 40] [--itl 4] [--max-tokens 8] [--anticipation 50] [--redis redis://127.0.0.1:6379]
  *   npm run bench -- fairness
  */
+import { option } from './bench-setup.js'
 import fs from 'node:fs'
 import path from 'node:path'
 import { startTestGateway } from '../test/support/gateway.js'
@@ -16,11 +17,6 @@ import { runFairnessScenario, type FairnessResult, type Tenant } from '../test/s
 import type { StoresConfig } from '../kernel/services.js'
 import { Redis } from 'ioredis'
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN
-  return Number.isFinite(v) ? v : fallback
-}
 
 const flood = option('flood', 40)
 const capacity = option('capacity', 2)

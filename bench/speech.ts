@@ -12,6 +12,7 @@
  *   npx tsc -p tsconfig.json && node dist/bench/speech.js [--runs 20] [--zero-runs 300]
  *   npm run bench -- speech
  */
+import { gatewayConfigFor } from './bench-setup.js'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -20,7 +21,6 @@ import { Pool } from 'undici'
 import { dump, load } from 'js-yaml'
 import { startChild } from './children.js'
 import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
-import { formatHash, hashSecret } from '../kernel/keys.js'
 
 const option = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)
@@ -33,20 +33,6 @@ const KEY = 'sk-bench-speech'
 const dist = path.join(repoRoot, 'dist')
 // About 9 seconds of speech at the simulated pace (65 ms per character).
 const INPUT = 'Sluice streams speech as it is made, so the first words reach the listener long before the last ones are spoken aloud.'
-
-function gatewayConfig(simUrl: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-speech-'))
-  for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
-  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, { url: string }> }
-  for (const b of Object.values(models.backends)) b.url = simUrl
-  fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))
-  const server = load(fs.readFileSync(path.join(dir, 'server.yaml'), 'utf8')) as Record<string, unknown>
-  server.simulator = { enabled: false }
-  server.pipelines = ['gateway.yaml']
-  fs.writeFileSync(path.join(dir, 'server.yaml'), dump(server))
-  fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: {} }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(KEY)) }] }))
-  return dir
-}
 
 interface Target {
   name: string
@@ -82,7 +68,7 @@ async function main(): Promise<void> {
   const simFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
   fs.copyFileSync(path.join(defaultConfigDir, 'simulator.yaml'), simFile)
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', simFile, '--port', '0'])
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfig(sim.url)])
+  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY)])
   const direct: Target = { name: 'simulator', pool: new Pool(sim.url, { connections: 4 }), headers: {} }
   const viaGateway: Target = { name: 'gateway', pool: new Pool(gateway.url, { connections: 4 }), headers: { authorization: `Bearer ${KEY}` } }
   const pcm = { model: 'sim-orpheus', voice: 'tara', input: INPUT, response_format: 'pcm' }

@@ -7,6 +7,7 @@
  *   npx tsc -p tsconfig.json && node dist/bench/verdicts.js [--runs 15] [--ttft 120] [--itl 15]
  *   npm run bench -- verdicts
  */
+import { option } from './bench-setup.js'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -15,11 +16,6 @@ import { startGateway } from '../kernel/gateway.js'
 import { createLogger } from '../kernel/log.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`)
-  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN
-  return Number.isFinite(v) ? v : fallback
-}
 
 const runs = option('runs', 15)
 const ttft = option('ttft', 120)

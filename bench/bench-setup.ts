@@ -1,0 +1,32 @@
+/** What every benchmark sets up the same way: its options, and a gateway config folder in front of one simulator. */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { dump, load } from 'js-yaml'
+import { defaultConfigDir } from '../kernel/paths.js'
+import { formatHash, hashSecret } from '../kernel/keys.js'
+
+/** `--name value` from the command line, as a number, or the fallback. */
+export function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`)
+  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN
+  return Number.isFinite(v) ? v : fallback
+}
+
+/**
+ * A copy of the embedded default config whose backends all point at `simUrl` (the simulator
+ * runs as a process of its own), serving only gateway.yaml, with one key whose secret is `key`.
+ */
+export function gatewayConfigFor(simUrl: string, key: string, backend: { connections?: number; capacity?: number } = {}): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'))
+  for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
+  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, Record<string, unknown>> }
+  for (const b of Object.values(models.backends)) Object.assign(b, { url: simUrl }, backend)
+  fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))
+  const server = load(fs.readFileSync(path.join(dir, 'server.yaml'), 'utf8')) as Record<string, unknown>
+  server.simulator = { enabled: false }
+  server.pipelines = ['gateway.yaml']
+  fs.writeFileSync(path.join(dir, 'server.yaml'), dump(server))
+  fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: {} }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(key)) }] }))
+  return dir
+}
