@@ -12,6 +12,8 @@ export interface Counter {
 
 export interface Histogram {
   observe(labels: Labels, value: number): void
+  /** The series of one label set, resolved once (for the request path: no per-call label work). */
+  series(labels: Labels): { observe(value: number): void }
 }
 
 /** A gauge read when scraped: `collect` returns the current value of each label set. */
@@ -55,22 +57,31 @@ class CounterMetric implements Counter {
 }
 
 class HistogramMetric implements Histogram {
-  private readonly series = new Map<string, { counts: number[]; sum: number; count: number }>()
+  private readonly bySeries = new Map<string, { counts: number[]; sum: number; count: number }>()
   constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
   observe(labels: Labels, value: number): void {
+    this.series(labels).observe(value)
+  }
+  series(labels: Labels): { observe(value: number): void } {
     const key = labelKey(labels)
-    let s = this.series.get(key)
+    let s = this.bySeries.get(key)
     if (!s) {
       s = { counts: this.buckets.map(() => 0), sum: 0, count: 0 }
-      this.series.set(key, s)
+      this.bySeries.set(key, s)
     }
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.counts[i]!++
-    s.sum += value
-    s.count++
+    const series = s
+    const buckets = this.buckets
+    return {
+      observe(value: number) {
+        for (let i = 0; i < buckets.length; i++) if (value <= buckets[i]!) series.counts[i]!++
+        series.sum += value
+        series.count++
+      },
+    }
   }
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
-    for (const [key, s] of this.series) {
+    for (const [key, s] of this.bySeries) {
       const sep = key ? `${key},` : ''
       this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket{${sep}le="${b}"} ${s.counts[i]}`))
       lines.push(`${this.name}_bucket{${sep}le="+Inf"} ${s.count}`)

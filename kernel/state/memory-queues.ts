@@ -19,6 +19,9 @@ export class MemoryQueues implements FairQueues {
     const waited = () => Math.round(performance.now() - started)
     if (request.signal.aborted) return Promise.resolve({ kind: 'aborted', waitedMs: 0 })
     const pool = this.pool(request.pool)
+    // A free slot and nobody waiting: no line, no timer, no listener.
+    const slot = pool.tryStart(request)
+    if (slot) return Promise.resolve({ kind: 'granted', slot, waitedMs: 0 })
     return new Promise<Admission>((resolve) => {
       let timer: NodeJS.Timeout | undefined
       const onAbort = () => {

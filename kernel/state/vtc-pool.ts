@@ -68,6 +68,33 @@ export class VtcPool {
     return m
   }
 
+  /**
+   * Starts the request at once when nobody waits and a slot is free (or is kept for its key):
+   * the common case, with no line to walk. Undefined when it has to wait.
+   */
+  tryStart(request: QueueRequest): QueueSlot | undefined {
+    this.capacity = request.capacity
+    if (this.waiting > 0) return undefined
+    const group = this.groupLine(request.group, request.groupWeight)
+    const key = this.keyLine(group, request.key)
+    const id = holdId(group.id, key.id)
+    const held = this.holds.get(id)
+    if (held) {
+      clearTimeout(held.timer)
+      this.holds.delete(id)
+    } else {
+      if (this.running + this.holds.size >= this.capacity) return undefined
+      this.lift(group, key)
+    }
+    const model = this.modelCount(request.model)
+    model.running++
+    const slot = this.start(group, key, request)
+    // As if it passed through the (empty) line: it is the last to have left it.
+    group.lastLeftKey = key.counter
+    this.lastLeftGroup = group.counter
+    return slot
+  }
+
   /** Adds a request to the line; it is granted at once when a slot is free. */
   enqueue(request: QueueRequest, grant: (slot: QueueSlot) => void): Waiter {
     this.capacity = request.capacity
@@ -185,24 +212,30 @@ export class VtcPool {
     const { request } = waiter
     group.waiting--
     this.waiting--
-    key.running++
-    group.running++
-    this.running++
     const model = this.modelCount(request.model)
     model.waiting--
     model.running++
-    group.counter += request.cost / group.weight
-    key.counter += request.cost
+    const slot = this.start(group, key, request)
     if (key.queue.length === 0) group.lastLeftKey = key.counter
     if (group.waiting === 0) this.lastLeftGroup = group.counter
+    waiter.grant(slot)
+  }
+
+  /** Counts a request as running and charges its estimated service. */
+  private start(group: GroupLine, key: KeyLine, request: QueueRequest): QueueSlot {
+    key.running++
+    group.running++
+    this.running++
+    group.counter += request.cost / group.weight
+    key.counter += request.cost
     let released = false
-    waiter.grant({
+    return {
       release: (actualCost: number) => {
         if (released) return
         released = true
         this.release(group, key, request, actualCost)
       },
-    })
+    }
   }
 
   private release(group: GroupLine, key: KeyLine, request: QueueRequest, actualCost: number): void {

@@ -49,6 +49,15 @@ export default definePlugin<FairQueueConfig>({
       return s
     }
     const waits = kernel.metrics.histogram('sluice_queue_wait_seconds', 'Time requests waited for model capacity.', WAIT_BUCKETS)
+    const waitsOf = new Map<string, { observe(value: number): void }>()
+    const waitSeries = (model: string) => {
+      let series = waitsOf.get(model)
+      if (!series) {
+        series = waits.series({ model })
+        waitsOf.set(model, series)
+      }
+      return series
+    }
     const timeouts = kernel.metrics.counter('sluice_queue_timeouts_total', 'Requests that gave up waiting for model capacity (503).')
     kernel.metrics.gauge('sluice_queue_waiting', 'Requests of this process waiting for model capacity, per model.', () =>
       queues.load().map((l) => [{ model: l.model, pool: l.pool }, l.waiting] as const),
@@ -84,7 +93,7 @@ export default definePlugin<FairQueueConfig>({
         const admission = await queues.acquire(request).catch((err: unknown) => {
           throw new GatewayError(503, 'queue state is unavailable', { headers: { 'retry-after': '5' }, cause: err })
         })
-        waits.observe({ model: model.id }, admission.waitedMs / 1000)
+        waitSeries(model.id).observe(admission.waitedMs / 1000)
         if (admission.kind === 'aborted') throw ex.signal.reason ?? new GatewayError(499, 'client closed the request')
         if (admission.kind === 'timeout') {
           timeouts.inc({ model: model.id })
