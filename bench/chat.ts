@@ -56,7 +56,9 @@ async function main() {
   const proxy = await startChild(path.join(dist, 'bench', 'proxy.js'), ['--upstream', sim.url])
   // --profile: the gateway writes a CPU profile (.cpuprofile) to bench/profiles/ when it stops.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, profile)
+  // --gateway-node "<flags>": V8/Node flags for the gateway process only (e.g. heap tuning).
+  const gatewayNode = process.argv.includes('--gateway-node') ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean) : []
+  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, [...profile, ...gatewayNode])
   const baselineRss = gateway.rssMb()
 
   const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })
