@@ -8,6 +8,7 @@
  *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 2] [--rounds 3] [--idle 9500])
  */
 import fs from 'node:fs'
+import { setMaxListeners } from 'node:events'
 import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
@@ -35,20 +36,25 @@ function simConfig(): string {
 
 const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`
 
-async function idleStreams(url: string, count: number): Promise<{ opened: number }> {
+/** Opens `count` streams that the simulator holds before their first token; `close` ends them. */
+async function idleStreams(url: string, count: number): Promise<{ opened: number; close: () => Promise<void> }> {
   const pool = new Pool(new URL(url).origin, { connections: count })
   const abort = new AbortController()
+  // One signal ends every stream, so it has one listener per stream.
+  setMaxListeners(count + 10, abort.signal)
   const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'wait' }], stream: true, max_tokens: 5 })
   const opened = await Promise.allSettled(
     Array.from({ length: count }, () =>
       pool.request({ path: '/v1/chat/completions', method: 'POST', body, signal: abort.signal, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-sim-stall-ms': '120000' } }),
     ),
   )
-  const ok = opened.filter((r) => r.status === 'fulfilled' && r.value.statusCode === 200).length
   return {
-    opened: ok,
-    ...{ close: async () => { abort.abort(); await pool.destroy() } },
-  } as { opened: number; close: () => Promise<void> }
+    opened: opened.filter((r) => r.status === 'fulfilled' && r.value.statusCode === 200).length,
+    close: async () => {
+      abort.abort()
+      await pool.destroy()
+    },
+  }
 }
 
 async function main() {
@@ -126,7 +132,7 @@ async function main() {
     await new Promise((res) => setTimeout(res, 1000))
     const during = gateway.rssMb()
     console.log(`${idle.opened} idle streams open: gateway RSS  ${during.toFixed(0).padStart(6)} MB       < 500 MB for 10,000  (before ${before.toFixed(0)} MB; ${(((during - before) * 1024) / Math.max(1, idle.opened)).toFixed(1)} KB per stream)`)
-    await (idle as unknown as { close: () => Promise<void> }).close()
+    await idle.close()
   }
   gateway.stop()
   proxy.stop()
