@@ -61,7 +61,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }
   if (env.PORT && options.server?.port === undefined) load.server!.port = Number(env.PORT)
   if (env.HOST && options.server?.host === undefined) load.server!.host = env.HOST
-  const registry = new PluginRegistry([...builtinPlugins, ...(options.plugins ?? [])])
+  const registry = new PluginRegistry([...(builtinPlugins as AnyPlugin[]), ...(options.plugins ?? [])])
 
   let deployment = loadDeployment(load)
   // Made once: budgets, queues, buffered records and the key cache outlive every reload.

@@ -1,5 +1,7 @@
-/** The built-in plugins, as the kernel's registry receives them. */
-import type { AnyPlugin } from '../kernel/plugin.js'
+/**
+ * The built-in plugins, as the kernel's registry receives them (kernel/gateway.ts). This file
+ * only lists the plugin folders: plugins import nothing from each other.
+ */
 import auth from './auth/index.js'
 import model from './model/index.js'
 import modelCatalog from './model-catalog/index.js'
@@ -24,5 +26,5 @@ import adminGroups from './admin-groups/index.js'
 import adminUsage from './admin-usage/index.js'
 import metrics from './metrics/index.js'
 
-export const builtinPlugins: AnyPlugin[] = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts,
-  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics] as AnyPlugin[]
+export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts,
+  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics]
