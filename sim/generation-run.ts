@@ -13,7 +13,7 @@ import { sendJson, sseHeaders } from './http-io.js'
 import { isInstant, sampleMs, type RequestLatency } from './latency.js'
 import type { FinishedReason } from './metrics.js'
 import type { ModelEngine, RunOutcome, RunTicket } from './model-engine.js'
-import type { Admission } from './scheduler.js'
+import { waitForSlot, type Admission } from './scheduler.js'
 import type { SeededRandom } from './seeded-random.js'
 
 /** A stream's chunks, already serialized as `data:` lines. */
@@ -90,7 +90,7 @@ async function runTimed(job: GenerationJob, env: RunEnv, admission: Admission): 
       env.res.writeHead(200, sseHeaders)
       env.res.flushHeaders()
     }
-    if (admission.kind === 'waiting' && !(await waitForTurn(admission, life))) return
+    if (!(await waitForSlot(admission, life))) return
     const queueSeconds = (performance.now() - env.arrival) / 1000
     const ticket = job.engine.startRun(job.prompts, job.completionTokens, queueSeconds)
     const outcome: RunOutcome = { finishedReason: job.finishedReason, completionTokens: 0, ttftSeconds: undefined, e2eSeconds: 0 }
@@ -104,18 +104,6 @@ async function runTimed(job: GenerationJob, env: RunEnv, admission: Admission): 
   } finally {
     life.close()
   }
-}
-
-async function waitForTurn(admission: Extract<Admission, { kind: 'waiting' }>, life: RequestLife): Promise<boolean> {
-  if (life.signal.aborted) {
-    admission.cancel()
-    return false
-  }
-  const leave = (): void => admission.cancel()
-  life.signal.addEventListener('abort', leave, { once: true })
-  const started = await admission.turn
-  life.signal.removeEventListener('abort', leave)
-  return started
 }
 
 function firstTokenDelay(env: RunEnv): number {

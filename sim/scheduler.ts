@@ -5,6 +5,7 @@
  * path never waits on a promise.
  */
 import { SimError } from './api-error.js'
+import type { RequestLife } from './active-requests.js'
 
 export interface SchedulerLimits {
   maxRunning: number
@@ -83,4 +84,21 @@ export class Scheduler {
       this.head = 0
     }
   }
+}
+
+/**
+ * Waits for a waiting admission's turn; a client that goes meanwhile gives its place up.
+ * True when the request may run.
+ */
+export async function waitForSlot(admission: Admission, life: RequestLife): Promise<boolean> {
+  if (admission.kind === 'running') return true
+  if (life.signal.aborted) {
+    admission.cancel()
+    return false
+  }
+  const leave = (): void => admission.cancel()
+  life.signal.addEventListener('abort', leave, { once: true })
+  const started = await admission.turn
+  life.signal.removeEventListener('abort', leave)
+  return started
 }

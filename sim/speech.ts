@@ -17,7 +17,7 @@ import { planFailure } from './failures.js'
 import { headerMs } from './latency.js'
 import type { ModelEngine, RunOutcome } from './model-engine.js'
 import { textPromptTokens } from './prompt.js'
-import type { Admission } from './scheduler.js'
+import { waitForSlot, type Admission } from './scheduler.js'
 import { requireKind, type SimContext } from './sim-context.js'
 import { espeakPcm } from './speech-espeak.js'
 import { readSpeechRequest, type SpeechRequest } from './speech-request.js'
@@ -73,19 +73,6 @@ function sendWhole(engine: ModelEngine, request: SpeechRequest, speech: Syntheti
   res.end(body)
   const e2e = (performance.now() - arrival) / 1000
   engine.endRun(ticket, { finishedReason: 'stop', completionTokens: audioTokens(speech.totalSamples), ttftSeconds: e2e, e2eSeconds: e2e })
-}
-
-async function waitForSlot(admission: Admission, life: RequestLife): Promise<boolean> {
-  if (admission.kind === 'running') return true
-  if (life.signal.aborted) {
-    admission.cancel()
-    return false
-  }
-  const leave = (): void => admission.cancel()
-  life.signal.addEventListener('abort', leave, { once: true })
-  const started = await admission.turn
-  life.signal.removeEventListener('abort', leave)
-  return started
 }
 
 async function runTimed(sim: SimContext, engine: ModelEngine, request: SpeechRequest, speech: SyntheticSpeech, timing: SpeechTiming, res: ServerResponse, admission: Admission, arrival: number): Promise<void> {
