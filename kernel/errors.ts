@@ -52,10 +52,6 @@ export class GatewayError extends Error {
   }
 }
 
-export function isGatewayError(err: unknown): err is GatewayError {
-  return err instanceof GatewayError
-}
-
 /** Turns anything thrown into a GatewayError; unknown errors become an opaque 500. */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err

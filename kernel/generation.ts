@@ -20,7 +20,6 @@ import { loadPipelines, type LoadedPipelines } from './loader.js'
 import { createExchange } from './create-exchange.js'
 import { finishAll, outcomeOf, runRequest, wrapBytes, wrapEvents, type ChainState } from './chain.js'
 import { GatewayError, toGatewayError } from './errors.js'
-import { describeCause } from './log.js'
 import { bodySchemas } from '../schemas/bodies.js'
 
 export interface GenerationOptions {
@@ -185,8 +184,4 @@ async function* onEnd<T>(source: AsyncIterable<T>, end: () => void): AsyncGenera
   } finally {
     end()
   }
-}
-
-export function describeLoadError(err: unknown): string {
-  return describeCause(err)
 }
