@@ -4,6 +4,8 @@
  */
 import { Pool } from 'undici'
 import type { Backends, Catalog } from './kernel.js'
+import type { Exchange } from './exchange.js'
+import type { BackendConfig } from '../schemas/models.schema.js'
 import { GatewayError } from './errors.js'
 
 type Handle = ReturnType<Backends['get']>
@@ -37,4 +39,18 @@ export class BackendPools implements Backends {
     await Promise.all([...this.handles.values()].map((h) => (h.dispatcher as Pool).close().catch(() => undefined)))
     this.handles.clear()
   }
+}
+
+/**
+ * The headers of a call to a model server: the backend's own headers, its bearer key, and
+ * the request headers it is configured to receive as the client sent them.
+ */
+export function upstreamHeaders(ex: Exchange, backend: BackendConfig): Record<string, string> {
+  const headers: Record<string, string> = { ...backend.headers }
+  if (backend.api_key) headers.authorization = `Bearer ${backend.api_key}`
+  for (const name of backend.forward_headers ?? []) {
+    const value = ex.header(name)
+    if (value !== undefined) headers[name] = value
+  }
+  return headers
 }

@@ -35,6 +35,12 @@ export const backendSchema = {
     connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive connections in the pool.' },
     api_key: { type: 'string', description: 'Bearer token the model server expects, if any.' },
     headers: { type: 'object', additionalProperties: { type: 'string' }, default: {}, description: 'Extra headers sent upstream.' },
+    forward_headers: {
+      type: 'array',
+      items: { type: 'string', pattern: '^[a-z0-9-]+$' },
+      default: [],
+      description: "Request headers passed on to this server as the client sent them (lower case), e.g. the simulator's timing and failure-injection headers.",
+    },
   },
 } as const
 

@@ -16,6 +16,7 @@ import { SseParser } from './sse-parser.js'
 import { transportFailure, upstreamError } from '../../kernel/upstream-error.js'
 import { normalizeChunk, normalizeCompletion, type Usage } from './openai-normalize.js'
 import { streamedTokens } from '../../kernel/token-estimate.js'
+import { upstreamHeaders } from '../../kernel/backends.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -76,14 +77,9 @@ type UpstreamBody = Dispatcher.ResponseData['body']
 
 async function send(kernel: Kernel, ex: Exchange, backendName: string, path: string, body: Body, streaming: boolean) {
   const backend = kernel.backends.get(backendName)
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...backend.config.headers }
-  if (backend.config.api_key) headers.authorization = `Bearer ${backend.config.api_key}`
+  const headers = upstreamHeaders(ex, backend.config)
+  headers['content-type'] = 'application/json'
   headers.accept = streaming ? 'text/event-stream' : 'application/json'
-  // The simulator's failure-injection headers pass through, so tests can drive the real path.
-  for (const h of ['x-sim-cut-after', 'x-sim-stall-ms', 'x-return-error', 'x-sim-ttft-ms', 'x-sim-itl-ms']) {
-    const v = ex.header(h)
-    if (v !== undefined) headers[h] = v
-  }
   let res
   try {
     res = await backend.dispatcher.request({ origin: backend.origin, path: backend.pathPrefix + path, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })

@@ -3,6 +3,7 @@
  * keep-alive pool. Errors the server answers pass through with its status and message; a
  * server that cannot be reached is 502; the client going away aborts the call.
  */
+import { upstreamHeaders } from '../../kernel/backends.js'
 import { request } from 'undici'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
@@ -16,17 +17,10 @@ export interface UpstreamSpeech {
   destroy(): void
 }
 
-/** The simulator's request headers (timing, faults) pass through, so tests drive the real path. */
-const passHeaders = ['x-sim-first-audio-ms', 'x-sim-realtime-factor', 'x-sim-stall-ms', 'x-sim-cut-after', 'x-return-error']
-
 export async function requestSpeech(kernel: Kernel, ex: Exchange, backendName: string, body: Record<string, unknown>): Promise<UpstreamSpeech> {
   const backend = kernel.backends.get(backendName)
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...backend.config.headers }
-  if (backend.config.api_key) headers.authorization = `Bearer ${backend.config.api_key}`
-  for (const h of passHeaders) {
-    const v = ex.header(h)
-    if (v !== undefined) headers[h] = v
-  }
+  const headers = upstreamHeaders(ex, backend.config)
+  headers['content-type'] = 'application/json'
   let res
   try {
     res = await request(`${backend.baseUrl}/v1/audio/speech`, { dispatcher: backend.dispatcher, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })

@@ -3,6 +3,7 @@
  * OpenAI-compatible /v1/audio/transcriptions or /v1/audio/translations, over the backend's
  * keep-alive pool. Errors the server answers pass through with its status and message.
  */
+import { upstreamHeaders } from '../../kernel/backends.js'
 import { FormData, request } from 'undici'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
@@ -20,8 +21,6 @@ export interface UpstreamAnswer {
   readonly text: string
 }
 
-const passHeaders = ['x-sim-realtime-factor', 'x-sim-stall-ms', 'x-return-error']
-
 export async function requestTranscript(kernel: Kernel, ex: Exchange, backendName: string, task: 'transcribe' | 'translate', form: UpstreamForm): Promise<UpstreamAnswer> {
   const backend = kernel.backends.get(backendName)
   const body = new FormData()
@@ -30,12 +29,7 @@ export async function requestTranscript(kernel: Kernel, ex: Exchange, backendNam
   }
   const type = form.file.contentType ?? 'application/octet-stream'
   body.append('file', new Blob([form.file.data], { type }), form.file.filename ?? 'audio')
-  const headers: Record<string, string> = { ...backend.config.headers }
-  if (backend.config.api_key) headers.authorization = `Bearer ${backend.config.api_key}`
-  for (const h of passHeaders) {
-    const v = ex.header(h)
-    if (v !== undefined) headers[h] = v
-  }
+  const headers = upstreamHeaders(ex, backend.config)
   const path = task === 'translate' ? '/v1/audio/translations' : '/v1/audio/transcriptions'
   let res
   try {

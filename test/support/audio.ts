@@ -4,6 +4,7 @@
  * same Debian packages the gateway encodes with: lame, opus-tools, flac), test tones, and the
  * duration rule of the simulator's synthetic voice.
  */
+import { wavHeader } from '../../sim/wav.js'
 import { execFileSync, spawnSync } from 'node:child_process'
 
 export interface DecodedAudio {
@@ -103,21 +104,9 @@ export function silentWav(dataBytes: number, sampleRate = 16000): Buffer {
 /** A WAV of a 440 Hz tone: `seconds` long at `sampleRate`, 16-bit mono. */
 export function toneWav(secondsLong: number, sampleRate = 16000): Buffer {
   const n = Math.round(secondsLong * sampleRate)
-  const buf = Buffer.alloc(44 + n * 2)
-  buf.write('RIFF', 0, 'ascii')
-  buf.writeUInt32LE(36 + n * 2, 4)
-  buf.write('WAVEfmt ', 8, 'ascii')
-  buf.writeUInt32LE(16, 16)
-  buf.writeUInt16LE(1, 20)
-  buf.writeUInt16LE(1, 22)
-  buf.writeUInt32LE(sampleRate, 24)
-  buf.writeUInt32LE(sampleRate * 2, 28)
-  buf.writeUInt16LE(2, 32)
-  buf.writeUInt16LE(16, 34)
-  buf.write('data', 36, 'ascii')
-  buf.writeUInt32LE(n * 2, 40)
-  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), 44 + i * 2)
-  return buf
+  const samples = Buffer.alloc(n * 2)
+  for (let i = 0; i < n; i++) samples.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), i * 2)
+  return Buffer.concat([wavHeader(samples.length, sampleRate), samples])
 }
 
 /**

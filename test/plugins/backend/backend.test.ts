@@ -37,6 +37,15 @@ test('sends the served name upstream and normalizes reasoning_content and usage'
   assert.is(run.ex.state.backend?.upstreamModel, 'sim-vision-7b')
 })
 
+test("only the backend's forward_headers reach the model server", async () => {
+  upstream.handle((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion)))
+  await runPlugin(backend, {}, { kernel, state: state(), headers: { 'x-sim-stall-ms': '0', 'x-not-listed': 'secret', cookie: 'c=1' }, body: { messages: [] } })
+  const sent = upstream.received.at(-1)!.headers
+  assert.is(sent['x-sim-stall-ms'], '0')
+  assert.is(sent['x-not-listed'], undefined)
+  assert.is(sent.cookie, undefined)
+})
+
 test('a nested upstream error passes through with its status and message', async () => {
   upstream.handle((_req, _b, res) => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', code: 400 } })))
   const run = await runPlugin(backend, {}, { kernel, state: state(), body: { messages: [] } })
