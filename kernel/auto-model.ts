@@ -7,6 +7,11 @@ import type { Catalog, KeyStore } from './kernel.js'
 import type { ModelConfig } from '../schemas/models.schema.js'
 import { GatewayError } from './errors.js'
 
+/** Whether chat messages carry an image part (what `auto` and the capability check ask). */
+export function hasImageParts(messages: unknown): boolean {
+  return Array.isArray(messages) && messages.some((m: { content?: unknown }) => Array.isArray(m?.content) && m.content.some((p: { type?: unknown }) => p?.type === 'image_url'))
+}
+
 export interface AutoNeeds {
   images?: boolean
   tools?: boolean

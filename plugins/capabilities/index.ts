@@ -7,16 +7,8 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
+import { hasImageParts } from '../../kernel/auto-model.js'
 import { configSchema, type CapabilitiesConfig } from './schema.js'
-
-interface Message {
-  content?: unknown
-}
-
-export function hasImages(messages: unknown): boolean {
-  if (!Array.isArray(messages)) return false
-  return messages.some((m: Message) => Array.isArray(m?.content) && m.content.some((p: { type?: unknown }) => p?.type === 'image_url'))
-}
 
 /** Whether the model's vision boon will describe images for it on this request. */
 export function visionBoonOn(model: ModelConfig, boonsHeader: string | undefined): boolean {
@@ -38,7 +30,7 @@ export default definePlugin<CapabilitiesConfig>({
           throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tools`, { code: 'invalid_request' })
         if (body.tool_choice !== undefined && !model.supports_tool_choice)
           throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tool_choice`, { code: 'invalid_request' })
-        if (config.images === 'check' && !model.supports_vision && hasImages(body.messages) && !visionBoonOn(model, ex.header(`${ex.headerPrefix}boons`)))
+        if (config.images === 'check' && !model.supports_vision && hasImageParts(body.messages) && !visionBoonOn(model, ex.header(`${ex.headerPrefix}boons`)))
           throw new GatewayError(400, 'model does not accept images; use a model with vision', { code: 'invalid_request' })
         await next()
       },

@@ -8,7 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { parseEffort } from '../../kernel/reasoning-levels.js'
-import { chooseAutoModel } from '../../kernel/auto-model.js'
+import { chooseAutoModel, hasImageParts } from '../../kernel/auto-model.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import { configSchema, type ModelPluginConfig } from './schema.js'
@@ -26,10 +26,6 @@ declare module '../../kernel/exchange.js' {
       familyLevel?: ReasoningLevel
     }
   }
-}
-
-function hasImageParts(messages: unknown): boolean {
-  return Array.isArray(messages) && messages.some((m: { content?: unknown }) => Array.isArray(m?.content) && m.content.some((p: { type?: unknown }) => p?.type === 'image_url'))
 }
 
 export default definePlugin<ModelPluginConfig>({
