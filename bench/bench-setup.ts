@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
 import { defaultConfigDir } from '../kernel/paths.js'
-import { formatHash, hashSecret } from '../kernel/keys.js'
+import { formatHash, hashSecret } from '../kernel/services/keys/keys.js'
 
 /** `--name value` from the command line, as a number, or the fallback. */
 export function option(name: string, fallback: number): number {

@@ -9,9 +9,9 @@ import type { Reply } from './reply.js'
 import type { BackendConfig, FamilyConfig, ModelConfig, ModelsFile } from '../schemas/models.schema.js'
 import type { GroupConfig, KeysFile } from '../schemas/keys.schema.js'
 import type { ServerFile } from '../schemas/server.schema.js'
-import type { UsageRecords } from './records.js'
-import type { SharedState } from './state/state.js'
-import type { Metrics } from './metrics.js'
+import type { UsageRecords } from './services/records/records.js'
+import type { SharedState } from './services/state/state.js'
+import type { Metrics } from './services/metrics/metrics.js'
 
 /** Config files after validation, defaults applied. */
 export interface Deployment {

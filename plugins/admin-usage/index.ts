@@ -8,7 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
-import type { UsageDimension, UsageRecord } from '../../kernel/storage/store.js'
+import type { UsageDimension, UsageRecord } from '../../kernel/services/stores/store.js'
 import { configSchema, type AdminUsageConfig } from './schema.js'
 import { usagePeriod } from './period.js'
 

@@ -1,6 +1,6 @@
 /** The period and filters of a usage query, from the query string, with clear 400s. */
 import { GatewayError } from '../../kernel/errors.js'
-import type { UsagePeriod } from '../../kernel/storage/store.js'
+import type { UsagePeriod } from '../../kernel/services/stores/store.js'
 
 function time(query: URLSearchParams, name: string, fallback: number): number {
   const raw = query.get(name)

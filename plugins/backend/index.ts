@@ -13,10 +13,10 @@ import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import { configSchema, type BackendPluginConfig } from './schema.js'
 import { SseParser } from './sse-parser.js'
-import { transportFailure, upstreamError } from '../../kernel/upstream-error.js'
+import { transportFailure, upstreamError } from '../../kernel/services/backends/upstream-error.js'
 import { normalizeChunk, normalizeCompletion, type Usage } from './openai-normalize.js'
-import { streamedTokens } from '../../kernel/token-estimate.js'
-import { upstreamHeaders } from '../../kernel/backends.js'
+import { streamedTokens } from '../../protocols/openai/token-estimate.js'
+import { upstreamHeaders } from '../../kernel/services/backends/pools.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {

@@ -7,7 +7,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
-import { hasImageParts } from '../../kernel/auto-model.js'
+import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
 import { configSchema, type CapabilitiesConfig } from './schema.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */

@@ -10,8 +10,8 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
-import type { QueueSlot } from '../../kernel/state/fair-queue.js'
-import { estimatePromptTokens } from '../../kernel/token-estimate.js'
+import type { QueueSlot } from '../../kernel/services/state/fair-queue.js'
+import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
 import { configSchema, type FairQueueConfig } from './schema.js'
 import { ServiceEstimate } from './service-estimate.js'
 

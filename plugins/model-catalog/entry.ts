@@ -1,6 +1,6 @@
 /** The model entry of the spec, rendered from the catalog's config. */
 import type { FamilyConfig, ModelConfig } from '../../schemas/models.schema.js'
-import { LEVELS } from '../../kernel/reasoning-levels.js'
+import { LEVELS } from '../../protocols/openai/reasoning-effort.js'
 
 export interface ModelEntry {
   id: string

@@ -7,8 +7,8 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
-import { parseEffort } from '../../kernel/reasoning-levels.js'
-import { chooseAutoModel, hasImageParts } from '../../kernel/auto-model.js'
+import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
+import { chooseAutoModel, hasImageParts } from '../../kernel/services/catalog/auto-model.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import { configSchema, type ModelPluginConfig } from './schema.js'

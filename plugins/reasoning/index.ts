@@ -6,7 +6,7 @@
  * `x-gateway-reasoning-effort` (and `…-requested` when it differs from the ask).
  */
 import { definePlugin } from '../../kernel/plugin.js'
-import { parseEffort } from '../../kernel/reasoning-levels.js'
+import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
 import type { ReasoningLevel } from '../../schemas/models.schema.js'
 import { configSchema, type ReasoningConfig } from './schema.js'
 import { chooseLevel, mergeFields, type ServedLevel } from './level-mapping.js'

@@ -3,7 +3,7 @@
  * request fields for that level into the upstream body. Nothing here knows a vendor: the
  * fields come from models.yaml.
  */
-import { LEVELS, nearestLevel } from '../../kernel/reasoning-levels.js'
+import { LEVELS, nearestLevel } from '../../protocols/openai/reasoning-effort.js'
 import type { ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
 
 export type ServedLevel = ReasoningLevel | 'unsupported'

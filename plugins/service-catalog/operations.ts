@@ -3,7 +3,7 @@
  * describes in the WSDL) and the seven operations themselves.
  */
 import { GatewayError } from '../../kernel/errors.js'
-import type { SoapCall, SoapOperation, SoapRecord, SoapService, SoapType } from '../../kernel/soap-contract.js'
+import type { SoapCall, SoapOperation, SoapRecord, SoapService, SoapType } from '../../protocols/soap/contract.js'
 import { MESSAGE_FORMATS, PLATFORM_VERSIONS, type MessageFormat, type PlatformVersion } from './enumerations.js'
 
 export const SERVICE_NAME = 'Catalog'

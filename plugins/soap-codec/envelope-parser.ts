@@ -9,7 +9,7 @@
  */
 import sax from 'sax'
 import type { QualifiedAttribute, QualifiedTag, SAXOptions } from 'sax'
-import type { SoapCall, SoapElement, SoapHeaderEntry } from '../../kernel/soap-contract.js'
+import type { SoapCall, SoapElement, SoapHeaderEntry } from '../../protocols/soap/contract.js'
 import { clientFault, SoapFault } from './fault.js'
 import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS, XSI_NS } from './xml-writer.js'
 

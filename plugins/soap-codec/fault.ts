@@ -3,7 +3,7 @@
  * thrown error to a fault, and the fault document.
  */
 import { GatewayError } from '../../kernel/errors.js'
-import type { SoapFaultCode, SoapFaultDetailCode } from '../../kernel/soap-contract.js'
+import type { SoapFaultCode, SoapFaultDetailCode } from '../../protocols/soap/contract.js'
 import { SOAP11_ENVELOPE_NS, escapeAttribute, escapeText, XML_DECLARATION } from './xml-writer.js'
 
 /** A fault decided by the codec itself (envelope-level problems). */

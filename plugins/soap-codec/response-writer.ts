@@ -3,9 +3,9 @@
  * `<tns:OpResponse>` in the service namespace, unqualified children in schema order, every
  * field present, `xsi:type="tns:…"` on complex-typed elements and none on simple or enum ones.
  */
-import type { SoapField, SoapRecord, SoapValue } from '../../kernel/soap-contract.js'
+import type { SoapField, SoapRecord, SoapValue } from '../../protocols/soap/contract.js'
 import { indexService, isRepeated, type IndexedService } from './service-table.js'
-import type { SoapService } from '../../kernel/soap-contract.js'
+import type { SoapService } from '../../protocols/soap/contract.js'
 import { escapeAttribute, escapeText, SOAP11_ENVELOPE_NS, XML_DECLARATION, XSD_NS, XSI_NS } from './xml-writer.js'
 
 /** A result that does not conform to the service table: a bug of the service step (soap:Server). */

@@ -3,7 +3,7 @@
  * operation is unique) and indexes it for rendering. A table that fails is a bug of the
  * service step, reported as `soap:Server`.
  */
-import type { SoapBuiltinType, SoapField, SoapOperation, SoapService, SoapType } from '../../kernel/soap-contract.js'
+import type { SoapBuiltinType, SoapField, SoapOperation, SoapService, SoapType } from '../../protocols/soap/contract.js'
 import { isNcName } from './xml-writer.js'
 
 export const BUILTIN_TYPES: ReadonlySet<string> = new Set<SoapBuiltinType>([

@@ -7,7 +7,7 @@
  * The schema has no `elementFormDefault`, so local elements are unqualified, as the responses
  * are; type references use the service's prefix (never `tns`, which node-soap ignores).
  */
-import type { SoapField, SoapService } from '../../kernel/soap-contract.js'
+import type { SoapField, SoapService } from '../../protocols/soap/contract.js'
 import { indexService, isRepeated } from './service-table.js'
 import { escapeAttribute, SOAP_HTTP_TRANSPORT, WSDL_NS, WSDL_SOAP_NS, XML_DECLARATION, XSD_NS } from './xml-writer.js'
 

@@ -3,11 +3,11 @@
  * keep-alive pool. Errors the server answers pass through with its status and message; a
  * server that cannot be reached is 502; the client going away aborts the call.
  */
-import { upstreamHeaders } from '../../kernel/backends.js'
+import { upstreamHeaders } from '../../kernel/services/backends/pools.js'
 import { request } from 'undici'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
-import { transportFailure, upstreamError } from '../../kernel/upstream-error.js'
+import { transportFailure, upstreamError } from '../../kernel/services/backends/upstream-error.js'
 
 export interface UpstreamSpeech {
   readonly contentType: string | undefined

@@ -3,12 +3,12 @@
  * OpenAI-compatible /v1/audio/transcriptions or /v1/audio/translations, over the backend's
  * keep-alive pool. Errors the server answers pass through with its status and message.
  */
-import { upstreamHeaders } from '../../kernel/backends.js'
+import { upstreamHeaders } from '../../kernel/services/backends/pools.js'
 import { FormData, request } from 'undici'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import { GatewayError } from '../../kernel/errors.js'
-import { transportFailure, upstreamError } from '../../kernel/upstream-error.js'
+import { transportFailure, upstreamError } from '../../kernel/services/backends/upstream-error.js'
 
 export interface UpstreamForm {
   readonly file: { readonly data: Buffer; readonly filename?: string; readonly contentType?: string }

@@ -9,9 +9,9 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Outcome } from '../../kernel/plugin.js'
-import type { UsageRecord } from '../../kernel/storage/store.js'
-import { estimatePromptTokens } from '../../kernel/token-estimate.js'
-import { figuresOf, indicativeValue, type TokenFigures } from '../../kernel/indicative-value.js'
+import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
+import { figuresOf, indicativeValue, type TokenFigures } from '../../protocols/usage/indicative-value.js'
 import { configSchema, type UsageRecordsConfig } from './schema.js'
 
 export default definePlugin<UsageRecordsConfig>({

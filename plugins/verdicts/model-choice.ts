@@ -4,7 +4,7 @@
  * the family is permitted its member); `auto` among vision models only when images are sent;
  * any other name as the chat route resolves it (ids and server names; 404 when unknown).
  */
-import { chooseAutoModel } from '../../kernel/auto-model.js'
+import { chooseAutoModel } from '../../kernel/services/catalog/auto-model.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import type { Principal } from '../../kernel/exchange.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'

@@ -13,8 +13,8 @@ import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway
 import { keysFile, modelsWith, serverWith } from '../support/deployment-files.js'
 import { startReplica, type Replica } from '../support/replica.js'
 import { available, POSTGRES_URL, REDIS_URL, uniqueName } from '../support/services.js'
-import { estimatePromptTokens } from '../../kernel/token-estimate.js'
-import type { UsageRecord } from '../../kernel/storage/store.js'
+import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
+import type { UsageRecord } from '../../kernel/services/stores/store.js'
 
 // A model priced 1 per prompt token and 2 per reply token (prices are per million tokens).
 const models = modelsWith({ models: [{ id: 'sim-priced', model_type: 'chat', backend: 'sim', served_name: 'sim-instruct-8b', context_window: 32768, prices: { prompt: 1_000_000, completion: 2_000_000 } }] })

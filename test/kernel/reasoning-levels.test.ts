@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { nearestLevel, parseEffort } from '../../kernel/reasoning-levels.js'
+import { nearestLevel, parseEffort } from '../../protocols/openai/reasoning-effort.js'
 
 const test = suite('kernel reasoning levels')
 

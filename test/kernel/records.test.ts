@@ -1,9 +1,9 @@
 /** The usage-record writer: buffered, written in batches off the request path, never lost to a hiccup. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { RecordsTable, UsageRecord } from '../../kernel/storage/store.js'
-import { RecordWriter } from '../../kernel/records.js'
-import { MetricsRegistry } from '../../kernel/metrics.js'
+import type { RecordsTable, UsageRecord } from '../../kernel/services/stores/store.js'
+import { RecordWriter } from '../../kernel/services/records/records.js'
+import { MetricsRegistry } from '../../kernel/services/metrics/metrics.js'
 import { createLogger } from '../../kernel/log.js'
 
 const test = suite('kernel records writer')

@@ -8,9 +8,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import type { Store, StoredKey, UsageRecord } from '../../kernel/storage/store.js'
-import { openSqliteStore } from '../../kernel/storage/sqlite-store.js'
-import { openPostgresStore } from '../../kernel/storage/postgres-store.js'
+import type { Store, StoredKey, UsageRecord } from '../../kernel/services/stores/store.js'
+import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
+import { openPostgresStore } from '../../kernel/services/stores/postgres-store.js'
 import { available, POSTGRES_URL, uniqueName } from '../support/services.js'
 
 const T0 = Date.UTC(2026, 4, 1)

@@ -4,7 +4,7 @@
  * another; the usage records then say how long each waited and what each was served.
  */
 import type { TestGateway } from './gateway.js'
-import type { UsageRecord } from '../../kernel/storage/store.js'
+import type { UsageRecord } from '../../kernel/services/stores/store.js'
 
 export interface Tenant {
   /** Name in the report. */

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import adminUsage from '../../../plugins/admin-usage/index.js'
 import { makeServedKernel, runPlugin } from '../../harness.js'
 import type { Kernel } from '../../../kernel/kernel.js'
-import type { UsageRecord } from '../../../kernel/storage/store.js'
+import type { UsageRecord } from '../../../kernel/services/stores/store.js'
 
 const test = suite('plugin admin-usage')
 const NOW = Date.UTC(2026, 4, 14, 12)

@@ -6,7 +6,7 @@ import path from 'node:path'
 import auth from '../../../plugins/auth/index.js'
 import { makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
 import { defaultConfigDir } from '../../../kernel/paths.js'
-import { formatHash, hashSecret } from '../../../kernel/keys.js'
+import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
 
 const test = suite('plugin auth')
 

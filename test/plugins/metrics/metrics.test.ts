@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import metrics from '../../../plugins/metrics/index.js'
 import { makeKernel, runPlugin } from '../../harness.js'
-import { MetricsRegistry } from '../../../kernel/metrics.js'
+import { MetricsRegistry } from '../../../kernel/services/metrics/metrics.js'
 
 const test = suite('plugin metrics')
 

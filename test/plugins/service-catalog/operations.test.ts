@@ -5,7 +5,7 @@ import path from 'node:path'
 import { load as loadYaml } from 'js-yaml'
 import { GatewayError } from '../../../kernel/errors.js'
 import { defaultConfigDir } from '../../../kernel/paths.js'
-import type { SoapCall, SoapElement } from '../../../kernel/soap-contract.js'
+import type { SoapCall, SoapElement } from '../../../protocols/soap/contract.js'
 import {
   bindArguments,
   CATALOG_OPERATIONS,

@@ -8,7 +8,7 @@ import soapCodec from '../../../plugins/soap-codec/index.js'
 import { defaultConfigDir } from '../../../kernel/paths.js'
 import type { Exchange, ExchangeState } from '../../../kernel/exchange.js'
 import type { TextReply } from '../../../kernel/reply.js'
-import type { SoapCall, SoapRecord, SoapResult } from '../../../kernel/soap-contract.js'
+import type { SoapCall, SoapRecord, SoapResult } from '../../../protocols/soap/contract.js'
 import { makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
 import { startFakeRestCatalog, type FakeRestServer } from './fake-rest-catalog.js'
 

@@ -4,7 +4,7 @@ import soapCodec from '../../../plugins/soap-codec/index.js'
 import { GatewayError } from '../../../kernel/errors.js'
 import type { Exchange } from '../../../kernel/exchange.js'
 import type { TextReply } from '../../../kernel/reply.js'
-import type { SoapService } from '../../../kernel/soap-contract.js'
+import type { SoapService } from '../../../protocols/soap/contract.js'
 import { runPlugin, setupPlugin } from '../../harness.js'
 
 const SOAP = 'http://schemas.xmlsoap.org/soap/envelope/'

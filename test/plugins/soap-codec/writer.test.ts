@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import sax from 'sax'
-import type { SoapService } from '../../../kernel/soap-contract.js'
+import type { SoapService } from '../../../protocols/soap/contract.js'
 import { GatewayError } from '../../../kernel/errors.js'
 import { renderResponse, ResultShapeError } from '../../../plugins/soap-codec/response-writer.js'
 import { renderWsdl } from '../../../plugins/soap-codec/wsdl.js'

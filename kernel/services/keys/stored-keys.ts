@@ -5,9 +5,9 @@
  * `keys_refresh_ms`, by polling the store's change counter (one tiny query).
  */
 import crypto from 'node:crypto'
-import type { KeysTable, StoredGroup, StoredKey } from './storage/store.js'
-import type { Logger } from './log.js'
-import { describeCause } from './log.js'
+import type { KeysTable, StoredGroup, StoredKey } from '../stores/store.js'
+import type { Logger } from '../../log.js'
+import { describeCause } from '../../log.js'
 
 /** Digests bucketed by their first byte; within a bucket each is compared in constant time. */
 export class DigestIndex<T> {

@@ -4,10 +4,10 @@
  * shutdown; records past retention are purged hourly. A store that is down costs nothing on
  * the request path: the batch stays buffered (up to a bound) and is retried.
  */
-import type { Logger } from './log.js'
-import type { Metrics } from './metrics.js'
-import type { RecordsTable, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from './storage/store.js'
-import { describeCause } from './log.js'
+import type { Logger } from '../../log.js'
+import type { Metrics } from '../metrics/metrics.js'
+import type { RecordsTable, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../stores/store.js'
+import { describeCause } from '../../log.js'
 
 export interface UsageRecords {
   /** Buffers a record for the next batch. Never waits, never throws. */

@@ -7,8 +7,8 @@
 import crypto from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Admission, FairQueues, PoolLoad, QueueRequest, QueueSlot } from './fair-queue.js'
-import type { Logger } from '../log.js'
-import { describeCause } from '../log.js'
+import type { Logger } from '../../log.js'
+import { describeCause } from '../../log.js'
 import { CANCEL, ENQUEUE, HEARTBEAT, RELEASE } from './redis-queue-scripts.js'
 
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>

@@ -1,6 +1,6 @@
 /** The model catalog service: lookups by catalog id, family name and reported server name. */
-import type { Catalog, Deployment } from './kernel.js'
-import type { BackendConfig, FamilyConfig, ModelConfig } from '../schemas/models.schema.js'
+import type { Catalog, Deployment } from '../../kernel.js'
+import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
 
 export interface CatalogOptions {
   /** Base URL of the in-process simulator, for backends whose url is `embedded`. */

@@ -3,10 +3,10 @@
  * every route of a generation and closed with it.
  */
 import { Pool } from 'undici'
-import type { Backends, Catalog } from './kernel.js'
-import type { Exchange } from './exchange.js'
-import type { BackendConfig } from '../schemas/models.schema.js'
-import { GatewayError } from './errors.js'
+import type { Backends, Catalog } from '../../kernel.js'
+import type { Exchange } from '../../exchange.js'
+import type { BackendConfig } from '../../../schemas/models.schema.js'
+import { GatewayError } from '../../errors.js'
 
 type Handle = ReturnType<Backends['get']>
 

@@ -4,10 +4,10 @@
  */
 import { Redis } from 'ioredis'
 import type { SharedState } from './state.js'
-import type { Logger } from '../log.js'
+import type { Logger } from '../../log.js'
 import { RedisLedger } from './redis-ledger.js'
 import { RedisQueues } from './redis-queues.js'
-import { describeCause } from '../log.js'
+import { describeCause } from '../../log.js'
 import { redactUrl } from './open-state.js'
 
 /** Connects to Redis (failing the start when it cannot: a configured Redis is required). */

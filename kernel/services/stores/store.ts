@@ -3,7 +3,7 @@
  * implementations with one test suite: SQLite in the data folder (the embedded default) and
  * PostgreSQL (scale-out). Both are written to off the request path only.
  */
-import type { GroupConfig } from '../../schemas/keys.schema.js'
+import type { GroupConfig } from '../../../schemas/keys.schema.js'
 
 /** One request that reached a model. Figures and identifiers only: never prompt or reply text. */
 export interface UsageRecord {

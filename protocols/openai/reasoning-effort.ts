@@ -2,8 +2,8 @@
  * The four reasoning levels and their synonyms, shared by whatever reads `reasoning_effort`
  * (choosing a family member, mapping the level onto a model server).
  */
-import { GatewayError } from './errors.js'
-import type { ReasoningLevel } from '../schemas/models.schema.js'
+import { GatewayError } from '../../kernel/errors.js'
+import type { ReasoningLevel } from '../../schemas/models.schema.js'
 
 export const LEVELS: readonly ReasoningLevel[] = ['none', 'low', 'medium', 'high']
 

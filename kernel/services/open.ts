@@ -4,14 +4,14 @@
  * request, so that buffered records are flushed. Which implementation runs is read from
  * `stores:` in server.yaml (or SLUICE_POSTGRES_URL / SLUICE_REDIS_URL) at start only.
  */
-import type { Deployment } from './kernel.js'
-import type { Logger } from './log.js'
-import type { Store } from './storage/store.js'
+import type { Deployment } from '../kernel.js'
+import type { Logger } from '../log.js'
+import type { Store } from './stores/store.js'
 import type { SharedState } from './state/state.js'
-import { openSqliteStore } from './storage/sqlite-store.js'
-import { RecordWriter } from './records.js'
-import { StoredKeys } from './stored-keys.js'
-import { MetricsRegistry } from './metrics.js'
+import { openSqliteStore } from './stores/sqlite-store.js'
+import { RecordWriter } from './records/records.js'
+import { StoredKeys } from './keys/stored-keys.js'
+import { MetricsRegistry } from './metrics/metrics.js'
 import { memoryState, redactUrl } from './state/open-state.js'
 
 export interface KernelServices {
@@ -49,7 +49,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
     if (settings.postgresUrl) {
       try {
         // Loaded only when configured: pg is not needed by the embedded default.
-        const { openPostgresStore } = await import('./storage/postgres-store.js')
+        const { openPostgresStore } = await import('./stores/postgres-store.js')
         store = await openPostgresStore({ url: settings.postgresUrl, schema: settings.postgresSchema })
       } catch (err) {
         throw new Error(`cannot open PostgreSQL at ${redactUrl(settings.postgresUrl)}: ${(err as Error).message}`)

@@ -2,7 +2,7 @@
  * The SQL both stores share: one table layout, one column order, and the mapping between rows
  * and the store's types. Dialect differences (placeholders, types, upserts) stay in each store.
  */
-import type { GroupConfig } from '../../schemas/keys.schema.js'
+import type { GroupConfig } from '../../../schemas/keys.schema.js'
 import type { StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from './store.js'
 
 /** Columns of usage_records, in insert order. */
