@@ -4,6 +4,7 @@ import type { Exchange, ExchangeState, IncomingBody, Principal, RouteInfo, Trans
 import type { Logger } from './log.js'
 import type { Reply } from './reply.js'
 import { GatewayError } from './errors.js'
+import { Usage, type DemandOf } from './usage.js'
 
 export interface ExchangeInit {
   id?: string
@@ -24,6 +25,8 @@ export interface ExchangeInit {
   parentSignal?: AbortSignal
   log: Logger
   now?: number
+  /** The route's estimate of what a request may cost (from its model-reaching step). */
+  demand?: DemandOf
 }
 
 class RequestExchange implements Exchange {
@@ -38,6 +41,7 @@ class RequestExchange implements Exchange {
   readonly incoming?: IncomingBody
   principal?: Principal
   readonly state: ExchangeState = {}
+  readonly usage: Usage
   reply?: Reply
   readonly headers = new Map<string, string>()
   readonly headerPrefix: string
@@ -62,6 +66,8 @@ class RequestExchange implements Exchange {
     this.body = init.body
     this.incoming = init.incoming
     this.principal = init.principal
+    const demand = init.demand
+    this.usage = new Usage(demand ? () => demand(this) : undefined)
     this.headerPrefix = init.headerPrefix
     this.startedAt = init.now ?? Date.now()
     this.deadline = this.startedAt + init.timeoutMs

@@ -4,6 +4,7 @@
  */
 import type { Logger } from './log.js'
 import type { Reply } from './reply.js'
+import type { Usage } from './usage.js'
 
 /**
  * Typed slots that plugins fill. Each plugin declares its own slot next to itself:
@@ -69,6 +70,8 @@ export interface Exchange {
   principal?: Principal
   /** Typed slots of the plugins (declaration merging). */
   readonly state: ExchangeState
+  /** What the request asks of a model and what it used: filled by whatever called a model server. */
+  readonly usage: Usage
   /** The reply: set by the step that answers. */
   reply?: Reply
   /** Response headers to add, by lower-case name. */

@@ -150,6 +150,7 @@ export class Generation implements Kernel {
       parentSignal: options.signal,
       log: options.parentId ? this.log.child({ parent: options.parentId }) : this.log,
       now: this.now(),
+      demand: route.demand,
     })
     const state: ChainState = { entered: 0, finished: false }
     const end = () => {

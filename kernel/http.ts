@@ -39,6 +39,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
     timeoutMs: server.limits.request_timeout_ms,
     log: gen.log,
     now: gen.now(),
+    demand: route.demand,
   })
   const state: ChainState = { entered: 0, finished: false }
   const res = ctx.res

@@ -3,7 +3,8 @@
  * Plugins depend on these interfaces only; the implementations live beside them in kernel/.
  */
 import type { Dispatcher } from 'undici'
-import type { Principal } from './exchange.js'
+import type { Exchange, Principal } from './exchange.js'
+import type { UpstreamCall, UpstreamResponse } from './services/backends/pools.js'
 import type { Logger } from './log.js'
 import type { Reply } from './reply.js'
 import type { BackendConfig, FamilyConfig, ModelConfig, ModelsFile } from '../schemas/models.schema.js'
@@ -110,10 +111,16 @@ export interface KeyAdmin {
   deleteGroup(id: string): Promise<void>
 }
 
-/** Keep-alive connection pools to the model servers, one per backend. */
+/** The model servers: keep-alive pools, and the one call every adapter makes. */
 export interface Backends {
   /** The pool for a backend, and its base URL (origin + path prefix, without a trailing slash). */
   get(name: string): { dispatcher: Dispatcher; baseUrl: string; origin: string; pathPrefix: string; config: BackendConfig }
+  /**
+   * Calls the model server of `call.model`: upstream headers, errors passed through with the
+   * server's status and message, 502 when it cannot be reached, aborted with the request. Marks
+   * `ex.usage` as having reached that model; the caller reports what it used.
+   */
+  call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse>
 }
 
 export interface CallOptions {

@@ -9,7 +9,7 @@ import { describeErrors, validatorFor } from './ajv.js'
 import { readYaml, ConfigError } from './config.js'
 import { pipelineSchema, type PipelineFile, type RouteConfig } from '../schemas/pipeline.schema.js'
 import type { Kernel } from './kernel.js'
-import type { AnyPlugin, Phases } from './plugin.js'
+import { METERS, type AnyPlugin, type Meter, type Phases } from './plugin.js'
 import type { PluginRegistry } from './registry.js'
 import type { BodyMode, LoadedRoute, LoadedStep } from './route.js'
 import { describeCause } from './log.js'
@@ -85,6 +85,7 @@ function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<
       for (const slot of plugin.provides ?? [plugin.name]) provided.add(slot)
       return { name, plugin, options }
     })
+    checkMetered(file, route.id, steps)
     let body: BodyMode = { kind: 'none' }
     if (route.body === 'raw') body = { kind: 'raw' }
     else if (route.body === 'json') body = { kind: 'json' }
@@ -96,6 +97,29 @@ function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<
     return { file, pipeline, config: route, steps, body }
   })
 }
+
+/**
+ * Usage is a kernel fact, and metering is by construction: a step that reaches a model server
+ * needs a budget, a queue and a records step before it, and a route has at most one such step
+ * (its `demand` is the route's).
+ */
+function checkMetered(file: string, routeId: string, steps: readonly PlannedStep[]): void {
+  const seen = new Set<Meter>()
+  let reaching: string | undefined
+  for (const [i, s] of steps.entries()) {
+    if (s.plugin.meters) seen.add(s.plugin.meters)
+    if (!s.plugin.reachesModel) continue
+    const label = `${i + 1} (${s.name})`
+    if (reaching) throw new PipelineError(file, routeId, label, `a route reaches a model in one step only; ${reaching} does too`)
+    reaching = label
+    const missing = METERS.filter((m) => !seen.has(m))
+    if (missing.length > 0) {
+      throw new PipelineError(file, routeId, label, `reaches a model server, but no earlier step meters its ${missing.join(', ')} (every model-reaching route is budgeted, queued and recorded: add ${missing.map((m) => meterPlugins[m]).join(', ')})`)
+    }
+  }
+}
+
+const meterPlugins: Record<Meter, string> = { budget: 'budget', queue: 'fair-queue', records: 'usage-records' }
 
 /** Translates a route path to the router's syntax: `:name+` (may hold slashes) → `*name`. */
 function routerPath(prefix: string, p: string): string {
@@ -154,6 +178,7 @@ export async function loadPipelines(options: {
         errors: r.pipeline.errors ?? 'openai',
         steps,
         chunkSteps: steps.filter((s) => s.phases.chunk).reverse(),
+        demand: r.steps.find((s) => s.plugin.reachesModel)?.plugin.reachesModel?.demand,
       })
     }
   } catch (err) {

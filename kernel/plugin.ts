@@ -7,6 +7,7 @@ import type { Exchange } from './exchange.js'
 import type { GatewayError } from './errors.js'
 import type { StreamEvent } from './reply.js'
 import type { Kernel } from './kernel.js'
+import type { DemandOf } from './usage.js'
 
 export type Next = () => Promise<void>
 
@@ -46,8 +47,19 @@ export interface PluginDefinition<Config = unknown> {
   readonly requires?: readonly string[]
   /** Exchange slots this plugin fills; defaults to `[name]`. */
   readonly provides?: readonly string[]
+  /**
+   * Set by a plugin that calls model servers. Its `demand` says what a request may cost before
+   * any model runs (`ex.usage.demand()`). The loader refuses a route that reaches a model
+   * without a budget, a queue and a records step before it: metering cannot be forgotten.
+   */
+  readonly reachesModel?: { readonly demand: DemandOf }
+  /** Set by a plugin that meters model calls: one step of each kind must come before a model-reaching step. */
+  readonly meters?: Meter
   setup(config: Config, kernel: Kernel, step: StepContext): Phases | Promise<Phases>
 }
+
+export type Meter = 'budget' | 'queue' | 'records'
+export const METERS: readonly Meter[] = ['budget', 'queue', 'records']
 
 /** Identity function that fixes the config type; the plugin's single export. */
 export function definePlugin<Config>(definition: PluginDefinition<Config>): PluginDefinition<Config> {

@@ -2,6 +2,7 @@
 import type { ValidateFunction } from 'ajv'
 import type { Phases } from './plugin.js'
 import type { RouteInfo } from './exchange.js'
+import type { DemandOf } from './usage.js'
 
 export interface LoadedStep {
   readonly name: string
@@ -25,4 +26,6 @@ export interface LoadedRoute {
   readonly steps: readonly LoadedStep[]
   /** Steps with a chunk phase, last first: the order events pass them on the way out. */
   readonly chunkSteps: readonly LoadedStep[]
+  /** What a request may cost, from the route's model-reaching step; none when no step reaches a model. */
+  readonly demand?: DemandOf
 }

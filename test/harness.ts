@@ -28,6 +28,9 @@ import { RecordWriter } from '../kernel/services/records/records.js'
 import { openSqliteStore } from '../kernel/services/stores/sqlite-store.js'
 import { memoryState } from '../kernel/services/state/open-state.js'
 import { openServices, type KernelServices, type StoresConfig } from '../kernel/services/open.js'
+import type { DemandOf } from '../kernel/usage.js'
+import { chatDemand } from '../protocols/openai/usage.js'
+import { TOKENS_PER_MESSAGE } from '../protocols/openai/token-estimate.js'
 
 export const TEST_KEY = 'sk-test-demo-key'
 
@@ -123,6 +126,11 @@ export interface Scenario {
   /** The fake next step: may set `ex.reply` (default: a 200 JSON `{ok: true}` unless a reply is set). */
   next?: (ex: Exchange) => void | Promise<void>
   kernel?: Kernel
+  /**
+   * What a request may cost (`ex.usage.demand()`), as the route's model-reaching step would say.
+   * Default: a chat route's (the fake next step stands in for a chat backend).
+   */
+  demand?: DemandOf
   /** Read a streamed reply to its end (default true). */
   drain?: boolean
   timeoutMs?: number
@@ -208,6 +216,7 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
     timeoutMs: scenario.timeoutMs ?? 60_000,
     log: kernel.log,
     now: kernel.now(),
+    demand: scenario.demand ?? chatRouteDemand,
   })
   Object.assign(ex.state, scenario.state ?? {})
   const state: ChainState = { entered: 0, finished: false }
@@ -234,4 +243,15 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
   }
   ex.settle()
   return { ex, reply, events, error, outcome, nextCalled }
+}
+
+/** A chat route's demand, as the backend step makes it. */
+const chatRouteDemand: DemandOf = (ex) => chatDemand(ex.body, { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model?.model.tokens_per_image ?? 1024 })
+
+/** What a fake model step does: it reached `model` and the server reported these tokens. */
+export function answeredWith(ex: Exchange, model: string, usage: { prompt: number; completion: number; cached?: number; upstreamModel?: string }): void {
+  ex.usage.model = model
+  ex.usage.upstreamModel = usage.upstreamModel
+  ex.usage.firstTokenAt ??= ex.startedAt
+  ex.usage.report({ inputTokens: usage.prompt, outputTokens: usage.completion, cachedTokens: usage.cached ?? 0 })
 }

@@ -5,37 +5,17 @@
  * with their status and message; 502 "upstream request failed" when the server cannot be
  * reached; aborts the upstream request when the client goes.
  */
-import type { Dispatcher } from 'undici'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply, SerializedEvent, type StreamItem } from '../../kernel/reply.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
+import type { UpstreamResponse } from '../../kernel/services/backends/pools.js'
 import { configSchema, type BackendPluginConfig } from './schema.js'
 import { SseParser } from './sse-parser.js'
-import { transportFailure, upstreamError } from '../../kernel/services/backends/upstream-error.js'
-import { normalizeChunk, normalizeCompletion, type Usage } from './openai-normalize.js'
-import { streamedTokens } from '../../protocols/openai/token-estimate.js'
-import { upstreamHeaders } from '../../kernel/services/backends/pools.js'
-
-declare module '../../kernel/exchange.js' {
-  interface ExchangeState {
-    backend?: {
-      /** Catalog id of the model that was called. */
-      modelId: string
-      /** The `model` the server reported. */
-      upstreamModel?: string
-      usage?: Usage
-      /** Epoch ms of the first streamed token (or of the whole reply). */
-      firstTokenAt?: number
-      /**
-       * Pieces streamed so far, counted once here for every step that needs a stream's size
-       * when it ends without a usage report (cut, abandoned): budget, fair queue, records.
-       */
-      streamedTokens: number
-    }
-  }
-}
+import { normalizeChunk, normalizeCompletion } from './openai-normalize.js'
+import { streamedTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
+import { chatDemand, embeddingsDemand, reportedUsage, type OpenAIUsage } from '../../protocols/openai/usage.js'
 
 const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', embeddings: '/v1/embeddings' } as const
 
@@ -45,6 +25,13 @@ export default definePlugin<BackendPluginConfig>({
   name: 'backend',
   config: configSchema,
   requires: ['model'],
+  reachesModel: {
+    demand(ex) {
+      const estimate = { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model?.model.tokens_per_image ?? 1024 }
+      const body = ex.body as { input?: unknown; messages?: unknown; prompt?: unknown }
+      return body.input !== undefined && body.messages === undefined && body.prompt === undefined ? embeddingsDemand(body, estimate) : chatDemand(body, estimate)
+    },
+  },
   setup(config, kernel) {
     const path = PATHS[config.endpoint ?? 'chat']
     return {
@@ -55,17 +42,16 @@ export default definePlugin<BackendPluginConfig>({
         const clientWantsUsage = upstreamBody.stream_options?.include_usage === true
         // Always ask for usage upstream: the gateway counts tokens whatever the client asked.
         if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
-        ex.state.backend = { modelId: model.id, streamedTokens: 0 }
-        const res = await send(kernel, ex, model.backend, path, upstreamBody, streaming)
+        const res = await kernel.backends.call(ex, { model, path, body: JSON.stringify(upstreamBody), accept: streaming ? 'text/event-stream' : 'application/json' })
         if (!streaming) {
-          const body = (await readJson(res.body, ex)) as Record<string, unknown>
+          const body = (await readJson(res)) as Record<string, unknown>
           const usage = normalizeCompletion(body)
-          ex.state.backend.usage = usage
-          ex.state.backend.upstreamModel = typeof body.model === 'string' ? body.model : undefined
-          ex.state.backend.firstTokenAt = kernel.now()
+          if (usage) ex.usage.report(reportedUsage(usage))
+          ex.usage.upstreamModel = typeof body.model === 'string' ? body.model : undefined
+          ex.usage.firstTokenAt = kernel.now()
           ex.reply = reply.json(body, 200)
         } else {
-          ex.reply = reply.events(relay(ex, res.body, clientWantsUsage, kernel), { terminator: '[DONE]' })
+          ex.reply = reply.events(relay(ex, res, clientWantsUsage, kernel), { terminator: '[DONE]' })
         }
         await next()
       },
@@ -73,33 +59,8 @@ export default definePlugin<BackendPluginConfig>({
   },
 })
 
-type UpstreamBody = Dispatcher.ResponseData['body']
-
-async function send(kernel: Kernel, ex: Exchange, backendName: string, path: string, body: Body, streaming: boolean) {
-  const backend = kernel.backends.get(backendName)
-  const headers = upstreamHeaders(ex, backend.config)
-  headers['content-type'] = 'application/json'
-  headers.accept = streaming ? 'text/event-stream' : 'application/json'
-  let res
-  try {
-    res = await backend.dispatcher.request({ origin: backend.origin, path: backend.pathPrefix + path, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })
-  } catch (err) {
-    throw transportFailure(ex.signal, err, false)
-  }
-  if (res.statusCode >= 400) {
-    const text = await res.body.text().catch(() => '')
-    throw upstreamError(res.statusCode, text)
-  }
-  return res
-}
-
-async function readJson(body: UpstreamBody, ex: Exchange): Promise<unknown> {
-  let text: string
-  try {
-    text = await body.text()
-  } catch (err) {
-    throw transportFailure(ex.signal, err, false)
-  }
+async function readJson(res: UpstreamResponse): Promise<unknown> {
+  const text = await res.text()
   try {
     return JSON.parse(text)
   } catch (err) {
@@ -115,14 +76,14 @@ const PIECE = /"(?:content|reasoning)":\s*"[^"]|"tool_calls":\s*\[/
 /** An event with choices in it (Python servers write `": "` with a space, so allow for it). */
 const CHOICES = /"choices":\s*\[\s*\{/
 
-function relayEvent(data: string, slot: NonNullable<Exchange['state']['backend']>, clientWantsUsage: boolean, kernel: Kernel): Relayed {
+function relayEvent(data: string, usage: Exchange['usage'], clientWantsUsage: boolean, kernel: Kernel): Relayed {
   if (data === '[DONE]') return 'done'
   // Most events need nothing changed: they go out as the server wrote them, unparsed. Any
   // event that might carry usage, an error or `reasoning_content` (a substring test can only
   // send an event down the careful path, never skip one), and the first (for `model`), are read.
-  if (slot.upstreamModel !== undefined && !data.includes('"usage"') && !data.includes('"error"') && !data.includes('reasoning_content')) {
-    if (slot.firstTokenAt === undefined && CHOICES.test(data)) slot.firstTokenAt = kernel.now()
-    if (PIECE.test(data)) slot.streamedTokens++
+  if (usage.upstreamModel !== undefined && !data.includes('"usage"') && !data.includes('"error"') && !data.includes('reasoning_content')) {
+    if (usage.firstTokenAt === undefined && CHOICES.test(data)) usage.firstTokenAt = kernel.now()
+    if (PIECE.test(data)) usage.streamed++
     return new SerializedEvent(data)
   }
   let chunk: Record<string, unknown>
@@ -137,10 +98,10 @@ function relayEvent(data: string, slot: NonNullable<Exchange['state']['backend']
   }
   normalizeChunk(chunk)
   const choices = chunk.choices
-  if (slot.firstTokenAt === undefined && Array.isArray(choices) && choices.length > 0) slot.firstTokenAt = kernel.now()
-  if (typeof chunk.model === 'string') slot.upstreamModel = chunk.model
-  if (chunk.usage) slot.usage = chunk.usage as Usage
-  slot.streamedTokens += streamedTokens(chunk)
+  if (usage.firstTokenAt === undefined && Array.isArray(choices) && choices.length > 0) usage.firstTokenAt = kernel.now()
+  if (typeof chunk.model === 'string') usage.upstreamModel = chunk.model
+  if (chunk.usage) usage.report(reportedUsage(chunk.usage as OpenAIUsage))
+  usage.streamed += streamedTokens(chunk)
   if (!clientWantsUsage) {
     if (Array.isArray(choices) && choices.length === 0) return null
     delete chunk.usage
@@ -155,8 +116,9 @@ function relayEvent(data: string, slot: NonNullable<Exchange['state']['backend']
  * The upstream stream as client events. One async step per upstream read, not per event: the
  * parser hands back every event a read completes.
  */
-async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolean, kernel: Kernel): AsyncGenerator<StreamItem> {
-  const slot = ex.state.backend!
+async function* relay(ex: Exchange, res: UpstreamResponse, clientWantsUsage: boolean, kernel: Kernel): AsyncGenerator<StreamItem> {
+  const usage = ex.usage
+  const body = res.body
   const parser = new SseParser()
   let completed = false
   try {
@@ -165,14 +127,14 @@ async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolea
     for await (const bytes of body) {
       for (const data of parser.push(bytes)) {
         if (completed) continue
-        const event = relayEvent(data, slot, clientWantsUsage, kernel)
+        const event = relayEvent(data, usage, clientWantsUsage, kernel)
         if (event === 'done') completed = true
         else if (event !== null) yield event
       }
     }
     const last = parser.end()
     if (last !== undefined && !completed) {
-      const event = relayEvent(last, slot, clientWantsUsage, kernel)
+      const event = relayEvent(last, usage, clientWantsUsage, kernel)
       if (event === 'done') completed = true
       else if (event !== null) yield event
     }
@@ -180,7 +142,7 @@ async function* relay(ex: Exchange, body: UpstreamBody, clientWantsUsage: boolea
     // A stopped request (time limit, client gone) is said as such, even when undici rethrows
     // the abort reason itself.
     if (err instanceof GatewayError && !ex.signal.aborted) throw err
-    throw transportFailure(ex.signal, err, true)
+    throw res.failure(err, true)
   } finally {
     if (!completed) body.destroy()
   }

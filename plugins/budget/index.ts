@@ -1,19 +1,19 @@
 /**
  * budget: spending budgets per term (indicative value from the model's prices) and per-minute
  * token budgets, for the caller's key and its group. Before the request runs it reserves the
- * most the request can cost — its prompt (an upper-bound estimate) and its reply length
- * (`max_tokens`, or `default_max_tokens` when it sets none) — in one atomic step across all
- * its budgets; when the budgets afford less than that but at least `min_tokens` of reply,
- * max_tokens is lowered to what they afford. When the reply ends, however it ends, the
- * reservation is settled to the tokens actually used (from the backend's usage report).
+ * most the request can cost — `ex.usage.demand()`: its input (an upper-bound estimate, with
+ * characters and audio seconds where a model is priced so) and its reply length (`max_tokens`,
+ * or `default_max_tokens` when it sets none) — in one atomic step across all its budgets; when
+ * the budgets afford less than that but at least `min_tokens` of reply, the reply length is
+ * lowered to what they afford. When the reply ends, however it ends, the reservation is
+ * settled to what `ex.usage.used()` says, never past what was reserved.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { TermBudget } from '../../kernel/kernel.js'
 import type { LedgerLine, LedgerTicket } from '../../kernel/services/state/ledger.js'
-import { estimatePromptTokens, requestedCompletion } from '../../protocols/openai/token-estimate.js'
-import { perToken } from '../../protocols/usage/indicative-value.js'
+import { unitPrices, valueOf, type UnitPrices } from '../../kernel/usage.js'
 import { describeCause } from '../../kernel/log.js'
 import { configSchema, type BudgetConfig } from './schema.js'
 import { termPeriod } from './terms.js'
@@ -26,10 +26,6 @@ declare module '../../kernel/exchange.js' {
     budget?: {
       ticket: LedgerTicket
       kinds: readonly LineKind[]
-      promptEstimate: number
-      /** Reply tokens reserved (all choices). */
-      reservedTokens: number
-      prices: { prompt: number; completion: number }
     }
   }
 }
@@ -49,8 +45,8 @@ export default definePlugin<BudgetConfig>({
   name: 'budget',
   config: configSchema,
   requires: ['auth', 'model'],
+  meters: 'budget',
   setup(config, kernel) {
-    const estimate = { perMessage: config.tokens_per_message, perImage: config.tokens_per_image }
     const refused = kernel.metrics.counter('sluice_budget_refusals_total', 'Requests refused for lack of budget, by budget.')
     return {
       async request(ex, next) {
@@ -66,12 +62,14 @@ export default definePlugin<BudgetConfig>({
         if (!keyTerm && !groupTerm && keyTokens === undefined && groupTokens === undefined) return next()
 
         const model = ex.state.model!.model
-        const prices = perToken(model.prices)
-        const promptEstimate = estimatePromptTokens(ex.body, estimate)
-        const asked = requestedCompletion(ex.body)
-        const perChoiceMax = Math.max(1, Math.min(asked.perChoice ?? config.default_max_tokens, model.context_window ?? Infinity))
-        const max = perChoiceMax * asked.choices
-        const min = Math.min(config.min_tokens, perChoiceMax) * asked.choices
+        const prices = unitPrices(model.prices)
+        const demand = ex.usage.demand()
+        const asked = demand.outputTokens === undefined ? undefined : Math.ceil(demand.outputTokens / demand.choices)
+        const perChoiceMax = Math.max(demand.adjustable ? 1 : 0, Math.min(asked ?? config.default_max_tokens, model.context_window ?? Infinity))
+        const max = perChoiceMax * demand.choices
+        // A reply that cannot be shortened must be afforded whole.
+        const min = demand.adjustable ? Math.min(config.min_tokens, perChoiceMax) * demand.choices : max
+        const fixedValue = fixedCost(demand, prices)
 
         const now = kernel.now()
         const lines: LedgerLine[] = []
@@ -82,8 +80,8 @@ export default definePlugin<BudgetConfig>({
           lines.push({
             counter: `budget:term:${scope}:${period.id}`,
             limit: budget.amount,
-            fixed: promptEstimate * prices.prompt,
-            perUnit: prices.completion,
+            fixed: fixedValue,
+            perUnit: prices.output,
             window: { kind: 'term', expiresAt: period.end + TERM_GRACE, seed: () => spentSince(period.start) },
           })
           kinds.push(kind)
@@ -91,7 +89,7 @@ export default definePlugin<BudgetConfig>({
         if (keyTerm) term('key_term', `key:${principal.keyId}`, keyTerm, (since) => kernel.records.spent({ keyId: principal.keyId }, since))
         if (groupTerm) term('group_term', `group:${principal.group}`, groupTerm, (since) => kernel.records.spent({ group: principal.group }, since))
         const tokens = (kind: 'key_tokens' | 'group_tokens', scope: string, limit: number) => {
-          lines.push({ counter: `budget:tpm:${scope}`, limit, fixed: promptEstimate, perUnit: 1, window: { kind: 'sliding', ms: MINUTE } })
+          lines.push({ counter: `budget:tpm:${scope}`, limit, fixed: demand.inputTokens, perUnit: 1, window: { kind: 'sliding', ms: MINUTE } })
           kinds.push(kind)
         }
         if (keyTokens !== undefined) tokens('key_tokens', `key:${principal.keyId}`, keyTokens)
@@ -110,18 +108,17 @@ export default definePlugin<BudgetConfig>({
           throw refusals[kind]()
         }
         const granted = reservation.units
-        if (granted < max || asked.perChoice === undefined) setMaxTokens(ex, Math.floor(granted / asked.choices))
-        if (granted < max) ex.headers.set(`${ex.headerPrefix}budget-max-tokens`, String(Math.floor(granted / asked.choices)))
-        ex.state.budget = { ticket: reservation.ticket, kinds, promptEstimate, reservedTokens: granted, prices }
+        if (demand.adjustable && (granted < max || asked === undefined)) ex.usage.limitOutput(Math.floor(granted / demand.choices))
+        if (demand.adjustable && granted < max) ex.headers.set(`${ex.headerPrefix}budget-max-tokens`, String(Math.floor(granted / demand.choices)))
+        ex.state.budget = { ticket: reservation.ticket, kinds }
         await next()
       },
       async finish(ex) {
         const b = ex.state.budget
         if (!b) return
-        const used = usedTokens(ex, b)
-        const amounts = b.kinds.map((kind) =>
-          kind === 'key_term' || kind === 'group_term' ? used.prompt * b.prices.prompt + used.completion * b.prices.completion : used.prompt + used.completion,
-        )
+        const used = ex.usage.used()
+        const model = ex.state.model!.model
+        const amounts = b.kinds.map((kind) => (kind === 'key_term' || kind === 'group_term' ? valueOf(model.prices, used) : used.inputTokens + used.outputTokens))
         try {
           await kernel.state.ledger.settle(b.ticket, amounts, kernel.now())
         } catch (err) {
@@ -132,22 +129,7 @@ export default definePlugin<BudgetConfig>({
   },
 })
 
-/** The request's reply length, as the model server will read it. */
-function setMaxTokens(ex: Exchange, perChoice: number): void {
-  const body = ex.body as { max_tokens?: number | null; max_completion_tokens?: number | null }
-  if (body.max_completion_tokens != null) body.max_completion_tokens = perChoice
-  else body.max_tokens = perChoice
-}
-
-/**
- * What the request used: the model server's usage report; without one (a stream cut or
- * abandoned), the prompt estimate and the pieces streamed, at most what was reserved; nothing
- * when no token was produced.
- */
-function usedTokens(ex: Exchange, b: NonNullable<Exchange['state']['budget']>): { prompt: number; completion: number } {
-  const usage = ex.state.backend?.usage
-  if (usage) return { prompt: usage.prompt_tokens ?? 0, completion: usage.completion_tokens ?? 0 }
-  const streamed = ex.state.backend?.streamedTokens ?? 0
-  if (streamed === 0 && ex.state.backend?.firstTokenAt === undefined) return { prompt: 0, completion: 0 }
-  return { prompt: b.promptEstimate, completion: Math.min(streamed, b.reservedTokens) }
+/** What a request costs whatever its reply: input tokens, characters and audio seconds. */
+function fixedCost(demand: ReturnType<Exchange['usage']['demand']>, prices: UnitPrices): number {
+  return demand.inputTokens * prices.input + (demand.characters ?? 0) * prices.character + (demand.audioSeconds ?? 0) * prices.second
 }

@@ -16,8 +16,6 @@ export const configSchema = {
       default: 16,
       description: 'Fewest reply tokens worth serving. A budget that affords fewer than asked but at least this many lowers max_tokens to what it affords; below it the request is refused.',
     },
-    tokens_per_message: { type: 'integer', minimum: 0, default: 8, description: "Prompt tokens counted for each message's chat-template framing." },
-    tokens_per_image: { type: 'integer', minimum: 0, default: 1024, description: 'Prompt tokens counted for each image part (models differ; set it to your largest).' },
   },
 } as const
 

@@ -11,7 +11,6 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { QueueSlot } from '../../kernel/services/state/fair-queue.js'
-import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
 import { configSchema, type FairQueueConfig } from './schema.js'
 import { ServiceEstimate } from './service-estimate.js'
 
@@ -35,9 +34,9 @@ export default definePlugin<FairQueueConfig>({
   config: configSchema,
   requires: ['auth', 'model'],
   provides: ['queue'],
+  meters: 'queue',
   setup(config, kernel) {
     const { queues } = kernel.state
-    const estimate = { perMessage: config.tokens_per_message, perImage: config.tokens_per_image }
     const weights = { prompt: config.prompt_weight, completion: config.completion_weight }
     const services = new Map<string, ServiceEstimate>()
     const serviceOf = (pool: string) => {
@@ -74,7 +73,7 @@ export default definePlugin<FairQueueConfig>({
         const pool = model.backend
         const principal = ex.principal
         const group = principal?.group ?? ''
-        const promptEstimate = estimatePromptTokens(ex.body, estimate)
+        const promptEstimate = ex.usage.demand().inputTokens
         const cost = serviceOf(pool).charge(promptEstimate)
         const limits = kernel.config.server.limits
         const request = {
@@ -106,18 +105,16 @@ export default definePlugin<FairQueueConfig>({
         const q = ex.state.queue
         if (!q) return
         const service = serviceOf(q.pool)
-        const usage = ex.state.backend?.usage
-        if (usage) {
-          const prompt = usage.prompt_tokens ?? 0
-          const completion = usage.completion_tokens ?? 0
-          service.learn(q.promptEstimate, prompt, completion)
-          q.slot.release(service.actual(prompt, completion))
-        } else if ((ex.state.backend?.streamedTokens ?? 0) === 0 && ex.state.backend?.firstTokenAt === undefined) {
+        const used = ex.usage.used()
+        if (used.source === 'reported') {
+          service.learn(q.promptEstimate, used.inputTokens, used.outputTokens)
+          q.slot.release(service.actual(used.inputTokens, used.outputTokens))
+        } else if (used.source === 'none') {
           // Refused or failed before any token: nothing was served.
           q.slot.release(0)
         } else {
-          // Cut or abandoned without a usage report: the prompt's guess and what streamed.
-          q.slot.release(service.actual(service.guessPrompt(q.promptEstimate), ex.state.backend?.streamedTokens ?? 0))
+          // Cut or abandoned without a usage report: the prompt's guess (the estimate runs high) and what streamed.
+          q.slot.release(service.actual(service.guessPrompt(q.promptEstimate), used.outputTokens))
         }
       },
     }

@@ -13,8 +13,6 @@ export const configSchema = {
       default: 50,
       description: "How long a freed slot waits for the next request of the key that freed it, when that key is the least served and has nothing waiting yet (a client sending one request after another). 0: strictly work-conserving.",
     },
-    tokens_per_message: { type: 'integer', minimum: 0, default: 8, description: 'Prompt tokens counted per message when estimating a waiting request (corrected to the real count when it ends).' },
-    tokens_per_image: { type: 'integer', minimum: 0, default: 1024, description: 'Prompt tokens counted per image part in that estimate.' },
   },
 } as const
 

@@ -11,6 +11,7 @@ import { configSchema, type SpeechConfig } from './schema.js'
 import { speechSettingsByModel } from './speech-settings.js'
 import { planSpeech } from './speech-plan.js'
 import { requestSpeech } from './speech-upstream.js'
+import { speechDemand } from './speech-usage.js'
 import { deliver, type SpeechRecord } from './speech-delivery.js'
 import type { EncoderCommands } from './pcm-encoders.js'
 
@@ -25,6 +26,9 @@ export default definePlugin<SpeechConfig>({
   name: 'speech',
   config: configSchema,
   requires: ['model'],
+  reachesModel: {
+    demand: (ex) => speechDemand(typeof (ex.body as { input?: unknown }).input === 'string' ? (ex.body as SpeechRequest).input : ''),
+  },
   setup(config, kernel) {
     // Checked at load: a bad voice map stops the boot instead of failing requests.
     const settings = speechSettingsByModel(kernel.catalog.models())
@@ -40,7 +44,7 @@ export default definePlugin<SpeechConfig>({
         const plan = planSpeech(body, s, model.served_name ?? model.id)
         const record: SpeechRecord = { modelId: model.id, format: plan.format, delivery: plan.delivery, sse: plan.sse, pcmBytes: 0 }
         ex.state.speech = record
-        const upstream = await requestSpeech(kernel, ex, model.backend, plan.upstreamBody)
+        const upstream = await requestSpeech(kernel, ex, model, plan.upstreamBody)
         try {
           ex.reply = await deliver(
             { ex, plan, input: body.input, sampleRate: s.sampleRate, pcmFrom: s.pcmFrom, encoders, sseChunkBytes, record, now: kernel.now },

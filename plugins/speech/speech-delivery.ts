@@ -13,7 +13,7 @@ import type { UpstreamSpeech } from './speech-upstream.js'
 import { collect, pcmFromWav, wholeSamples } from './pcm-stream.js'
 import { wavHeader } from './wav-header.js'
 import { contentTypes, encodePcm, type EncoderCommands, type EncodedFormat } from './pcm-encoders.js'
-import { speechUsage, type SpeechUsage } from './speech-usage.js'
+import { speechReport, speechUsage, type SpeechUsage } from './speech-usage.js'
 
 export interface SpeechRecord {
   modelId: string
@@ -49,9 +49,12 @@ export async function deliver(o: DeliveryOptions, upstream: UpstreamSpeech): Pro
     // The server encodes this format itself: its bytes pass through.
     const bytes = await collect(upstream.body)
     record.firstAudioAt = o.now()
+    // An encoded file the server made: its length says nothing exact, so the input is what is known.
+    o.ex.usage.firstTokenAt ??= record.firstAudioAt
+    o.ex.usage.report({ inputTokens: Math.ceil(Buffer.byteLength(o.input, 'utf8') / 4), characters: o.input.length })
     return reply.bytes(upstream.contentType ?? contentTypes[plan.format], bytes)
   }
-  const counted = countPcm(o.pcmFrom === 'wav' ? pcmFromWav(upstream.body, o.sampleRate) : upstream.body, record)
+  const counted = countPcm(o.pcmFrom === 'wav' ? pcmFromWav(upstream.body, o.sampleRate) : upstream.body, o)
   if (plan.delivery === 'live') return live(o, upstream, counted)
   const pcm = await collect(counted)
   record.usage = speechUsage(o.input, pcm.length, o.sampleRate)
@@ -70,9 +73,13 @@ export async function deliver(o: DeliveryOptions, upstream: UpstreamSpeech): Pro
   }
 }
 
-async function* countPcm(source: AsyncIterable<Buffer>, record: SpeechRecord): AsyncGenerator<Buffer> {
+/** Counts the audio as it arrives: `ex.usage` always holds what was made so far, a cut stream included. */
+async function* countPcm(source: AsyncIterable<Buffer>, o: DeliveryOptions): AsyncGenerator<Buffer> {
+  const { record, ex } = o
   for await (const chunk of source) {
     record.pcmBytes += chunk.length
+    ex.usage.firstTokenAt ??= o.now()
+    ex.usage.report(speechReport(o.input, speechUsage(o.input, record.pcmBytes, o.sampleRate)))
     yield chunk
   }
 }

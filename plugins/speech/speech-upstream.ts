@@ -1,13 +1,11 @@
 /**
- * The call to the speech server: an OpenAI-compatible POST /v1/audio/speech over the backend's
- * keep-alive pool. Errors the server answers pass through with its status and message; a
- * server that cannot be reached is 502; the client going away aborts the call.
+ * The call to the speech server: an OpenAI-compatible POST /v1/audio/speech through the
+ * kernel's one upstream call (errors pass through with the server's status and message; a
+ * server that cannot be reached is 502; the client going away aborts the call).
  */
-import { upstreamHeaders } from '../../kernel/services/backends/pools.js'
-import { request } from 'undici'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
-import { transportFailure, upstreamError } from '../../kernel/services/backends/upstream-error.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
 
 export interface UpstreamSpeech {
   readonly contentType: string | undefined
@@ -17,32 +15,7 @@ export interface UpstreamSpeech {
   destroy(): void
 }
 
-export async function requestSpeech(kernel: Kernel, ex: Exchange, backendName: string, body: Record<string, unknown>): Promise<UpstreamSpeech> {
-  const backend = kernel.backends.get(backendName)
-  const headers = upstreamHeaders(ex, backend.config)
-  headers['content-type'] = 'application/json'
-  let res
-  try {
-    res = await request(`${backend.baseUrl}/v1/audio/speech`, { dispatcher: backend.dispatcher, method: 'POST', headers, body: JSON.stringify(body), signal: ex.signal })
-  } catch (err) {
-    throw transportFailure(ex.signal, err, false)
-  }
-  if (res.statusCode >= 400) {
-    const text = await res.body.text().catch(() => '')
-    throw upstreamError(res.statusCode, text)
-  }
-  const stream = res.body
-  const contentType = res.headers['content-type']
-  async function* chunks(): AsyncGenerator<Buffer> {
-    try {
-      for await (const chunk of stream) yield chunk as Buffer
-    } catch (err) {
-      throw transportFailure(ex.signal, err, true)
-    }
-  }
-  return {
-    contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-    body: chunks(),
-    destroy: () => stream.destroy(),
-  }
+export async function requestSpeech(kernel: Kernel, ex: Exchange, model: ModelConfig, body: Record<string, unknown>): Promise<UpstreamSpeech> {
+  const res = await kernel.backends.call(ex, { model, path: '/v1/audio/speech', body: JSON.stringify(body) })
+  return { contentType: res.contentType, body: res.chunks(), destroy: () => res.body.destroy() }
 }

@@ -13,6 +13,7 @@ import { transcriptionSettings } from './transcription-settings.js'
 import { requestTranscript } from './transcription-upstream.js'
 import { languageName, readTranscript } from './transcript.js'
 import { render, type TranscriptFormat } from './subtitle-render.js'
+import { transcriptionDemand, transcriptionReport } from './transcription-usage.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -39,10 +40,17 @@ function single(fields: Record<string, string | string[]>, name: string): string
   return Array.isArray(v) ? v.at(-1) : v
 }
 
+/** OpenAI's newer transcription usage: `{type: "duration", seconds}`. */
+function reportedSeconds(usage: unknown): number | undefined {
+  const u = usage as { type?: unknown; seconds?: unknown } | undefined
+  return u?.type === 'duration' && typeof u.seconds === 'number' ? u.seconds : undefined
+}
+
 export default definePlugin<TranscriptionConfig>({
   name: 'transcription',
   config: configSchema,
   requires: ['model', 'upload'],
+  reachesModel: { demand: (ex) => transcriptionDemand(ex.state.upload?.file.data.length ?? 0) },
   setup(config, kernel) {
     const task = config.task ?? 'transcribe'
     return {
@@ -55,15 +63,19 @@ export default definePlugin<TranscriptionConfig>({
         const asked = single(upload.fields, 'response_format') ?? 'json'
         if (!FORMATS.includes(asked as TranscriptFormat)) throw bad(`response_format ${asked} is not one of ${FORMATS.join(', ')}`)
         const format = asked as TranscriptFormat
-        // Ask the server for the format itself when it has it; else for the richest JSON it has.
-        const upstreamFormat: TranscriptFormat = settings.formats.has(format) ? format : settings.formats.has('verbose_json') ? 'verbose_json' : 'json'
+        // Ask for verbose_json when the server has it: it says the audio's duration, which is what
+        // the request is metered by, and every format renders from it. Else the format itself, or JSON.
+        const upstreamFormat: TranscriptFormat = settings.formats.has('verbose_json') ? 'verbose_json' : settings.formats.has(format) ? format : 'json'
         const fields: Record<string, string | string[]> = { ...upload.fields, model: model.served_name ?? model.id, response_format: upstreamFormat }
         // Streamed transcripts differ per server (vLLM's chat-like chunks, OpenAI's events): not offered.
         delete fields.stream
         ex.state.transcription = { modelId: model.id, task, format, upstreamFormat }
-        const answer = await requestTranscript(kernel, ex, model.backend, task, { file: upload.file, fields })
+        const answer = await requestTranscript(kernel, ex, model, task, { file: upload.file, fields })
+        ex.usage.firstTokenAt = kernel.now()
 
         if (upstreamFormat === 'text' || upstreamFormat === 'srt' || upstreamFormat === 'vtt') {
+          // No duration from the server: the upload's estimate stands.
+          ex.usage.report(transcriptionReport(ex.usage.demand().audioSeconds ?? 0, answer.text))
           ex.reply = reply.text(upstreamFormat === 'vtt' ? 'text/vtt; charset=utf-8' : 'text/plain; charset=utf-8', answer.text)
           return next()
         }
@@ -78,6 +90,7 @@ export default definePlugin<TranscriptionConfig>({
         const language = single(upload.fields, 'language')
         if (transcript.language === undefined && language) transcript.language = languageName(language)
         ex.state.transcription.duration = transcript.duration
+        ex.usage.report(transcriptionReport(transcript.duration ?? reportedSeconds(transcript.usage) ?? ex.usage.demand().audioSeconds ?? 0, transcript.text))
         const out = render(transcript, format)
         ex.reply = out.kind === 'json' ? reply.json(out.body) : reply.text(out.contentType, out.body as string)
         await next()

@@ -1,17 +1,17 @@
 /**
  * usage-records: one usage record for every request that reached a model (client requests
  * and in-process `kernel.call`s alike), written when the reply has ended, however it ended:
- * time, request id, key, group, route, the model asked for and the one that answered, prompt,
- * completion and cached tokens, indicative value, status and timing (queue wait, time to
- * first token, total). Never prompt or reply text. `kernel.records.add` only buffers: the
- * record reaches the store in the next batch, off the request path.
+ * time, request id, key, group, route, the model asked for and the one that answered, input,
+ * output and cached tokens, audio seconds and characters, whether the figures were reported
+ * or estimated, indicative value, status and timing (queue wait, time to first token, total).
+ * Never prompt or reply text. Every figure comes from `ex.usage`, by the kernel's one rule.
+ * `kernel.records.add` only buffers: the record reaches the store in the next batch, off the
+ * request path.
  */
 import { definePlugin } from '../../kernel/plugin.js'
-import type { Exchange } from '../../kernel/exchange.js'
 import type { Outcome } from '../../kernel/plugin.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
-import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
-import { figuresOf, indicativeValue, type TokenFigures } from '../../protocols/usage/indicative-value.js'
+import { valueOf } from '../../kernel/usage.js'
 import { configSchema, type UsageRecordsConfig } from './schema.js'
 
 export default definePlugin<UsageRecordsConfig>({
@@ -19,15 +19,16 @@ export default definePlugin<UsageRecordsConfig>({
   config: configSchema,
   requires: ['auth', 'model'],
   provides: [],
-  setup(config, kernel) {
-    const estimate = { perMessage: config.tokens_per_message, perImage: config.tokens_per_image }
+  meters: 'records',
+  setup(_config, kernel) {
     return {
       finish(ex, outcome) {
-        // Only requests that reached a model are recorded: the backend step was entered.
-        const backend = ex.state.backend
+        // Only requests that reached a model are recorded: a model server was called.
+        const usage = ex.usage
         const model = ex.state.model
-        if (!backend || !model) return
-        const figures = tokenFigures(ex, estimate)
+        if (!usage.reached || !model) return
+        const used = usage.used()
+        const answered = usage.model === model.model.id ? model.model : (kernel.catalog.model(usage.model!) ?? model.model)
         const now = kernel.now()
         const record: UsageRecord = {
           at: ex.startedAt,
@@ -36,14 +37,19 @@ export default definePlugin<UsageRecordsConfig>({
           group: ex.principal?.group ?? '',
           route: ex.route.id,
           modelRequested: model.requested,
-          model: model.model.id,
-          upstreamModel: backend.upstreamModel ?? null,
-          ...figures,
-          value: indicativeValue(model.model.prices, figures),
+          model: answered.id,
+          upstreamModel: usage.upstreamModel ?? null,
+          promptTokens: used.inputTokens,
+          completionTokens: used.outputTokens,
+          cachedTokens: used.cachedTokens,
+          audioSeconds: used.audioSeconds,
+          characters: used.characters,
+          usageSource: used.source,
+          value: valueOf(answered.prices, used),
           status: outcome.status,
           outcome: outcome.kind satisfies Outcome['kind'],
           queueMs: ex.state.queue?.waitedMs ?? null,
-          ttftMs: backend.firstTokenAt === undefined ? null : Math.max(0, backend.firstTokenAt - ex.startedAt),
+          ttftMs: usage.firstTokenAt === undefined ? null : Math.max(0, usage.firstTokenAt - ex.startedAt),
           totalMs: Math.max(0, now - ex.startedAt),
         }
         kernel.records.add(record)
@@ -51,12 +57,3 @@ export default definePlugin<UsageRecordsConfig>({
     }
   },
 })
-
-/** The usage report; without one, the prompt estimate and the pieces streamed; zero when nothing came. */
-function tokenFigures(ex: Exchange, estimate: { perMessage: number; perImage: number }): TokenFigures {
-  const usage = ex.state.backend?.usage
-  if (usage) return figuresOf(usage)
-  const streamed = ex.state.backend?.streamedTokens ?? 0
-  if (streamed === 0 && ex.state.backend?.firstTokenAt === undefined) return { promptTokens: 0, completionTokens: 0, cachedTokens: 0 }
-  return { promptTokens: estimatePromptTokens(ex.body, estimate), completionTokens: streamed, cachedTokens: 0 }
-}

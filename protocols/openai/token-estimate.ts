@@ -6,6 +6,9 @@
  * since their token count depends on the model.
  */
 
+/** Tokens a chat template adds around each message (ChatML's framing is 4 to 8). */
+export const TOKENS_PER_MESSAGE = 8
+
 export interface PromptEstimateOptions {
   /** Tokens a chat template adds around each message. */
   perMessage: number

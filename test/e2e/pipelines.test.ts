@@ -33,8 +33,21 @@ routes:
 ${steps}
 `
 
+const metered = '      - auth\n      - model\n      - budget\n      - fair-queue\n      - usage-records\n      - backend'
+
 test('the small pipeline itself boots', async () => {
-  assert.is(await bootError(pipeline('      - auth\n      - model\n      - backend')), 'booted')
+  assert.is(await bootError(pipeline(metered)), 'booted')
+})
+
+test('a route that reaches a model unmetered does not load, naming the route and what it lacks', async () => {
+  const msg = await bootError(pipeline('      - auth\n      - model\n      - fair-queue\n      - backend'))
+  assert.match(msg, /gateway\.yaml: route chat: step 4 \(backend\): reaches a model server, but no earlier step meters its budget, records .*add budget, usage-records/)
+  const speech = await bootError(pipeline(metered) + `  - id: speech
+    http: POST /audio/speech
+    body: speech-request
+    steps: [auth, { model: { types: [audio_speech] } }, budget, usage-records, speech]
+`)
+  assert.match(speech, /route speech: step 5 \(speech\): reaches a model server, but no earlier step meters its queue/)
 })
 
 test('an unknown plugin stops the boot naming file, route and step', async () => {

@@ -40,7 +40,9 @@ test('traffic of every kind', async () => {
   const legacy = await client.completions.create({ model: 'sim-chat-instruct', prompt: prompt('completion'), max_tokens: 8 }).withResponse()
   ids.push({ id: legacy.response.headers.get('x-gateway-request-id')!, route: 'completions', status: 200 })
 
-  const cut = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: prompt('cut') }], stream: true, max_tokens: 40 }, { headers: { 'x-sim-cut-after': '3' } }).withResponse()
+  // ignore_eos (vLLM's): a reply of the full 40 tokens, so the cut after 3 chunks always comes first.
+  const cutBody = { model: 'sim-chat-instruct', messages: [{ role: 'user' as const, content: prompt('cut') }], stream: true as const, max_tokens: 40, ignore_eos: true }
+  const cut = await client.chat.completions.create(cutBody, { headers: { 'x-sim-cut-after': '3' } }).withResponse()
   try {
     for await (const _ of cut.data) void _
   } catch {

@@ -12,7 +12,7 @@ const DAY = 86_400_000
 const NOW = Date.UTC(2026, 4, 14)
 
 function rec(i: number, at = NOW): UsageRecord {
-  return { at, requestId: `r${i}`, keyId: 'k', group: 'g', route: 'chat', modelRequested: 'm', model: 'm', upstreamModel: null, promptTokens: 1, completionTokens: 1, cachedTokens: 0, value: 0, status: 200, outcome: 'done', queueMs: 0, ttftMs: 0, totalMs: 1 }
+  return { at, requestId: `r${i}`, keyId: 'k', group: 'g', route: 'chat', modelRequested: 'm', model: 'm', upstreamModel: null, promptTokens: 1, completionTokens: 1, cachedTokens: 0, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 0, status: 200, outcome: 'done', queueMs: 0, ttftMs: 0, totalMs: 1 }
 }
 
 /** A table in memory that can be told to fail. */

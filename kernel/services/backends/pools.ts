@@ -1,14 +1,43 @@
 /**
- * Keep-alive connection pools to the model servers, one undici Pool per backend, shared by
- * every route of a generation and closed with it.
+ * The backends service: keep-alive connection pools to the model servers (one undici Pool per
+ * backend, made on first use and closed with the generation), and the one call every adapter
+ * makes to a model server. The call sets the upstream headers, passes a server's errors
+ * through with its status and message, turns a failure to reach it into 502 (or the request's
+ * own stop reason), aborts with the request, and marks `ex.usage` as having reached a model.
  */
-import { Pool } from 'undici'
+import { Pool, type Dispatcher, type FormData } from 'undici'
 import type { Backends, Catalog } from '../../kernel.js'
 import type { Exchange } from '../../exchange.js'
-import type { BackendConfig } from '../../../schemas/models.schema.js'
+import type { BackendConfig, ModelConfig } from '../../../schemas/models.schema.js'
 import { GatewayError } from '../../errors.js'
+import { transportFailure, upstreamError } from './upstream-error.js'
 
 type Handle = ReturnType<Backends['get']>
+
+/** One call to a model server. */
+export interface UpstreamCall {
+  /** The catalog model called: its backend answers, and `ex.usage.model` names it. */
+  readonly model: ModelConfig
+  /** Path below the backend's base URL, e.g. `/v1/chat/completions`. */
+  readonly path: string
+  /** JSON text (sent as application/json) or a multipart form. */
+  readonly body: string | FormData
+  readonly accept?: string
+}
+
+/** A model server's successful answer (errors have been thrown as GatewayError). */
+export interface UpstreamResponse {
+  readonly status: number
+  readonly contentType: string | undefined
+  /** The body as it arrives, as undici gives it (the hot path reads it directly). */
+  readonly body: Dispatcher.ResponseData['body']
+  /** The body as chunks, a failure to read it turned into the right GatewayError. */
+  chunks(): AsyncGenerator<Buffer>
+  /** The whole body as text. */
+  text(): Promise<string>
+  /** What a failure while reading the body becomes (`streaming`: the reply has started). */
+  failure(err: unknown, streaming: boolean): GatewayError | DOMException
+}
 
 export class BackendPools implements Backends {
   // One handle per backend, made on first use: requests only look it up.
@@ -35,6 +64,48 @@ export class BackendPools implements Backends {
     return handle
   }
 
+  async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+    const backend = this.get(call.model.backend)
+    const headers = upstreamHeaders(ex, backend.config)
+    if (typeof call.body === 'string') headers['content-type'] = 'application/json'
+    if (call.accept) headers.accept = call.accept
+    // From here on the request has reached a model: it is metered whatever happens next.
+    ex.usage.model = call.model.id
+    let res: Dispatcher.ResponseData
+    try {
+      res = await backend.dispatcher.request({ origin: backend.origin, path: backend.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
+    } catch (err) {
+      throw transportFailure(ex.signal, err, false)
+    }
+    if (res.statusCode >= 400) {
+      const text = await res.body.text().catch(() => '')
+      throw upstreamError(res.statusCode, text)
+    }
+    const body = res.body
+    const failure = (err: unknown, streaming: boolean) => transportFailure(ex.signal, err, streaming)
+    const ct = res.headers['content-type']
+    return {
+      status: res.statusCode,
+      contentType: Array.isArray(ct) ? ct[0] : ct,
+      body,
+      failure,
+      async *chunks() {
+        try {
+          for await (const chunk of body) yield chunk as Buffer
+        } catch (err) {
+          throw failure(err, true)
+        }
+      },
+      async text() {
+        try {
+          return await body.text()
+        } catch (err) {
+          throw failure(err, false)
+        }
+      },
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.handles.values()].map((h) => (h.dispatcher as Pool).close().catch(() => undefined)))
     this.handles.clear()
@@ -45,7 +116,7 @@ export class BackendPools implements Backends {
  * The headers of a call to a model server: the backend's own headers, its bearer key, and
  * the request headers it is configured to receive as the client sent them.
  */
-export function upstreamHeaders(ex: Exchange, backend: BackendConfig): Record<string, string> {
+function upstreamHeaders(ex: Exchange, backend: BackendConfig): Record<string, string> {
   const headers: Record<string, string> = { ...backend.headers }
   if (backend.api_key) headers.authorization = `Bearer ${backend.api_key}`
   for (const name of backend.forward_headers ?? []) {

@@ -5,13 +5,14 @@
  */
 import pg from 'pg'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
-import { dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
+import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
 
 const schemaSql = `
 CREATE TABLE IF NOT EXISTS usage_records (
   at BIGINT NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL, grp TEXT NOT NULL, route TEXT NOT NULL,
   model_requested TEXT NOT NULL, model TEXT NOT NULL, upstream_model TEXT,
   prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL,
+  audio_seconds DOUBLE PRECISION NOT NULL DEFAULT 0, characters INTEGER NOT NULL DEFAULT 0, usage_source TEXT NOT NULL DEFAULT 'reported',
   value DOUBLE PRECISION NOT NULL, status INTEGER NOT NULL, outcome TEXT NOT NULL,
   queue_ms INTEGER, ttft_ms INTEGER, total_ms INTEGER NOT NULL
 );
@@ -29,7 +30,7 @@ CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value BIGINT NOT N
 INSERT INTO store_meta (name, value) VALUES ('keys_version', 0) ON CONFLICT (name) DO NOTHING;
 `
 
-/** Rows per INSERT statement: 17 columns × 500 stays far below PostgreSQL's 65,535 parameters. */
+/** Rows per INSERT statement: 20 columns × 500 stays far below PostgreSQL's 65,535 parameters. */
 const ROWS_PER_STATEMENT = 500
 
 export interface PostgresOptions {
@@ -53,6 +54,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
       await client.query(schemaSql)
+      for (const c of addedRecordColumns) await client.query(`ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-schema'])
     }

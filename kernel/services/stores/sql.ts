@@ -8,13 +8,20 @@ import type { StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord, 
 /** Columns of usage_records, in insert order. */
 export const recordColumns = [
   'at', 'request_id', 'key_id', 'grp', 'route', 'model_requested', 'model', 'upstream_model',
-  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'value', 'status', 'outcome', 'queue_ms', 'ttft_ms', 'total_ms',
+  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'audio_seconds', 'characters', 'usage_source', 'value', 'status', 'outcome', 'queue_ms', 'ttft_ms', 'total_ms',
+] as const
+
+/** Columns added after the first release: each store adds them to an older table at start. */
+export const addedRecordColumns = [
+  { name: 'audio_seconds', sqlite: 'REAL NOT NULL DEFAULT 0', postgres: 'DOUBLE PRECISION NOT NULL DEFAULT 0' },
+  { name: 'characters', sqlite: 'INTEGER NOT NULL DEFAULT 0', postgres: 'INTEGER NOT NULL DEFAULT 0' },
+  { name: 'usage_source', sqlite: "TEXT NOT NULL DEFAULT 'reported'", postgres: "TEXT NOT NULL DEFAULT 'reported'" },
 ] as const
 
 export function recordValues(r: UsageRecord): (string | number | null)[] {
   return [
     r.at, r.requestId, r.keyId, r.group, r.route, r.modelRequested, r.model, r.upstreamModel,
-    r.promptTokens, r.completionTokens, r.cachedTokens, r.value, r.status, r.outcome, r.queueMs, r.ttftMs, r.totalMs,
+    r.promptTokens, r.completionTokens, r.cachedTokens, r.audioSeconds, r.characters, r.usageSource, r.value, r.status, r.outcome, r.queueMs, r.ttftMs, r.totalMs,
   ]
 }
 
@@ -36,6 +43,9 @@ export function recordFromRow(row: Row): UsageRecord {
     promptTokens: num(row.prompt_tokens),
     completionTokens: num(row.completion_tokens),
     cachedTokens: num(row.cached_tokens),
+    audioSeconds: num(row.audio_seconds),
+    characters: num(row.characters),
+    usageSource: String(row.usage_source ?? 'reported') as UsageRecord['usageSource'],
     value: num(row.value),
     status: num(row.status),
     outcome: String(row.outcome) as UsageRecord['outcome'],
@@ -52,6 +62,8 @@ export function usageRowFromRow(row: Row): UsageRow {
     promptTokens: num(row.prompt_tokens),
     completionTokens: num(row.completion_tokens),
     cachedTokens: num(row.cached_tokens),
+    audioSeconds: num(row.audio_seconds),
+    characters: num(row.characters),
     value: num(row.value),
   }
 }
@@ -76,6 +88,7 @@ export function periodWhere(period: UsagePeriod, ph: (n: number) => string): { s
 
 export const summaryColumns = `COUNT(*) AS requests, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
   COALESCE(SUM(completion_tokens), 0) AS completion_tokens, COALESCE(SUM(cached_tokens), 0) AS cached_tokens,
+  COALESCE(SUM(audio_seconds), 0) AS audio_seconds, COALESCE(SUM(characters), 0) AS characters,
   COALESCE(SUM(value), 0) AS value`
 
 export function keyFromRow(row: Row): StoredKey {

@@ -8,13 +8,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
-import { dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
+import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
 
 const schema = `
 CREATE TABLE IF NOT EXISTS usage_records (
   at INTEGER NOT NULL, request_id TEXT NOT NULL, key_id TEXT NOT NULL, grp TEXT NOT NULL, route TEXT NOT NULL,
   model_requested TEXT NOT NULL, model TEXT NOT NULL, upstream_model TEXT,
   prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL, cached_tokens INTEGER NOT NULL,
+  audio_seconds REAL NOT NULL DEFAULT 0, characters INTEGER NOT NULL DEFAULT 0, usage_source TEXT NOT NULL DEFAULT 'reported',
   value REAL NOT NULL, status INTEGER NOT NULL, outcome TEXT NOT NULL,
   queue_ms INTEGER, ttft_ms INTEGER, total_ms INTEGER NOT NULL
 );
@@ -39,6 +40,8 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 5000')
   db.exec(schema)
+  const present = new Set((db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name))
+  for (const c of addedRecordColumns) if (!present.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
 
   const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
   // Rows go in groups of ROWS per statement: far fewer crossings into SQLite than one per row.

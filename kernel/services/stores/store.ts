@@ -23,6 +23,12 @@ export interface UsageRecord {
   readonly promptTokens: number
   readonly completionTokens: number
   readonly cachedTokens: number
+  /** Seconds of audio transcribed or translated (0 elsewhere). */
+  readonly audioSeconds: number
+  /** Input characters of speech (0 elsewhere). */
+  readonly characters: number
+  /** `reported` by the model server, `estimated` by the gateway (cut, abandoned), `none` (nothing ran). */
+  readonly usageSource: 'reported' | 'estimated' | 'none'
   /** Indicative value from the model's prices (no charge is made). */
   readonly value: number
   /** HTTP status of the reply (499: the client went away). */
@@ -54,6 +60,8 @@ export interface UsageRow {
   readonly promptTokens: number
   readonly completionTokens: number
   readonly cachedTokens: number
+  readonly audioSeconds: number
+  readonly characters: number
   readonly value: number
 }
 

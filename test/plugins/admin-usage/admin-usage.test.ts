@@ -12,7 +12,7 @@ let close: () => Promise<void>
 
 const rec = (i: number, keyId: string, model: string, at = NOW - 1000 * i): UsageRecord => ({
   at, requestId: `r${i}`, keyId, group: keyId === 'carol' ? 'ops' : 'research', route: 'chat', modelRequested: model, model, upstreamModel: null,
-  promptTokens: 10, completionTokens: 5, cachedTokens: 1, value: 0.25, status: 200, outcome: 'done', queueMs: 1, ttftMs: 2, totalMs: 3,
+  promptTokens: 10, completionTokens: 5, cachedTokens: 1, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 0.25, status: 200, outcome: 'done', queueMs: 1, ttftMs: 2, totalMs: 3,
 })
 
 test.before(async () => {

@@ -33,8 +33,8 @@ test('sends the served name upstream and normalizes reasoning_content and usage'
   assert.is(message.reasoning, 'think')
   assert.not.ok('reasoning_content' in message)
   assert.equal(body.usage.prompt_tokens_details, { cached_tokens: 0 })
-  assert.is(run.ex.state.backend?.usage?.total_tokens, 7)
-  assert.is(run.ex.state.backend?.upstreamModel, 'sim-vision-7b')
+  assert.is(run.ex.usage.used().inputTokens + run.ex.usage.used().outputTokens, 7)
+  assert.is(run.ex.usage.upstreamModel, 'sim-vision-7b')
 })
 
 test("only the backend's forward_headers reach the model server", async () => {
@@ -82,8 +82,8 @@ test('a stream is relayed event by event; usage is asked upstream but dropped wh
   assert.is(run.events?.length, 3)
   assert.is((run.events![1]!.choices as { delta: { reasoning?: string } }[])[0]!.delta.reasoning, 'hmm')
   assert.ok(run.events!.every((e) => !('usage' in e)))
-  assert.is(run.ex.state.backend?.usage?.total_tokens, 5)
-  assert.is(run.ex.state.backend?.streamedTokens, 2, 'the reasoning and the content piece; not the empty role chunk')
+  assert.is(run.ex.usage.used().inputTokens + run.ex.usage.used().outputTokens, 5)
+  assert.is(run.ex.usage.streamed, 2, 'the reasoning and the content piece; not the empty role chunk')
   assert.is(run.outcome?.kind, 'done')
 })
 
@@ -104,9 +104,9 @@ test('plain events pass through as the server wrote them; the ones that need wor
   assert.is(run.error, undefined)
   const deltas = run.events!.map((e) => (e.choices as { delta: Record<string, unknown> }[])[0]!.delta)
   assert.equal(deltas, [{ role: 'assistant', content: '' }, { content: 'Hello' }, { content: ' spaced' }, { reasoning: 'late thought' }, { content: 'he said "error" and "usage"' }])
-  assert.is(run.ex.state.backend?.streamedTokens, 4)
-  assert.is(run.ex.state.backend?.usage?.total_tokens, 7)
-  assert.type(run.ex.state.backend?.firstTokenAt, 'number')
+  assert.is(run.ex.usage.streamed, 4)
+  assert.is(run.ex.usage.used().inputTokens + run.ex.usage.used().outputTokens, 7)
+  assert.type(run.ex.usage.firstTokenAt, 'number')
 })
 
 test('with include_usage the usage chunk reaches the client last', async () => {
@@ -121,7 +121,7 @@ test('a stream cut before [DONE] fails with 502', async () => {
   upstream.handle((_req, _b, res) => sse(res, [chunk({ content: 'Hi' }), chunk({ content: ' there' })], false))
   const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, messages: [] } })
   assert.is(run.events?.length, 2)
-  assert.is(run.ex.state.backend?.streamedTokens, 2, 'what streamed before the cut is counted for budget, queue and records')
+  assert.is(run.ex.usage.streamed, 2, 'what streamed before the cut is counted for budget, queue and records')
   assert.is(run.error?.status, 502)
   assert.is(run.outcome?.kind, 'failed')
 })

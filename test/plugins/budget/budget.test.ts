@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import budget from '../../../plugins/budget/index.js'
-import { configDirWith, makeKernel, runPlugin, setupPlugin } from '../../harness.js'
+import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin } from '../../harness.js'
 import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
 import { reply } from '../../../kernel/reply.js'
 import type { Exchange, Principal } from '../../../kernel/exchange.js'
@@ -37,7 +37,7 @@ const onModel = (kernel: Kernel, id = 'm') => ({ model: { requested: id, model: 
 // 8 + 8 per message + 5 bytes: a prompt estimate of 21 tokens.
 const hello = (extra: Record<string, unknown> = {}) => ({ model: 'm', messages: [{ role: 'user', content: 'hello' }], ...extra })
 const answered = (prompt: number, completion: number) => (ex: Exchange) => {
-  ex.state.backend = { modelId: 'm', streamedTokens: 0, usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }
+  answeredWith(ex, 'm', { prompt, completion })
   ex.reply = reply.json({ ok: true })
 }
 const termUsed = (kernel: Kernel, scope: string, term: 'day' | 'month' = 'day') =>
@@ -93,7 +93,7 @@ test('without max_tokens the ceiling is reserved and sent upstream', async () =>
 
 test('an exhausted key budget: 403 "api key term budget exhausted", and nothing is reserved', async () => {
   const kernel = fresh()
-  await runPlugin(budget, {}, { kernel, body: hello({ max_tokens: 100 }), principal: who('k-term', 'open'), state: onModel(kernel), next: answered(21, 139) })
+  await runPlugin(budget, {}, { kernel, body: hello({ max_tokens: 140 }), principal: who('k-term', 'open'), state: onModel(kernel), next: answered(21, 139) })
   const before = await termUsed(kernel, 'key:k-term')
   const run = await runPlugin(budget, {}, { kernel, body: hello({ max_tokens: 100 }), principal: who('k-term', 'open'), state: onModel(kernel) })
   assert.is(run.error?.status, 403)
@@ -134,11 +134,12 @@ test('a stream that ends without a usage report is charged its prompt and the pi
     principal: who('k-term', 'open'),
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'm', streamedTokens: 0, firstTokenAt: NOW }
+      ex.usage.model = 'm'
+      ex.usage.firstTokenAt = NOW
       ex.reply = reply.events(
         (async function* () {
           for (let i = 0; i < 7; i++) {
-            ex.state.backend!.streamedTokens++
+            ex.usage.streamed++
             yield { choices: [{ index: 0, delta: { content: ' w' } }] }
           }
           throw new Error('cut')
@@ -158,7 +159,7 @@ test('a request that failed before any token is refunded', async () => {
     principal: who('k-term', 'open'),
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'm', streamedTokens: 0 }
+      ex.usage.model = 'm'
       throw new Error('upstream 400')
     },
   })
@@ -176,7 +177,7 @@ test('a free model costs nothing against a term budget, but still counts tokens 
 test('a term budget first seen starts from what the records say was spent this term', async () => {
   const kernel = fresh()
   const at = NOW - 3_600_000
-  kernel.records.add({ at, requestId: 'old', keyId: 'k-term', group: 'open', route: 'chat', modelRequested: 'm', model: 'm', upstreamModel: null, promptTokens: 100, completionTokens: 50, cachedTokens: 0, value: 240, status: 200, outcome: 'done', queueMs: 0, ttftMs: 1, totalMs: 2 })
+  kernel.records.add({ at, requestId: 'old', keyId: 'k-term', group: 'open', route: 'chat', modelRequested: 'm', model: 'm', upstreamModel: null, promptTokens: 100, completionTokens: 50, cachedTokens: 0, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 240, status: 200, outcome: 'done', queueMs: 0, ttftMs: 1, totalMs: 2 })
   await kernel.records.flush()
   const run = await runPlugin(budget, {}, { kernel, body: hello({ max_tokens: 100 }), principal: who('k-term', 'open'), state: onModel(kernel), next: answered(21, 10) })
   assert.ok(run.nextCalled, '60 left: 21 for the prompt, 19 reply tokens')

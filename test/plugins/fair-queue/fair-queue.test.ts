@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fairQueue from '../../../plugins/fair-queue/index.js'
-import { configDirWith, makeKernel, runPlugin, setupPlugin, type Run } from '../../harness.js'
+import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin, type Run } from '../../harness.js'
 import { reply } from '../../../kernel/reply.js'
 import type { Exchange, Principal } from '../../../kernel/exchange.js'
 import type { Kernel } from '../../../kernel/kernel.js'
@@ -119,7 +119,7 @@ test('waiting counts toward the total time limit: the deadline ends the wait wit
 test('the service charged is corrected to the usage reported when the reply ends', async () => {
   const kernel = fresh()
   const used = (ex: Exchange) => {
-    ex.state.backend = { modelId: 'm', streamedTokens: 0, usage: { prompt_tokens: 10, completion_tokens: 90, total_tokens: 100 } }
+    answeredWith(ex, 'm', { prompt: 10, completion: 90 })
     ex.reply = reply.json({})
   }
   const run = await runPlugin(fairQueue, { completion_weight: 2 }, { kernel, body, principal: alice, state: onModel(kernel), next: used })

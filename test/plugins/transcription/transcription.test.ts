@@ -70,11 +70,13 @@ test('verbose_json normalized: duration and segment times numbers, language by n
   assert.is(run.ex.state.transcription?.duration, 7.25)
 })
 
-test('text the server renders itself passes through as it sent it', async () => {
-  upstream.handle((_req, _b, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('Hello there.\n'))
+test('text: the server is asked for verbose_json (its duration meters the request), and the text is rendered from it', async () => {
+  serveJson(vllmVerbose)
   const run = await runPlugin(transcription, {}, { kernel, state: stateFor('sim-whisper', { response_format: 'text' }) })
-  assert.is(field(sentForm(), 'response_format'), 'text')
-  assert.is((run.reply as TextReply).text, 'Hello there.\n')
+  assert.is(field(sentForm(), 'response_format'), 'verbose_json')
+  assert.is((run.reply as TextReply).text, 'Hello there. General Kenobi.')
+  assert.is(run.ex.usage.used().audioSeconds, 7.25)
+  assert.is(run.ex.usage.used().inputTokens, Math.ceil(7.25 * 50), "Whisper's 50 audio tokens a second")
 })
 
 test('json by default; a server that sends only {text} still yields one srt cue over the whole', async () => {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import usageRecords from '../../../plugins/usage-records/index.js'
-import { makeKernel, runPlugin, setupPlugin } from '../../harness.js'
+import { answeredWith, makeKernel, runPlugin, setupPlugin } from '../../harness.js'
 import { reply } from '../../../kernel/reply.js'
 import type { Exchange, Principal } from '../../../kernel/exchange.js'
 import type { Kernel } from '../../../kernel/kernel.js'
@@ -26,7 +26,8 @@ test('a request that reached a model: one record with every figure, no text', as
     state: { ...onModel(kernel), queue: { waitedMs: 12, slot: { release: () => undefined }, pool: 'sim', promptEstimate: 40 } },
     next: (ex: Exchange) => {
       clock += 30
-      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0, upstreamModel: 'sim-instruct-8b', firstTokenAt: clock, usage: { prompt_tokens: 1000, completion_tokens: 2000, total_tokens: 3000, prompt_tokens_details: { cached_tokens: 512 } } }
+      ex.usage.firstTokenAt = clock
+      answeredWith(ex, 'sim-chat-instruct', { prompt: 1000, completion: 2000, cached: 512, upstreamModel: 'sim-instruct-8b' })
       clock += 20
       ex.reply = reply.json({ choices: [{ message: { content: 'the reply text' } }] })
     },
@@ -49,6 +50,9 @@ test('a request that reached a model: one record with every figure, no text', as
       promptTokens: 1000,
       completionTokens: 2000,
       cachedTokens: 512,
+      audioSeconds: 0,
+      characters: 0,
+      usageSource: 'reported',
       value: Math.round((1000 * 0.1 + 2000 * 0.3) / 1e6 * 1e9),
       status: 200,
       outcome: 'done',
@@ -75,10 +79,11 @@ test('a stream cut before its usage report: the prompt estimate and the pieces s
     principal: alice,
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0, firstTokenAt: NOW }
+      ex.usage.model = 'sim-chat-instruct'
+      ex.usage.firstTokenAt = NOW
       ex.reply = reply.events((async function* () {
         for (let i = 0; i < 5; i++) {
-          ex.state.backend!.streamedTokens++
+          ex.usage.streamed++
           yield { choices: [{ index: 0, delta: { content: ' w' } }] }
         }
         throw new GatewayError(502, 'upstream stream ended before it was complete')
@@ -99,7 +104,7 @@ test('an upstream error before any token: recorded with its status and zero toke
     principal: alice,
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0 }
+      ex.usage.model = 'sim-chat-instruct'
       throw new GatewayError(400, "This model's maximum context length is 8192 tokens")
     },
   })
@@ -116,7 +121,7 @@ test('in-process calls are recorded like client requests, with their caller', as
     principal: alice,
     state: onModel(kernel),
     next: (ex) => {
-      ex.state.backend = { modelId: 'sim-chat-instruct', streamedTokens: 0, usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } }
+      answeredWith(ex, 'sim-chat-instruct', { prompt: 3, completion: 1 })
       ex.reply = reply.json({})
     },
   })

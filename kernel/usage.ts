@@ -1,0 +1,171 @@
+/**
+ * Usage is a kernel fact: `ex.usage` says what a request asked of a model and what it used.
+ * Whatever talks to a model server fills it (through the backends service); budget, fair queue
+ * and records only read it. The one rule that turns a server's report, an estimate and the
+ * pieces streamed into "used" is `used()` below, so they can never disagree.
+ */
+import type { Exchange } from './exchange.js'
+
+/**
+ * What a request may cost, known before any model runs: the reservation of budgets and the
+ * fair queue's guess. Made by the route's model-reaching step (its plugin's `demand`).
+ */
+export interface Demand {
+  /** An upper bound of the input tokens (prompt, speech input, audio). */
+  readonly inputTokens: number
+  /** Output tokens asked for, over all choices; undefined when the request sets no limit. */
+  readonly outputTokens?: number
+  /** Choices asked for (`n`); output limits apply per choice. */
+  readonly choices: number
+  /** Whether the reply length may be lowered to what a budget affords (`max_tokens`). */
+  readonly adjustable: boolean
+  /** Input characters, for models priced by character (speech). */
+  readonly characters?: number
+  /** Seconds of audio, for models priced by the minute (transcription). */
+  readonly audioSeconds?: number
+  /** Lowers the request's reply length (per choice); only when `adjustable`. */
+  limitOutput?(perChoice: number): void
+}
+
+/** A model server's report, in the gateway's terms. */
+export interface ReportedUsage {
+  readonly inputTokens?: number
+  readonly outputTokens?: number
+  readonly cachedTokens?: number
+  readonly characters?: number
+  readonly audioSeconds?: number
+}
+
+/** What a request used, by the one rule. */
+export interface Used {
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly cachedTokens: number
+  readonly characters: number
+  readonly audioSeconds: number
+  /** `reported` by the server; `estimated` (cut or abandoned without a report); `none` (no model ran). */
+  readonly source: 'reported' | 'estimated' | 'none'
+}
+
+const NOTHING: Used = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, characters: 0, audioSeconds: 0, source: 'none' }
+
+export class Usage {
+  /** Catalog id of the model called; set when a model server was called. */
+  model: string | undefined
+  /** The `model` the server reported. */
+  upstreamModel: string | undefined
+  /** Epoch ms of the first token (or audio, or the whole reply). */
+  firstTokenAt: number | undefined
+  /** Pieces streamed so far (one per choice event with content): a stream's size without a report. */
+  streamed = 0
+  private report_: ReportedUsage | undefined
+  private demand_: Demand | undefined
+  /** Output tokens (all choices) the request was held to, once a budget lowered or set its limit. */
+  private outputLimit: number | undefined
+
+  constructor(private readonly demandOf: (() => Demand) | undefined) {}
+
+  /** Whether a model server was called for this request. */
+  get reached(): boolean {
+    return this.model !== undefined
+  }
+
+  /** What the request may cost (computed once, by the route's model-reaching step). */
+  demand(): Demand {
+    this.demand_ ??= this.demandOf?.() ?? { inputTokens: 0, choices: 1, adjustable: false }
+    return this.demand_
+  }
+
+  /**
+   * Holds the request to `perChoice` output tokens per choice (a budget affords no more): the
+   * request's own limit is lowered, and no more than that is ever charged.
+   */
+  limitOutput(perChoice: number): void {
+    const demand = this.demand()
+    if (!demand.adjustable) return
+    demand.limitOutput?.(perChoice)
+    this.outputLimit = perChoice * demand.choices
+  }
+
+  /**
+   * The server's report (or the gateway's own exact count, as for speech). A later report
+   * replaces an earlier one: servers that report during a stream report running totals.
+   */
+  report(usage: ReportedUsage): void {
+    this.report_ = usage
+  }
+
+  get reported(): boolean {
+    return this.report_ !== undefined
+  }
+
+  /**
+   * The one rule. A report counts as reported, except that output beyond what the request was
+   * allowed is not charged (the gateway reserved no more). Without a report, a request that
+   * produced nothing used nothing; one cut or abandoned mid-way used its input estimate and the
+   * pieces streamed, at most its output limit.
+   */
+  used(): Used {
+    if (!this.reached) return NOTHING
+    const demand = this.demand()
+    const cap = Math.min(demand.outputTokens ?? Infinity, this.outputLimit ?? Infinity)
+    const r = this.report_
+    if (r) {
+      return {
+        inputTokens: r.inputTokens ?? 0,
+        outputTokens: Math.min(r.outputTokens ?? 0, cap),
+        cachedTokens: r.cachedTokens ?? 0,
+        characters: r.characters ?? 0,
+        audioSeconds: r.audioSeconds ?? 0,
+        source: 'reported',
+      }
+    }
+    if (this.streamed === 0 && this.firstTokenAt === undefined) return NOTHING
+    return {
+      inputTokens: demand.inputTokens,
+      outputTokens: Math.min(this.streamed, cap),
+      cachedTokens: 0,
+      characters: demand.characters ?? 0,
+      audioSeconds: demand.audioSeconds ?? 0,
+      source: 'estimated',
+    }
+  }
+}
+
+/** A model-reaching plugin's estimate of what a request may cost, from its body and state. */
+export type DemandOf = (ex: Exchange) => Demand
+
+/** A model's prices (models.yaml `prices`): indicative only, no charge is made. */
+export interface Prices {
+  /** Per million input tokens. */
+  readonly prompt?: number
+  /** Per million output tokens. */
+  readonly completion?: number
+  /** Per million input characters (speech). */
+  readonly characters?: number
+  /** Per minute of audio (transcription, translation). */
+  readonly audio_minute?: number
+}
+
+/** Prices per unit: what one token, character or second is worth. */
+export interface UnitPrices {
+  readonly input: number
+  readonly output: number
+  readonly character: number
+  readonly second: number
+}
+
+export function unitPrices(prices: Prices | undefined): UnitPrices {
+  return {
+    input: (prices?.prompt ?? 0) / 1e6,
+    output: (prices?.completion ?? 0) / 1e6,
+    character: (prices?.characters ?? 0) / 1e6,
+    second: (prices?.audio_minute ?? 0) / 60,
+  }
+}
+
+/** The indicative value of what was used: budgets, records and reports all use this one rule. */
+export function valueOf(prices: Prices | undefined, used: Omit<Used, 'source' | 'cachedTokens'>): number {
+  const p = unitPrices(prices)
+  return used.inputTokens * p.input + used.outputTokens * p.output + used.characters * p.character + used.audioSeconds * p.second
+}
