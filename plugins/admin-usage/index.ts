@@ -68,6 +68,8 @@ export default definePlugin<AdminUsageConfig>({
             completion_tokens: r.completionTokens,
             cached_tokens: r.cachedTokens,
             total_tokens: r.promptTokens + r.completionTokens,
+            audio_seconds: r.audioSeconds,
+            characters: r.characters,
             value: r.value,
           })),
         })
