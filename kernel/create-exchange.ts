@@ -4,7 +4,8 @@ import type { Exchange, ExchangeState, IncomingBody, Principal, RouteInfo, Trans
 import type { Logger } from './log.js'
 import type { Reply } from './reply.js'
 import { GatewayError } from './errors.js'
-import { Usage, type DemandOf } from './usage.js'
+import { Usage } from './usage.js'
+import type { DemandOf } from './plugin.js'
 
 export interface ExchangeInit {
   id?: string

@@ -4,7 +4,7 @@
  */
 import type { Dispatcher } from 'undici'
 import type { Exchange, Principal } from './exchange.js'
-import type { UpstreamCall, UpstreamResponse } from './services/backends/pools.js'
+import type { UpstreamCall, UpstreamResponse } from './services/backends/call.js'
 import type { Logger } from './log.js'
 import type { Reply } from './reply.js'
 import type { BackendConfig, FamilyConfig, ModelConfig, ModelsFile } from '../schemas/models.schema.js'

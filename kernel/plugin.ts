@@ -7,7 +7,7 @@ import type { Exchange } from './exchange.js'
 import type { GatewayError } from './errors.js'
 import type { StreamEvent } from './reply.js'
 import type { Kernel } from './kernel.js'
-import type { DemandOf } from './usage.js'
+import type { Demand } from './usage.js'
 
 export type Next = () => Promise<void>
 
@@ -57,6 +57,9 @@ export interface PluginDefinition<Config = unknown> {
   readonly meters?: Meter
   setup(config: Config, kernel: Kernel, step: StepContext): Phases | Promise<Phases>
 }
+
+/** A model-reaching plugin's estimate of what a request may cost, from its body and state. */
+export type DemandOf = (ex: Exchange) => Demand
 
 export type Meter = 'budget' | 'queue' | 'records'
 export const METERS: readonly Meter[] = ['budget', 'queue', 'records']

@@ -1,8 +1,7 @@
 /** A route as loaded: its steps' phases, set up once, and its body validator, compiled once. */
 import type { ValidateFunction } from 'ajv'
-import type { Phases } from './plugin.js'
+import type { DemandOf, Phases } from './plugin.js'
 import type { RouteInfo } from './exchange.js'
-import type { DemandOf } from './usage.js'
 
 export interface LoadedStep {
   readonly name: string

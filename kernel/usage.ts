@@ -4,7 +4,6 @@
  * and records only read it. The one rule that turns a server's report, an estimate and the
  * pieces streamed into "used" is `used()` below, so they can never disagree.
  */
-import type { Exchange } from './exchange.js'
 
 /**
  * What a request may cost, known before any model runs: the reservation of budgets and the
@@ -131,9 +130,6 @@ export class Usage {
     }
   }
 }
-
-/** A model-reaching plugin's estimate of what a request may cost, from its body and state. */
-export type DemandOf = (ex: Exchange) => Demand
 
 /** A model's prices (models.yaml `prices`): indicative only, no charge is made. */
 export interface Prices {

@@ -28,7 +28,7 @@ import { RecordWriter } from '../kernel/services/records/records.js'
 import { openSqliteStore } from '../kernel/services/stores/sqlite-store.js'
 import { memoryState } from '../kernel/services/state/open-state.js'
 import { openServices, type KernelServices, type StoresConfig } from '../kernel/services/open.js'
-import type { DemandOf } from '../kernel/usage.js'
+import type { DemandOf } from '../kernel/plugin.js'
 import { chatDemand } from '../protocols/openai/usage.js'
 import { TOKENS_PER_MESSAGE } from '../protocols/openai/token-estimate.js'
 

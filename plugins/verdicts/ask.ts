@@ -13,7 +13,7 @@ import { labelMass, scoreMass, type Scored } from './scoring.js'
 import { readReply, type CallUsage, type ReadReply } from './reply-reading.js'
 import { failures, questionFailure } from './failures.js'
 import type { ModelChoice } from './model-choice.js'
-import type { Question } from './validation.js'
+import type { Question } from './question.js'
 
 /** vLLM's and OpenAI's cap on top_logprobs; the spec's "top 20 first tokens". */
 export const TOP_LOGPROBS = 20

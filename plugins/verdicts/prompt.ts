@@ -4,7 +4,7 @@
  * and the images — and the question comes last, so the model server's prefix cache computes
  * the shared part once and every other question reuses it (reported as cached tokens).
  */
-import type { Question } from './validation.js'
+import type { Question } from './question.js'
 
 type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
 

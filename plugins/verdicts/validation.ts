@@ -9,6 +9,9 @@ import type { VerdictsRequest } from '../../schemas/verdicts-request.schema.js'
 import { imageBytes } from './images.js'
 import { labelsFor, type QuestionType } from './labels.js'
 import { renderState } from './prompt.js'
+import type { Question } from './question.js'
+
+export type { Question }
 
 export const LIMITS = {
   questions: 32,
@@ -22,20 +25,6 @@ export const LIMITS = {
   imageBytesTimesQuestions: 64 * 1024 * 1024,
 } as const
 
-export interface Question {
-  readonly id: string
-  readonly type: QuestionType
-  readonly instructions: string
-  /**
-   * The answers, in order, as the response names them: `false`, `true`; the option names;
-   * or the level descriptions (a score's answers are named by their level number).
-   */
-  readonly answers: readonly string[]
-  /** What each answer means, for the prompt (null: no description given). */
-  readonly descriptions: ReadonlyArray<string | null>
-  /** One label per answer (labels.ts). */
-  readonly labels: readonly string[]
-}
 
 export interface VerdictJob {
   /** As sent; undefined when left out (the deployment default answers). */

@@ -1,7 +1,7 @@
 /** One entry of the response's `verdicts`, shaped per question type (spec: "Verdicts response"). */
 import type { Scored } from './scoring.js'
 import { expectedLevel } from './scoring.js'
-import type { Question } from './validation.js'
+import type { Question } from './question.js'
 
 export type Verdict =
   | { type: 'boolean'; value: boolean; probabilities: { false: number; true: number }; confidence: number }

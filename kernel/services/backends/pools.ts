@@ -5,39 +5,17 @@
  * through with its status and message, turns a failure to reach it into 502 (or the request's
  * own stop reason), aborts with the request, and marks `ex.usage` as having reached a model.
  */
-import { Pool, type Dispatcher, type FormData } from 'undici'
+import { Pool, type Dispatcher } from 'undici'
 import type { Backends, Catalog } from '../../kernel.js'
 import type { Exchange } from '../../exchange.js'
-import type { BackendConfig, ModelConfig } from '../../../schemas/models.schema.js'
+import type { BackendConfig } from '../../../schemas/models.schema.js'
 import { GatewayError } from '../../errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
+import type { UpstreamCall, UpstreamResponse } from './call.js'
+
+export type { UpstreamCall, UpstreamResponse }
 
 type Handle = ReturnType<Backends['get']>
-
-/** One call to a model server. */
-export interface UpstreamCall {
-  /** The catalog model called: its backend answers, and `ex.usage.model` names it. */
-  readonly model: ModelConfig
-  /** Path below the backend's base URL, e.g. `/v1/chat/completions`. */
-  readonly path: string
-  /** JSON text (sent as application/json) or a multipart form. */
-  readonly body: string | FormData
-  readonly accept?: string
-}
-
-/** A model server's successful answer (errors have been thrown as GatewayError). */
-export interface UpstreamResponse {
-  readonly status: number
-  readonly contentType: string | undefined
-  /** The body as it arrives, as undici gives it (the hot path reads it directly). */
-  readonly body: Dispatcher.ResponseData['body']
-  /** The body as chunks, a failure to read it turned into the right GatewayError. */
-  chunks(): AsyncGenerator<Buffer>
-  /** The whole body as text. */
-  text(): Promise<string>
-  /** What a failure while reading the body becomes (`streaming`: the reply has started). */
-  failure(err: unknown, streaming: boolean): GatewayError | DOMException
-}
 
 export class BackendPools implements Backends {
   // One handle per backend, made on first use: requests only look it up.
