@@ -5,6 +5,7 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
+import { presentedToken } from '../../kernel/services/keys/presented-token.js'
 import { configSchema, type AuthConfig } from './schema.js'
 
 declare module '../../kernel/exchange.js' {
@@ -12,8 +13,6 @@ declare module '../../kernel/exchange.js' {
     auth?: { keyId: string }
   }
 }
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i
 
 export default definePlugin<AuthConfig>({
   name: 'auth',
@@ -28,9 +27,9 @@ export default definePlugin<AuthConfig>({
           ex.state.auth = { keyId: ex.principal.keyId }
           return next()
         }
-        const match = BEARER.exec(ex.header('authorization') ?? '')
-        if (!match) throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
-        const key = kernel.keys.lookup(match[1]!)
+        const token = presentedToken(ex, config.query_param)
+        if (token === undefined) throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
+        const key = kernel.keys.lookup(token)
         if (!key) throw new GatewayError(401, 'invalid api key', { headers: { 'www-authenticate': 'Bearer' } })
         if (!key.enabled) throw new GatewayError(403, 'api key disabled')
         if (key.legacy && legacyNotFound) throw new GatewayError(404, 'Not Found', { rawBody: { detail: 'Not Found' } })

@@ -10,6 +10,11 @@ export const configSchema = {
       default: 'allow',
       description: 'What legacy keys get on this route: served (`allow`), or 404 {"detail":"Not Found"} as from the older gateway that lacks the endpoint (`not-found`).',
     },
+    query_param: {
+      type: 'string',
+      pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+      description: 'A query parameter that may carry the key when no Authorization header is sent (e.g. `access_token` on WebSocket routes, whose browser clients cannot set headers). Unset: the header only.',
+    },
   },
 } as const
 

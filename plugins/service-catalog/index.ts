@@ -10,6 +10,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import { GatewayError } from '../../kernel/errors.js'
+import { presentedToken } from '../../kernel/services/keys/presented-token.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import { checkCatalogFile, restServicesUrl, type CatalogFile } from './catalog-file.js'
 import { bindArguments, catalogService, resolveOperation, runOperation, type CatalogAnswers, type CatalogSource } from './operations.js'
@@ -36,18 +37,10 @@ function createSource(file: CatalogFile, kernel: Kernel): CatalogSource {
   return createStaticSource(file.static.folders, file.static.services, file.services_url)
 }
 
-/** The key presented as `?token=` (the way SOAP clients of mapping servers pass it) or as a Bearer token. */
-function presentedToken(ex: Exchange): string | undefined {
-  const fromQuery = ex.query.get('token')
-  if (fromQuery !== null && fromQuery !== '') return fromQuery
-  const auth = ex.header('authorization')
-  const match = auth === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(auth)
-  return match?.[1]
-}
-
 function checkAccess(ex: Exchange, kernel: Kernel): void {
   if (ex.principal !== undefined) return // an earlier auth step identified the caller
-  const token = presentedToken(ex)
+  // `?token=`: the way SOAP clients of mapping servers pass it; or a Bearer token.
+  const token = presentedToken(ex, 'token')
   if (token === undefined) {
     throw new GatewayError(401, 'This catalog requires a token: pass ?token=<key> or Authorization: Bearer <key>.', { type: 'Unauthorized' })
   }

@@ -74,6 +74,18 @@ test('in-process calls keep the caller principal without a header', async () => 
   assert.equal(run.ex.principal, principal)
 })
 
+test('query_param: the key may come as ?access_token=, only where the route allows it; the header wins', async () => {
+  const allowed = await runPlugin(auth, { query_param: 'access_token' }, { kernel, query: `access_token=${TEST_KEY}` })
+  assert.ok(allowed.nextCalled)
+  assert.is(allowed.ex.principal?.keyId, 'demo')
+  const notAllowed = await runPlugin(auth, {}, { kernel, query: `access_token=${TEST_KEY}` })
+  assert.equal([notAllowed.error?.status, notAllowed.error?.message], [401, 'missing bearer token'])
+  const wrong = await runPlugin(auth, { query_param: 'access_token' }, { kernel, query: 'access_token=sk-nope' })
+  assert.equal([wrong.error?.status, wrong.error?.message], [401, 'invalid api key'])
+  const both = await runPlugin(auth, { query_param: 'access_token' }, { kernel, query: `access_token=${TEST_KEY}`, headers: { authorization: 'Bearer sk-nope' } })
+  assert.is(both.error?.message, 'invalid api key', 'the header is read first')
+})
+
 test('options are validated like the loader does', async () => {
   try {
     await setupPlugin(auth, { legacy: 'maybe' }, kernel)
