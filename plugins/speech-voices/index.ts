@@ -2,7 +2,8 @@
  * speech-voices: GET /audio/voices?model=<id> → `{"voices": [...], "uploaded_voices": []}`,
  * the speech model's voices from config (`audio.voices`). The route has no body, so the `model`
  * step (which reads the body) cannot resolve the model; the query parameter gets the same
- * rules: a known model or server name, enabled, permitted to the caller, and a speech model.
+ * rules: a known model or server name, enabled, permitted to the caller (the catalog's one
+ * permission check), and a speech model.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
@@ -28,8 +29,7 @@ export default definePlugin<SpeechVoicesConfig>({
         if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
         if (model.model_type !== 'audio_speech') throw new GatewayError(400, `model ${requested} is not a speech model`, { code: 'invalid_request' })
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')
-        const allowed = (ex.principal && kernel.keys.group(ex.principal.group)?.models) || ['*']
-        if (!allowed.includes('*') && !allowed.includes(model.id) && !allowed.includes(requested)) throw new GatewayError(403, 'model not permitted for tenant')
+        if (!kernel.catalog.permits(ex.principal?.group, [requested, model.id])) throw new GatewayError(403, 'model not permitted for tenant')
         const list: VoiceList = { voices: [...(model.audio?.voices ?? [])], uploaded_voices: [] }
         ex.reply = reply.json(list)
       },

@@ -22,7 +22,7 @@ export function chooseModel(requested: string | undefined, hasImages: boolean, k
   const { catalog } = kernel
   const name = requested ?? catalog.defaultModel
   if (name === 'auto') {
-    const model = chooseAutoModel(catalog, kernel.keys, { images: hasImages, group: principal?.group }, kernel.now())
+    const model = chooseAutoModel(catalog, { images: hasImages, group: principal?.group }, kernel.now())
     return { request: { model: model.id }, model, id: model.id }
   }
   const family = catalog.family(name)

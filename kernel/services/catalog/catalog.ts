@@ -1,13 +1,16 @@
 /** The model catalog service: lookups by catalog id, family name and reported server name. */
-import type { Catalog, Deployment } from '../../kernel.js'
+import type { Catalog, Deployment, KeyStore } from '../../kernel.js'
 import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
+import { groupPermits } from './permits.js'
 
 export interface CatalogOptions {
+  /** The groups, for `permits` (they change through the admin API, so they are looked up live). */
+  keys: Pick<KeyStore, 'group'>
   /** Base URL of the in-process simulator, for backends whose url is `embedded`. */
   simulatorUrl?: string
 }
 
-export function createCatalog(deployment: Deployment, options: CatalogOptions = {}): Catalog {
+export function createCatalog(deployment: Deployment, options: CatalogOptions): Catalog {
   const { models: file } = deployment
   const models = new Map<string, ModelConfig>(file.models.map((m) => [m.id, m]))
   const families = new Map<string, FamilyConfig>((file.families ?? []).map((f) => [f.id, f]))
@@ -36,5 +39,6 @@ export function createCatalog(deployment: Deployment, options: CatalogOptions = 
     models: () => modelList,
     families: () => familyList,
     backend: (name) => backends.get(name),
+    permits: (group, names) => groupPermits(options.keys, group, names),
   }
 }
