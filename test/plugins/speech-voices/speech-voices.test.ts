@@ -21,6 +21,13 @@ test('errors: no model 400, unknown 404, not a speech model 400', async () => {
   assert.equal([chat.error?.status, chat.error?.message], [400, 'model sim-whisper is not a speech model'])
 })
 
+test('a family name or auto is a chat name: 400 not a speech model, not 404', async () => {
+  const family = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=sim-chat' })
+  assert.equal([family.error?.status, family.error?.message], [400, 'model sim-chat is not a speech model'])
+  const auto = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=auto' })
+  assert.equal([auto.error?.status, auto.error?.message], [400, 'model auto is not a speech model'])
+})
+
 test("the caller's group: the catalog's permission check, by catalog id or the name asked", async () => {
   const kernel = makeKernel({
     configDir: configDirWith({ 'keys.yaml': 'groups:\n  demo: {}\n  orpheus: { models: [sim-orpheus] }\nkeys:\n  - { id: demo, group: demo, demo: true }\n' }),
