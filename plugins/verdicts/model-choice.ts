@@ -5,6 +5,7 @@
  * any other name as the chat route resolves it (ids and server names; 404 when unknown).
  */
 import { chooseAutoModel } from '../../kernel/services/catalog/auto-model.js'
+import { reportedNameOf } from '../../kernel/services/catalog/reported-names.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import type { Principal } from '../../kernel/exchange.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
@@ -32,11 +33,6 @@ export function chooseModel(requested: string | undefined, hasImages: boolean, k
   }
   const model = catalog.model(name) ?? catalog.byReportedName(name)
   return { request: { model: name }, model, id: model?.id ?? name }
-}
-
-/** The name a model's server reports in `model`. */
-function reportedNameOf(model: ModelConfig): string {
-  return model.reported_name ?? model.served_name ?? model.id
 }
 
 /**
