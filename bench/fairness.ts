@@ -41,7 +41,7 @@ const gw = await startTestGateway({
   files: {
     'config/models.yaml': modelsWith({
       backends: { narrow: { url: 'embedded', capacity } },
-      models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', context_window: 32768 }],
+      models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', reported_name: 'sim-narrow', context_window: 32768 }],
     }),
     'config/keys.yaml': keysFile({ alpha: { weight: 1 }, beta: { weight: 1 } }, [
       { id: 'a1', group: 'alpha', secret: a1.secret },

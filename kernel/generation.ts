@@ -56,7 +56,9 @@ export class Generation implements Kernel {
     this.config = options.deployment
     this.log = options.log
     this.now = options.now ?? Date.now
-    this.catalog = createCatalog(options.deployment, { simulatorUrl: options.simulatorUrl })
+    // The catalog is made first, so that a catalog the config cannot make leaves nothing open;
+    // it reads the groups through the key store made next.
+    this.catalog = createCatalog(options.deployment, { simulatorUrl: options.simulatorUrl, keys: { group: (id) => this.keys.group(id) } })
     this.keys = createKeyStore(options.deployment.keys, {
       dataDir: options.deployment.dataDir,
       env: options.env,

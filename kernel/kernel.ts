@@ -36,6 +36,11 @@ export interface Catalog {
   models(): readonly ModelConfig[]
   families(): readonly FamilyConfig[]
   backend(name: string): (BackendConfig & { name: string; baseUrl: string }) | undefined
+  /**
+   * Whether the caller's group may use a model asked for by any of these names (the name sent,
+   * the catalog id, the family). No group: yes; a group the key store does not know: no.
+   */
+  permits(group: string | undefined, names: readonly string[]): boolean
 }
 
 /** A spending budget per term, in indicative value. */

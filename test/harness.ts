@@ -59,7 +59,6 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
   const deployment: Deployment = loadDeployment({ configDir: overrides.configDir ?? defaultConfigDir, pipelinesDir: defaultPipelinesDir, dataDir })
   // Log lines stay in memory (harnessLogs), so tests can assert on them without noise.
   const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
-  const catalog = createCatalog(deployment, { simulatorUrl: overrides.simulatorUrl ?? 'http://127.0.0.1:9' })
   const now = overrides.now ?? Date.now
   const metrics = overrides.services?.metrics ?? new MetricsRegistry()
   const keys = createKeyStore(deployment.keys, {
@@ -70,6 +69,7 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     adminKeyHash: overrides.adminKeyHash,
     now,
   })
+  const catalog = createCatalog(deployment, { simulatorUrl: overrides.simulatorUrl ?? 'http://127.0.0.1:9', keys })
   return {
     config: deployment,
     catalog,

@@ -1,10 +1,11 @@
 /**
  * `npm test`: runs every uvu suite under dist/test in one process and ends with the plain
- * summary line `N passed, N failed` (uvu's own summary is kept above it).
+ * summary line `N passed, N failed, N skipped` (uvu's own summary is kept above it).
  */
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { repoRoot } from '../kernel/paths.js'
+import { summaryLine, tallyUvu } from './uvu-tally.js'
 
 const bin = path.join(repoRoot, 'node_modules', 'uvu', 'bin.js')
 const args = [bin, path.join(repoRoot, 'dist', 'test'), '\\.test\\.js$', ...process.argv.slice(2)]
@@ -15,12 +16,8 @@ child.stdout.on('data', (chunk: Buffer) => {
   process.stdout.write(chunk)
 })
 child.on('close', (code) => {
-  // uvu prints "Total: N", "Passed: N", "Skipped: N" (with colour codes).
-  const plain = out.replace(/\x1b\[[0-9;]*m/g, '')
-  const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0)
-  const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0)
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(plain)?.[1] ?? 0)
-  const failed = Math.max(0, total - passed - skipped)
-  process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`)
-  process.exit(code ?? 1)
+  const tally = tallyUvu(out)
+  process.stdout.write(`\n${summaryLine(tally)}\n`)
+  // uvu exits 0 when a suite's `before` hook threw; the tally still counts those tests as failed.
+  process.exit(code || (tally.failed > 0 || !tally.complete ? 1 : 0))
 })

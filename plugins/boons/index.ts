@@ -8,6 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { configSchema, type BoonsConfig } from './schema.js'
 import { describeImages } from './vision.js'
+import { boonActs } from '../../kernel/services/catalog/boons.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -27,7 +28,7 @@ export default definePlugin<BoonsConfig>({
         const model = ex.state.model!.model
         const vision = model.boons?.vision
         const body = ex.body as { messages?: { content?: unknown }[] }
-        if (!off && vision && vision.active !== false && vision.helper_model && !model.supports_vision && Array.isArray(body.messages)) {
+        if (!off && vision?.helper_model && boonActs(model, 'vision') && Array.isArray(body.messages)) {
           const n = await describeImages(kernel, ex, body.messages, {
             route: config.route ?? 'chat-internal',
             prompt: config.describe_prompt ?? '',

@@ -8,12 +8,12 @@ import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
+import { boonActs } from '../../kernel/services/catalog/boons.js'
 import { configSchema, type CapabilitiesConfig } from './schema.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */
 export function visionBoonOn(model: ModelConfig, boonsHeader: string | undefined): boolean {
-  const boon = model.boons?.vision
-  return boon !== undefined && boon.active !== false && boon.helper_model !== undefined && boonsHeader?.trim().toLowerCase() !== 'off'
+  return boonActs(model, 'vision') && boonsHeader?.trim().toLowerCase() !== 'off'
 }
 
 export default definePlugin<CapabilitiesConfig>({

@@ -1,6 +1,7 @@
 /** The model entry of the spec, rendered from the catalog's config. */
 import type { FamilyConfig, ModelConfig } from '../../schemas/models.schema.js'
 import { LEVELS } from '../../protocols/openai/reasoning-effort.js'
+import { boonActs, type BoonName } from '../../kernel/services/catalog/boons.js'
 
 export interface ModelEntry {
   id: string
@@ -44,9 +45,11 @@ export function modelEntry(m: ModelConfig, ownedBy: string): ModelEntry {
       ? { mode: 'mapped', levels, ...(m.reasoning?.default_level ? { default_level: m.reasoning.default_level } : {}) }
       : { mode: 'unsupported' },
     boons: Object.keys(m.boons ?? {}),
+    // `active` says whether the boon acts: a configured boon that is not implemented yet, or
+    // switched off, or lacking its helper, is listed but inactive.
     boon_details: Object.entries(m.boons ?? {}).map(([name, b]) => ({
       name,
-      active: b?.active ?? true,
+      active: boonActs(m, name as BoonName),
       ...(b?.helper_model ? { helper_model: b.helper_model } : {}),
     })),
   }

@@ -34,11 +34,6 @@ export default definePlugin<ModelPluginConfig>({
   requires: ['auth'],
   setup(config, kernel) {
     const types = new Set(config.types)
-    const groupAllows = (group: string | undefined, names: string[]): boolean => {
-      if (!group) return true
-      const allowed = kernel.keys.group(group)?.models ?? ['*']
-      return allowed.includes('*') || names.some((n) => allowed.includes(n))
-    }
     const modelsPath = config.models_path ?? '/v1/models'
     /**
      * Retirement by the clock, no reload needed: before retire_at a deprecated model answers
@@ -75,7 +70,7 @@ export default definePlugin<ModelPluginConfig>({
         let familyLevel: ReasoningLevel | undefined
         if (requested === 'auto') {
           const b = body as { messages?: unknown; tools?: unknown; tool_choice?: unknown; response_format?: { type?: string } }
-          model = chooseAutoModel(catalog, kernel.keys, {
+          model = chooseAutoModel(catalog, {
             images: hasImageParts(b.messages),
             tools: b.tools !== undefined,
             toolChoice: b.tool_choice !== undefined,
@@ -95,7 +90,7 @@ export default definePlugin<ModelPluginConfig>({
         if (config.endpoint === 'completions' && !model.supports_completions)
           throw new GatewayError(400, `model ${requested} does not support completions`, { code: 'invalid_request' })
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')
-        if (!groupAllows(ex.principal?.group, [requested, model.id, ...(family ? [family.id] : [])]))
+        if (!catalog.permits(ex.principal?.group, [requested, model.id, ...(family ? [family.id] : [])]))
           throw new GatewayError(403, 'model not permitted for tenant')
         ex.state.model = { requested, model, family, familyLevel }
         if (family) ex.headers.set(`${ex.headerPrefix}model-variant`, family.id)

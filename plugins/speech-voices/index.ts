@@ -2,7 +2,8 @@
  * speech-voices: GET /audio/voices?model=<id> → `{"voices": [...], "uploaded_voices": []}`,
  * the speech model's voices from config (`audio.voices`). The route has no body, so the `model`
  * step (which reads the body) cannot resolve the model; the query parameter gets the same
- * rules: a known model or server name, enabled, permitted to the caller, and a speech model.
+ * rules: a known model or server name, enabled, permitted to the caller (the catalog's one
+ * permission check), and a speech model.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
@@ -15,6 +16,8 @@ export interface VoiceList {
   uploaded_voices: string[]
 }
 
+const notSpeech = (name: string) => new GatewayError(400, `model ${name} is not a speech model`, { code: 'invalid_request' })
+
 export default definePlugin<SpeechVoicesConfig>({
   name: 'speech-voices',
   config: configSchema,
@@ -24,12 +27,15 @@ export default definePlugin<SpeechVoicesConfig>({
       async request(ex) {
         const requested = ex.query.get('model')
         if (!requested) throw new GatewayError(400, 'model is required', { code: 'invalid_request' })
-        const model = kernel.catalog.model(requested) ?? kernel.catalog.byReportedName(requested)
+        const { catalog } = kernel
+        // Family names and `auto` are names of the catalog too, of chat models only: asking one
+        // for voices is a wrong kind of model (400), not an unknown name (404).
+        if (requested === 'auto' || catalog.family(requested)) throw notSpeech(requested)
+        const model = catalog.model(requested) ?? catalog.byReportedName(requested)
         if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
-        if (model.model_type !== 'audio_speech') throw new GatewayError(400, `model ${requested} is not a speech model`, { code: 'invalid_request' })
+        if (model.model_type !== 'audio_speech') throw notSpeech(requested)
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')
-        const allowed = (ex.principal && kernel.keys.group(ex.principal.group)?.models) || ['*']
-        if (!allowed.includes('*') && !allowed.includes(model.id) && !allowed.includes(requested)) throw new GatewayError(403, 'model not permitted for tenant')
+        if (!kernel.catalog.permits(ex.principal?.group, [requested, model.id])) throw new GatewayError(403, 'model not permitted for tenant')
         const list: VoiceList = { voices: [...(model.audio?.voices ?? [])], uploaded_voices: [] }
         ex.reply = reply.json(list)
       },

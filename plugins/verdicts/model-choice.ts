@@ -5,6 +5,7 @@
  * any other name as the chat route resolves it (ids and server names; 404 when unknown).
  */
 import { chooseAutoModel } from '../../kernel/services/catalog/auto-model.js'
+import { reportedNameOf } from '../../kernel/services/catalog/reported-names.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import type { Principal } from '../../kernel/exchange.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
@@ -22,7 +23,7 @@ export function chooseModel(requested: string | undefined, hasImages: boolean, k
   const { catalog } = kernel
   const name = requested ?? catalog.defaultModel
   if (name === 'auto') {
-    const model = chooseAutoModel(catalog, kernel.keys, { images: hasImages, group: principal?.group }, kernel.now())
+    const model = chooseAutoModel(catalog, { images: hasImages, group: principal?.group }, kernel.now())
     return { request: { model: model.id }, model, id: model.id }
   }
   const family = catalog.family(name)
@@ -32,11 +33,6 @@ export function chooseModel(requested: string | undefined, hasImages: boolean, k
   }
   const model = catalog.model(name) ?? catalog.byReportedName(name)
   return { request: { model: name }, model, id: model?.id ?? name }
-}
-
-/** The name a model's server reports in `model`. */
-function reportedNameOf(model: ModelConfig): string {
-  return model.reported_name ?? model.served_name ?? model.id
 }
 
 /**

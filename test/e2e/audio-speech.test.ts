@@ -219,6 +219,13 @@ test('GET /audio/voices?model=: the voices of each speech model, and uploaded_vo
   } catch (err) {
     assert.is((err as InstanceType<typeof OpenAI.APIError>).status, 404)
   }
+  try {
+    await client.get('/audio/voices', { query: { model: 'sim-chat' } })
+    assert.unreachable()
+  } catch (err) {
+    assert.instance(err, OpenAI.BadRequestError)
+    assert.is((err as InstanceType<typeof OpenAI.BadRequestError>).message, '400 model sim-chat is not a speech model', 'a family is a name too')
+  }
 })
 
 test.run()

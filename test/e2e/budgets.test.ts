@@ -17,7 +17,7 @@ import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
 
 // A model priced 1 per prompt token and 2 per reply token (prices are per million tokens).
-const models = modelsWith({ models: [{ id: 'sim-priced', model_type: 'chat', backend: 'sim', served_name: 'sim-instruct-8b', context_window: 32768, prices: { prompt: 1_000_000, completion: 2_000_000 } }] })
+const models = modelsWith({ models: [{ id: 'sim-priced', model_type: 'chat', backend: 'sim', served_name: 'sim-instruct-8b', reported_name: 'sim-priced', context_window: 32768, prices: { prompt: 1_000_000, completion: 2_000_000 } }] })
 const MAX_TOKENS = 16
 const message = { role: 'user' as const, content: 'hi' }
 // What one request can cost at most, as the budget plugin reserves it (default options).

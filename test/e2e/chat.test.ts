@@ -35,6 +35,20 @@ test('retrieves a model, a family, and a model by its server name', async () => 
   assert.is(deprecated.replacement, 'sim-chat-instruct')
 })
 
+test("a reply's model maps back to the entry that answered: GET /models/<reply.model>", async () => {
+  // sim-text-plain and sim-text-boon are the same kind of text model with other boons; each
+  // must map back to itself, not to the other.
+  for (const id of ['sim-text-plain', 'sim-text-boon', 'sim-chat-instruct', 'sim-vision']) {
+    const reply = await client.chat.completions.create({ model: id, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 })
+    const entry = (await client.models.retrieve(reply.model)) as unknown as { id: string; boons: string[] }
+    assert.is(entry.id, id, `${id} answered as ${reply.model}`)
+  }
+  const plain = await client.chat.completions.create({ model: 'sim-text-plain', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 })
+  assert.is(plain.model, 'sim-text-3b-plain')
+  const entry = (await client.models.retrieve(plain.model)) as unknown as { id: string; boons: string[] }
+  assert.equal([entry.id, entry.boons], ['sim-text-plain', []])
+})
+
 test('an unknown model is the SDK NotFoundError with the spec message', async () => {
   try {
     await client.models.retrieve('no-such-model')

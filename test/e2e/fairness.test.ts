@@ -26,7 +26,7 @@ test.before(async () => {
     files: {
       'config/models.yaml': modelsWith({
         backends: { narrow: { url: 'embedded', capacity: 2 } },
-        models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', context_window: 32768, prices: { prompt: 0.1, completion: 0.3 } }],
+        models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', reported_name: 'sim-narrow', context_window: 32768, prices: { prompt: 0.1, completion: 0.3 } }],
       }),
       'config/keys.yaml': keysFile({ alpha: { weight: 1 }, beta: { weight: 1 } }, [
         { id: 'a1', group: 'alpha', secret: a1.secret },
@@ -73,7 +73,7 @@ timeout.before(async () => {
     files: {
       'config/models.yaml': modelsWith({
         backends: { single: { url: 'embedded', capacity: 1 } },
-        models: [{ id: 'sim-single', model_type: 'chat', backend: 'single', served_name: 'sim-instruct-8b' }],
+        models: [{ id: 'sim-single', model_type: 'chat', backend: 'single', served_name: 'sim-instruct-8b', reported_name: 'sim-single' }],
       }),
     },
   })

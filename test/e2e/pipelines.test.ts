@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
 import { startTestGateway, TEST_KEY } from '../support/gateway.js'
-import { defaultPipelinesDir } from '../../kernel/paths.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
 
 const test = suite('e2e pipelines: boot errors and hot reload')
 const original = fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8')
@@ -73,6 +73,17 @@ test('an unmet requires stops the boot naming file, route and step', async () =>
 test('a pipeline that breaks its schema stops the boot with the place', async () => {
   const msg = await bootError('pipeline: gateway\nroutes:\n  - id: x\n    http: FETCH /x\n    steps: [auth]\n')
   assert.match(msg, /gateway\.yaml: \/routes\/0\/http: must match pattern/)
+})
+
+test('a catalog whose replies would map back to the wrong model stops the boot naming both', async () => {
+  const models = fs.readFileSync(path.join(defaultConfigDir, 'models.yaml'), 'utf8').replace('served_name: sim-text-3b-plain', 'served_name: sim-text-3b')
+  let msg = 'booted'
+  try {
+    await (await startTestGateway({ files: { 'config/models.yaml': models } })).close()
+  } catch (err) {
+    msg = (err as Error).message
+  }
+  assert.match(msg, /models\.yaml: models sim-text-boon and sim-text-plain both report the server name sim-text-3b/)
 })
 
 const extraRoute = '\n  - id: models-again\n    http: GET /models-again\n    steps:\n      - auth\n      - model-catalog: { action: list }\n'

@@ -3,7 +3,7 @@
  * each model is, skipping models that cannot handle it. Shared by the `model` plugin (chat)
  * and by plugins that choose a model themselves (verdicts).
  */
-import type { Catalog, KeyStore } from '../../kernel.js'
+import type { Catalog } from '../../kernel.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
 import { GatewayError } from '../../errors.js'
 
@@ -31,11 +31,10 @@ function usable(m: ModelConfig, now: number): boolean {
   return !(m.retire_at && Date.parse(m.retire_at) <= now)
 }
 
-export function chooseAutoModel(catalog: Catalog, keys: KeyStore, needs: AutoNeeds, now: number, loadOf: LoadOf = () => 0): ModelConfig {
-  const allowed = needs.group ? (keys.group(needs.group)?.models ?? ['*']) : ['*']
+export function chooseAutoModel(catalog: Catalog, needs: AutoNeeds, now: number, loadOf: LoadOf = () => 0): ModelConfig {
   const candidates = catalog.models().filter((m) => {
     if (!usable(m, now)) return false
-    if (!allowed.includes('*') && !allowed.includes(m.id)) return false
+    if (!catalog.permits(needs.group, [m.id])) return false
     if (needs.images && !m.supports_vision) return false
     if (needs.tools && !m.supports_function_calling) return false
     if (needs.toolChoice && !m.supports_tool_choice) return false

@@ -1,20 +1,30 @@
-/** The model catalog service: lookups by catalog id, family name and reported server name. */
-import type { Catalog, Deployment } from '../../kernel.js'
+/**
+ * The model catalog service: lookups by catalog id, family name and reported server name, and
+ * the permission check. Made at load; a catalog whose reported names would map a reply back to
+ * the wrong entry is refused (ConfigError), like any other bad config.
+ */
+import type { Catalog, Deployment, KeyStore } from '../../kernel.js'
 import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
+import { groupPermits } from './permits.js'
+import { checkReportedNames, reportedNameOf } from './reported-names.js'
 
 export interface CatalogOptions {
+  /** The groups, for `permits` (they change through the admin API, so they are looked up live). */
+  keys: Pick<KeyStore, 'group'>
   /** Base URL of the in-process simulator, for backends whose url is `embedded`. */
   simulatorUrl?: string
 }
 
-export function createCatalog(deployment: Deployment, options: CatalogOptions = {}): Catalog {
+export function createCatalog(deployment: Deployment, options: CatalogOptions): Catalog {
   const { models: file } = deployment
   const models = new Map<string, ModelConfig>(file.models.map((m) => [m.id, m]))
   const families = new Map<string, FamilyConfig>((file.families ?? []).map((f) => [f.id, f]))
+  checkReportedNames(deployment.configDir, file)
+  // Enabled entries report distinct names (checked above); a disabled entry is found by its
+  // reported name only when no enabled entry has it.
   const reported = new Map<string, ModelConfig>()
-  for (const m of file.models) {
-    const name = m.reported_name ?? m.served_name ?? m.id
-    // First listed wins when two catalog entries share a server (e.g. a deprecated alias).
+  for (const m of [...file.models.filter((m) => m.enabled !== false), ...file.models.filter((m) => m.enabled === false)]) {
+    const name = reportedNameOf(m)
     if (!reported.has(name)) reported.set(name, m)
   }
   const backends = new Map<string, BackendConfig & { name: string; baseUrl: string }>()
@@ -36,5 +46,6 @@ export function createCatalog(deployment: Deployment, options: CatalogOptions = 
     models: () => modelList,
     families: () => familyList,
     backend: (name) => backends.get(name),
+    permits: (group, names) => groupPermits(options.keys, group, names),
   }
 }

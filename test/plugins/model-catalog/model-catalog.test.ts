@@ -1,7 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import modelCatalog from '../../../plugins/model-catalog/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { configDirWith, makeKernel, runPlugin } from '../../harness.js'
+import { modelsWith } from '../../support/deployment-files.js'
 import type { ModelEntry } from '../../../plugins/model-catalog/entry.js'
 
 const test = suite('plugin model-catalog')
@@ -43,6 +44,33 @@ test('retrieve: by id, by family, by reported server name; retired still retriev
   assert.ok(((await get('sim-chat')).reply as { body: ModelEntry }).body.family)
   assert.is(((await get('sim-legacy-chat-old')).reply as { body: ModelEntry }).body.id, 'sim-retired-chat')
   assert.is(((await get('sim-retired-chat')).reply as { body: ModelEntry }).body.status, 'deprecated')
+})
+
+test('boon_details: active only for a boon that acts (vision with its helper, on a text-only model)', async () => {
+  const boony = (id: string, served: string, boons: object, extra: object = {}) => ({ id, model_type: 'chat', backend: 'sim', served_name: served, boons, ...extra })
+  const configDir = configDirWith({
+    'models.yaml': modelsWith({
+      models: [
+        boony('b-all', 'b-all', { vision: { helper_model: 'sim-vision' }, web_search: {}, image_generation: { helper_model: 'sim-vision' }, speculation: { helper_model: 'sim-chat-instruct' } }),
+        boony('b-off', 'b-off', { vision: { helper_model: 'sim-vision', active: false } }),
+        boony('b-helperless', 'b-helperless', { vision: {} }),
+        boony('b-sees', 'b-sees', { vision: { helper_model: 'sim-vision' } }, { supports_vision: true }),
+      ],
+    }),
+  })
+  const k = makeKernel({ configDir })
+  const entry = async (id: string) => ((await runPlugin(modelCatalog, { action: 'retrieve' }, { kernel: k, params: { id } })).reply as { body: ModelEntry }).body
+  const all = await entry('b-all')
+  assert.equal(all.boons, ['vision', 'web_search', 'image_generation', 'speculation'])
+  assert.equal(all.boon_details, [
+    { name: 'vision', active: true, helper_model: 'sim-vision' },
+    { name: 'web_search', active: false },
+    { name: 'image_generation', active: false, helper_model: 'sim-vision' },
+    { name: 'speculation', active: false, helper_model: 'sim-chat-instruct' },
+  ])
+  assert.equal((await entry('b-off')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'switched off')
+  assert.equal((await entry('b-helperless')).boon_details, [{ name: 'vision', active: false }], 'no helper to describe images')
+  assert.equal((await entry('b-sees')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'the model reads images itself')
 })
 
 test('retrieve: an unknown id is 404 model X is not registered', async () => {

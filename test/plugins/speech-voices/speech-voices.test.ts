@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import speechVoices from '../../../plugins/speech-voices/index.js'
-import { runPlugin } from '../../harness.js'
+import { configDirWith, makeKernel, runPlugin } from '../../harness.js'
 import type { JsonReply } from '../../../kernel/reply.js'
 
 const test = suite('plugin speech-voices')
@@ -19,6 +19,24 @@ test('errors: no model 400, unknown 404, not a speech model 400', async () => {
   assert.equal([unknown.error?.status, unknown.error?.message], [404, 'model nope is not registered'])
   const chat = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=sim-whisper' })
   assert.equal([chat.error?.status, chat.error?.message], [400, 'model sim-whisper is not a speech model'])
+})
+
+test('a family name or auto is a chat name: 400 not a speech model, not 404', async () => {
+  const family = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=sim-chat' })
+  assert.equal([family.error?.status, family.error?.message], [400, 'model sim-chat is not a speech model'])
+  const auto = await runPlugin(speechVoices, {}, { method: 'GET', query: 'model=auto' })
+  assert.equal([auto.error?.status, auto.error?.message], [400, 'model auto is not a speech model'])
+})
+
+test("the caller's group: the catalog's permission check, by catalog id or the name asked", async () => {
+  const kernel = makeKernel({
+    configDir: configDirWith({ 'keys.yaml': 'groups:\n  demo: {}\n  orpheus: { models: [sim-orpheus] }\nkeys:\n  - { id: demo, group: demo, demo: true }\n' }),
+  })
+  const principal = { keyId: 'k', group: 'orpheus', legacy: false }
+  const ok = await runPlugin(speechVoices, {}, { kernel, principal, method: 'GET', query: 'model=sim-orpheus' })
+  assert.is(ok.error, undefined)
+  const refused = await runPlugin(speechVoices, {}, { kernel, principal, method: 'GET', query: 'model=sim-qwen3-tts' })
+  assert.equal([refused.error?.status, refused.error?.message], [403, 'model not permitted for tenant'])
 })
 
 test.run()
