@@ -8,7 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
-import { chooseAutoModel, hasImageParts } from '../../kernel/services/catalog/auto-model.js'
+import { chooseAutoModel, hasImageParts, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import { configSchema, type ModelPluginConfig } from './schema.js'
@@ -76,7 +76,7 @@ export default definePlugin<ModelPluginConfig>({
             toolChoice: b.tool_choice !== undefined,
             schema: b.response_format?.type === 'json_schema',
             group: ex.principal?.group,
-          }, kernel.now())
+          }, kernel.now(), queueLoadOf(kernel))
           ex.headers.set(`${ex.headerPrefix}model-auto`, model.id)
         } else if (family) {
           familyLevel = parseEffort(body.reasoning_effort) ?? family.default_level

@@ -4,7 +4,7 @@
  * the family is permitted its member); `auto` among vision models only when images are sent;
  * any other name as the chat route resolves it (ids and server names; 404 when unknown).
  */
-import { chooseAutoModel } from '../../kernel/services/catalog/auto-model.js'
+import { chooseAutoModel, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
 import { reportedNameOf } from '../../kernel/services/catalog/reported-names.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import type { Principal } from '../../kernel/exchange.js'
@@ -23,7 +23,7 @@ export function chooseModel(requested: string | undefined, hasImages: boolean, k
   const { catalog } = kernel
   const name = requested ?? catalog.defaultModel
   if (name === 'auto') {
-    const model = chooseAutoModel(catalog, { images: hasImages, group: principal?.group }, kernel.now())
+    const model = chooseAutoModel(catalog, { images: hasImages, group: principal?.group }, kernel.now(), queueLoadOf(kernel))
     return { request: { model: model.id }, model, id: model.id }
   }
   const family = catalog.family(name)

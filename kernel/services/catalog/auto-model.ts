@@ -3,7 +3,7 @@
  * each model is, skipping models that cannot handle it. Shared by the `model` plugin (chat)
  * and by plugins that choose a model themselves (verdicts).
  */
-import type { Catalog } from '../../kernel.js'
+import type { Catalog, Kernel } from '../../kernel.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
 import { GatewayError } from '../../errors.js'
 
@@ -22,8 +22,27 @@ export interface AutoNeeds {
   group?: string
 }
 
-/** How busy a model is (requests running plus waiting); lower is chosen first. */
+/** How busy a model is; lower is chosen first. */
 export type LoadOf = (modelId: string) => number
+
+/**
+ * The load of each model from one look at the fair queues: the requests running and waiting on
+ * its backend pool, over the pool's capacity (0 idle, 1 every slot taken, above 1 a line).
+ * Capacity is per pool, so models sharing a pool share its load, and a model on a saturated
+ * pool loses to one on an idle pool. The queues report what this process sees (with Redis,
+ * other replicas' requests are not counted): a hint for choosing, not an admission rule.
+ */
+export function queueLoadOf(kernel: Pick<Kernel, 'catalog' | 'config' | 'state'>): LoadOf {
+  const busy = new Map<string, number>()
+  for (const l of kernel.state.queues.load()) busy.set(l.pool, (busy.get(l.pool) ?? 0) + l.running + l.waiting)
+  return (modelId) => {
+    const pool = kernel.catalog.model(modelId)?.backend
+    if (pool === undefined) return 0
+    // The capacity the fair queue keeps the pool to (models.yaml `backends.<name>.capacity`).
+    const capacity = kernel.config.models.backends[pool]?.capacity ?? 8
+    return (busy.get(pool) ?? 0) / Math.max(1, capacity)
+  }
+}
 
 function usable(m: ModelConfig, now: number): boolean {
   if (m.model_type !== 'chat' || m.enabled === false) return false
@@ -41,8 +60,8 @@ export function chooseAutoModel(catalog: Catalog, needs: AutoNeeds, now: number,
     return true
   })
   if (candidates.length === 0) throw new GatewayError(503, 'no model is available to satisfy the auto request')
-  // Least busy first; among equals, schema-enforcing models for structured output, then the
-  // order of models.yaml (the operator's preference).
+  // Least busy first (spec rule 1: by content and load); among equals, schema-enforcing models
+  // for structured output, then the order of models.yaml (the operator's preference).
   let best = candidates[0]!
   let bestKey = [loadOf(best.id), needs.schema && !best.supports_response_schema ? 1 : 0]
   for (const m of candidates.slice(1)) {
