@@ -106,6 +106,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const url = `http://${deployment.server.host === '0.0.0.0' ? '127.0.0.1' : deployment.server.host}:${port}`
   log.info('gateway listening', { url, routes: current.routes.size })
 
+  // Generations swapped out by a reload but still finishing their requests: shutdown waits for them too.
+  const retiring = new Set<Promise<void>>()
   let reloading: Promise<boolean> | undefined
   const reload = async (): Promise<boolean> => {
     // Reloads run one at a time; a change during a reload triggers one more.
@@ -118,7 +120,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         const old = current
         current = next
         log.info('pipelines reloaded', { routes: next.routes.size })
-        void old.retire(deployment.server.shutdown_grace_ms)
+        const retired = old.retire(deployment.server.shutdown_grace_ms)
+        retiring.add(retired)
+        void retired.finally(() => retiring.delete(retired))
         return true
       } catch (err) {
         log.error('reload refused; the previous pipelines keep serving', { cause: describeCause(err) })
@@ -158,7 +162,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       server.closeIdleConnections()
       // In-flight requests finish (within the grace bound); then every connection left, idle
       // since, is closed rather than waiting for its keep-alive timeout.
-      await current.retire(grace)
+      await Promise.all([current.retire(grace), ...retiring])
       server.closeAllConnections()
       await closed
       // After the last request: buffered usage records are flushed here.
