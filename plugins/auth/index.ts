@@ -5,7 +5,7 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
-import { configSchema, type AuthConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -15,7 +15,7 @@ declare module '../../kernel/exchange.js' {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-export default definePlugin<AuthConfig>({
+export default definePlugin({
   name: 'auth',
   config: configSchema,
   provides: ['auth', 'principal'],

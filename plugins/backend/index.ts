@@ -11,7 +11,7 @@ import { GatewayError } from '../../kernel/errors.js'
 import { reply, SerializedEvent, type StreamItem } from '../../kernel/reply.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
-import { configSchema, type BackendPluginConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { SseParser } from './sse-parser.js'
 import { transportFailure, upstreamError } from '../../kernel/services/backends/upstream-error.js'
 import { normalizeChunk, normalizeCompletion, type Usage } from './openai-normalize.js'
@@ -41,7 +41,7 @@ const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', em
 
 type Body = Record<string, unknown> & { stream?: boolean; stream_options?: { include_usage?: boolean } | null }
 
-export default definePlugin<BackendPluginConfig>({
+export default definePlugin({
   name: 'backend',
   config: configSchema,
   requires: ['model'],

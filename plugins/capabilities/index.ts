@@ -8,7 +8,7 @@ import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
-import { configSchema, type CapabilitiesConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */
 export function visionBoonOn(model: ModelConfig, boonsHeader: string | undefined): boolean {
@@ -16,7 +16,7 @@ export function visionBoonOn(model: ModelConfig, boonsHeader: string | undefined
   return boon !== undefined && boon.active !== false && boon.helper_model !== undefined && boonsHeader?.trim().toLowerCase() !== 'off'
 }
 
-export default definePlugin<CapabilitiesConfig>({
+export default definePlugin({
   name: 'capabilities',
   config: configSchema,
   requires: ['model'],

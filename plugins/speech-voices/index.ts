@@ -7,7 +7,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
-import { configSchema, type SpeechVoicesConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 export interface VoiceList {
   voices: string[]
@@ -15,7 +15,7 @@ export interface VoiceList {
   uploaded_voices: string[]
 }
 
-export default definePlugin<SpeechVoicesConfig>({
+export default definePlugin({
   name: 'speech-voices',
   config: configSchema,
   requires: ['auth'],

@@ -12,9 +12,9 @@ import type { Outcome } from '../../kernel/plugin.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
 import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
 import { figuresOf, indicativeValue, type TokenFigures } from '../../protocols/usage/indicative-value.js'
-import { configSchema, type UsageRecordsConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
-export default definePlugin<UsageRecordsConfig>({
+export default definePlugin({
   name: 'usage-records',
   config: configSchema,
   requires: ['auth', 'model'],
