@@ -3,7 +3,7 @@
  * validated once, at load, through the kernel's one ajv instance; `setup` returns the phases.
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
-import type { Exchange } from './exchange.js'
+import type { Exchange, Slot } from './exchange.js'
 import type { GatewayError } from './errors.js'
 import type { StreamEvent } from './reply.js'
 import type { Kernel } from './kernel.js'
@@ -43,9 +43,9 @@ export interface PluginDefinition<Config = unknown, Schema extends JSONSchema = 
   /** JSON Schema of the options, `as const`; ajv applies its defaults. */
   readonly config: Schema
   /** Exchange slots that earlier steps of the route must fill. */
-  readonly requires?: readonly string[]
+  readonly requires?: readonly Slot[]
   /** Exchange slots this plugin fills; defaults to `[name]`. */
-  readonly provides?: readonly string[]
+  readonly provides?: readonly Slot[]
   setup(config: Config, kernel: Kernel, step: StepContext): Phases | Promise<Phases>
 }
 
