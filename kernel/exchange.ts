@@ -18,6 +18,19 @@ import type { Usage } from './usage.js'
 // eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface ExchangeState {}
 
+/**
+ * Facts the kernel keeps on the Exchange itself, not in `state`, that a step may list in
+ * `provides` and `requires`: `principal` (`ex.principal`, filled by `auth` or by the caller of
+ * `kernel.call`).
+ */
+export type KernelFact = 'principal'
+
+/**
+ * A name in a plugin's `requires` or `provides`: a slot of ExchangeState (as merged by every
+ * plugin's declaration) or a kernel fact. A typo is a compile error.
+ */
+export type Slot = Extract<keyof ExchangeState, string> | KernelFact
+
 /** Who is calling: set by the `auth` step (or passed to `kernel.call`). */
 export interface Principal {
   /** Key id: the only thing about a key that may reach logs and records. */

@@ -2,8 +2,8 @@
  * The plugin contract. A plugin is a plain object made by `definePlugin`; its options are
  * validated once, at load, through the kernel's one ajv instance; `setup` returns the phases.
  */
-import type { JSONSchema } from 'json-schema-to-ts'
-import type { Exchange } from './exchange.js'
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
+import type { Exchange, Slot } from './exchange.js'
 import type { GatewayError } from './errors.js'
 import type { StreamEvent } from './reply.js'
 import type { Kernel } from './kernel.js'
@@ -38,15 +38,15 @@ export interface StepContext {
   readonly file: string
 }
 
-export interface PluginDefinition<Config = unknown> {
+export interface PluginDefinition<Config = unknown, Schema extends JSONSchema = JSONSchema> {
   /** The plugin's one name: its folder, its YAML key and this string are the same kebab-case word. */
   readonly name: string
   /** JSON Schema of the options, `as const`; ajv applies its defaults. */
-  readonly config: JSONSchema
+  readonly config: Schema
   /** Exchange slots that earlier steps of the route must fill. */
-  readonly requires?: readonly string[]
+  readonly requires?: readonly Slot[]
   /** Exchange slots this plugin fills; defaults to `[name]`. */
-  readonly provides?: readonly string[]
+  readonly provides?: readonly Slot[]
   /**
    * Set by a plugin that calls model servers. Its `demand` says what a request may cost before
    * any model runs (`ex.usage.demand()`). The loader refuses a route that reaches a model
@@ -64,8 +64,20 @@ export type DemandOf = (ex: Exchange) => Demand
 export type Meter = 'budget' | 'queue' | 'records'
 export const METERS: readonly Meter[] = ['budget', 'queue', 'records']
 
-/** Identity function that fixes the config type; the plugin's single export. */
-export function definePlugin<Config>(definition: PluginDefinition<Config>): PluginDefinition<Config> {
+/**
+ * The options as `setup` receives them: the type of the config schema (json-schema-to-ts), in
+ * which a property with a `default` is present, because ajv has filled it in.
+ */
+export type ConfigOf<Schema extends JSONSchema> = FromSchema<Schema>
+
+/**
+ * Identity function that infers the config type from `config` (no type argument); the plugin's
+ * single export. The schema is inferred from `config` alone (NoInfer): inferring it back
+ * through json-schema-to-ts from `setup`'s parameter is more than the compiler can do.
+ */
+export function definePlugin<const Schema extends JSONSchema>(
+  definition: NoInfer<PluginDefinition<ConfigOf<Schema>, Schema>> & { readonly config: Schema },
+): PluginDefinition<ConfigOf<Schema>, Schema> {
   return definition
 }
 

@@ -6,7 +6,7 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
-import { configSchema, type AdminAuthConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -16,7 +16,7 @@ declare module '../../kernel/exchange.js' {
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-export default definePlugin<AdminAuthConfig>({
+export default definePlugin({
   name: 'admin-auth',
   config: configSchema,
   provides: ['admin'],

@@ -22,7 +22,7 @@ function groupView(g: GroupRecord) {
   }
 }
 
-export default definePlugin<AdminGroupsConfig>({
+export default definePlugin({
   name: 'admin-groups',
   config: configSchema,
   requires: ['admin'],

@@ -46,7 +46,7 @@ function validBody(ex: Exchange, schema: object): KeyBody {
   return body as KeyBody
 }
 
-export default definePlugin<AdminKeysConfig>({
+export default definePlugin({
   name: 'admin-keys',
   config: configSchema,
   requires: ['admin'],

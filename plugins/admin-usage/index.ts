@@ -9,7 +9,7 @@ import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
 import type { UsageDimension, UsageRecord } from '../../kernel/services/stores/store.js'
-import { configSchema, type AdminUsageConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { usagePeriod } from './period.js'
 
 const dimensions: readonly UsageDimension[] = ['key', 'model', 'group']
@@ -36,7 +36,7 @@ function recordView(r: UsageRecord) {
   }
 }
 
-export default definePlugin<AdminUsageConfig>({
+export default definePlugin({
   name: 'admin-usage',
   config: configSchema,
   requires: ['admin'],

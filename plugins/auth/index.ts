@@ -6,7 +6,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { presentedToken } from '../../kernel/services/keys/presented-token.js'
-import { configSchema, type AuthConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -14,7 +14,7 @@ declare module '../../kernel/exchange.js' {
   }
 }
 
-export default definePlugin<AuthConfig>({
+export default definePlugin({
   name: 'auth',
   config: configSchema,
   provides: ['auth', 'principal'],

@@ -11,7 +11,7 @@ import { reply, SerializedEvent, type StreamItem } from '../../kernel/reply.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import type { UpstreamResponse } from '../../kernel/services/backends/pools.js'
-import { configSchema, type BackendPluginConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { SseParser } from './sse-parser.js'
 import { normalizeChunk, normalizeCompletion } from './openai-normalize.js'
 import { streamedTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
@@ -21,7 +21,7 @@ const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', em
 
 type Body = Record<string, unknown> & { stream?: boolean; stream_options?: { include_usage?: boolean } | null }
 
-export default definePlugin<BackendPluginConfig>({
+export default definePlugin({
   name: 'backend',
   config: configSchema,
   requires: ['model'],

@@ -6,7 +6,7 @@
  * configured but do not act yet (docs/decisions.md).
  */
 import { definePlugin } from '../../kernel/plugin.js'
-import { configSchema, type BoonsConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { describeImages } from './vision.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
 
@@ -16,7 +16,7 @@ declare module '../../kernel/exchange.js' {
   }
 }
 
-export default definePlugin<BoonsConfig>({
+export default definePlugin({
   name: 'boons',
   config: configSchema,
   requires: ['model'],

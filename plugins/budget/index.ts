@@ -15,7 +15,7 @@ import type { TermBudget } from '../../kernel/kernel.js'
 import type { LedgerLine, LedgerTicket } from '../../kernel/services/state/ledger.js'
 import { unitPrices, valueOf, type UnitPrices } from '../../kernel/usage.js'
 import { describeCause } from '../../kernel/log.js'
-import { configSchema, type BudgetConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { termPeriod } from './terms.js'
 
 /** Which budget a ledger line is: it decides the refusal. */
@@ -41,7 +41,7 @@ const MINUTE = 60_000
 /** Term counters are kept a while past their term, so a late settlement still finds them. */
 const TERM_GRACE = 7 * 86_400_000
 
-export default definePlugin<BudgetConfig>({
+export default definePlugin({
   name: 'budget',
   config: configSchema,
   requires: ['auth', 'model'],

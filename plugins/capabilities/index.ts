@@ -9,14 +9,14 @@ import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
-import { configSchema, type CapabilitiesConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */
 export function visionBoonOn(model: ModelConfig, boonsHeader: string | undefined): boolean {
   return boonActs(model, 'vision') && boonsHeader?.trim().toLowerCase() !== 'off'
 }
 
-export default definePlugin<CapabilitiesConfig>({
+export default definePlugin({
   name: 'capabilities',
   config: configSchema,
   requires: ['model'],

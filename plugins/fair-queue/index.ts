@@ -11,7 +11,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { QueueSlot } from '../../kernel/services/state/fair-queue.js'
-import { configSchema, type FairQueueConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { ServiceEstimate } from './service-estimate.js'
 
 declare module '../../kernel/exchange.js' {
@@ -29,7 +29,7 @@ declare module '../../kernel/exchange.js' {
 /** Seconds buckets of the wait-time histogram: from "no wait" to the 5-minute limit. */
 const WAIT_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
 
-export default definePlugin<FairQueueConfig>({
+export default definePlugin({
   name: 'fair-queue',
   config: configSchema,
   requires: ['auth', 'model'],

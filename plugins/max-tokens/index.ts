@@ -5,7 +5,7 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
-import { configSchema, type MaxTokensConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -13,7 +13,7 @@ declare module '../../kernel/exchange.js' {
   }
 }
 
-export default definePlugin<MaxTokensConfig>({
+export default definePlugin({
   name: 'max-tokens',
   config: configSchema,
   provides: ['maxTokens'],

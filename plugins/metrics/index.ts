@@ -5,9 +5,9 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { reply } from '../../kernel/reply.js'
-import { configSchema, type MetricsConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
-export default definePlugin<MetricsConfig>({
+export default definePlugin({
   name: 'metrics',
   config: configSchema,
   setup(_config, kernel) {

@@ -6,10 +6,10 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
-import { configSchema, type ModelCatalogConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { familyEntry, modelEntry, type ModelEntry } from './entry.js'
 
-export default definePlugin<ModelCatalogConfig>({
+export default definePlugin({
   name: 'model-catalog',
   config: configSchema,
   setup(config, kernel) {

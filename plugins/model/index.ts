@@ -11,7 +11,7 @@ import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
 import { chooseAutoModel, hasImageParts, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
 import type { Exchange } from '../../kernel/exchange.js'
-import { configSchema, type ModelPluginConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -28,7 +28,7 @@ declare module '../../kernel/exchange.js' {
   }
 }
 
-export default definePlugin<ModelPluginConfig>({
+export default definePlugin({
   name: 'model',
   config: configSchema,
   requires: ['auth'],

@@ -7,7 +7,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { tooLarge } from '../../kernel/body.js'
-import { configSchema, type MultipartUploadConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { boundaryOf, MultipartError, parseMultipart } from './multipart-parser.js'
 
 export interface UploadedFile {
@@ -31,7 +31,7 @@ function bad(message: string): GatewayError {
   return new GatewayError(400, message, { code: 'invalid_request' })
 }
 
-export default definePlugin<MultipartUploadConfig>({
+export default definePlugin({
   name: 'multipart-upload',
   config: configSchema,
   provides: ['upload'],

@@ -8,7 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
 import type { ReasoningLevel } from '../../schemas/models.schema.js'
-import { configSchema, type ReasoningConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { chooseLevel, mergeFields, type ServedLevel } from './level-mapping.js'
 
 declare module '../../kernel/exchange.js' {
@@ -17,7 +17,7 @@ declare module '../../kernel/exchange.js' {
   }
 }
 
-export default definePlugin<ReasoningConfig>({
+export default definePlugin({
   name: 'reasoning',
   config: configSchema,
   requires: ['model'],

@@ -15,7 +15,7 @@ import type { Kernel } from '../../kernel/kernel.js'
 import { checkCatalogFile, restServicesUrl, type CatalogFile } from './catalog-file.js'
 import { bindArguments, catalogService, resolveOperation, runOperation, type CatalogAnswers, type CatalogSource } from './operations.js'
 import { createRestSource } from './rest-source.js'
-import { configSchema, type ServiceCatalogConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { createStaticSource } from './static-source.js'
 
 function createSource(file: CatalogFile, kernel: Kernel): CatalogSource {
@@ -48,7 +48,7 @@ function checkAccess(ex: Exchange, kernel: Kernel): void {
   if (key === undefined || !key.enabled) throw new GatewayError(401, 'Invalid token.', { type: 'Unauthorized' })
 }
 
-export default definePlugin<ServiceCatalogConfig>({
+export default definePlugin({
   name: 'service-catalog',
   config: configSchema,
   requires: ['soap'],

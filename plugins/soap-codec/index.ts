@@ -16,7 +16,7 @@ import type { SoapCall, SoapHeaderEntry } from '../../protocols/soap/contract.js
 import { decodeRequestText, parseEnvelope, unquoteSoapAction } from './envelope-parser.js'
 import { clientFault, describeFault, renderFault, SoapFault } from './fault.js'
 import { renderResponse } from './response-writer.js'
-import { configSchema, type SoapCodecConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { renderWsdl } from './wsdl.js'
 import { SOAP_ACTOR_NEXT, SOAP_CONTENT_TYPE } from './xml-writer.js'
 
@@ -75,7 +75,7 @@ function faultFromReply(r: Reply): unknown {
   return new GatewayError(r.status, message)
 }
 
-export default definePlugin<SoapCodecConfig>({
+export default definePlugin({
   name: 'soap-codec',
   config: configSchema,
   provides: ['soap'],

@@ -8,7 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
-import { configSchema, type SpeechVoicesConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
 export interface VoiceList {
   voices: string[]
@@ -18,7 +18,7 @@ export interface VoiceList {
 
 const notSpeech = (name: string) => new GatewayError(400, `model ${name} is not a speech model`, { code: 'invalid_request' })
 
-export default definePlugin<SpeechVoicesConfig>({
+export default definePlugin({
   name: 'speech-voices',
   config: configSchema,
   requires: ['auth'],

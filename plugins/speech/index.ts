@@ -7,7 +7,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { SpeechRequest } from '../../schemas/speech-request.schema.js'
-import { configSchema, type SpeechConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { speechSettingsByModel } from './speech-settings.js'
 import { planSpeech } from './speech-plan.js'
 import { requestSpeech } from './speech-upstream.js'
@@ -22,7 +22,7 @@ declare module '../../kernel/exchange.js' {
   }
 }
 
-export default definePlugin<SpeechConfig>({
+export default definePlugin({
   name: 'speech',
   config: configSchema,
   requires: ['model'],

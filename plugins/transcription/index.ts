@@ -8,7 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
-import { configSchema, type TranscriptionConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { transcriptionSettings } from './transcription-settings.js'
 import { requestTranscript } from './transcription-upstream.js'
 import { languageName, readTranscript } from './transcript.js'
@@ -46,7 +46,7 @@ function reportedSeconds(usage: unknown): number | undefined {
   return u?.type === 'duration' && typeof u.seconds === 'number' ? u.seconds : undefined
 }
 
-export default definePlugin<TranscriptionConfig>({
+export default definePlugin({
   name: 'transcription',
   config: configSchema,
   requires: ['model', 'upload'],

@@ -12,9 +12,9 @@ import { definePlugin } from '../../kernel/plugin.js'
 import type { Outcome } from '../../kernel/plugin.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
 import { valueOf } from '../../kernel/usage.js'
-import { configSchema, type UsageRecordsConfig } from './schema.js'
+import { configSchema } from './schema.js'
 
-export default definePlugin<UsageRecordsConfig>({
+export default definePlugin({
   name: 'usage-records',
   config: configSchema,
   requires: ['auth', 'model'],

@@ -7,7 +7,7 @@
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { reply } from '../../kernel/reply.js'
-import { configSchema, type VerdictsConfig } from './schema.js'
+import { configSchema } from './schema.js'
 import { validateRequest } from './validation.js'
 import { answeringModel, chooseModel } from './model-choice.js'
 import { sharedMessages } from './prompt.js'
@@ -30,7 +30,7 @@ declare module '../../kernel/exchange.js' {
 const MODEL_HEADERS = ['model-variant', 'model-status', 'model-replacement']
 const PLAIN_MODEL_HEADERS = ['deprecation', 'sunset', 'link']
 
-export default definePlugin<VerdictsConfig>({
+export default definePlugin({
   name: 'verdicts',
   config: configSchema,
   requires: ['auth'],
