@@ -11,7 +11,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import type { Outcome } from '../../kernel/plugin.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
-import { valueOf } from '../../kernel/usage.js'
+import { valueOf } from '../../kernel/services/catalog/prices.js'
 import { configSchema } from './schema.js'
 
 export default definePlugin({
