@@ -9,16 +9,12 @@ import path from 'node:path'
 import { load as loadYaml } from 'js-yaml'
 import { describeErrors, validatorFor } from './ajv.js'
 import type { Deployment } from './kernel.js'
+import { ConfigError } from './errors.js'
 import { modelsFileSchema, type ModelsFile } from '../schemas/models.schema.js'
+import { checkModels } from './services/catalog/check-models.js'
 import { keysFileSchema, type KeysFile } from '../schemas/keys.schema.js'
+import { checkKeys } from './services/keys/check-keys.js'
 import { serverFileSchema, type ServerFile } from '../schemas/server.schema.js'
-
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'ConfigError'
-  }
-}
 
 export function readYaml(file: string): unknown {
   let text: string
@@ -73,46 +69,5 @@ export function loadDeployment(options: LoadOptions): Deployment {
       if (!files.has(name)) files.set(name, readYaml(path.join(options.configDir, name)))
       return files.get(name)
     },
-  }
-}
-
-function checkModels(file: string, models: ModelsFile): void {
-  const ids = new Set<string>()
-  for (const m of models.models) {
-    if (ids.has(m.id)) throw new ConfigError(`${file}: model ${m.id} is listed twice`)
-    ids.add(m.id)
-    if (!models.backends[m.backend]) throw new ConfigError(`${file}: model ${m.id}: backend '${m.backend}' is not in backends`)
-    if (m.reasoning?.mode === 'mapped') {
-      const levels = Object.keys(m.reasoning.levels ?? {})
-      if (levels.length === 0) throw new ConfigError(`${file}: model ${m.id}: reasoning mode mapped needs at least one level`)
-      if (m.reasoning.default_level && !levels.includes(m.reasoning.default_level))
-        throw new ConfigError(`${file}: model ${m.id}: default_level ${m.reasoning.default_level} is not one of its levels`)
-    }
-    if (m.status === 'deprecated' && (!m.replacement || !m.retire_at))
-      throw new ConfigError(`${file}: model ${m.id}: a deprecated model needs replacement and retire_at`)
-  }
-  for (const m of models.models) {
-    if (m.replacement && !ids.has(m.replacement)) throw new ConfigError(`${file}: model ${m.id}: replacement ${m.replacement} is not a model`)
-    for (const [name, boon] of Object.entries(m.boons ?? {})) {
-      if (boon?.helper_model && !ids.has(boon.helper_model)) throw new ConfigError(`${file}: model ${m.id}: boon ${name}: helper_model ${boon.helper_model} is not a model`)
-    }
-  }
-  for (const f of models.families ?? []) {
-    if (ids.has(f.id)) throw new ConfigError(`${file}: family ${f.id} has the name of a model`)
-    for (const [level, member] of Object.entries(f.members)) {
-      if (!ids.has(member)) throw new ConfigError(`${file}: family ${f.id}: member ${level} → ${member} is not a model`)
-    }
-  }
-  const all = new Set([...ids, ...(models.families ?? []).map((f) => f.id)])
-  if (!all.has(models.default_model)) throw new ConfigError(`${file}: default_model ${models.default_model} is not a model`)
-}
-
-function checkKeys(file: string, keys: KeysFile): void {
-  const ids = new Set<string>()
-  for (const k of keys.keys) {
-    if (ids.has(k.id)) throw new ConfigError(`${file}: key ${k.id} is listed twice`)
-    ids.add(k.id)
-    if (!keys.groups[k.group]) throw new ConfigError(`${file}: key ${k.id}: group '${k.group}' is not in groups`)
-    if (!k.hash && !k.demo) throw new ConfigError(`${file}: key ${k.id}: needs hash (sha256:<hex>) or demo: true`)
   }
 }

@@ -58,10 +58,13 @@ export function toGatewayError(err: unknown): GatewayError {
   return new GatewayError(500, 'internal error', { code: 'internal', cause: err })
 }
 
-/** The `openai` error style of the spec: `{"error":{"message","type","code"?}}`. */
-export function openaiErrorBody(err: GatewayError): unknown {
-  if (err.rawBody !== undefined) return err.rawBody
-  const error: { message: string; type: string; code?: string | number } = { message: err.message, type: err.type }
-  if (err.exposeCode && err.code !== undefined) error.code = err.code
-  return { error }
+/** A config file or pipeline that does not load; `code` is stable, the message may be reworded. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly code: string = 'CONFIG_INVALID',
+  ) {
+    super(message)
+    this.name = 'ConfigError'
+  }
 }

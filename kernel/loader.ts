@@ -6,22 +6,44 @@
  */
 import path from 'node:path'
 import { describeErrors, validatorFor } from './ajv.js'
-import { readYaml, ConfigError } from './config.js'
+import { readYaml } from './config.js'
+import { ConfigError } from './errors.js'
 import { pipelineSchema, type PipelineFile, type RouteConfig } from '../schemas/pipeline.schema.js'
 import type { Kernel } from './kernel.js'
 import { METERS, type AnyPlugin, type Meter, type Phases } from './plugin.js'
 import type { PluginRegistry } from './registry.js'
 import type { BodyMode, LoadedRoute, LoadedStep } from './route.js'
 import { describeCause } from './log.js'
+import { errorStyle } from './error-styles.js'
+
+/**
+ * Why a pipeline did not load, as a stable code (tests and tools match on it, never on the
+ * message, which may be reworded).
+ */
+export type PipelineErrorCode =
+  | 'PIPELINE_INVALID' // the document fails the pipeline schema
+  | 'ROUTE_NO_TRANSPORT' // neither `http:` nor `internal: true`
+  | 'UNKNOWN_PLUGIN'
+  | 'BAD_OPTIONS' // a step's options fail its plugin's schema
+  | 'REQUIRES_UNMET' // a `requires` slot no earlier step provides
+  | 'UNMETERED' // a model-reaching step without budget, queue or records before it
+  | 'TWO_MODEL_STEPS'
+  | 'UNKNOWN_BODY_SCHEMA'
+  | 'DUPLICATE_ROUTE_ID'
+  | 'DUPLICATE_PATH'
+  | 'SETUP_FAILED'
 
 export class PipelineError extends ConfigError {
+  declare readonly code: PipelineErrorCode
+
   constructor(
+    code: PipelineErrorCode,
     readonly file: string,
     readonly route: string | undefined,
     readonly step: string | undefined,
     readonly reason: string,
   ) {
-    super([file, route && `route ${route}`, step && `step ${step}`, reason].filter(Boolean).join(': '))
+    super([file, route && `route ${route}`, step && `step ${step}`, `${reason} [${code}]`].filter(Boolean).join(': '), code)
     this.name = 'PipelineError'
   }
 }
@@ -66,21 +88,21 @@ function stepParts(step: RouteConfig['steps'][number]): [string, unknown] {
 function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<Record<string, object>>): PlannedRoute[] {
   const doc = readYaml(file)
   const validate = validatorFor(pipelineSchema)
-  if (!validate(doc)) throw new PipelineError(file, undefined, undefined, describeErrors(validate.errors))
+  if (!validate(doc)) throw new PipelineError('PIPELINE_INVALID', file, undefined, undefined, describeErrors(validate.errors))
   const pipeline = doc as unknown as PipelineFile
   return pipeline.routes.map((route) => {
-    if (!route.http && !route.internal) throw new PipelineError(file, route.id, undefined, 'needs `http: METHOD /path` or `internal: true`')
+    if (!route.http && !route.internal) throw new PipelineError('ROUTE_NO_TRANSPORT', file, route.id, undefined, 'needs `http: METHOD /path` or `internal: true`')
     const provided = new Set<string>()
     const steps = route.steps.map((raw, i) => {
       const [name, rawOptions] = stepParts(raw)
       const label = `${i + 1} (${name})`
       const plugin = registry.get(name)
-      if (!plugin) throw new PipelineError(file, route.id, label, `unknown plugin '${name}' (known: ${registry.names().join(', ')})`)
+      if (!plugin) throw new PipelineError('UNKNOWN_PLUGIN', file, route.id, label, `unknown plugin '${name}' (known: ${registry.names().join(', ')})`)
       const checked = checkOptions(plugin, rawOptions)
-      if (!checked.ok) throw new PipelineError(file, route.id, label, `bad options: ${checked.reason}`)
+      if (!checked.ok) throw new PipelineError('BAD_OPTIONS', file, route.id, label, `bad options: ${checked.reason}`)
       const options = checked.options
       for (const slot of plugin.requires ?? []) {
-        if (!provided.has(slot)) throw new PipelineError(file, route.id, label, `requires '${slot}', which no earlier step provides`)
+        if (!provided.has(slot)) throw new PipelineError('REQUIRES_UNMET', file, route.id, label, `requires '${slot}', which no earlier step provides`)
       }
       for (const slot of plugin.provides ?? [plugin.name]) provided.add(slot)
       return { name, plugin, options }
@@ -91,7 +113,7 @@ function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<
     else if (route.body === 'json') body = { kind: 'json' }
     else if (route.body) {
       const schema = bodySchemas[route.body]
-      if (!schema) throw new PipelineError(file, route.id, undefined, `unknown body schema '${route.body}' (known: ${Object.keys(bodySchemas).sort().join(', ')}, json, raw)`)
+      if (!schema) throw new PipelineError('UNKNOWN_BODY_SCHEMA', file, route.id, undefined, `unknown body schema '${route.body}' (known: ${Object.keys(bodySchemas).sort().join(', ')}, json, raw)`)
       body = { kind: 'json', validate: validatorFor(schema), schema: route.body }
     }
     return { file, pipeline, config: route, steps, body }
@@ -110,11 +132,11 @@ function checkMetered(file: string, routeId: string, steps: readonly PlannedStep
     if (s.plugin.meters) seen.add(s.plugin.meters)
     if (!s.plugin.reachesModel) continue
     const label = `${i + 1} (${s.name})`
-    if (reaching) throw new PipelineError(file, routeId, label, `a route reaches a model in one step only; ${reaching} does too`)
+    if (reaching) throw new PipelineError('TWO_MODEL_STEPS', file, routeId, label, `a route reaches a model in one step only; ${reaching} does too`)
     reaching = label
     const missing = METERS.filter((m) => !seen.has(m))
     if (missing.length > 0) {
-      throw new PipelineError(file, routeId, label, `reaches a model server, but no earlier step meters its ${missing.join(', ')} (every model-reaching route is budgeted, queued and recorded: add ${missing.map((m) => meterPlugins[m]).join(', ')})`)
+      throw new PipelineError('UNMETERED', file, routeId, label, `reaches a model server, but no earlier step meters its ${missing.join(', ')} (every model-reaching route is budgeted, queued and recorded: add ${missing.map((m) => meterPlugins[m]).join(', ')})`)
     }
   }
 }
@@ -140,12 +162,12 @@ export async function loadPipelines(options: {
     const file = path.resolve(options.pipelinesDir, name)
     for (const route of planFile(file, options.registry, options.bodySchemas)) {
       const other = seen.get(route.config.id)
-      if (other) throw new PipelineError(file, route.config.id, undefined, `route id already used in ${other}`)
+      if (other) throw new PipelineError('DUPLICATE_ROUTE_ID', file, route.config.id, undefined, `route id already used in ${other}`)
       seen.set(route.config.id, file)
       if (route.config.http) {
         const key = route.config.http.replace(' ', ' ' + (route.pipeline.prefix ?? ''))
         const otherPath = paths.get(key)
-        if (otherPath) throw new PipelineError(file, route.config.id, undefined, `${key} is already served by route ${otherPath}`)
+        if (otherPath) throw new PipelineError('DUPLICATE_PATH', file, route.config.id, undefined, `${key} is already served by route ${otherPath}`)
         paths.set(key, route.config.id)
       }
       planned.push(route)
@@ -163,7 +185,7 @@ export async function loadPipelines(options: {
         try {
           phases = await s.plugin.setup(s.options, options.kernel, { pipeline: r.pipeline.pipeline, route: r.config.id, file: r.file })
         } catch (err) {
-          throw new PipelineError(r.file, r.config.id, `${index + 1} (${s.name})`, `setup failed: ${describeCause(err)}`)
+          throw new PipelineError('SETUP_FAILED', r.file, r.config.id, `${index + 1} (${s.name})`, `setup failed: ${describeCause(err)}`)
         }
         opened.push(phases)
         steps.push({ name: s.name, index, phases })
@@ -175,7 +197,7 @@ export async function loadPipelines(options: {
         path: p === undefined ? undefined : routerPath(r.pipeline.prefix ?? '', p),
         internal: r.config.internal ?? false,
         body: r.body,
-        errors: r.pipeline.errors ?? 'openai',
+        errors: errorStyle(r.pipeline.errors),
         steps,
         chunkSteps: steps.filter((s) => s.phases.chunk).reverse(),
         demand: r.steps.find((s) => s.plugin.reachesModel)?.plugin.reachesModel?.demand,

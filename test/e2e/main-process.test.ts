@@ -1,5 +1,5 @@
 /**
- * `npm start` as a newcomer runs it: the real process (dist/kernel/main.js) on the embedded
+ * `npm start` as a newcomer runs it: the real process (dist/bin/sluice-server.js) on the embedded
  * defaults, then SIGHUP reload and SIGTERM shutdown with a request in flight.
  */
 import { suite } from 'uvu'
@@ -11,7 +11,7 @@ import path from 'node:path'
 import { repoRoot, defaultPipelinesDir } from '../../kernel/paths.js'
 
 const test = suite('e2e the npm start process')
-const main = path.join(repoRoot, 'dist', 'kernel', 'main.js')
+const main = path.join(repoRoot, 'dist', 'bin', 'sluice-server.js')
 
 interface Started {
   child: ChildProcess

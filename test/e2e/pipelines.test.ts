@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { startTestGateway, TEST_KEY } from '../support/gateway.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import { PipelineError } from '../../kernel/loader.js'
 
 const test = suite('e2e pipelines: boot errors and hot reload')
 const original = fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8')
@@ -15,6 +16,17 @@ async function bootError(text: string): Promise<string> {
     await gw.close()
   } catch (err) {
     return (err as Error).message
+  }
+  return 'booted'
+}
+
+/** The stable code of a boot error (`PipelineError.code`), which tools match on. */
+async function bootErrorCode(text: string): Promise<string> {
+  try {
+    const gw = await startTestGateway({ files: { 'pipelines/gateway.yaml': text } })
+    await gw.close()
+  } catch (err) {
+    return err instanceof PipelineError ? err.code : `not a PipelineError: ${(err as Error).message}`
   }
   return 'booted'
 }
@@ -73,6 +85,16 @@ test('an unmet requires stops the boot naming file, route and step', async () =>
 test('a pipeline that breaks its schema stops the boot with the place', async () => {
   const msg = await bootError('pipeline: gateway\nroutes:\n  - id: x\n    http: FETCH /x\n    steps: [auth]\n')
   assert.match(msg, /gateway\.yaml: \/routes\/0\/http: must match pattern/)
+})
+
+test('every boot error carries a stable code', async () => {
+  assert.is(await bootErrorCode(pipeline('      - auth\n      - model\n      - fair-queue\n      - backend')), 'UNMETERED')
+  assert.is(await bootErrorCode(pipeline('      - auth\n      - model\n      - teleport\n      - backend')), 'UNKNOWN_PLUGIN')
+  assert.is(await bootErrorCode(pipeline('      - auth\n      - model\n      - backend: { endpoint: telepathy }')), 'BAD_OPTIONS')
+  assert.is(await bootErrorCode(pipeline('      - auth\n      - backend\n      - model')), 'REQUIRES_UNMET')
+  assert.is(await bootErrorCode('pipeline: gateway\nroutes:\n  - id: x\n    http: FETCH /x\n    steps: [auth]\n'), 'PIPELINE_INVALID')
+  assert.is(await bootErrorCode(pipeline(metered).replace('body: chat-request', 'body: telepathy-request')), 'UNKNOWN_BODY_SCHEMA')
+  assert.is(await bootErrorCode(pipeline(metered) + '  - id: chat\n    internal: true\n    steps: [auth]\n'), 'DUPLICATE_ROUTE_ID')
 })
 
 test('a catalog whose replies would map back to the wrong model stops the boot naming both', async () => {
