@@ -11,7 +11,7 @@ import { SerializedEvent, type EventsReply, type Reply, type StreamEvent } from 
 import type { Outcome } from './plugin.js'
 import { createExchange, type KernelExchange } from './create-exchange.js'
 import { enteredChunkSteps, finishAll, outcomeOf, passChunk, runRequest, wrapBytes, type ChainState } from './chain.js'
-import { GatewayError, openaiErrorBody, toGatewayError } from './errors.js'
+import { GatewayError, toGatewayError } from './errors.js'
 import { incomingBody, parseJson, readAll } from './body.js'
 import { describeCause } from './log.js'
 
@@ -60,7 +60,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
   } catch (err) {
     const error = toGatewayError(err)
     if (error.status >= 500 && error.code === 'internal') ex.log.error('request failed', { cause: describeCause(error.cause ?? error) })
-    writeError(ctx, ex, error)
+    writeError(ctx, ex, error, route)
     settleWhenSent(route, ex, state, res, outcomeOf(ex, err))
     return
   }
@@ -69,14 +69,17 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
 
 function applyHeaders(ctx: HttpContext, ex: KernelExchange): void {
   for (const [k, v] of ex.headers) ctx.set(k, v)
+  ex.sealHeaders()
 }
 
-function writeError(ctx: HttpContext, ex: KernelExchange, error: GatewayError): void {
+/** The one boundary: an error in the route's error style (the pipeline's `errors:`). */
+function writeError(ctx: HttpContext, ex: KernelExchange, error: GatewayError, route: LoadedRoute): void {
   applyHeaders(ctx, ex)
   for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v)
-  ctx.status = error.status
-  ctx.type = 'application/json'
-  ctx.body = JSON.stringify(openaiErrorBody(error))
+  const rendered = route.errors(error)
+  ctx.status = rendered.status
+  ctx.type = rendered.contentType
+  ctx.body = rendered.body
 }
 
 /** Finish phases run once the response is fully sent (done) or the socket closed early (aborted). */
@@ -216,6 +219,7 @@ async function writeEventStream(ctx: HttpContext, ex: KernelExchange, route: Loa
   } catch (err) {
     outcome = outcomeOf(ex, err)
     const error = outcome.error!
+    if (error.code === 'internal') ex.log.error('stream failed', { cause: describeCause(error.cause ?? error) })
     if (!res.destroyed) {
       res.end(`${pending}data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.status } })}\n\n`)
       pending = ''

@@ -2,6 +2,7 @@
 import type { ValidateFunction } from 'ajv'
 import type { DemandOf, Phases } from './plugin.js'
 import type { RouteInfo } from './exchange.js'
+import type { ErrorStyle } from './error-styles.js'
 
 export interface LoadedStep {
   readonly name: string
@@ -21,7 +22,8 @@ export interface LoadedRoute {
   readonly path?: string
   readonly internal: boolean
   readonly body: BodyMode
-  readonly errors: 'openai'
+  /** How the boundary renders this route's errors (the pipeline's `errors:`). */
+  readonly errors: ErrorStyle
   readonly steps: readonly LoadedStep[]
   /** Steps with a chunk phase, last first: the order events pass them on the way out. */
   readonly chunkSteps: readonly LoadedStep[]

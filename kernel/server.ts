@@ -6,7 +6,8 @@ import crypto from 'node:crypto'
 import Koa from 'koa'
 import type { Generation } from './generation.js'
 import { serveHttp, type HttpContext } from './http.js'
-import { GatewayError, openaiErrorBody, toGatewayError } from './errors.js'
+import { GatewayError, toGatewayError } from './errors.js'
+import { defaultErrorStyle } from './error-styles.js'
 import { describeCause, type Logger } from './log.js'
 
 export interface GenerationHolder {
@@ -44,10 +45,11 @@ export function createApp(holder: GenerationHolder, log: Logger): Koa {
     } catch (err) {
       const error = toGatewayError(err)
       if (error.code === 'internal') log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
-      ctx.status = error.status
+      const rendered = defaultErrorStyle(error)
+      ctx.status = rendered.status
       for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v)
-      ctx.type = 'application/json'
-      ctx.body = JSON.stringify(openaiErrorBody(error))
+      ctx.type = rendered.contentType
+      ctx.body = rendered.body
     }
   })
   return app

@@ -40,10 +40,26 @@ export const pipelineSchema = {
   properties: {
     pipeline: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
     prefix: { type: 'string', pattern: '^(/[^/\\s]+)*$', default: '', description: 'Path prefix of every route, e.g. /v1.' },
-    errors: { type: 'string', enum: ['openai'], default: 'openai', description: 'How the kernel renders errors of this pipeline.' },
+    errors: {
+      description: 'How the kernel renders errors of this pipeline: `openai` (JSON) or `soap` (SOAP 1.1 faults), or `{style: soap, fault_namespace}`.',
+      default: 'openai',
+      oneOf: [
+        { type: 'string', enum: ['openai', 'soap'] },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['style'],
+          properties: {
+            style: { type: 'string', enum: ['openai', 'soap'] },
+            fault_namespace: { type: 'string', minLength: 1, description: 'soap: namespace of the `<f:error><f:code>` entry in a fault\'s detail (default urn:sluice:soap-fault).' },
+          },
+        },
+      ],
+    },
     routes: { type: 'array', minItems: 1, items: routeSchema },
   },
 } as const
 
 export type PipelineFile = FromSchema<typeof pipelineSchema>
 export type RouteConfig = PipelineFile['routes'][number]
+export type ErrorsSetting = NonNullable<PipelineFile['errors']>

@@ -10,8 +10,9 @@
 import sax from 'sax'
 import type { QualifiedAttribute, QualifiedTag, SAXOptions } from 'sax'
 import type { SoapCall, SoapElement, SoapHeaderEntry } from '../../protocols/soap/contract.js'
-import { clientFault, SoapFault } from './fault.js'
-import { SOAP11_ENVELOPE_NS, SOAP12_ENVELOPE_NS, XSI_NS } from './xml-writer.js'
+import { clientFault, SoapFault } from '../../protocols/soap/fault.js'
+import { SOAP12_ENVELOPE_NS, XSI_NS } from './xml-writer.js'
+import { SOAP11_ENVELOPE_NS } from '../../protocols/soap/xml-text.js'
 
 export interface ParseLimits {
   /** Deepest element nesting allowed; the Envelope is depth 1. */

@@ -5,20 +5,21 @@
  *      beyond the predefined five, bounded depth), checks mustUnderstand headers, and puts the
  *      call in `ex.state.soap`. `GET ?wsdl` → puts `{ kind: 'describe' }` there.
  * Out: renders `ex.state.soapResult` (set by the service step) as a document/literal response
- *      or as the WSDL; any error on the way becomes a SOAP 1.1 fault (HTTP 500, text/xml).
+ *      or as the WSDL. Errors are thrown, and the kernel's boundary renders them as SOAP 1.1
+ *      faults because the pipeline says `errors: soap` (protocols/soap/fault.ts).
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import { GatewayError } from '../../kernel/errors.js'
-import { describeCause } from '../../kernel/log.js'
 import { reply, type Reply } from '../../kernel/reply.js'
 import type { SoapCall, SoapHeaderEntry } from '../../protocols/soap/contract.js'
 import { decodeRequestText, parseEnvelope, unquoteSoapAction } from './envelope-parser.js'
-import { clientFault, describeFault, renderFault, SoapFault } from './fault.js'
+import { clientFault, SoapFault } from '../../protocols/soap/fault.js'
+import { SOAP_CONTENT_TYPE } from '../../protocols/soap/xml-text.js'
 import { renderResponse } from './response-writer.js'
 import { configSchema } from './schema.js'
 import { renderWsdl } from './wsdl.js'
-import { SOAP_ACTOR_NEXT, SOAP_CONTENT_TYPE } from './xml-writer.js'
+import { SOAP_ACTOR_NEXT } from './xml-writer.js'
 
 /** `?wsdl` (any case, with or without a value). */
 export function asksForWsdl(query: URLSearchParams): boolean {
@@ -64,8 +65,8 @@ function requestAddress(ex: Exchange): string {
   return `http://${host}${ex.path}`
 }
 
-/** A later step that set a reply itself instead of a SOAP result (e.g. an auth step's 401). */
-function faultFromReply(r: Reply): unknown {
+/** A later step that set an error reply itself instead of a SOAP result or throwing. */
+function errorFromReply(r: Reply): GatewayError | undefined {
   if (r.status < 400) return undefined
   let message = r.status < 500 ? 'The request was refused.' : 'Internal server error.'
   if (r.kind === 'json' && typeof r.body === 'object' && r.body !== null) {
@@ -83,20 +84,6 @@ export default definePlugin({
     const understood: ReadonlySet<string> = new Set(config.understood_headers)
     const maxBytes = config.max_bytes
     const maxDepth = config.max_depth
-    const faultNamespace = config.fault_namespace
-
-    const fault = (ex: Exchange, err: unknown): Reply => {
-      const description = describeFault(err)
-      if (err instanceof GatewayError) for (const [k, v] of Object.entries(err.headers)) ex.headers.set(k.toLowerCase(), v)
-      if (ex.signal.aborted && !(ex.signal.reason instanceof GatewayError)) {
-        ex.log.debug('soap request abandoned by the client', { faultcode: description.faultCode })
-      } else if (description.internal) {
-        ex.log.error('soap fault', { faultcode: description.faultCode, detail: description.detailCode ?? null, cause: describeCause(err) })
-      } else {
-        ex.log.info('soap fault', { faultcode: description.faultCode, detail: description.detailCode ?? null })
-      }
-      return reply.text(SOAP_CONTENT_TYPE, renderFault(description, faultNamespace), 500)
-    }
 
     return {
       async request(ex, next) {
@@ -104,33 +91,30 @@ export default definePlugin({
         if (isGet && !asksForWsdl(ex.query)) {
           throw new GatewayError(404, 'This is a SOAP 1.1 endpoint: POST an envelope to it, or GET it with ?wsdl for its description.')
         }
-        try {
-          if (isGet) {
-            ex.state.soap = { kind: 'describe' }
-          } else {
-            const bytes = await readRequestBytes(ex, maxBytes)
-            const call = parseEnvelope(decodeRequestText(bytes), { maxDepth }, unquoteSoapAction(ex.header('soapaction')))
-            checkMustUnderstand(call, understood)
-            ex.state.soap = { kind: 'call', call }
-          }
+        if (isGet) {
+          ex.state.soap = { kind: 'describe' }
+        } else {
+          const bytes = await readRequestBytes(ex, maxBytes)
+          const call = parseEnvelope(decodeRequestText(bytes), { maxDepth }, unquoteSoapAction(ex.header('soapaction')))
+          checkMustUnderstand(call, understood)
+          ex.state.soap = { kind: 'call', call }
+        }
 
-          await next()
+        await next()
 
-          const result = ex.state.soapResult
-          if (result === undefined) {
-            const replyFault = ex.reply === undefined ? undefined : faultFromReply(ex.reply)
-            if (ex.reply !== undefined && replyFault === undefined) return // a later step answered on its own
-            throw replyFault ?? new Error('soap-codec: no step of the route set a SOAP result')
-          }
-          if (result.kind === 'description') {
-            if (!isGet) throw new Error('soap-codec: a service description answered a SOAP call')
-            ex.reply = reply.text(SOAP_CONTENT_TYPE, renderWsdl(result.service, result.service.address ?? requestAddress(ex)))
-          } else {
-            if (isGet) throw new Error('soap-codec: an operation result answered a WSDL request')
-            ex.reply = reply.text(SOAP_CONTENT_TYPE, renderResponse(result.service, result.operation, result.values))
-          }
-        } catch (err) {
-          ex.reply = fault(ex, err)
+        const result = ex.state.soapResult
+        if (result === undefined) {
+          const error = ex.reply === undefined ? undefined : errorFromReply(ex.reply)
+          if (ex.reply !== undefined && error === undefined) return // a later step answered on its own
+          ex.reply = undefined
+          throw error ?? new Error('soap-codec: no step of the route set a SOAP result')
+        }
+        if (result.kind === 'description') {
+          if (!isGet) throw new Error('soap-codec: a service description answered a SOAP call')
+          ex.reply = reply.text(SOAP_CONTENT_TYPE, renderWsdl(result.service, result.service.address ?? requestAddress(ex)))
+        } else {
+          if (isGet) throw new Error('soap-codec: an operation result answered a WSDL request')
+          ex.reply = reply.text(SOAP_CONTENT_TYPE, renderResponse(result.service, result.operation, result.values))
         }
       },
     }

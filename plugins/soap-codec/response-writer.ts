@@ -6,7 +6,8 @@
 import type { SoapField, SoapRecord, SoapValue } from '../../protocols/soap/contract.js'
 import { indexService, isRepeated, type IndexedService } from './service-table.js'
 import type { SoapService } from '../../protocols/soap/contract.js'
-import { escapeAttribute, escapeText, SOAP11_ENVELOPE_NS, XML_DECLARATION, XSD_NS, XSI_NS } from './xml-writer.js'
+import { XSD_NS, XSI_NS } from './xml-writer.js'
+import { escapeAttribute, escapeText, SOAP11_ENVELOPE_NS, XML_DECLARATION } from '../../protocols/soap/xml-text.js'
 
 /** A result that does not conform to the service table: a bug of the service step (soap:Server). */
 export class ResultShapeError extends Error {

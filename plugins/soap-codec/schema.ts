@@ -27,12 +27,6 @@ export const configSchema = {
       description:
         'SOAP header entries that a step of this route handles, as `{namespace}LocalName` (or a bare local name). A header marked mustUnderstand="1" that is not listed gets a soap:MustUnderstand fault.',
     },
-    fault_namespace: {
-      type: 'string',
-      minLength: 1,
-      default: 'urn:sluice:soap-fault',
-      description: 'Namespace of the entries written in a fault\'s <detail> (`<f:error><f:code>…</f:code></f:error>`).',
-    },
   },
   additionalProperties: false,
 } as const

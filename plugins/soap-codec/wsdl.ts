@@ -9,7 +9,8 @@
  */
 import type { SoapField, SoapService } from '../../protocols/soap/contract.js'
 import { indexService, isRepeated } from './service-table.js'
-import { escapeAttribute, SOAP_HTTP_TRANSPORT, WSDL_NS, WSDL_SOAP_NS, XML_DECLARATION, XSD_NS } from './xml-writer.js'
+import { SOAP_HTTP_TRANSPORT, WSDL_NS, WSDL_SOAP_NS, XSD_NS } from './xml-writer.js'
+import { escapeAttribute, XML_DECLARATION } from '../../protocols/soap/xml-text.js'
 
 const rendered = new WeakMap<SoapService, Map<string, string>>()
 

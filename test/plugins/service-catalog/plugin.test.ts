@@ -242,10 +242,13 @@ rest.run()
 
 const chain = suite('soap-codec + service-catalog chained (no server)')
 
-async function roundTrip(body: string): Promise<TextReply> {
+/** What the client receives, in a pipeline declared `errors: soap` as catalog.yaml is. */
+async function roundTrip(body: string): Promise<{ status: number; text: string }> {
   const catalog = await setupPlugin(serviceCatalog, {}, kernel)
-  const run = await runPlugin(soapCodec, {}, { kernel, body, next: (ex) => catalog.request!(ex, async () => undefined) })
-  return run.reply as TextReply
+  const run = await runPlugin(soapCodec, {}, { kernel, body, errors: 'soap', next: (ex) => catalog.request!(ex, async () => undefined) })
+  if (run.rendered) return { status: run.rendered.status, text: run.rendered.body }
+  const reply = run.reply as TextReply
+  return { status: reply.status, text: reply.text }
 }
 
 chain('each of the seven operations renders a document/literal response', async () => {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { decodeRequestText, parseEnvelope, unquoteSoapAction } from '../../../plugins/soap-codec/envelope-parser.js'
-import { SoapFault } from '../../../plugins/soap-codec/fault.js'
+import { SoapFault } from '../../../protocols/soap/fault.js'
 
 const SOAP = 'http://schemas.xmlsoap.org/soap/envelope/'
 const NS = 'http://www.example.org/schemas/GIS/10.7'

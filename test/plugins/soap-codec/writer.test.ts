@@ -1,12 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import sax from 'sax'
 import type { SoapService } from '../../../protocols/soap/contract.js'
-import { GatewayError } from '../../../kernel/errors.js'
 import { renderResponse, ResultShapeError } from '../../../plugins/soap-codec/response-writer.js'
 import { renderWsdl } from '../../../plugins/soap-codec/wsdl.js'
-import { describeFault, renderFault, SoapFault } from '../../../plugins/soap-codec/fault.js'
-import { escapeAttribute, escapeText } from '../../../plugins/soap-codec/xml-writer.js'
+import { tree, child } from '../../support/xml-tree.js'
+import { escapeAttribute, escapeText } from '../../../protocols/soap/xml-text.js'
 import { indexService } from '../../../plugins/soap-codec/service-table.js'
 
 const NS = 'urn:example:toy'
@@ -27,38 +25,6 @@ const toy: SoapService = {
     { name: 'Ping', input: [], output: [{ name: 'Ok', type: 'xs:boolean' }] },
     { name: 'List', input: [{ name: 'Filter', type: 'xs:string' }], output: [{ name: 'Items', type: 'ArrayOfItem' }, { name: 'Note', type: 'xs:string', minOccurs: 0 }] },
   ],
-}
-
-interface Node {
-  name: string
-  attributes: Record<string, string>
-  children: Node[]
-  text: string
-}
-
-/** Parses XML into a small tree (strict sax: throws on anything malformed). */
-function tree(xml: string): Node {
-  const parser = sax.parser(true, {})
-  const root: Node = { name: '#document', attributes: {}, children: [], text: '' }
-  const stack: Node[] = [root]
-  parser.onerror = (e) => {
-    throw e
-  }
-  parser.onopentag = (tag) => {
-    const node: Node = { name: tag.name, attributes: tag.attributes as Record<string, string>, children: [], text: '' }
-    stack[stack.length - 1]!.children.push(node)
-    stack.push(node)
-  }
-  parser.onclosetag = () => void stack.pop()
-  parser.ontext = (t) => void (stack[stack.length - 1]!.text += t)
-  parser.write(xml).close()
-  return root.children[0]!
-}
-
-function child(node: Node, name: string): Node {
-  const found = node.children.find((c) => c.name === name)
-  if (found === undefined) throw new Error(`no <${name}> in <${node.name}>`)
-  return found
 }
 
 const response = suite('soap-codec response writer')
@@ -164,39 +130,4 @@ wsdl('the address is escaped', () => {
 
 wsdl.run()
 
-const faults = suite('soap-codec faults')
 
-faults('GatewayError 4xx → Client with its message and detail code', () => {
-  const f = describeFault(new GatewayError(400, "Unknown operation 'Foo'.", { type: 'UnknownOperation' }))
-  assert.equal(f, { faultCode: 'Client', faultString: "Unknown operation 'Foo'.", detailCode: 'UnknownOperation', internal: false })
-  assert.is(describeFault(new GatewayError(413, 'too large')).detailCode, 'TooLarge')
-  assert.is(describeFault(new GatewayError(401, 'no')).detailCode, 'Unauthorized')
-  assert.is(describeFault(new GatewayError(400, 'no', { type: 'gateway_error' })).detailCode, 'InvalidRequest')
-})
-
-faults('anything else → Server, leaking nothing', () => {
-  const f = describeFault(new Error('ECONNREFUSED 10.0.0.5:5432 password=hunter2'))
-  assert.equal(f, { faultCode: 'Server', faultString: 'Internal server error.', detailCode: 'Internal', internal: true })
-  const g = describeFault(new GatewayError(500, 'internal error', { cause: new Error('secret') }))
-  assert.is(g.faultString, 'Internal server error.')
-  const h = describeFault(new GatewayError(502, 'The service catalog is unavailable.', { type: 'Unavailable' }))
-  assert.equal(h, { faultCode: 'Server', faultString: 'The service catalog is unavailable.', detailCode: 'Unavailable', internal: true })
-})
-
-faults('fault document: unqualified children, detail only when the Body failed', () => {
-  const client = tree(renderFault(describeFault(new SoapFault('Client', 'bad <thing>', 'MalformedXml')), 'urn:f'))
-  const fault = child(child(client, 'soap:Body'), 'soap:Fault')
-  assert.equal(fault.children.map((c) => c.name), ['faultcode', 'faultstring', 'detail'])
-  assert.is(child(fault, 'faultcode').text, 'soap:Client')
-  assert.is(child(fault, 'faultstring').text, 'bad <thing>')
-  const entry = child(child(fault, 'detail'), 'f:error')
-  assert.is(entry.attributes['xmlns:f'], 'urn:f')
-  assert.is(child(entry, 'f:code').text, 'MalformedXml')
-
-  const vm = tree(renderFault(describeFault(new SoapFault('VersionMismatch', 'v')), 'urn:f'))
-  const vmFault = child(child(vm, 'soap:Body'), 'soap:Fault')
-  assert.equal(vmFault.children.map((c) => c.name), ['faultcode', 'faultstring'])
-  assert.is(child(vmFault, 'faultcode').text, 'soap:VersionMismatch')
-})
-
-faults.run()
