@@ -16,6 +16,8 @@ export interface ChainState {
   /** How many steps (from the first) the request reached. */
   entered: number
   finished: boolean
+  /** What `finish` phases threw: logged by the kernel, failed on by the harness. */
+  finishErrors?: { step: string; error: unknown }[]
 }
 
 export async function runRequest(route: LoadedRoute, ex: Exchange, state: ChainState): Promise<void> {
@@ -45,6 +47,7 @@ export async function finishAll(route: LoadedRoute, ex: Exchange, state: ChainSt
       await step.phases.finish(ex, outcome)
     } catch (err) {
       ex.log.error('finish phase failed', { step: step.name, cause: describeCause(err) })
+      ;(state.finishErrors ??= []).push({ step: step.name, error: err })
     }
   }
 }

@@ -30,6 +30,29 @@ export interface ExchangeInit {
   demand?: DemandOf
 }
 
+/**
+ * Response headers that refuse changes once the transport has sent them (when a stream starts,
+ * or a whole reply is written): a header set in `chunk` or `finish` would otherwise be dropped
+ * without a word over HTTP. The harness seals at the same moment, so a plugin test sees it too.
+ */
+class ResponseHeaders extends Map<string, string> {
+  private sealed = false
+
+  seal(): void {
+    this.sealed = true
+  }
+
+  override set(name: string, value: string): this {
+    if (this.sealed) throw new Error(`response header '${name}' set after the reply's headers were sent (set it in request, before the reply leaves)`)
+    return super.set(name, value)
+  }
+
+  override delete(name: string): boolean {
+    if (this.sealed) throw new Error(`response header '${name}' deleted after the reply's headers were sent`)
+    return super.delete(name)
+  }
+}
+
 class RequestExchange implements Exchange {
   readonly id: string
   readonly route: RouteInfo
@@ -44,7 +67,7 @@ class RequestExchange implements Exchange {
   readonly state: ExchangeState = {}
   readonly usage: Usage
   reply?: Reply
-  readonly headers = new Map<string, string>()
+  readonly headers = new ResponseHeaders()
   readonly headerPrefix: string
   readonly signal: AbortSignal
   readonly startedAt: number
@@ -95,6 +118,11 @@ class RequestExchange implements Exchange {
     if (!this.controller.signal.aborted) this.controller.abort(new DOMException('client closed the request', 'AbortError'))
   }
 
+  /** The reply's headers are on their way: later changes throw. */
+  sealHeaders(): void {
+    this.headers.seal()
+  }
+
   /** The request is over: stop its deadline timer. */
   settle(): void {
     if (this.timer) clearTimeout(this.timer)
@@ -102,7 +130,7 @@ class RequestExchange implements Exchange {
   }
 }
 
-export type KernelExchange = Exchange & { abortByClient(): void; settle(): void }
+export type KernelExchange = Exchange & { abortByClient(): void; settle(): void; sealHeaders(): void }
 
 export function createExchange(init: ExchangeInit): KernelExchange {
   return new RequestExchange(init)

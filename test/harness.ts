@@ -18,6 +18,8 @@ import { createExchange } from '../kernel/create-exchange.js'
 import { finishAll, outcomeOf, runRequest, wrapEvents, type ChainState } from '../kernel/chain.js'
 import { GatewayError, toGatewayError } from '../kernel/errors.js'
 import { createLogger } from '../kernel/log.js'
+import { errorStyle, type RenderedError } from '../kernel/error-styles.js'
+import type { ErrorsSetting } from '../schemas/pipeline.schema.js'
 import { loadDeployment } from '../kernel/config.js'
 import { createCatalog } from '../kernel/services/catalog/catalog.js'
 import { createKeyStore } from '../kernel/services/keys/keys.js'
@@ -134,6 +136,8 @@ export interface Scenario {
   /** Read a streamed reply to its end (default true). */
   drain?: boolean
   timeoutMs?: number
+  /** The pipeline's `errors:` setting, with which `Run.rendered` renders a thrown error. */
+  errors?: ErrorsSetting
 }
 
 export interface Run {
@@ -142,6 +146,8 @@ export interface Run {
   reply?: Reply
   /** The error the plugin threw (what the kernel would render). */
   error?: GatewayError
+  /** That error as the kernel's boundary puts it on the wire, in the scenario's error style. */
+  rendered?: RenderedError
   /** Events of a streamed reply, after the plugin's chunk phase. */
   events?: StreamEvent[]
   /** The outcome passed to finish. */
@@ -191,7 +197,7 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
     info: { id: 'test', pipeline: 'test', file: 'harness' },
     internal: false,
     body: { kind: 'json' },
-    errors: 'openai',
+    errors: errorStyle(scenario.errors),
     steps: [
       { name: 'outcome', index: 0, phases: spy },
       { name: plugin.name, index: 1, phases },
@@ -219,6 +225,7 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
     demand: scenario.demand ?? chatRouteDemand,
   })
   Object.assign(ex.state, scenario.state ?? {})
+  checkRequires(plugin as AnyPlugin, ex)
   const state: ChainState = { entered: 0, finished: false }
   try {
     await runRequest(route, ex, state)
@@ -226,8 +233,12 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
     const o = outcomeOf(ex, err)
     await finishAll(route, ex, state, o)
     ex.settle()
-    return { ex, error: toGatewayError(err), outcome, nextCalled }
+    failOnFinishErrors(state)
+    const error = toGatewayError(err)
+    return { ex, error, rendered: route.errors(error), outcome, nextCalled }
   }
+  // Over HTTP the reply's headers leave now; later changes throw, here as there.
+  ex.sealHeaders()
   const reply = ex.reply!
   let events: StreamEvent[] | undefined
   let error: GatewayError | undefined
@@ -242,7 +253,26 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
     await finishAll(route, ex, state, { kind: 'done', status: reply.status })
   }
   ex.settle()
+  failOnFinishErrors(state)
   return { ex, reply, events, error, outcome, nextCalled }
+}
+
+/**
+ * The loader refuses a route whose earlier steps do not provide what a plugin `requires`; the
+ * harness refuses a scenario whose state does not, so a test cannot run a plugin on less than
+ * production would give it.
+ */
+function checkRequires(plugin: AnyPlugin, ex: Exchange): void {
+  for (const slot of plugin.requires ?? []) {
+    const present = slot === 'principal' ? ex.principal !== undefined : (ex.state as Record<string, unknown>)[slot] !== undefined
+    if (!present) throw new Error(`harness: ${plugin.name} requires '${slot}', which the scenario does not provide (pass it in scenario.${slot === 'principal' ? 'principal' : `state.${slot}`})`)
+  }
+}
+
+/** The kernel logs an error thrown in `finish` and goes on; in a plugin's test it is a failure. */
+function failOnFinishErrors(state: ChainState): void {
+  const first = state.finishErrors?.[0]
+  if (first) throw new Error(`harness: the finish phase of ${first.step} threw: ${first.error instanceof Error ? first.error.message : String(first.error)}`, { cause: first.error })
 }
 
 /** A chat route's demand, as the backend step makes it. */

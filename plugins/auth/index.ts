@@ -8,25 +8,16 @@ import { GatewayError } from '../../kernel/errors.js'
 import { presentedToken } from '../../kernel/services/keys/presented-token.js'
 import { configSchema } from './schema.js'
 
-declare module '../../kernel/exchange.js' {
-  interface ExchangeState {
-    auth?: { keyId: string }
-  }
-}
-
 export default definePlugin({
   name: 'auth',
   config: configSchema,
-  provides: ['auth', 'principal'],
+  provides: ['principal'],
   setup(config, kernel) {
     const legacyNotFound = config.legacy === 'not-found'
     return {
       async request(ex, next) {
         // In-process calls carry the caller's principal, already authenticated.
-        if (ex.transport === 'internal' && ex.principal) {
-          ex.state.auth = { keyId: ex.principal.keyId }
-          return next()
-        }
+        if (ex.transport === 'internal' && ex.principal) return next()
         const token = presentedToken(ex, config.query_param)
         if (token === undefined) throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
         const key = kernel.keys.lookup(token)
@@ -34,7 +25,6 @@ export default definePlugin({
         if (!key.enabled) throw new GatewayError(403, 'api key disabled')
         if (key.legacy && legacyNotFound) throw new GatewayError(404, 'Not Found', { rawBody: { detail: 'Not Found' } })
         ex.principal = { keyId: key.id, group: key.group, legacy: key.legacy }
-        ex.state.auth = { keyId: key.id }
         await next()
       },
     }

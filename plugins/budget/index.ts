@@ -44,7 +44,7 @@ const TERM_GRACE = 7 * 86_400_000
 export default definePlugin({
   name: 'budget',
   config: configSchema,
-  requires: ['auth', 'model'],
+  requires: ['principal', 'model'],
   meters: 'budget',
   setup(config, kernel) {
     const refused = kernel.metrics.counter('sluice_budget_refusals_total', 'Requests refused for lack of budget, by budget.')

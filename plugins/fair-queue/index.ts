@@ -32,7 +32,7 @@ const WAIT_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 
 export default definePlugin({
   name: 'fair-queue',
   config: configSchema,
-  requires: ['auth', 'model'],
+  requires: ['principal', 'model'],
   provides: ['queue'],
   meters: 'queue',
   setup(config, kernel) {

@@ -31,7 +31,7 @@ declare module '../../kernel/exchange.js' {
 export default definePlugin({
   name: 'model',
   config: configSchema,
-  requires: ['auth'],
+  requires: ['principal'],
   setup(config, kernel) {
     const types = new Set(config.types)
     const modelsPath = config.models_path ?? '/v1/models'

@@ -21,7 +21,7 @@ const notSpeech = (name: string) => new GatewayError(400, `model ${name} is not 
 export default definePlugin({
   name: 'speech-voices',
   config: configSchema,
-  requires: ['auth'],
+  requires: ['principal'],
   setup(_config, kernel) {
     return {
       async request(ex) {

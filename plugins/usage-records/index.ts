@@ -17,7 +17,7 @@ import { configSchema } from './schema.js'
 export default definePlugin({
   name: 'usage-records',
   config: configSchema,
-  requires: ['auth', 'model'],
+  requires: ['principal', 'model'],
   provides: [],
   meters: 'records',
   setup(_config, kernel) {

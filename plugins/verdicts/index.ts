@@ -33,7 +33,7 @@ const PLAIN_MODEL_HEADERS = ['deprecation', 'sunset', 'link']
 export default definePlugin({
   name: 'verdicts',
   config: configSchema,
-  requires: ['auth'],
+  requires: ['principal'],
   setup(config, kernel) {
     const route = config.route ?? 'chat-internal'
     return {

@@ -56,7 +56,7 @@ export const slots = definePlugin({
   name: 'slots',
   config: noOptions,
   // Slots that plugins declare (model, queue …) and the kernel's own fact `principal`.
-  requires: ['auth', 'principal', 'model', 'upload', 'soap'],
+  requires: ['principal', 'model', 'upload', 'soap'],
   provides: ['queue', 'maxTokens', 'soapResult'],
   setup: () => ({}),
 })
