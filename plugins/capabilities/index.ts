@@ -1,14 +1,16 @@
 /**
- * capabilities: refuses, before any model server is called, what the chosen model cannot do:
- * tools without supports_function_calling, tool_choice without supports_tool_choice, image
- * parts for a model that neither reads images nor has its vision boon on. Everything else of
- * the request (response_format included) passes through as sent.
+ * capabilities: refuses, before any model server is called, image URLs that are neither a
+ * base64 data URL nor a public https:// URL (whatever the model), and what the chosen model
+ * cannot do: tools without supports_function_calling, tool_choice without
+ * supports_tool_choice, image parts for a model that neither reads images nor has its vision
+ * boon on. Everything else of the request (response_format included) passes through as sent.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
+import { IMAGE_URL_RULE, refusedImagePart } from '../../protocols/openai/image-url.js'
 import { configSchema } from './schema.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */
@@ -25,6 +27,9 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body as { tools?: unknown[]; tool_choice?: unknown; messages?: unknown }
+        // A model server downloads an https image itself: never one on the operator's network.
+        const refused = refusedImagePart(body.messages)
+        if (refused) throw new GatewayError(400, `${refused.path} must be ${IMAGE_URL_RULE}`, { code: 'invalid_request' })
         const model = ex.state.model!.model
         if (body.tools !== undefined && !model.supports_function_calling)
           throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tools`, { code: 'invalid_request' })

@@ -51,4 +51,17 @@ test('images: allow passes them to any model', async () => {
   assert.ok((await run('sim-text-plain', { messages: image }, {}, { images: 'allow' })).nextCalled)
 })
 
+test('image URLs: only a base64 data URL or a public https URL, whatever the model and the images option', async () => {
+  const withUrl = (url: string) => [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url } }] }]
+  for (const url of ['http://127.0.0.1/x.png', 'https://169.254.169.254/latest', 'file:///etc/passwd', 'https://[::1]/a.png', 'https://10.0.0.1/a.png', 'https://localhost/a.png']) {
+    for (const [model, options] of [['sim-vision', {}], ['sim-text-plain', { images: 'allow' }]] as const) {
+      const r = await run(model, { messages: withUrl(url) }, {}, options)
+      assert.is(r.error?.status, 400, url)
+      assert.is(r.error?.message, 'messages[0].content[1].image_url.url must be a base64 data URL or a public https:// URL')
+      assert.is(r.nextCalled, false)
+    }
+  }
+  assert.ok((await run('sim-vision', { messages: withUrl('https://example.com/cat.png') })).nextCalled)
+})
+
 test.run()
