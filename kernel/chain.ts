@@ -18,6 +18,8 @@ export interface ChainState {
   finished: boolean
   /** What `finish` phases threw: logged by the kernel, failed on by the harness. */
   finishErrors?: { step: string; error: unknown }[]
+  /** Told of the finish phases while they run, so a shutdown can wait for them (records). */
+  track?: (finishing: Promise<void>) => void
 }
 
 export async function runRequest(route: LoadedRoute, ex: Exchange, state: ChainState): Promise<void> {
@@ -37,9 +39,15 @@ export async function runRequest(route: LoadedRoute, ex: Exchange, state: ChainS
 }
 
 /** Calls `finish` of every entered step, innermost first, once. Errors are logged, never thrown. */
-export async function finishAll(route: LoadedRoute, ex: Exchange, state: ChainState, outcome: Outcome): Promise<void> {
-  if (state.finished) return
+export function finishAll(route: LoadedRoute, ex: Exchange, state: ChainState, outcome: Outcome): Promise<void> {
+  if (state.finished) return Promise.resolve()
   state.finished = true
+  const finishing = runFinish(route, ex, state, outcome)
+  state.track?.(finishing)
+  return finishing
+}
+
+async function runFinish(route: LoadedRoute, ex: Exchange, state: ChainState, outcome: Outcome): Promise<void> {
   for (let i = state.entered - 1; i >= 0; i--) {
     const step = route.steps[i]!
     if (!step.phases.finish) continue

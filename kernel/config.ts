@@ -14,7 +14,7 @@ import { modelsFileSchema, type ModelsFile } from '../schemas/models.schema.js'
 import { checkModels } from './services/catalog/check-models.js'
 import { keysFileSchema, type KeysFile } from '../schemas/keys.schema.js'
 import { checkKeys } from './services/keys/check-keys.js'
-import { serverFileSchema, type ServerFile } from '../schemas/server.schema.js'
+import { serverFileSchema, type ServerFile, type ServerOverrides } from '../schemas/server.schema.js'
 
 export function readYaml(file: string): unknown {
   let text: string
@@ -43,13 +43,14 @@ export interface LoadOptions {
   pipelinesDir: string
   dataDir: string
   /** Overrides of server.yaml (tests set port 0, short limits …). */
-  server?: Partial<ServerFile>
+  server?: ServerOverrides
 }
 
 export function loadDeployment(options: LoadOptions): Deployment {
   const serverFile = path.join(options.configDir, 'server.yaml')
-  const rawServer = fs.existsSync(serverFile) ? readYaml(serverFile) : {}
-  const server = validated<Deployment['server']>(serverFile, serverFileSchema, { ...(rawServer as object), ...options.server })
+  const raw = (fs.existsSync(serverFile) ? readYaml(serverFile) : {}) as { limits?: object }
+  const merged = { ...raw, ...options.server, limits: { ...raw?.limits, ...options.server?.limits } }
+  const server = validated<Deployment['server']>(serverFile, serverFileSchema, merged)
   const modelsPath = path.join(options.configDir, 'models.yaml')
   const models = validated<ModelsFile>(modelsPath, modelsFileSchema, readYaml(modelsPath))
   const keysPath = path.join(options.configDir, 'keys.yaml')

@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
+import http, { type Server } from 'node:http'
 import { loadDeployment, type LoadOptions } from './config.js'
 import { Generation } from './generation.js'
 import { openServices, type KernelServices } from './services/open.js'
@@ -16,7 +16,7 @@ import { PluginRegistry } from './registry.js'
 import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
 import { builtinPlugins } from '../plugins/registry.js'
 import type { RunningSimulator } from '../sim/index.js'
-import type { ServerFile } from '../schemas/server.schema.js'
+import type { ServerFile, ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from './plugin.js'
 
 export interface GatewayOptions {
@@ -24,7 +24,7 @@ export interface GatewayOptions {
   pipelinesDir?: string
   dataDir?: string
   /** Overrides of server.yaml. */
-  server?: Partial<ServerFile>
+  server?: ServerOverrides
   env?: NodeJS.ProcessEnv
   log?: Logger
   /** Plugins beyond the built-in ones (third parties, tests). */
@@ -91,9 +91,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }
   mountRoutes(current)
   const app = createApp({ current: () => current }, log)
-  const server: Server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(deployment.server.port, deployment.server.host, () => resolve(s))
-    s.once('error', reject)
+  const limits = deployment.server.limits
+  // Node checks the header and body timeouts on this interval: a few checks per timeout.
+  const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, app.callback())
+  await new Promise<void>((resolve, reject) => {
+    server.listen(deployment.server.port, deployment.server.host, () => resolve())
+    server.once('error', reject)
   }).catch(async (err: unknown) => {
     await current.retire(0)
     await simulator?.close()
@@ -101,7 +104,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     throw err
   })
   server.keepAliveTimeout = 65_000
-  server.requestTimeout = 0
+  // A client that trickles its headers or body holds a socket and a buffer: both are bounded
+  // (Node answers 408 and closes). Replies, however long they stream, are not.
+  server.headersTimeout = limits.headers_timeout_ms
+  server.requestTimeout = limits.body_timeout_ms
   const port = (server.address() as AddressInfo).port
   const url = `http://${deployment.server.host === '0.0.0.0' ? '127.0.0.1' : deployment.server.host}:${port}`
   log.info('gateway listening', { url, routes: current.routes.size })

@@ -34,6 +34,9 @@ export interface GenerationOptions {
   services: KernelServices
 }
 
+/** How long requests cut at shutdown get to end and record themselves. */
+const CUT_MS = 1000
+
 export class Generation implements Kernel {
   readonly config: Deployment
   readonly catalog: Catalog
@@ -68,7 +71,7 @@ export class Generation implements Kernel {
       adminKeyHash: options.deployment.server.admin?.key_hash,
       now: this.now,
     })
-    this.backends = new BackendPools(this.catalog)
+    this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id))
     this.records = options.services.records
     this.state = options.services.state
     this.metrics = options.services.metrics
@@ -117,18 +120,36 @@ export class Generation implements Kernel {
     return this.inflight
   }
 
-  /** Closes the generation once its in-flight requests are done (or the bound passes). */
+  /** Finish phases still running: a retiring generation waits for them, so no record is lost. */
+  private readonly finishing = new Set<Promise<void>>()
+  readonly track = (finishing: Promise<void>): void => {
+    this.finishing.add(finishing)
+    void finishing.finally(() => this.finishing.delete(finishing))
+  }
+
+  /** Resolves when no request is in flight, or when `ms` have passed. */
+  private drain(ms: number): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      this.drained = resolve
+      setTimeout(resolve, ms).unref()
+    })
+  }
+
+  /**
+   * Closes the generation once its in-flight requests are done, or the bound passes. Requests
+   * still running then are cut: their upstream calls end at once, so their streams fail with
+   * the in-band error, and their finish phases (records, budgets) run before anything closes.
+   */
   async retire(boundMs: number): Promise<void> {
     if (this.retired) return
     this.retired = true
-    if (this.inflight > 0) {
-      await new Promise<void>((resolve) => {
-        this.drained = resolve
-        setTimeout(resolve, boundMs).unref()
-      })
-    }
+    await this.drain(boundMs)
+    const overdue = this.inflight > 0
+    await this.backends.close(overdue)
+    if (overdue) await this.drain(CUT_MS)
+    await Promise.allSettled([...this.finishing])
     await this.pipelines.close()
-    await this.backends.close()
     this.keys.close()
   }
 
@@ -154,7 +175,7 @@ export class Generation implements Kernel {
       now: this.now(),
       demand: route.demand,
     })
-    const state: ChainState = { entered: 0, finished: false }
+    const state: ChainState = { entered: 0, finished: false, track: this.track }
     const end = () => {
       ex.settle()
       leave()

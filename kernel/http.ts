@@ -41,7 +41,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
     now: gen.now(),
     demand: route.demand,
   })
-  const state: ChainState = { entered: 0, finished: false }
+  const state: ChainState = { entered: 0, finished: false, track: gen.track }
   const res = ctx.res
   const onClose = () => {
     if (!res.writableFinished) ex.abortByClient()
@@ -49,7 +49,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
   res.once('close', onClose)
   try {
     if (route.body.kind === 'json') {
-      ex.body = parseJson(await readAll(ctx.req, server.body_limit_bytes))
+      ex.body = parseJson(await readAll(ctx.req, server.body_limit_bytes), server.limits.json_max_depth)
       const validate = route.body.validate
       if (validate && !validate(ex.body)) {
         const e = validate.errors?.[0]

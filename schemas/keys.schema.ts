@@ -27,6 +27,12 @@ export const groupSchema = {
       required: ['amount'],
     },
     tokens_per_minute: { type: 'integer', minimum: 1, description: 'Per-minute token budget of the whole group.' },
+    forward_headers: {
+      type: 'boolean',
+      default: false,
+      description:
+        "Whether the request headers a backend lists in `forward_headers` (the simulator's timing and failure controls, a test server's hooks) reach it from this group's keys. Off for tenants: one of them could otherwise stall a whole pool.",
+    },
   },
 } as const
 

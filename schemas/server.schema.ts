@@ -18,6 +18,9 @@ export const serverFileSchema = {
       properties: {
         request_timeout_ms: { type: 'integer', minimum: 1, default: 3600000, description: 'Total time of one request, queue wait included (60 minutes).' },
         queue_timeout_ms: { type: 'integer', minimum: 1, default: 300000, description: 'Longest wait for model capacity (5 minutes).' },
+        headers_timeout_ms: { type: 'integer', minimum: 1000, default: 30000, description: 'Longest time a client may take to send its request headers; then the connection is closed (408).' },
+        body_timeout_ms: { type: 'integer', minimum: 1000, default: 300000, description: 'Longest time a client may take to send a whole request, headers and body (5 minutes: 64 MiB at about 220 KB/s); then 408.' },
+        json_max_depth: { type: 'integer', minimum: 8, maximum: 1000, default: 128, description: 'Deepest nesting of arrays and objects a JSON body may have; deeper bodies get 400 before they are parsed.' },
       },
     },
     shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10000, description: 'How long in-flight requests may run on after a shutdown signal.' },
@@ -60,3 +63,6 @@ export const serverFileSchema = {
 } as const
 
 export type ServerFile = FromSchema<typeof serverFileSchema>
+
+/** Overrides of server.yaml (tests, the CLI): any setting, and any of the limits alone. */
+export type ServerOverrides = Partial<Omit<ServerFile, 'limits'>> & { limits?: Partial<NonNullable<ServerFile['limits']>> }

@@ -77,7 +77,7 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     catalog,
     keys,
     keyAdmin: keys,
-    backends: new BackendPools(catalog),
+    backends: new BackendPools(catalog, (id) => keys.group(id)),
     records: overrides.services?.records ?? new RecordWriter(openSqliteStore(dataDir).records, { flushMs: 60_000, batch: 500, retentionDays: 180, log, metrics, now }),
     state: overrides.services?.state ?? memoryState(now),
     metrics,

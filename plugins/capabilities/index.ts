@@ -10,7 +10,7 @@ import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
-import { IMAGE_URL_RULE, refusedImagePart } from '../../protocols/openai/image-url.js'
+import { IMAGE_URL_RULE, breaksImageRule, imageParts } from '../../protocols/openai/image-url.js'
 import { configSchema } from './schema.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */
@@ -27,8 +27,11 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body as { tools?: unknown[]; tool_choice?: unknown; messages?: unknown }
+        const images = imageParts(body.messages)
+        if (images.length > config.max_images)
+          throw new GatewayError(400, `too many images: ${images.length} image parts, at most ${config.max_images} per request`, { code: 'invalid_request' })
         // A model server downloads an https image itself: never one on the operator's network.
-        const refused = refusedImagePart(body.messages)
+        const refused = images.find(breaksImageRule)
         if (refused) throw new GatewayError(400, `${refused.path} must be ${IMAGE_URL_RULE}`, { code: 'invalid_request' })
         const model = ex.state.model!.model
         if (body.tools !== undefined && !model.supports_function_calling)

@@ -161,7 +161,7 @@ export function imageParts(messages: unknown): ImagePart[] {
   return out
 }
 
-/** The first image part of chat messages that breaks the rule, if any. */
-export function refusedImagePart(messages: unknown): ImagePart | undefined {
-  return imageParts(messages).find((part) => typeof part.url !== 'string' || readImageUrl(part.url) === undefined)
+/** Whether an image part breaks the rule (its URL is not a data URL or a public https URL). */
+export function breaksImageRule(part: ImagePart): boolean {
+  return typeof part.url !== 'string' || readImageUrl(part.url) === undefined
 }

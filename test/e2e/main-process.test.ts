@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { repoRoot, defaultPipelinesDir } from '../../kernel/paths.js'
+import { repoRoot, defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
 
 const test = suite('e2e the npm start process')
 const main = path.join(repoRoot, 'dist', 'bin', 'sluice-server.js')
@@ -89,6 +90,41 @@ test('SLUICE_DEMO_KEY is the demo key; SIGHUP reloads pipelines; SIGTERM lets a 
   const text = await res.text()
   assert.ok(text.trimEnd().endsWith('data: [DONE]'), 'the request in flight finished')
   assert.is(await p.exited, 0)
+})
+
+test('SIGTERM with a stream longer than the grace: the process exits within the grace, every record flushed', async () => {
+  // A config whose grace is one second, and whose keys may slow the simulator down.
+  const config = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-config-'))
+  for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(config, f))
+  const server = path.join(config, 'server.yaml')
+  fs.writeFileSync(server, fs.readFileSync(server, 'utf8').replace(/shutdown_grace_ms: \d+/, 'shutdown_grace_ms: 1000'))
+  const keys = path.join(config, 'keys.yaml')
+  fs.writeFileSync(keys, fs.readFileSync(keys, 'utf8').replace('    weight: 1\n', '    weight: 1\n    forward_headers: true\n'))
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-'))
+  const p = await start({ SLUICE_DATA: data, SLUICE_DEMO_KEY: 'sk-mine', SLUICE_CONFIG: config })
+  const auth = { authorization: 'Bearer sk-mine' }
+  // One quick request, acknowledged before the signal.
+  assert.is((await fetch(`${p.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }) })).status, 200)
+  // A 30-second stream: 300 tokens, 100 ms apart.
+  const res = await fetch(`${p.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...auth, 'x-sim-itl-ms': '100', 'x-sim-ttft-ms': '0' },
+    body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'a very long story' }], stream: true, max_tokens: 300, ignore_eos: true }),
+  })
+  const reading = res.text().catch(() => 'cut')
+  const t0 = performance.now()
+  p.child.kill('SIGTERM')
+  assert.is(await p.exited, 0)
+  const ms = performance.now() - t0
+  assert.ok(ms < 3000, `exited ${Math.round(ms)} ms after SIGTERM with a grace of 1000 ms`)
+  assert.not.ok((await reading).trimEnd().endsWith('[DONE]'), 'the long stream was cut, not finished')
+  // Both requests are in the records the process flushed before it exited.
+  const store = openSqliteStore(data)
+  const records = await store.records.list({ from: 0, to: Date.now() + 1 }, 10)
+  await store.close()
+  // The cut stream is recorded as the failure it was (its upstream call ended at the grace: 502).
+  assert.equal(records.map((r) => r.status).sort(), [200, 502])
+  assert.ok(records.find((r) => r.status === 502)!.completionTokens > 0, 'the cut stream is charged what it streamed')
 })
 
 test.run()

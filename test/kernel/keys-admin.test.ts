@@ -21,7 +21,7 @@ import { available, POSTGRES_URL, uniqueName } from '../support/services.js'
 
 const log = createLogger({ level: 'error', sink: { write: () => undefined } })
 const seed: KeysFile = {
-  groups: { research: { models: ['*'], weight: 1 }, ops: { models: ['sim-chat'], weight: 2, tokens_per_minute: 1000 } },
+  groups: { research: { models: ['*'], weight: 1, forward_headers: false }, ops: { models: ['sim-chat'], weight: 2, tokens_per_minute: 1000, forward_headers: false } },
   keys: [
     { id: 'seeded', group: 'research', hash: formatHash(hashSecret('sk-seeded')), enabled: true, legacy: false, demo: false },
     { id: 'old', group: 'ops', hash: formatHash(hashSecret('sk-old')), enabled: true, legacy: true, demo: false, budget: { amount: 5, term: 'week' } },
@@ -131,7 +131,7 @@ function keysContract(label: string, open: () => Promise<{ store: Store; cleanup
 
   it('groups: put (defaults filled), override a seed group, delete an empty one', async () => {
     const g = await keys.putGroup('tenant-x', { models: ['sim-chat'], budget: { amount: 10 } })
-    assert.equal(g.config, { models: ['sim-chat'], weight: 1, budget: { amount: 10, term: 'month' } })
+    assert.equal(g.config, { models: ['sim-chat'], weight: 1, budget: { amount: 10, term: 'month' }, forward_headers: false })
     assert.equal(keys.group('tenant-x'), g.config)
     await keys.putGroup('ops', { weight: 5 })
     assert.is(keys.group('ops')!.weight, 5)

@@ -136,10 +136,10 @@ function storeContract(label: string, open: () => Promise<{ store: Store; cleanu
   })
 
   it('keys: groups are stored whole and can be tombstoned', async (store) => {
-    await store.keys.putGroup({ id: 'g1', config: { models: ['sim-chat'], weight: 3, budget: { amount: 10, term: 'month' }, tokens_per_minute: 500 }, updatedAt: T0, deleted: false })
-    await store.keys.putGroup({ id: 'g2', config: { models: ['*'], weight: 1 }, updatedAt: T0, deleted: true })
+    await store.keys.putGroup({ id: 'g1', config: { models: ['sim-chat'], weight: 3, budget: { amount: 10, term: 'month' }, tokens_per_minute: 500, forward_headers: false }, updatedAt: T0, deleted: false })
+    await store.keys.putGroup({ id: 'g2', config: { models: ['*'], weight: 1, forward_headers: false }, updatedAt: T0, deleted: true })
     const snap = await store.keys.load()
-    assert.equal(snap.groups.find((g) => g.id === 'g1')!.config, { models: ['sim-chat'], weight: 3, budget: { amount: 10, term: 'month' }, tokens_per_minute: 500 })
+    assert.equal(snap.groups.find((g) => g.id === 'g1')!.config, { models: ['sim-chat'], weight: 3, budget: { amount: 10, term: 'month' }, tokens_per_minute: 500, forward_headers: false })
     assert.is(snap.groups.find((g) => g.id === 'g2')!.deleted, true)
   })
 

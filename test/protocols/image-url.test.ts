@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { dataUrlBytes, imageParts, isNonPublicAddress, readImageUrl, refusedImagePart } from '../../protocols/openai/image-url.js'
+import { breaksImageRule, dataUrlBytes, imageParts, isNonPublicAddress, readImageUrl } from '../../protocols/openai/image-url.js'
 
 const test = suite('protocols/openai: image URLs')
 
@@ -82,7 +82,7 @@ test('isNonPublicAddress judges resolved addresses, and nothing that is not an a
   for (const ip of ['8.8.8.8', '2001:4860:4860::8888', '::ffff:8.8.8.8', 'localhost', 'example.com', '']) assert.not.ok(isNonPublicAddress(ip), ip)
 })
 
-test('imageParts and refusedImagePart walk chat messages, naming where each part is', () => {
+test('imageParts walks chat messages, naming where each part is', () => {
   const messages = [
     { role: 'system', content: 'plain text' },
     { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: png } }] },
@@ -92,10 +92,10 @@ test('imageParts and refusedImagePart walk chat messages, naming where each part
     imageParts(messages).map((p) => p.path),
     ['messages[1].content[1].image_url.url', 'messages[2].content[0].image_url.url', 'messages[2].content[1].image_url.url'],
   )
-  assert.equal(refusedImagePart(messages), { path: 'messages[2].content[1].image_url.url', url: 'http://127.0.0.1/x.png' })
-  assert.is(refusedImagePart(messages.slice(0, 2)), undefined)
-  assert.is(refusedImagePart([{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }])?.path, 'messages[0].content[0].image_url.url', 'a part without a URL string is refused')
-  for (const odd of [undefined, null, 'x', [null], [{ content: null }], [{ content: [null] }]]) assert.is(refusedImagePart(odd), undefined)
+  assert.equal(imageParts(messages).find(breaksImageRule), { path: 'messages[2].content[1].image_url.url', url: 'http://127.0.0.1/x.png' })
+  assert.is(imageParts(messages.slice(0, 2)).find(breaksImageRule), undefined)
+  assert.is(imageParts([{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }]).find(breaksImageRule)?.path, 'messages[0].content[0].image_url.url', 'a part without a URL string is refused')
+  for (const odd of [undefined, null, 'x', [null], [{ content: null }], [{ content: [null] }]]) assert.is(imageParts(odd).find(breaksImageRule), undefined)
 })
 
 test.run()

@@ -7,10 +7,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import OpenAI from 'openai'
+import { dump, load } from 'js-yaml'
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../kernel/gateway.js'
 import { createLogger, type LogSink } from '../../kernel/log.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
-import type { ServerFile } from '../../schemas/server.schema.js'
+import type { ServerFile, ServerOverrides } from '../../schemas/server.schema.js'
 import { TEST_KEY } from '../harness.js'
 
 export { TEST_KEY }
@@ -35,11 +36,17 @@ function copyDir(from: string, to: string): void {
 }
 
 export interface TestGatewayOptions extends Omit<GatewayOptions, 'server'> {
-  server?: Partial<ServerFile>
+  server?: ServerOverrides
   /** Files to write over the copied config before start: `{ 'config/keys.yaml': '...' }`. */
   files?: Record<string, string>
   /** Simulator latency: zero unless a test asks. */
   simulatorLatency?: { ttft_ms: number; itl_ms: number }
+  /**
+   * Let every group's keys drive the simulator with its `x-sim-*` headers (default true: end
+   * to end tests stall, cut and time it that way). The shipped keys.yaml keeps them off; a
+   * test of that default says `simulatorControls: false`.
+   */
+  simulatorControls?: boolean
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
@@ -54,6 +61,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const latency = options.simulatorLatency ?? { ttft_ms: 0, itl_ms: 0 }
   fs.writeFileSync(simFile, fs.readFileSync(simFile, 'utf8').replace(/ttft_ms:\s*\d+/, `ttft_ms: ${latency.ttft_ms}`).replace(/itl_ms:\s*\d+/, `itl_ms: ${latency.itl_ms}`))
   for (const [name, text] of Object.entries(options.files ?? {})) fs.writeFileSync(path.join(root, name), text)
+  if (options.simulatorControls !== false) allowSimulatorControls(path.join(configDir, 'keys.yaml'))
   const logs: string[] = []
   const sink: LogSink = { write: (line) => void logs.push(line) }
   const gateway = await startGateway({
@@ -76,4 +84,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       fs.writeFileSync(path.join(folder === 'config' ? configDir : pipelinesDir, name), text)
     },
   })
+}
+
+/** Sets `forward_headers: true` on every group of a keys.yaml that does not say otherwise. */
+function allowSimulatorControls(file: string): void {
+  const doc = load(fs.readFileSync(file, 'utf8')) as { groups?: Record<string, Record<string, unknown> | null> }
+  for (const [id, group] of Object.entries(doc.groups ?? {})) doc.groups![id] = { forward_headers: true, ...group }
+  fs.writeFileSync(file, dump(doc))
 }

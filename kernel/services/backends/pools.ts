@@ -9,6 +9,7 @@ import { Pool, type Dispatcher } from 'undici'
 import type { Backends, Catalog } from '../../kernel.js'
 import type { Exchange } from '../../exchange.js'
 import type { BackendConfig } from '../../../schemas/models.schema.js'
+import type { GroupConfig } from '../../../schemas/keys.schema.js'
 import { GatewayError } from '../../errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
 import type { UpstreamCall, UpstreamResponse } from './call.js'
@@ -21,7 +22,11 @@ export class BackendPools implements Backends {
   // One handle per backend, made on first use: requests only look it up.
   private readonly handles = new Map<string, Handle>()
 
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    /** The caller's group, whose `forward_headers` decides whether client headers pass on. */
+    private readonly groupOf: (id: string) => GroupConfig | undefined = () => undefined,
+  ) {}
 
   get(name: string): Handle {
     const known = this.handles.get(name)
@@ -44,7 +49,8 @@ export class BackendPools implements Backends {
 
   async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
     const backend = this.get(call.model.backend)
-    const headers = upstreamHeaders(ex, backend.config)
+    const group = ex.principal ? this.groupOf(ex.principal.group) : undefined
+    const headers = upstreamHeaders(ex, backend.config, group?.forward_headers === true)
     if (typeof call.body === 'string') headers['content-type'] = 'application/json'
     if (call.accept) headers.accept = call.accept
     // From here on the request has reached a model: it is metered whatever happens next.
@@ -84,19 +90,22 @@ export class BackendPools implements Backends {
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.handles.values()].map((h) => (h.dispatcher as Pool).close().catch(() => undefined)))
+  /** Closes the pools once their requests end; `cut`: ends the requests still running, now. */
+  async close(cut = false): Promise<void> {
+    await Promise.all([...this.handles.values()].map((h) => (cut ? (h.dispatcher as Pool).destroy() : (h.dispatcher as Pool).close()).catch(() => undefined)))
     this.handles.clear()
   }
 }
 
 /**
- * The headers of a call to a model server: the backend's own headers, its bearer key, and
- * the request headers it is configured to receive as the client sent them.
+ * The headers of a call to a model server: the backend's own headers, its bearer key, and,
+ * for a group allowed to send them, the request headers it is configured to receive as the
+ * client sent them.
  */
-function upstreamHeaders(ex: Exchange, backend: BackendConfig): Record<string, string> {
+function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean): Record<string, string> {
   const headers: Record<string, string> = { ...backend.headers }
   if (backend.api_key) headers.authorization = `Bearer ${backend.api_key}`
+  if (!forward) return headers
   for (const name of backend.forward_headers ?? []) {
     const value = ex.header(name)
     if (value !== undefined) headers[name] = value

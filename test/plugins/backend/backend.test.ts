@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import backend from '../../../plugins/backend/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { configDirWith, makeKernel, runPlugin } from '../../harness.js'
 import { startFakeUpstream, sse, type FakeUpstream } from '../../support/fake-upstream.js'
 import type { Kernel } from '../../../kernel/kernel.js'
 import type { ExchangeState } from '../../../kernel/exchange.js'
@@ -14,7 +14,9 @@ let state: () => ExchangeState
 test.before(async () => {
   upstream = await startFakeUpstream()
   // The demo catalog's `embedded` backend points at the fake server.
-  kernel = makeKernel({ simulatorUrl: upstream.url })
+  // Group `testers` may drive the server with forwarded headers; the demo group may not.
+  const configDir = configDirWith({ 'keys.yaml': 'groups:\n  demo: {}\n  testers: { forward_headers: true }\nkeys:\n  - { id: demo, group: demo, demo: true }\n' })
+  kernel = makeKernel({ simulatorUrl: upstream.url, configDir })
   state = () => ({ model: { requested: 'sim-vision', model: kernel.catalog.model('sim-vision')! } })
 })
 test.after(async () => upstream.close())
@@ -37,13 +39,17 @@ test('sends the served name upstream and normalizes reasoning_content and usage'
   assert.is(run.ex.usage.upstreamModel, 'sim-vision-7b')
 })
 
-test("only the backend's forward_headers reach the model server", async () => {
+test("only the backend's forward_headers reach the model server, and only from a group allowed to send them", async () => {
   upstream.handle((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion)))
-  await runPlugin(backend, {}, { kernel, state: state(), headers: { 'x-sim-stall-ms': '0', 'x-not-listed': 'secret', cookie: 'c=1' }, body: { messages: [] } })
+  const headers = { 'x-sim-stall-ms': '0', 'x-not-listed': 'secret', cookie: 'c=1' }
+  await runPlugin(backend, {}, { kernel, state: state(), principal: { keyId: 't', group: 'testers', legacy: false }, headers, body: { messages: [] } })
   const sent = upstream.received.at(-1)!.headers
   assert.is(sent['x-sim-stall-ms'], '0')
   assert.is(sent['x-not-listed'], undefined)
   assert.is(sent.cookie, undefined)
+  // A tenant's control headers stay at the door (forward_headers is off by default).
+  await runPlugin(backend, {}, { kernel, state: state(), principal: { keyId: 'demo', group: 'demo', legacy: false }, headers, body: { messages: [] } })
+  assert.is(upstream.received.at(-1)!.headers['x-sim-stall-ms'], undefined)
 })
 
 test('a nested upstream error passes through with its status and message', async () => {
