@@ -2,7 +2,7 @@
  * speech: the speech streamer. POST /audio/speech sends the request to the speech server of
  * the resolved model and streams the audio back as it is made (pcm, wav, or server-sent
  * events), or, for mp3/opus/flac and whole-file servers, once it is complete. Whatever the
- * server can encode, all five formats work: the gateway encodes from PCM.
+ * server can encode, all five formats work: the gateway encodes from PCM, in process.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
@@ -13,7 +13,6 @@ import { planSpeech } from './speech-plan.js'
 import { requestSpeech } from './speech-upstream.js'
 import { speechDemand } from './speech-usage.js'
 import { deliver, type SpeechRecord } from './speech-delivery.js'
-import type { EncoderCommands } from './pcm-encoders.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
@@ -32,7 +31,6 @@ export default definePlugin({
   setup(config, kernel) {
     // Checked at load: a bad voice map stops the boot instead of failing requests.
     const settings = speechSettingsByModel(kernel.catalog.models())
-    const encoders: EncoderCommands = { mp3: config.encoders?.mp3 ?? 'lame', opus: config.encoders?.opus ?? 'opusenc', flac: config.encoders?.flac ?? 'flac' }
     const sseChunkBytes = config.sse_chunk_bytes ?? 16384
     return {
       async request(ex, next) {
@@ -47,7 +45,7 @@ export default definePlugin({
         const upstream = await requestSpeech(kernel, ex, model, plan.upstreamBody)
         try {
           ex.reply = await deliver(
-            { ex, plan, input: body.input, sampleRate: s.sampleRate, pcmFrom: s.pcmFrom, encoders, sseChunkBytes, record, now: kernel.now },
+            { ex, plan, input: body.input, sampleRate: s.sampleRate, pcmFrom: s.pcmFrom, sseChunkBytes, record, now: kernel.now },
             upstream,
           )
         } catch (err) {

@@ -12,7 +12,7 @@ import type { SpeechPlan } from './speech-plan.js'
 import type { UpstreamSpeech } from './speech-upstream.js'
 import { collect, pcmFromWav, wholeSamples } from './pcm-stream.js'
 import { wavHeader } from './wav-header.js'
-import { contentTypes, encodePcm, type EncoderCommands, type EncodedFormat } from './pcm-encoders.js'
+import { contentTypes, encodePcm, type EncodedFormat } from './pcm-encoders.js'
 import { speechReport, speechUsage, type SpeechUsage } from './speech-usage.js'
 
 export interface SpeechRecord {
@@ -33,7 +33,6 @@ export interface DeliveryOptions {
   readonly input: string
   readonly sampleRate: number
   readonly pcmFrom: 'pcm' | 'wav'
-  readonly encoders: EncoderCommands
   readonly sseChunkBytes: number
   readonly record: SpeechRecord
   readonly now: () => number
@@ -68,7 +67,7 @@ export async function deliver(o: DeliveryOptions, upstream: UpstreamSpeech): Pro
     }
     default: {
       const format = plan.format as EncodedFormat
-      return reply.bytes(contentTypes[format], await encodePcm(o.encoders, format, pcm, o.sampleRate, o.ex.signal))
+      return reply.bytes(contentTypes[format], await encodePcm(format, pcm, o.sampleRate, o.ex.signal))
     }
   }
 }

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import OpenAI from 'openai'
 import type { TestGateway } from '../support/gateway.js'
-import { decode, flacInfo, mp3SampleRate, opusInputRate, parseWav, rms, seconds, syntheticSamples } from '../support/audio.js'
+import { decimate, decode, flacInfo, likeness, mp3Header, opusInputRate, parseWav, rms, seconds, syntheticSamples } from '../support/audio.js'
 import { msPerChar, startAudioGateway } from './audio-gateway.js'
 
 const test = suite('e2e speech with the openai SDK')
@@ -46,38 +46,51 @@ test('flac: encoded by the gateway, lossless: decodes to exactly the pcm samples
   const { bytes, type } = await speak('flac')
   assert.is(type, 'audio/flac')
   assert.equal(flacInfo(bytes), { sampleRate: 24000, channels: 1, totalSamples: expectedSamples() })
-  const decoded = decode('flac', bytes)
-  assert.equal([decoded.sampleRate, decoded.channels], [24000, 1])
+  const decoded = await decode('flac', bytes)
+  assert.equal([decoded.sampleRate, decoded.channels, decoded.errors], [24000, 1, 0])
   assert.ok(decoded.pcm.equals((await speak('pcm')).bytes), 'lossless round trip')
 })
 
-test('mp3: encoded by the gateway; decodes to 24 kHz mono of the asked duration', async () => {
+test('mp3: encoded by the gateway; decodes to 24 kHz mono of the asked duration, sounding like the pcm', async () => {
   const { bytes, type } = await speak('mp3')
   assert.is(type, 'audio/mpeg')
-  assert.is(mp3SampleRate(bytes), 24000)
-  const decoded = decode('mp3', bytes)
-  assert.equal([decoded.sampleRate, decoded.channels], [24000, 1])
+  assert.equal(mp3Header(bytes), { sampleRate: 24000, channels: 1 })
+  const decoded = await decode('mp3', bytes)
+  assert.equal([decoded.sampleRate, decoded.channelsEqual, decoded.errors], [24000, true, 0])
   const want = expectedSamples() / 24000
-  // An mp3 decoder adds the encoder's delay and padding: at most a few frames of 24 ms.
-  assert.ok(Math.abs(seconds(decoded) - want) < 0.1, `${seconds(decoded)} s, want ${want} s`)
+  // Without a LAME tag the decoder keeps the encoder's delay and padding: at most a few 24 ms frames.
+  assert.ok(seconds(decoded) >= want && seconds(decoded) - want < 0.1, `${seconds(decoded)} s, want ${want} s`)
   assert.ok(rms(decoded.pcm) > 0.01, 'not silence')
+  // The same speech, shifted by the encoder's delay (under 2,400 samples: 0.1 s).
+  const like = likeness((await speak('pcm')).bytes, decoded.pcm, 2400)
+  assert.ok(like > 0.9, `likeness ${like}`)
 })
 
-test('opus: Ogg Opus encoded from 24 kHz mono; decodes to the asked duration', async () => {
+test('opus: Ogg Opus encoded from 24 kHz mono; decodes to exactly the asked duration, sounding like the pcm', async () => {
   const { bytes, type } = await speak('opus')
   assert.is(type, 'audio/ogg; codecs=opus')
   assert.is(bytes.toString('ascii', 0, 4), 'OggS')
   assert.is(opusInputRate(bytes), 24000)
-  const decoded = decode('opus', bytes)
-  assert.equal([decoded.sampleRate, decoded.channels], [24000, 1])
-  const want = expectedSamples() / 24000
-  assert.ok(Math.abs(seconds(decoded) - want) < 0.1, `${seconds(decoded)} s, want ${want} s`)
+  const decoded = await decode('opus', bytes)
+  // Opus decodes at 48 kHz; the pre-skip and the end trimming leave exactly the samples sent.
+  assert.equal([decoded.sampleRate, decoded.channels, decoded.errors], [48000, 1, 0])
+  assert.is(decoded.pcm.length / 2, expectedSamples() * 2)
   assert.ok(rms(decoded.pcm) > 0.01, 'not silence')
+  const like = likeness((await speak('pcm')).bytes, decimate(decoded.pcm, 2), 2)
+  assert.ok(like > 0.9, `likeness ${like}`)
 })
 
-test('mp3 is the default format, as in the OpenAI API', async () => {
-  const res = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: 'Hi.' })
+test('mp3 is the default format, as in the OpenAI API: the SDK\'s plainest call gets a real mp3', async () => {
+  const input = 'Hi there, this is the default format.'
+  const res = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input })
   assert.is(res.headers.get('content-type'), 'audio/mpeg')
+  const bytes = Buffer.from(await res.arrayBuffer())
+  assert.equal(mp3Header(bytes), { sampleRate: 24000, channels: 1 })
+  const decoded = await decode('mp3', bytes)
+  assert.equal([decoded.sampleRate, decoded.errors], [24000, 0])
+  const want = syntheticSamples(input, msPerChar('sim-orpheus')) / 24000
+  assert.ok(seconds(decoded) >= want && seconds(decoded) - want < 0.1, `${seconds(decoded)} s, want ${want} s`)
+  assert.ok(rms(decoded.pcm) > 0.01, 'not silence')
 })
 
 test('a standard voice name is mapped onto the model\'s own voice (alloy → tara)', async () => {

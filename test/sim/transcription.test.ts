@@ -1,11 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { execFileSync } from 'node:child_process'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { startSimulator, type RunningSimulator, type SimConfigInput } from '../../sim/index.js'
 import { toneWav } from '../support/audio.js'
+import { encodePcm } from '../../plugins/speech/pcm-encoders.js'
 
 const test = suite<{ sim: RunningSimulator }>('sim: transcription and translation (durations from the audio sent)')
 
@@ -34,10 +31,32 @@ interface Verbose {
 
 /** 3.7 s of tone, 16-bit mono at 24 kHz, as raw PCM (the encoders' input). */
 const tone = toneWav(3.7, 24000).subarray(44)
-const encoded: Record<string, () => Buffer> = {
-  mp3: () => execFileSync('lame', ['--quiet', '-r', '-s', '24', '--bitwidth', '16', '--signed', '--little-endian', '-m', 'm', '-', '-'], { input: tone, stdio: ['pipe', 'pipe', 'ignore'] }),
-  flac: () => execFileSync('flac', ['--silent', '--force-raw-format', '--endian=little', '--sign=signed', '--channels=1', '--bps=16', '--sample-rate=24000', `--input-size=${tone.length}`, '--stdout', '-'], { input: tone, stdio: ['pipe', 'pipe', 'ignore'] }),
-  ogg: () => execFileSync('opusenc', ['--quiet', '--raw', '--raw-rate', '24000', '--raw-chan', '1', '--raw-bits', '16', '-', '-'], { input: tone }),
+/** The tone as the gateway encodes it (LAME, libFLAC, libopus in Ogg). */
+const encoded: Record<string, () => Promise<Buffer>> = {
+  mp3: () => encodePcm('mp3', tone, 24000, new AbortController().signal),
+  flac: () => encodePcm('flac', tone, 24000, new AbortController().signal),
+  ogg: () => encodePcm('opus', tone, 24000, new AbortController().signal),
+}
+
+/**
+ * A LAME Info frame (what LAME puts first in an mp3 it writes to a file) for `frames` frames of
+ * MPEG-2 layer III at 24 kHz mono, with the encoder's delay and padding in samples: a silent
+ * frame holding the tag "Info", its flags (1: frame count present), the count, then LAME's
+ * extension, whose bytes 21 to 23 hold delay and padding in 12 bits each.
+ */
+function lameInfoFrame(header: number, frames: number, delay: number, padding: number): Buffer {
+  const frame = Buffer.alloc(192) // 64 kb/s at 24 kHz: 72 * 64000 / 24000 bytes, no padding slot
+  frame.writeUInt32BE((header & ~0x200) >>> 0, 0)
+  const tag = 4 + 9 // after the header and MPEG-2 mono side information
+  frame.write('Info', tag, 'latin1')
+  frame.writeUInt32BE(1, tag + 4)
+  frame.writeUInt32BE(frames, tag + 8)
+  const lame = tag + 12
+  frame.write('LAME3.100', lame, 'latin1')
+  frame[lame + 21] = delay >> 4
+  frame[lame + 22] = ((delay & 0x0f) << 4) | (padding >> 8)
+  frame[lame + 23] = padding & 0xff
+  return frame
 }
 
 test('vLLM shape: verbose_json duration a string, language a code, segments over the real length', async ({ sim }) => {
@@ -50,23 +69,23 @@ test('vLLM shape: verbose_json duration a string, language a code, segments over
 
 test('mp3, flac and ogg/opus: durations read from the files themselves', async ({ sim }) => {
   for (const [ext, make] of Object.entries(encoded)) {
-    const res = await post(sim, '/v1/audio/transcriptions', { model: 'parakeet', response_format: 'verbose_json' }, make(), `a.${ext}`)
+    const res = await post(sim, '/v1/audio/transcriptions', { model: 'parakeet', response_format: 'verbose_json' }, await make(), `a.${ext}`)
     const v = (await res.json()) as Verbose
     assert.type(v.duration, 'number')
-    // flac and opus are exact. An mp3 piped out of LAME has no Info header, so its frames are
+    // flac and opus are exact. The gateway's mp3 has no Info header, so its frames are
     // counted, encoder delay and padding included: a few 24 ms frames over.
     if (ext === 'mp3') assert.ok((v.duration as number) >= 3.7 && (v.duration as number) < 3.8, `mp3: ${v.duration}`)
     else assert.is(v.duration, 3.7, ext)
   }
 })
 
-test('a VBR mp3 with a Xing header (LAME, written to a file): exact, delay and padding taken off', async ({ sim }) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sim-mp3-'))
-  const out = path.join(dir, 'a.mp3')
-  execFileSync('lame', ['--quiet', '-V', '2', '-r', '-s', '24', '--bitwidth', '16', '--signed', '--little-endian', '-m', 'm', '-', out], { input: tone, stdio: ['pipe', 'ignore', 'ignore'] })
-  const mp3 = fs.readFileSync(out)
-  fs.rmSync(dir, { recursive: true })
-  assert.ok(mp3.includes('Info') || mp3.includes('Xing'))
+test('an mp3 with LAME\'s Info header: exact, delay and padding taken off', async ({ sim }) => {
+  const frames = await encoded.mp3!()
+  // The gateway's mp3 is constant bitrate: every 576-sample frame is 192 bytes.
+  assert.is(frames.length % 192, 0)
+  const count = frames.length / 192
+  const delay = 1105 // LAME's encoder delay plus the decoder's 529 samples
+  const mp3 = Buffer.concat([lameInfoFrame(frames.readUInt32BE(0), count, delay, count * 576 - delay - 3.7 * 24000), frames])
   const v = (await (await post(sim, '/v1/audio/transcriptions', { model: 'parakeet', response_format: 'verbose_json' }, mp3, 'a.mp3')).json()) as Verbose
   assert.is(v.duration, 3.7)
 })

@@ -164,11 +164,19 @@ test('a format the server encodes itself passes through untouched', async () => 
   assert.is((await drain(run)).toString(), 'ID3-not-really-mp3')
 })
 
-test('a missing encoder program is a 501 that names it', async () => {
-  servePcm(pcmOf(100))
-  const run = await runPlugin(speech, { encoders: { opus: '/nonexistent/opusenc' } }, { kernel, state: stateFor('sim-orpheus'), body: { input: 'Hello', response_format: 'opus' } })
-  assert.is(run.error?.status, 501)
-  assert.is(run.error?.message, 'response_format opus needs the /nonexistent/opusenc encoder, which is not installed on the gateway')
+test('mp3, opus and flac are made by the gateway from the server\'s PCM', async () => {
+  for (const [format, type, magic] of [
+    ['mp3', 'audio/mpeg', 'fff3'],
+    ['opus', 'audio/ogg; codecs=opus', Buffer.from('OggS').toString('hex')],
+    ['flac', 'audio/flac', Buffer.from('fLaC').toString('hex')],
+  ]) {
+    servePcm(pcmOf(24000))
+    const run = await runPlugin(speech, {}, { kernel, state: stateFor('sim-orpheus'), body: { input: 'Hello', response_format: format } })
+    assert.is(run.error, undefined, format)
+    assert.is(lastSent().response_format, 'pcm', format)
+    assert.is((run.reply as BytesReply).contentType, type)
+    assert.is((await drain(run)).subarray(0, 4).toString('hex').slice(0, magic!.length), magic, format)
+  }
 })
 
 test('options are validated as the loader does', async () => {
@@ -177,6 +185,13 @@ test('options are validated as the loader does', async () => {
     assert.unreachable()
   } catch (err) {
     assert.match((err as Error).message, /bad options: \/sse_chunk_bytes/)
+  }
+  // The encoder programs of earlier versions are gone: naming them is an error, not ignored.
+  try {
+    await runPlugin(speech, { encoders: { mp3: 'lame' } }, { kernel, state: stateFor('sim-orpheus'), body: { input: 'x' } })
+    assert.unreachable()
+  } catch (err) {
+    assert.match((err as Error).message, /bad options: .*encoders/)
   }
 })
 
