@@ -141,4 +141,32 @@ test('a legal but long header is served within bounds: 8 kHz 16-bit WAV of 16 Mi
   assert.is(v.segments.length, 210)
 })
 
+// --- Multipart ---------------------------------------------------------------------------------
+
+function multipartBody(boundary: string, parts: { name: string; filename?: string; data: string | Buffer }[]): Buffer {
+  const chunks: Buffer[] = []
+  for (const p of parts) {
+    const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`), Buffer.from(p.data), Buffer.from('\r\n'))
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`))
+  return Buffer.concat(chunks)
+}
+
+test('50,000 multipart fields of one name → 413 naming the limit (parsing them took 36 s of event loop)', async () => {
+  const boundary = 'hostile-boundary'
+  const fields = Array.from({ length: 50_000 }, () => ({ name: 'timestamp_granularities[]', data: 'segment' }))
+  const body = multipartBody(boundary, [{ name: 'model', data: 'sim-whisper' }, ...fields, { name: 'file', filename: 'a.wav', data: wavHeader(3200, 16000) }])
+  const answer = await besideNormal(() => timed('/v1/audio/transcriptions', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body }))
+  assert.is(answer.status, 413)
+  assert.equal(answer.body, { error: { message: 'too many form fields (at most 100)', type: 'gateway_error' } })
+})
+
+test('a malformed multipart body → 400 of the documented shape', async () => {
+  const body = Buffer.from('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nsim-whisper\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF')
+  const answer = await besideNormal(() => timed('/v1/audio/transcriptions', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body }))
+  assert.is(answer.status, 400)
+  assert.equal(answer.body, { error: { message: 'invalid multipart body: Unexpected end of form', type: 'gateway_error' } })
+})
+
 test.run()
