@@ -169,4 +169,58 @@ test('a malformed multipart body → 400 of the documented shape', async () => {
   assert.equal(answer.body, { error: { message: 'invalid multipart body: Unexpected end of form', type: 'gateway_error' } })
 })
 
+// --- Structured output -------------------------------------------------------------------------
+
+interface Completion {
+  choices: { finish_reason: string; message: { content: string | null; tool_calls?: { function: { arguments: string } }[] } }[]
+  usage: { completion_tokens: number }
+}
+
+function chat(body: Record<string, unknown>): () => Promise<Answer> {
+  const payload = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Fill in the form.' }], ...body })
+  return () => timed('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload })
+}
+
+const schemaFormat = (schema: unknown) => ({ type: 'json_schema', json_schema: { name: 'hostile', schema } })
+
+test('structured output asking for 1e9 characters or items stops at max_tokens with finish_reason "length"', async () => {
+  const schemas: [string, unknown][] = [
+    ['minLength 1e9', { type: 'string', minLength: 1e9 }],
+    ['minItems 1e9', { type: 'array', minItems: 1e9, items: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } }],
+    ['a property requiring itself', { $defs: { n: { type: 'object', properties: { next: { $ref: '#/$defs/n' } }, required: ['next'] } }, $ref: '#/$defs/n' }],
+  ]
+  for (const [what, schema] of schemas) {
+    const answer = await besideNormal(chat({ max_tokens: 50, response_format: schemaFormat(schema) }))
+    assert.is(answer.status, 200, what)
+    const c = answer.body as Completion
+    assert.is(c.choices[0]!.finish_reason, 'length', what)
+    assert.ok(c.usage.completion_tokens <= 50, `${what}: ${c.usage.completion_tokens} tokens`)
+    assert.ok(c.choices[0]!.message.content!.length <= 200, what)
+  }
+})
+
+test('without max_tokens the context window bounds it; streamed, it ends with "length" too; a tool\'s arguments as well', async () => {
+  const whole = await besideNormal(chat({ response_format: schemaFormat({ type: 'array', minItems: 1e9, items: { type: 'integer' } }) }))
+  assert.is(whole.status, 200)
+  const c = whole.body as Completion
+  assert.is(c.choices[0]!.finish_reason, 'length')
+  assert.ok(c.choices[0]!.message.content!.length <= 32768 * 4)
+
+  const streamed = await besideNormal(chat({ max_tokens: 30, stream: true, response_format: schemaFormat({ type: 'string', minLength: 1e9 }) }))
+  assert.is(streamed.status, 200)
+  const events = String(streamed.body)
+    .split('\n')
+    .filter((l) => l.startsWith('data: {'))
+    .map((l) => JSON.parse(l.slice(6)) as { choices: { finish_reason: string | null }[] })
+  assert.is(events.at(-1)!.choices[0]!.finish_reason, 'length')
+
+  const tool = { type: 'function', function: { name: 'fill', parameters: { type: 'object', properties: { text: { type: 'string', minLength: 1e9 } }, required: ['text'] } } }
+  const call = await besideNormal(chat({ max_tokens: 40, tools: [tool], tool_choice: 'required' }))
+  assert.is(call.status, 200)
+  const t = call.body as Completion
+  assert.is(t.choices[0]!.finish_reason, 'length')
+  assert.ok(t.usage.completion_tokens <= 40, `${t.usage.completion_tokens} tokens`)
+  assert.ok(t.choices[0]!.message.tool_calls![0]!.function.arguments.length <= 40 * 4)
+})
+
 test.run()
