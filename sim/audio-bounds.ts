@@ -23,9 +23,10 @@ export const maxAudioSeconds = 48 * 3600
  * The fewest bits a second of each format can take. WAV is PCM, so at least 8 kHz × 8 bits.
  * FLAC: a frame of 65,535 constant samples at 8 kHz fits in about 11 bytes (~11 bit/s). Ogg:
  * a Vorbis packet of 8,192 samples at 8 kHz in about 2 bytes (~16 bit/s); Opus needs more. MP3:
- * every frame is at least 8 kbit/s (the lowest bitrate index of MPEG-2.5).
+ * every frame is at least 8 kbit/s (the lowest bitrate index of MPEG-2 and 2.5), less a little
+ * for frame lengths rounded down to whole bytes (26 bytes for 26.1 ms at 22.05 kHz).
  */
-const floorBitsPerSecond: Record<AudioFormat, number> = { wav: 64_000, flac: 10, ogg: 10, mp3: 8_000 }
+const floorBitsPerSecond: Record<AudioFormat, number> = { wav: 64_000, flac: 10, ogg: 10, mp3: 7_500 }
 
 /** Throws the 400 of a header whose sample rate no recorder writes. */
 export function checkSampleRate(rate: number): void {
