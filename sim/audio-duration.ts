@@ -2,9 +2,11 @@
  * How long an uploaded recording is, from its own bytes: WAV from its header and data size,
  * FLAC from STREAMINFO's sample count, Ogg (Opus or Vorbis) from the last page's granule
  * position, MP3 by walking its frames. A transcription server's segments and durations come
- * from this, so they follow the audio actually sent.
+ * from this, so they follow the audio actually sent; a header no recording could have is refused
+ * (audio-bounds.ts).
  */
 import { SimError } from './api-error.js'
+import { checkSampleRate, mostSecondsIn, plausibleSeconds } from './audio-bounds.js'
 import { readWav } from './wav.js'
 
 export interface AudioInfo {
@@ -13,10 +15,16 @@ export interface AudioInfo {
 }
 
 export function audioInfo(file: Buffer): AudioInfo {
+  const info = readLength(file)
+  return { format: info.format, seconds: plausibleSeconds(info.format, info.seconds, file.length) }
+}
+
+function readLength(file: Buffer): AudioInfo {
   const wav = readWav(file)
   if (wav) {
     const bytesPerSecond = (wav.sampleRate * wav.channels * wav.bitsPerSample) / 8
     if (bytesPerSecond <= 0) throw invalid()
+    checkSampleRate(wav.sampleRate)
     return { format: 'wav', seconds: wav.dataBytes / bytesPerSecond }
   }
   const magic = file.toString('latin1', 0, 4)
@@ -40,6 +48,7 @@ function flacSeconds(file: Buffer): number {
   const bits = (((file[b + 12]! & 0x01) << 4) | (file[b + 13]! >> 4)) + 1
   const total = (file[b + 13]! & 0x0f) * 2 ** 32 + file.readUInt32BE(b + 14)
   if (sampleRate === 0) throw invalid()
+  checkSampleRate(sampleRate)
   if (total > 0) return total / sampleRate
   // Unknown length (encoded to a pipe): estimate from the size at FLAC's usual ~60% ratio.
   return file.length / ((sampleRate * channels * bits) / 8) / 0.6
@@ -57,6 +66,7 @@ function oggSeconds(file: Buffer): number {
     const vorbis = file.indexOf('\x01vorbis', 0, 'latin1')
     if (vorbis === -1 || vorbis > 200) throw invalid()
     rate = file.readUInt32LE(vorbis + 12)
+    checkSampleRate(rate)
   }
   const last = file.lastIndexOf('OggS')
   if (last === -1 || last + 14 > file.length) throw invalid()
@@ -99,7 +109,8 @@ function mp3Seconds(file: Buffer): number | undefined {
     const length = Math.floor(((samples / 8) * kbps * 1000) / rate) + padding
     if (frames === 0) {
       const exact = xingSeconds(file.subarray(at, at + length), samples, rate)
-      if (exact !== undefined) return exact
+      // A frame count the bytes cannot hold (a truncated file, or a lie) is ignored: the frames are walked.
+      if (exact !== undefined && exact <= mostSecondsIn('mp3', file.length)) return exact
     }
     seconds += samples / rate
     frames++

@@ -11,7 +11,7 @@ import { reasoningTokenCount, thinkingEnabled } from './reasoning.js'
 import type { SimModelConfig } from './schema.js'
 import { hashString, SeededRandom } from './seeded-random.js'
 import { answerWords, responseLength, shortPhrase, thinkingWords } from './text-generation.js'
-import { splitFixed, splitWords } from './tokens.js'
+import { charsPerToken, splitFixed, splitWords } from './tokens.js'
 import { chooseTool, planToolCall, toolResultQuote, type PlannedToolCall } from './tools.js'
 import { planVerdictAnswer } from './verdict-answers.js'
 
@@ -73,26 +73,31 @@ export function planChatChoice(input: ChatPlanInput): ChoicePlan {
   const tool = chooseTool(request)
   if (tool) {
     plan.content = null
-    plan.toolCall = planToolCall(tool.tool, tool.finishReason, random)
+    // The name is one token; the arguments get what is left of the limit.
+    plan.toolCall = planToolCall(tool.tool, tool.finishReason, random, Math.max(0, remaining - 1) * charsPerToken)
     plan.toolCallPieces = [plan.toolCall.name, ...splitFixed(plan.toolCall.arguments)]
-    return finish(plan, tool.finishReason, request, random)
+    return finish(plan, plan.toolCall.finishReason, request, random)
   }
-  const { pieces, natural } = contentPieces(request, random, remaining)
+  const { pieces, natural, cut } = contentPieces(request, random, remaining)
   plan.content = pieces.slice(0, remaining)
-  const truncated = pieces.length > remaining || (!natural && plan.content.length === remaining && request.maxTokens !== undefined)
+  const truncated = cut || pieces.length > remaining || (!natural && plan.content.length === remaining && request.maxTokens !== undefined)
   return finish(plan, truncated ? 'length' : 'stop', request, random)
 }
 
 /**
  * The answer's tokens. `natural` is true when the text has its own end (JSON, a choice), so
  * reaching the limit exactly is still a normal stop; drawn text that fills max_tokens is `length`,
- * as in llm-d.
+ * as in llm-d. `cut` is true when generation itself stopped at the limit (a schema asking for
+ * more than it allows).
  */
-function contentPieces(request: ChatRequest, random: SeededRandom, remaining: number): { pieces: string[]; natural: boolean } {
+function contentPieces(request: ChatRequest, random: SeededRandom, remaining: number): { pieces: string[]; natural: boolean; cut?: boolean } {
   const format = request.responseFormat
   switch (format.kind) {
-    case 'json_schema':
-      return { pieces: splitFixed(JSON.stringify(jsonFromSchema(format.schema, random))), natural: true }
+    case 'json_schema': {
+      // Generated only up to what the limit allows: a schema may ask for gigabytes.
+      const json = jsonFromSchema(format.schema, random, remaining * charsPerToken)
+      return { pieces: splitFixed(json.text), natural: true, cut: !json.complete }
+    }
     case 'json_object':
       return { pieces: splitFixed(JSON.stringify({ answer: shortPhrase(random, 6) })), natural: true }
     case 'choice':

@@ -1,75 +1,229 @@
 /**
- * A JSON value that satisfies a JSON Schema, for tool-call arguments and `json_schema`
- * replies. It covers what tool and response schemas use in practice: types, required and
- * optional properties, enum and const, string and number bounds, arrays with minItems,
- * nesting, local `$ref`, and the first branch of anyOf/oneOf. `pattern` is not honoured.
+ * JSON text that satisfies a JSON Schema, for tool-call arguments and `json_schema` replies. It
+ * covers what tool and response schemas use in practice: types, required and optional
+ * properties, enum and const, string and number bounds, arrays with minItems, nesting, local
+ * `$ref`, and the first branch of anyOf/oneOf. `pattern` is not honoured.
+ *
+ * The text is written within a budget of characters, as a server's guided decoding stops at
+ * max_tokens: a schema may ask for more than any reply can hold (`minLength: 1e9`, `minItems:
+ * 1e9`, a property that requires itself), and the simulator runs in the gateway's process, so
+ * generation stops at the budget and reports the text incomplete (finish_reason `length`), never
+ * holding more than the budget. Every value written takes at least one character, so the work
+ * too is bounded by the budget; what is derived from a schema node (its resolved `$ref`, merged
+ * branches, property names) is derived once per node, however many array items repeat it.
  */
 import { isObject, type JsonObject } from './body-fields.js'
 import type { SeededRandom } from './seeded-random.js'
 import { shortPhrase } from './text-generation.js'
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+export interface GeneratedJson {
+  text: string
+  /** False when the budget (or the nesting limit) cut the value short: the text is not valid JSON. */
+  complete: boolean
+}
 
-/** Recursive schemas stop here and take their smallest valid value. */
+/** The most characters ever generated for one value, whatever the token budget allows (4 MiB). */
+export const maxJsonChars = 4 * 1024 * 1024
+
+/** Past this depth of objects and arrays only what is required is generated, so recursive schemas end. */
 const maxDepth = 8
+/**
+ * Values nested deeper than this (counting `$ref`, anyOf and allOf hops) stop generation as the
+ * budget does. Only a schema that requires itself, which no finite value satisfies, gets here.
+ */
+const maxNesting = 128
 
-export function jsonFromSchema(schema: unknown, random: SeededRandom): JsonValue {
-  return generate(schema, { root: schema, random, depth: 0 })
-}
-
-interface Walk {
-  root: unknown
-  random: SeededRandom
-  depth: number
-}
-
-function generate(schema: unknown, walk: Walk): JsonValue {
-  if (schema === true || !isObject(schema)) return shortPhrase(walk.random, 2)
-  const resolved = resolveRef(schema, walk.root)
-  if ('const' in resolved) return toJson(resolved.const)
-  if (Array.isArray(resolved.enum) && resolved.enum.length > 0) return toJson(resolved.enum[0])
-  const branches = resolved.anyOf ?? resolved.oneOf
-  if (Array.isArray(branches) && branches.length > 0) return generate(mergeSiblings(resolved, branches[0]), walk)
-  if (Array.isArray(resolved.allOf)) return generate(mergeAll(resolved, resolved.allOf), walk)
-  const next: Walk = { ...walk, depth: walk.depth + 1 }
-  switch (pickType(resolved)) {
-    case 'object':
-      return generateObject(resolved, next)
-    case 'array':
-      return generateArray(resolved, next)
-    case 'string':
-      return generateString(resolved, walk.random)
-    case 'integer':
-      return generateNumber(resolved, walk.random, true)
-    case 'number':
-      return generateNumber(resolved, walk.random, false)
-    case 'boolean':
-      return walk.random.next() < 0.5
-    case 'null':
-      return null
-    default:
-      return shortPhrase(walk.random, 2)
+export function jsonFromSchema(schema: unknown, random: SeededRandom, maxChars: number): GeneratedJson {
+  const out = new BoundedText(Math.max(0, Math.min(maxChars, maxJsonChars)))
+  try {
+    new SchemaWriter(schema, random, out).value(schema, 0, 0)
+    return { text: out.text(), complete: true }
+  } catch (err) {
+    if (err instanceof BudgetReached) return { text: out.text(), complete: false }
+    throw err
   }
 }
 
-function resolveRef(schema: JsonObject, root: unknown): JsonObject {
-  let current = schema
-  // A few hops at most: refs to refs exist, cycles of bare refs do not in sane schemas.
-  for (let hops = 0; hops < 8 && typeof current.$ref === 'string'; hops++) {
-    const target = lookupPointer(root, current.$ref)
-    if (!isObject(target)) break
-    const { $ref: _ref, ...rest } = current
-    current = { ...target, ...rest }
+/** Thrown to unwind the recursion once the budget is spent. */
+class BudgetReached extends Error {}
+
+class BoundedText {
+  private readonly parts: string[] = []
+  private length = 0
+
+  constructor(private readonly max: number) {}
+
+  write(s: string): void {
+    if (this.length + s.length > this.max) {
+      this.parts.push(s.slice(0, this.max - this.length))
+      this.length = this.max
+      throw new BudgetReached('json budget reached')
+    }
+    this.parts.push(s)
+    this.length += s.length
   }
-  return current
+
+  text(): string {
+    return this.parts.join('')
+  }
+}
+
+class SchemaWriter {
+  private readonly resolvedNodes = new WeakMap<JsonObject, JsonObject>()
+  private readonly mergedNodes = new WeakMap<JsonObject, JsonObject>()
+  private readonly literals = new WeakMap<JsonObject, string | undefined>()
+  private readonly types = new WeakMap<JsonObject, string | undefined>()
+  private readonly names = new WeakMap<JsonObject, { all: string[]; required: string[] }>()
+
+  constructor(
+    private readonly root: unknown,
+    private readonly random: SeededRandom,
+    private readonly out: BoundedText,
+  ) {}
+
+  value(schema: unknown, depth: number, nesting: number): void {
+    if (nesting > maxNesting) throw new BudgetReached('json nesting limit reached')
+    if (schema === true || !isObject(schema)) return this.out.write(JSON.stringify(shortPhrase(this.random, 2)))
+    const resolved = this.resolve(schema)
+    const literal = this.literal(resolved)
+    if (literal !== undefined) return this.out.write(literal)
+    const branches = resolved.anyOf ?? resolved.oneOf
+    if ((Array.isArray(branches) && branches.length > 0) || Array.isArray(resolved.allOf)) {
+      return this.value(this.merged(resolved), depth, nesting + 1)
+    }
+    switch (this.typeOf(resolved)) {
+      case 'object':
+        return this.object(resolved, depth + 1, nesting + 1)
+      case 'array':
+        return this.array(resolved, depth + 1, nesting + 1)
+      case 'string':
+        return this.string(resolved)
+      case 'integer':
+        return this.out.write(JSON.stringify(generateNumber(resolved, this.random, true)))
+      case 'number':
+        return this.out.write(JSON.stringify(generateNumber(resolved, this.random, false)))
+      case 'boolean':
+        return this.out.write(this.random.next() < 0.5 ? 'true' : 'false')
+      case 'null':
+        return this.out.write('null')
+      default:
+        return this.out.write(JSON.stringify(shortPhrase(this.random, 2)))
+    }
+  }
+
+  private object(schema: JsonObject, depth: number, nesting: number): void {
+    const properties = isObject(schema.properties) ? schema.properties : {}
+    const names = this.propertyNames(schema, properties)
+    // Past the depth limit only what is required, so recursive schemas still terminate.
+    const chosen = depth > maxDepth ? names.required : names.all
+    this.out.write('{')
+    for (let i = 0; i < chosen.length; i++) {
+      const name = chosen[i]!
+      this.out.write(`${i > 0 ? ',' : ''}${JSON.stringify(name)}:`)
+      this.value(Object.hasOwn(properties, name) ? properties[name] : {}, depth, nesting)
+    }
+    this.out.write('}')
+  }
+
+  private array(schema: JsonObject, depth: number, nesting: number): void {
+    const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0
+    const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity
+    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : []
+    const wanted = depth > maxDepth ? minItems : Math.max(minItems, prefix.length, 1)
+    const count = Math.min(wanted, maxItems)
+    this.out.write('[')
+    // Each item writes at least one character, so `minItems: 1e9` ends at the budget.
+    for (let i = 0; i < count; i++) {
+      if (i > 0) this.out.write(',')
+      this.value(prefix[i] ?? schema.items ?? {}, depth, nesting)
+    }
+    this.out.write(']')
+  }
+
+  private string(schema: JsonObject): void {
+    const byFormat = stringForFormat(schema.format, this.random)
+    if (byFormat !== undefined) return this.out.write(JSON.stringify(byFormat))
+    const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0
+    const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
+    // Phrases are strung together until minLength, each cut to fit the longest allowed; phrases are
+    // ASCII without quotes or escapes, so their characters are the JSON's and the schema's.
+    const cap = Math.max(minLength, maxLength)
+    this.out.write('"')
+    let written = 0
+    let piece = shortPhrase(this.random, 3)
+    for (;;) {
+      const take = piece.length <= cap - written ? piece : piece.slice(0, cap - written)
+      this.out.write(take)
+      written += take.length
+      if (written >= minLength || written >= cap) break
+      piece = ` ${shortPhrase(this.random, 3)}`
+    }
+    this.out.write('"')
+  }
+
+  private resolve(schema: JsonObject): JsonObject {
+    let resolved = this.resolvedNodes.get(schema)
+    if (resolved) return resolved
+    resolved = schema
+    // A few hops at most: refs to refs exist, cycles of bare refs do not in sane schemas.
+    for (let hops = 0; hops < 8 && typeof resolved.$ref === 'string'; hops++) {
+      const target = lookupPointer(this.root, resolved.$ref)
+      if (!isObject(target)) break
+      const { $ref: _ref, ...rest } = resolved
+      resolved = { ...target, ...rest }
+    }
+    this.resolvedNodes.set(schema, resolved)
+    return resolved
+  }
+
+  /** The first branch of anyOf/oneOf, or all of allOf, merged with the keywords beside them. */
+  private merged(schema: JsonObject): JsonObject {
+    let merged = this.mergedNodes.get(schema)
+    if (merged) return merged
+    const branches = schema.anyOf ?? schema.oneOf
+    merged = Array.isArray(branches) && branches.length > 0 ? mergeSiblings(schema, branches[0]) : mergeAll(schema, schema.allOf as unknown[])
+    this.mergedNodes.set(schema, merged)
+    return merged
+  }
+
+  /** The text of `const` or the first `enum` value, when the node has one. */
+  private literal(schema: JsonObject): string | undefined {
+    if (this.literals.has(schema)) return this.literals.get(schema)
+    let literal: string | undefined
+    if ('const' in schema) literal = JSON.stringify(schema.const) ?? 'null'
+    else if (Array.isArray(schema.enum) && schema.enum.length > 0) literal = JSON.stringify(schema.enum[0]) ?? 'null'
+    this.literals.set(schema, literal)
+    return literal
+  }
+
+  private typeOf(schema: JsonObject): string | undefined {
+    if (this.types.has(schema)) return this.types.get(schema)
+    const type = pickType(schema)
+    this.types.set(schema, type)
+    return type
+  }
+
+  private propertyNames(schema: JsonObject, properties: JsonObject): { all: string[]; required: string[] } {
+    let names = this.names.get(schema)
+    if (names) return names
+    const required = [...new Set(stringList(schema.required))]
+    names = { all: [...new Set([...required, ...Object.keys(properties)])], required }
+    this.names.set(schema, names)
+    return names
+  }
 }
 
 function lookupPointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#')) return undefined
   let node: unknown = root
   for (const raw of ref.slice(1).split('/').filter(Boolean)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~')
-    node = isObject(node) ? node[key] : undefined
+    let key: string
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~')
+    } catch {
+      return undefined // a malformed escape points nowhere
+    }
+    node = isObject(node) && Object.hasOwn(node, key) ? node[key] : undefined
   }
   return node
 }
@@ -80,18 +234,18 @@ function mergeSiblings(parent: JsonObject, branch: unknown): JsonObject {
   return isObject(branch) ? { ...rest, ...branch } : rest
 }
 
+/**
+ * One pass over the parts, each read once, so a long allOf costs its length. Entries are gathered
+ * and defined, never assigned, so a key named `__proto__` stays a key.
+ */
 function mergeAll(parent: JsonObject, parts: unknown[]): JsonObject {
-  const { allOf: _all, ...merged } = parent
-  const properties: JsonObject = isObject(merged.properties) ? { ...merged.properties } : {}
-  const required = new Set<string>(stringList(merged.required))
-  let result: JsonObject = merged
-  for (const part of parts) {
-    if (!isObject(part)) continue
-    result = { ...result, ...part }
-    if (isObject(part.properties)) Object.assign(properties, part.properties)
-    for (const name of stringList(part.required)) required.add(name)
-  }
-  return { ...result, properties, required: [...required] }
+  const { allOf: _all, ...rest } = parent
+  const objects = parts.filter(isObject)
+  const properties = Object.fromEntries([...objects.flatMap((p) => (isObject(p.properties) ? Object.entries(p.properties) : []))]) as JsonObject
+  const required = new Set<string>(stringList(rest.required))
+  for (const part of objects) for (const name of stringList(part.required)) required.add(name)
+  const merged = Object.fromEntries([...Object.entries(rest), ...objects.flatMap((p) => Object.entries(p))]) as JsonObject
+  return { ...merged, properties: { ...(isObject(rest.properties) ? rest.properties : {}), ...properties }, required: [...required] }
 }
 
 function pickType(schema: JsonObject): string | undefined {
@@ -106,37 +260,6 @@ function pickType(schema: JsonObject): string | undefined {
   if (schema.items !== undefined || schema.prefixItems !== undefined) return 'array'
   if (schema.minimum !== undefined || schema.maximum !== undefined) return 'number'
   return undefined
-}
-
-function generateObject(schema: JsonObject, walk: Walk): JsonValue {
-  const out: { [key: string]: JsonValue } = {}
-  const properties = isObject(schema.properties) ? schema.properties : {}
-  const required = stringList(schema.required)
-  // Past the depth limit only what is required, so recursive schemas still terminate.
-  const names = walk.depth > maxDepth ? required : [...new Set([...required, ...Object.keys(properties)])]
-  for (const name of names) out[name] = generate(properties[name] ?? {}, walk)
-  return out
-}
-
-function generateArray(schema: JsonObject, walk: Walk): JsonValue {
-  const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0
-  const maxItems = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity
-  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : []
-  const wanted = walk.depth > maxDepth ? minItems : Math.max(minItems, prefix.length, 1)
-  const count = Math.min(wanted, maxItems)
-  const items: JsonValue[] = []
-  for (let i = 0; i < count; i++) items.push(generate(prefix[i] ?? schema.items ?? {}, walk))
-  return items
-}
-
-function generateString(schema: JsonObject, random: SeededRandom): string {
-  const byFormat = stringForFormat(schema.format, random)
-  if (byFormat !== undefined) return byFormat
-  const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0
-  const maxLength = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity
-  let text = shortPhrase(random, 3)
-  while (text.length < minLength) text += ` ${shortPhrase(random, 3)}`
-  return Array.from(text).slice(0, Math.max(minLength, Math.min(maxLength, text.length))).join('')
 }
 
 function stringForFormat(format: unknown, random: SeededRandom): string | undefined {
@@ -188,9 +311,4 @@ function numberOr(value: unknown, fallback: number): number {
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []
-}
-
-function toJson(value: unknown): JsonValue {
-  if (value === undefined) return null
-  return JSON.parse(JSON.stringify(value)) as JsonValue
 }

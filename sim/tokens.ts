@@ -125,8 +125,11 @@ export function splitWords(text: string): string[] {
   return pieces
 }
 
+/** Characters in one output token of structured text (JSON): what a character budget is reckoned in. */
+export const charsPerToken = bytesPerToken
+
 /** Cuts structured text (JSON) into four-character output tokens, like the prompt rule. */
-export function splitFixed(text: string, size = bytesPerToken): string[] {
+export function splitFixed(text: string, size = charsPerToken): string[] {
   const pieces: string[] = []
   const chars = Array.from(text)
   for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''))

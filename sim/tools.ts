@@ -6,7 +6,7 @@
  */
 import type { ChatRequest, ToolDefinition } from './chat-request.js'
 import { isObject } from './body-fields.js'
-import { jsonFromSchema, type JsonValue } from './json-from-schema.js'
+import { jsonFromSchema, type GeneratedJson } from './json-from-schema.js'
 import type { SeededRandom } from './seeded-random.js'
 
 export interface PlannedToolCall {
@@ -14,8 +14,11 @@ export interface PlannedToolCall {
   name: string
   /** The arguments as the JSON string OpenAI sends. */
   arguments: string
-  /** vLLM: a named tool choice finishes with `stop`, auto and required with `tool_calls`. */
-  finishReason: 'tool_calls' | 'stop'
+  /**
+   * vLLM: a named tool choice finishes with `stop`, auto and required with `tool_calls`; arguments
+   * cut short by the output limit with `length`.
+   */
+  finishReason: 'tool_calls' | 'stop' | 'length'
 }
 
 const mentionsTools = /\btools?\b/i
@@ -42,20 +45,18 @@ function firstTool(tools: readonly ToolDefinition[]): ToolDefinition {
   return tool
 }
 
-export function planToolCall(tool: ToolDefinition, finishReason: 'tool_calls' | 'stop', random: SeededRandom): PlannedToolCall {
-  return {
-    id: `call_${random.hex(24)}`,
-    name: tool.name,
-    arguments: JSON.stringify(toolArguments(tool.parameters, random)),
-    finishReason,
-  }
+/** A call whose arguments take at most `maxChars` characters (what the output limit leaves). */
+export function planToolCall(tool: ToolDefinition, finishReason: 'tool_calls' | 'stop', random: SeededRandom, maxChars: number): PlannedToolCall {
+  const id = `call_${random.hex(24)}`
+  const args = toolArguments(tool.parameters, random, maxChars)
+  return { id, name: tool.name, arguments: args.text, finishReason: args.complete ? finishReason : 'length' }
 }
 
 /** Arguments are always an object, even for a tool declared without parameters. */
-function toolArguments(parameters: unknown, random: SeededRandom): JsonValue {
+function toolArguments(parameters: unknown, random: SeededRandom, maxChars: number): GeneratedJson {
   const schema = isObject(parameters) && parameters.type === undefined ? { type: 'object', ...parameters } : parameters
-  const value = jsonFromSchema(schema, random)
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}
+  const json = jsonFromSchema(schema, random, maxChars)
+  return json.text.startsWith('{') ? json : { text: '{}', complete: true }
 }
 
 /** The text of a tool result the answer quotes, so a client sees its round trip came back. */

@@ -26,11 +26,18 @@ const sentences = [
 ]
 
 /**
+ * At most this many segments, whatever the duration and `segment_seconds`: past it segments grow
+ * longer instead, so a transcript's size is bounded (48 hours at the default 5 s is 34,560).
+ */
+export const maxSegments = 50_000
+
+/**
  * Segments of `segmentSeconds` over `duration`. With a prompt, the first segment starts with the
  * prompt's last word, as Whisper continues the style of its prompt: a client can see it arrived.
  */
-export function transcriptSegments(duration: number, segmentSeconds: number, task: 'transcribe' | 'translate', prompt: string | undefined): SimSegment[] {
-  const count = Math.max(1, Math.ceil(duration / segmentSeconds - 1e-9))
+export function transcriptSegments(duration: number, wantedSeconds: number, task: 'transcribe' | 'translate', prompt: string | undefined): SimSegment[] {
+  const segmentSeconds = Math.max(wantedSeconds, duration / maxSegments)
+  const count = Math.min(maxSegments, Math.max(1, Math.ceil(duration / segmentSeconds - 1e-9)))
   const lead = prompt?.trim().split(/\s+/).at(-1)
   const segments: SimSegment[] = []
   for (let i = 0; i < count; i++) {

@@ -27,8 +27,8 @@ function quoted(formats: readonly string[]): string {
 }
 
 export function transcriptionHandler(task: TranscriptionTask) {
-  return (sim: SimContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, arrival: number): void | Promise<void> => {
-    const form = parseForm(req.headers['content-type'], raw)
+  return async (sim: SimContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, arrival: number): Promise<void> => {
+    const form = await parseForm(req.headers['content-type'], raw)
     const field = (name: string) => form.fields.get(name)?.at(-1)
     const modelName = field('model')
     if (!modelName) throw new SimError(400, 'model: Field required', 'model')
@@ -67,24 +67,22 @@ export function transcriptionHandler(task: TranscriptionTask) {
       engine.endRun(ticket, { finishedReason: 'stop', completionTokens: outputTokens, ttftSeconds: e2e, e2eSeconds: e2e })
       return
     }
-    return (async () => {
-      const life = sim.active.open(res)
-      try {
-        if (admission.kind === 'waiting') {
-          const leave = () => admission.cancel()
-          life.signal.addEventListener('abort', leave, { once: true })
-          const started = await admission.turn
-          life.signal.removeEventListener('abort', leave)
-          if (!started) return
-        }
-        const ticket = engine.startRun(prompt, outputTokens, (performance.now() - arrival) / 1000)
-        const done = await sleep(workMs, life.signal)
-        if (done) send()
-        const e2e = (performance.now() - arrival) / 1000
-        engine.endRun(ticket, { finishedReason: done ? 'stop' : 'abort', completionTokens: done ? outputTokens : 0, ttftSeconds: done ? e2e : undefined, e2eSeconds: e2e })
-      } finally {
-        life.close()
+    const life = sim.active.open(res)
+    try {
+      if (admission.kind === 'waiting') {
+        const leave = () => admission.cancel()
+        life.signal.addEventListener('abort', leave, { once: true })
+        const started = await admission.turn
+        life.signal.removeEventListener('abort', leave)
+        if (!started) return
       }
-    })()
+      const ticket = engine.startRun(prompt, outputTokens, (performance.now() - arrival) / 1000)
+      const done = await sleep(workMs, life.signal)
+      if (done) send()
+      const e2e = (performance.now() - arrival) / 1000
+      engine.endRun(ticket, { finishedReason: done ? 'stop' : 'abort', completionTokens: done ? outputTokens : 0, ttftSeconds: done ? e2e : undefined, e2eSeconds: e2e })
+    } finally {
+      life.close()
+    }
   }
 }

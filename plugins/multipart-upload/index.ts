@@ -2,13 +2,14 @@
  * multipart-upload: reads a multipart/form-data body (routes declared `body: raw`) within a
  * hard limit, refused with 413 past it without buffering the excess. The text fields become
  * the request body, so the steps after it (`model` …) read `model` as from JSON; the file goes
- * to `ex.state.upload`.
+ * to `ex.state.upload`. Fields, files, parts and sizes are counted against the route's limits as
+ * the form is parsed: past one the answer is 413 with the limit named.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { tooLarge } from '../../kernel/body.js'
 import { configSchema } from './schema.js'
-import { boundaryOf, MultipartError, parseMultipart } from './multipart-parser.js'
+import { FormLimitError, isFormData, MultipartError, parseForm, type ParsedForm } from './multipart-parser.js'
 
 export interface UploadedFile {
   /** The name the client gave the file (may be absent). */
@@ -39,33 +40,41 @@ export default definePlugin({
     const fileField = config.file_field ?? 'file'
     const maxFile = config.max_file_bytes ?? 67108864
     const limit = maxFile + (config.form_allowance_bytes ?? 1048576)
+    const limits = {
+      fields: config.max_fields ?? 100,
+      fieldBytes: config.max_field_bytes ?? 65536,
+      files: config.max_files ?? 4,
+      fileBytes: maxFile,
+      parts: config.max_parts ?? 128,
+    }
     return {
       async request(ex, next) {
         if (!ex.incoming) throw new GatewayError(500, 'internal error', { cause: new Error('multipart-upload needs a route declared `body: raw`') })
-        const boundary = boundaryOf(ex.incoming.contentType)
-        if (!boundary) throw bad(`the request must be multipart/form-data with a ${fileField} field`)
+        const contentType = ex.incoming.contentType
+        if (!contentType || !isFormData(contentType)) throw bad(`the request must be multipart/form-data with a ${fileField} field`)
         // Past the limit this throws 413 and lets the rest drain unread.
         const body = await ex.incoming.read(limit)
-        let parts
+        let form: ParsedForm
         try {
-          parts = parseMultipart(body, boundary)
+          form = await parseForm(body, contentType, fileField, limits)
         } catch (err) {
-          throw bad(`invalid multipart body: ${(err as MultipartError).message}`)
+          if (err instanceof FormLimitError) throw err.limit === 'fileBytes' ? tooLarge() : new GatewayError(413, err.message, { code: 'body_too_large' })
+          if (err instanceof MultipartError) throw bad(`invalid multipart body: ${err.message}`)
+          throw err
         }
-        const fields: Record<string, string | string[]> = {}
-        let file: UploadedFile | undefined
-        for (const part of parts) {
-          if (part.name === fileField) {
-            file = { filename: part.filename, contentType: part.contentType, data: part.data }
-            continue
-          }
-          if (part.filename !== undefined) continue // other files are not read
-          const value = part.data.toString('utf8')
-          const prior = fields[part.name]
-          fields[part.name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value]
+        const byName = new Map<string, string | string[]>()
+        for (const [name, value] of form.fields) {
+          const prior = byName.get(name)
+          if (prior === undefined) byName.set(name, value)
+          else if (Array.isArray(prior)) prior.push(value)
+          else byName.set(name, [prior, value])
         }
+        // fromEntries defines own properties, so a field named `__proto__` stays a field.
+        const fields: Record<string, string | string[]> = Object.fromEntries(byName)
+        // The last file of the name wins, as the last value of a repeated field does.
+        const part = form.files.at(-1)
+        const file: UploadedFile | undefined = part && { filename: part.filename, contentType: part.contentType, data: part.data }
         if (!file) throw bad(`${fileField} is required`)
-        if (file.data.length > maxFile) throw tooLarge()
         if (file.data.length === 0) throw bad(`${fileField} is empty`)
         ex.body = fields
         ex.state.upload = { file, fields }

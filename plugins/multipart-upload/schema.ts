@@ -12,6 +12,10 @@ export const configSchema = {
       default: 1048576,
       description: 'Room for the other fields and the part headers: the body is read up to max_file_bytes plus this, and refused beyond it without reading the rest.',
     },
+    max_fields: { type: 'integer', minimum: 0, default: 100, description: 'Text fields in the form at most (a repeated name counts each time); more → 413.' },
+    max_field_bytes: { type: 'integer', minimum: 0, default: 65536, description: 'Bytes of one text field\'s value at most (64 KiB); longer → 413.' },
+    max_files: { type: 'integer', minimum: 1, default: 4, description: 'File parts at most, of any name (only file_field is read; others are skipped); more → 413.' },
+    max_parts: { type: 'integer', minimum: 1, default: 128, description: 'Parts of any kind at most; more → 413.' },
   },
 } as const
 
