@@ -98,6 +98,11 @@ export class Usage {
     return this.report_ !== undefined
   }
 
+  /** Output tokens (all choices) the request may produce: its own limit, or the budget's. */
+  outputCap(): number {
+    return Math.min(this.demand().outputTokens ?? Infinity, this.outputLimit ?? Infinity)
+  }
+
   /**
    * The one rule. A report counts as reported, except that output beyond what the request was
    * allowed is not charged (the gateway reserved no more). Without a report, a request that
@@ -107,7 +112,7 @@ export class Usage {
   used(): Used {
     if (!this.reached) return NOTHING
     const demand = this.demand()
-    const cap = Math.min(demand.outputTokens ?? Infinity, this.outputLimit ?? Infinity)
+    const cap = this.outputCap()
     const r = this.report_
     if (r) {
       return {

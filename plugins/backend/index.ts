@@ -113,13 +113,24 @@ function relayEvent(data: string, usage: Exchange['usage'], clientWantsUsage: bo
 }
 
 /**
+ * The end the gateway writes when a server streams past the request's output limit (its
+ * `max_tokens`, or what a budget afforded): what a server that kept to it would have sent.
+ */
+function lengthEnd(usage: Exchange['usage']): StreamItem {
+  return { object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: usage.upstreamModel ?? usage.model ?? '', choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }
+}
+
+/**
  * The upstream stream as client events. One async step per upstream read, not per event: the
- * parser hands back every event a read completes.
+ * parser hands back every event a read completes. A server that streams more pieces than the
+ * request may produce is cut there: the client gets a `length` end, and nothing past the limit
+ * is relayed or charged.
  */
 async function* relay(ex: Exchange, res: UpstreamResponse, clientWantsUsage: boolean, kernel: Kernel): AsyncGenerator<StreamItem> {
   const usage = ex.usage
   const body = res.body
   const parser = new SseParser()
+  const cap = usage.outputCap()
   let completed = false
   try {
     // Read on to the body's end after [DONE] rather than break: breaking would destroy the
@@ -129,7 +140,12 @@ async function* relay(ex: Exchange, res: UpstreamResponse, clientWantsUsage: boo
         if (completed) continue
         const event = relayEvent(data, usage, clientWantsUsage, kernel)
         if (event === 'done') completed = true
-        else if (event !== null) yield event
+        else if (usage.streamed > cap) {
+          completed = true
+          body.destroy()
+          yield lengthEnd(usage)
+          return
+        } else if (event !== null) yield event
       }
     }
     const last = parser.end()

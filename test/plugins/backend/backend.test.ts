@@ -123,6 +123,18 @@ test('with include_usage the usage chunk reaches the client last', async () => {
   assert.not.ok('usage' in run.events![0]!, "vLLM's shape: only the last chunk carries usage")
 })
 
+test('a server that streams past max_tokens is cut there: a length end, nothing past the limit relayed or charged', async () => {
+  const pieces = Array.from({ length: 50 }, (_, i) => chunk({ content: `w${i} ` }))
+  upstream.handle((_req, _b, res) => sse(res, [chunk({ role: 'assistant', content: '' }), ...pieces, { id: 's', choices: [], usage: { prompt_tokens: 3, completion_tokens: 50, total_tokens: 53 } }, '[DONE]']))
+  const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, max_tokens: 10, messages: [{ role: 'user', content: 'x' }] } })
+  assert.is(run.error, undefined)
+  const contents = run.events!.map((e) => (e.choices as { delta: { content?: string } }[])[0]?.delta.content).filter((c) => c)
+  assert.is(contents.length, 10)
+  assert.is((run.events!.at(-1)!.choices as { finish_reason: string }[])[0]!.finish_reason, 'length')
+  assert.is(run.ex.usage.used().outputTokens, 10)
+  assert.is(run.outcome?.kind, 'done')
+})
+
 test('a stream cut before [DONE] fails with 502', async () => {
   upstream.handle((_req, _b, res) => sse(res, [chunk({ content: 'Hi' }), chunk({ content: ' there' })], false))
   const run = await runPlugin(backend, {}, { kernel, state: state(), body: { stream: true, messages: [] } })
