@@ -6,6 +6,7 @@ import type { GatewayError } from './errors.js'
 import type { ErrorsSetting } from '../schemas/pipeline.schema.js'
 import { openaiErrorStyle } from '../protocols/openai/error-body.js'
 import { soapErrorStyle } from '../protocols/soap/fault.js'
+import { anthropicErrorStyle } from '../protocols/anthropic/error-body.js'
 
 export interface RenderedError {
   readonly status: number
@@ -18,7 +19,8 @@ export type ErrorStyle = (err: GatewayError) => RenderedError
 /** Resolves a pipeline's `errors:` (a style name, or `{style, fault_namespace}`) once, at load. */
 export function errorStyle(setting: ErrorsSetting | undefined): ErrorStyle {
   const s = typeof setting === 'object' ? setting : { style: setting ?? 'openai' }
-  return s.style === 'soap' ? soapErrorStyle(s.fault_namespace) : openaiErrorStyle()
+  if (s.style === 'soap') return soapErrorStyle(s.fault_namespace)
+  return s.style === 'anthropic' ? anthropicErrorStyle() : openaiErrorStyle()
 }
 
 /** Paths no pipeline serves (404, 405) and errors before a route is known. */

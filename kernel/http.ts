@@ -25,6 +25,7 @@ function routeParams(params: Record<string, string | string[] | undefined>): Rec
 
 export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpContext, params: Record<string, string | string[] | undefined>): Promise<void> {
   const server = gen.config.server
+  const bodyLimit = Math.min(route.bodyLimit ?? Infinity, server.body_limit_bytes)
   const ex = createExchange({
     id: ctx.state.requestId,
     route: route.info,
@@ -34,7 +35,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
     params: routeParams(params),
     query: new URLSearchParams(ctx.querystring),
     headers: ctx.req.headers,
-    incoming: route.body.kind === 'raw' ? incomingBody(ctx.req, server.body_limit_bytes) : undefined,
+    incoming: route.body.kind === 'raw' ? incomingBody(ctx.req, bodyLimit) : undefined,
     headerPrefix: server.header_prefix,
     timeoutMs: server.limits.request_timeout_ms,
     log: gen.log,
@@ -49,7 +50,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
   res.once('close', onClose)
   try {
     if (route.body.kind === 'json') {
-      ex.body = parseJson(await readAll(ctx.req, server.body_limit_bytes), server.limits.json_max_depth)
+      ex.body = parseJson(await readAll(ctx.req, bodyLimit), server.limits.json_max_depth)
       const validate = route.body.validate
       if (validate && !validate(ex.body)) {
         const e = validate.errors?.[0]

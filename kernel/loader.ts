@@ -197,6 +197,7 @@ export async function loadPipelines(options: {
         path: p === undefined ? undefined : routerPath(r.pipeline.prefix ?? '', p),
         internal: r.config.internal ?? false,
         body: r.body,
+        bodyLimit: r.config.body_limit_bytes,
         errors: errorStyle(r.pipeline.errors),
         steps,
         chunkSteps: steps.filter((s) => s.phases.chunk).reverse(),

@@ -22,6 +22,8 @@ export interface LoadedRoute {
   readonly path?: string
   readonly internal: boolean
   readonly body: BodyMode
+  /** Largest request body (the route's own limit, else the server's). */
+  readonly bodyLimit?: number
   /** How the boundary renders this route's errors (the pipeline's `errors:`). */
   readonly errors: ErrorStyle
   readonly steps: readonly LoadedStep[]

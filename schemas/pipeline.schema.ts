@@ -28,6 +28,7 @@ export const routeSchema = {
     http: { type: 'string', pattern: '^(GET|POST|PUT|PATCH|DELETE) /\\S*$', description: 'Method and path under the prefix, e.g. `POST /chat/completions`; `:name` marks a parameter, `:name+` one that may hold slashes.' },
     internal: { type: 'boolean', default: false, description: 'Callable only in-process (kernel.call).' },
     body: { type: 'string', description: 'Name of a schema in schemas/ (e.g. chat-request) the JSON body must satisfy; `json` for any JSON; `raw` to leave the body unread for a plugin.' },
+    body_limit_bytes: { type: 'integer', minimum: 1, description: "Largest request body of this route, below the server's `body_limit_bytes` (e.g. 32 MiB on the Responses and Messages doors)." },
     steps: { type: 'array', minItems: 1, items: step },
   },
 } as const
@@ -41,16 +42,16 @@ export const pipelineSchema = {
     pipeline: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
     prefix: { type: 'string', pattern: '^(/[^/\\s]+)*$', default: '', description: 'Path prefix of every route, e.g. /v1.' },
     errors: {
-      description: 'How the kernel renders errors of this pipeline: `openai` (JSON) or `soap` (SOAP 1.1 faults), or `{style: soap, fault_namespace}`.',
+      description: 'How the kernel renders errors of this pipeline: `openai` (JSON), `anthropic` (the Messages API JSON) or `soap` (SOAP 1.1 faults), or `{style: soap, fault_namespace}`.',
       default: 'openai',
       oneOf: [
-        { type: 'string', enum: ['openai', 'soap'] },
+        { type: 'string', enum: ['openai', 'anthropic', 'soap'] },
         {
           type: 'object',
           additionalProperties: false,
           required: ['style'],
           properties: {
-            style: { type: 'string', enum: ['openai', 'soap'] },
+            style: { type: 'string', enum: ['openai', 'anthropic', 'soap'] },
             fault_namespace: { type: 'string', minLength: 1, description: 'soap: namespace of the `<f:error><f:code>` entry in a fault\'s detail (default urn:sluice:soap-fault).' },
           },
         },

@@ -15,6 +15,11 @@ export const configSchema = {
       pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
       description: 'A query parameter that may carry the key when no Authorization header is sent (e.g. `access_token` on WebSocket routes, whose browser clients cannot set headers). Unset: the header only.',
     },
+    key_header: {
+      type: 'string',
+      pattern: '^[a-z][a-z0-9-]*$',
+      description: "A request header that may carry the key as it is, when no Authorization header is sent (`x-api-key` on the Messages API, as Anthropic's clients send it). Unset: Authorization only.",
+    },
   },
 } as const
 

@@ -86,6 +86,17 @@ test('query_param: the key may come as ?access_token=, only where the route allo
   assert.is(both.error?.message, 'invalid api key', 'the header is read first')
 })
 
+test('key_header: the key may come as x-api-key, only where the route allows it; Authorization wins', async () => {
+  const allowed = await runPlugin(auth, { key_header: 'x-api-key' }, { kernel, headers: { 'x-api-key': TEST_KEY } })
+  assert.is(allowed.ex.principal?.keyId, 'demo')
+  const notAllowed = await runPlugin(auth, {}, { kernel, headers: { 'x-api-key': TEST_KEY } })
+  assert.equal([notAllowed.error?.status, notAllowed.error?.message], [401, 'missing bearer token'])
+  const wrong = await runPlugin(auth, { key_header: 'x-api-key' }, { kernel, headers: { 'x-api-key': 'sk-nope' } })
+  assert.equal([wrong.error?.status, wrong.error?.message], [401, 'invalid api key'])
+  const both = await runPlugin(auth, { key_header: 'x-api-key' }, { kernel, headers: { 'x-api-key': TEST_KEY, authorization: 'Bearer sk-nope' } })
+  assert.is(both.error?.message, 'invalid api key', 'Authorization is read first')
+})
+
 test('options are validated like the loader does', async () => {
   try {
     await setupPlugin(auth, { legacy: 'maybe' }, kernel)
