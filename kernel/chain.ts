@@ -106,7 +106,7 @@ export function wrapEvents(route: LoadedRoute, ex: Exchange, state: ChainState, 
       await finishAll(route, ex, state, outcome)
     }
   }
-  return { kind: 'events', status: reply.status, terminator: reply.terminator, events: events() }
+  return { kind: 'events', status: reply.status, terminator: reply.terminator, named: reply.named, errorEvent: reply.errorEvent, events: events() }
 }
 
 /** Wraps streamed bytes (audio) so that `finish` runs when they end in any way. */

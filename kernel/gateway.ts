@@ -15,6 +15,7 @@ import { createLogger, describeCause, type Logger } from './log.js'
 import { PluginRegistry } from './registry.js'
 import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
 import { builtinPlugins } from '../plugins/registry.js'
+import { startEmbeddedSimulator } from './services/backends/embedded-simulator.js'
 import type { RunningSimulator } from '../sim/index.js'
 import type { ServerFile, ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from './plugin.js'
@@ -66,18 +67,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let deployment = loadDeployment(load)
   // Made once: budgets, queues, buffered records and the key cache outlive every reload.
   const services: KernelServices = await openServices(deployment, { env, log, now: options.now })
-  let simulator: RunningSimulator | undefined
-  const wantsSim = () => Object.values(deployment.models.backends).some((b) => b.url === 'embedded')
-  if (deployment.server.simulator.enabled && wantsSim()) {
-    // Loaded only when some backend asks for it.
-    const { loadSimConfig, startSimulator } = await import('../sim/index.js')
-    const simConfig = loadSimConfig(path.join(load.configDir, deployment.server.simulator.config ?? 'simulator.yaml'))
-    simulator = await startSimulator(simConfig, { host: '127.0.0.1', port: 0 }).catch(async (err: unknown) => {
-      await services.close()
-      throw err
-    })
-    log.info('simulator started', { url: simulator.url })
-  }
+  const simulator = await startEmbeddedSimulator(deployment, log).catch(async (err: unknown) => {
+    await services.close()
+    throw err
+  })
   const build = async () =>
     Generation.create({ deployment, registry, log, env, simulatorUrl: simulator?.url, now: options.now, announce: options.announce, services })
 

@@ -196,12 +196,12 @@ async function writeEventStream(ctx: HttpContext, ex: KernelExchange, route: Loa
         outcome = { kind: 'done', status: reply.status }
         break
       }
-      if (chunkSteps.length === 0 && value instanceof SerializedEvent) {
+      if (chunkSteps.length === 0 && value instanceof SerializedEvent && !reply.named) {
         pending += `data: ${value.json}\n\n`
       } else {
-        const event = chunkSteps.length === 0 ? (value as StreamEvent) : passChunk(chunkSteps, ex, value)
+        const event = chunkSteps.length === 0 && !(value instanceof SerializedEvent) ? value : passChunk(chunkSteps, ex, value)
         if (event === null) continue
-        pending += `data: ${JSON.stringify(event)}\n\n`
+        pending += sseEvent(event, reply.named)
       }
       if (!scheduled) {
         scheduled = true
@@ -222,7 +222,8 @@ async function writeEventStream(ctx: HttpContext, ex: KernelExchange, route: Loa
     const error = outcome.error!
     if (error.code === 'internal') ex.log.error('stream failed', { cause: describeCause(error.cause ?? error) })
     if (!res.destroyed) {
-      res.end(`${pending}data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.status } })}\n\n`)
+      const event = reply.errorEvent?.(error) ?? { error: { message: error.message, type: error.type, code: error.status } }
+      res.end(pending + sseEvent(event, reply.named))
       pending = ''
     }
   } finally {
@@ -233,3 +234,7 @@ async function writeEventStream(ctx: HttpContext, ex: KernelExchange, route: Loa
   }
 }
 
+/** One server-sent event: `data:`, after `event:` with its `type` in the named dialects. */
+function sseEvent(event: StreamEvent, named: boolean | undefined): string {
+  return named && typeof event.type === 'string' ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n` : `data: ${JSON.stringify(event)}\n\n`
+}

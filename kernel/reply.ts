@@ -3,6 +3,8 @@
  * bytes on a wire (HTTP JSON, server-sent events, audio bytes, a WebSocket message).
  */
 
+import type { GatewayError } from './errors.js'
+
 /** One streamed event: a JSON object sent as one `data:` line (SSE) or one message (WebSocket). */
 export type StreamEvent = Record<string, unknown>
 
@@ -36,6 +38,16 @@ export interface EventsReply {
    * streams). Never written when the stream fails: a failed stream ends with an error event.
    */
   terminator?: string
+  /**
+   * Write each event's `type` as the SSE `event:` line too (`event: message_start`), as the
+   * Anthropic and Responses dialects do; off for OpenAI-style streams.
+   */
+  named?: boolean
+  /**
+   * How a failure is said in-band, in the stream's own dialect (default: the spec's
+   * `{"error":{"message","type","code"}}`). Written as the last event; no terminator follows.
+   */
+  errorEvent?: (error: GatewayError) => StreamEvent
 }
 
 export interface BytesReply {
@@ -58,8 +70,8 @@ export const reply = {
   json(body: unknown, status = 200): JsonReply {
     return { kind: 'json', status, body }
   },
-  events(events: AsyncIterable<StreamItem>, options: { status?: number; terminator?: string } = {}): EventsReply {
-    return { kind: 'events', status: options.status ?? 200, events, terminator: options.terminator }
+  events(events: AsyncIterable<StreamItem>, options: { status?: number; terminator?: string; named?: boolean; errorEvent?: (error: GatewayError) => StreamEvent } = {}): EventsReply {
+    return { kind: 'events', status: options.status ?? 200, events, terminator: options.terminator, named: options.named, errorEvent: options.errorEvent }
   },
   bytes(contentType: string, data: Uint8Array | AsyncIterable<Uint8Array>, status = 200): BytesReply {
     return { kind: 'bytes', status, contentType, data }

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert'
 import { definePlugin } from '../../kernel/plugin.js'
 import { reply, type StreamEvent } from '../../kernel/reply.js'
 import { runPlugin } from '../harness.js'
+import { GatewayError } from '../../kernel/errors.js'
 import { startTestGateway, TEST_KEY } from '../support/gateway.js'
 
 const test = suite('kernel: the harness is as strict as production')
@@ -60,6 +61,24 @@ const threeEvents = definePlugin({
   }),
 })
 
+/** A dialect's stream (named events, its own error event) that fails after two events. */
+const dialectStream = definePlugin({
+  name: 'dialect-stream',
+  config: emptySchema,
+  setup: () => ({
+    async request(ex) {
+      ex.reply = reply.events(
+        (async function* (): AsyncGenerator<StreamEvent> {
+          yield { type: 'message_start', n: 1 }
+          yield { type: 'content_block_delta', n: 2 }
+          throw new GatewayError(502, 'upstream stream ended before it was complete')
+        })(),
+        { named: true, errorEvent: (e) => ({ type: 'error', error: { type: 'api_error', message: e.message } }) },
+      )
+    },
+  }),
+})
+
 test('a scenario without what the plugin requires is refused, naming the slot', async () => {
   try {
     await runPlugin(needsModel, {}, { principal: { keyId: 'k', group: 'demo', legacy: false } })
@@ -104,6 +123,31 @@ routes:
     assert.match(text, '"error"')
     assert.not.match(text, '[DONE]')
     assert.ok(gw.logs.some((l) => l.includes("set after the reply's headers were sent")), 'the cause was not logged')
+  } finally {
+    await gw.close()
+  }
+})
+
+test('over HTTP a named stream writes event: lines and fails with its own dialect error event', async () => {
+  const pipeline = `pipeline: gateway
+prefix: /v1
+routes:
+  - id: models-list
+    http: GET /models
+    steps: [auth, model-catalog]
+  - id: dialect
+    http: GET /dialect
+    steps: [auth, dialect-stream]
+`
+  const gw = await startTestGateway({ plugins: [dialectStream], files: { 'pipelines/gateway.yaml': pipeline } })
+  try {
+    const text = await (await fetch(`${gw.url}/v1/dialect`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).text()
+    assert.is(
+      text,
+      'event: message_start\ndata: {"type":"message_start","n":1}\n\n' +
+        'event: content_block_delta\ndata: {"type":"content_block_delta","n":2}\n\n' +
+        'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"upstream stream ended before it was complete"}}\n\n',
+    )
   } finally {
     await gw.close()
   }
