@@ -1,7 +1,7 @@
 /**
  * The write-ahead journal of usage records (the embedded default): each record is appended,
- * as one JSON line, to a file in the data folder when it is made, in the same turn of the
- * event loop as the end of its reply, before the record waits for its batch. A synchronous
+ * as one JSON line, to a file in the data folder when it is made (as its reply's last write
+ * completes), before the record waits for its batch. A synchronous
  * write(2) puts it in the kernel's page cache: it survives the process being killed (kill -9,
  * out of memory), not the host losing power, and it costs no disk wait.
  *
