@@ -128,7 +128,7 @@ test('the others run the pool at full capacity within one lease, and the budget 
 
   // The command, beside running replicas: nothing to change (every settlement has its record).
   const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'dist', 'kernel', 'reconcile.js'), '--lag-ms', '0'], { env: { PATH: process.env.PATH, SLUICE_CONFIG: deployment.configDir } })
+    const child = spawn(process.execPath, [path.join(repoRoot, 'dist', 'bin', 'reconcile.js'), '--lag-ms', '0'], { env: { PATH: process.env.PATH, SLUICE_CONFIG: deployment.configDir } })
     let text = ''
     child.stdout.on('data', (c: Buffer) => (text += c.toString()))
     child.stderr.on('data', (c: Buffer) => (text += c.toString()))

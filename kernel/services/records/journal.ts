@@ -1,9 +1,9 @@
 /**
  * The write-ahead journal of usage records (the embedded default): each record is appended,
  * as one JSON line, to a file in the data folder when it is made (as its reply's last write
- * completes), before the record waits for its batch. A synchronous
- * write(2) puts it in the kernel's page cache: it survives the process being killed (kill -9,
- * out of memory), not the host losing power, and it costs no disk wait.
+ * completes), before the record waits for its batch. A synchronous write(2) puts it in the
+ * kernel's page cache: it survives the process being killed (kill -9, out of memory), not the
+ * host losing power, and it costs no disk wait.
  *
  * Files are segments `records-<n>.journal`. Each batch seals the open segment, so a batch is
  * exactly the records of the sealed segments (a failed batch goes back to the buffer and is

@@ -1,17 +1,17 @@
 /**
  * `npm run reconcile [-- --lag-ms <ms>]`: one reconciliation pass of the term budgets with the
- * usage records (services/state/reconcile.ts), from the same config as `npm start`
+ * usage records (kernel/services/state/reconcile.ts), from the same config as `npm start`
  * (SLUICE_CONFIG, SLUICE_REDIS_URL, SLUICE_POSTGRES_URL). Safe beside running gateways. The lag
  * defaults to the gateway's own; a shorter one is right only when no request is in flight
  * (after an incident, with traffic stopped), else requests still running count as lost.
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { loadDeployment } from './config.js'
-import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
-import { describeCause } from './log.js'
-import { storeSettings } from './services/open.js'
-import { reconcileLag, reconcileTerms } from './services/state/reconcile.js'
+import { loadDeployment } from '../kernel/config.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
+import { describeCause } from '../kernel/log.js'
+import { storeSettings } from '../kernel/services/open.js'
+import { reconcileLag, reconcileTerms } from '../kernel/services/state/reconcile.js'
 
 const { values } = parseArgs({ options: { 'lag-ms': { type: 'string' } } })
 const env = process.env
@@ -30,10 +30,10 @@ try {
   if (!Number.isFinite(lagMs) || lagMs < 0) throw new Error('--lag-ms takes a number of milliseconds')
   // Only the records table and the ledger: no journal (a running gateway owns it), no queue.
   const store = settings.postgresUrl
-    ? await (await import('./services/stores/postgres-store.js')).openPostgresStore({ url: settings.postgresUrl, schema: settings.postgresSchema })
-    : (await import('./services/stores/sqlite-store.js')).openSqliteStore(deployment.dataDir)
+    ? await (await import('../kernel/services/stores/postgres-store.js')).openPostgresStore({ url: settings.postgresUrl, schema: settings.postgresSchema })
+    : (await import('../kernel/services/stores/sqlite-store.js')).openSqliteStore(deployment.dataDir)
   const { Redis } = await import('ioredis')
-  const { RedisLedger } = await import('./services/state/redis-ledger.js')
+  const { RedisLedger } = await import('../kernel/services/state/redis-ledger.js')
   const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2, connectTimeout: 5000 })
   try {
     const ledger = new RedisLedger(redis, settings.redisPrefix, { heartbeatMs: 0 })
