@@ -124,7 +124,7 @@ export default definePlugin({
         try {
           await kernel.state.ledger.settle(b.ticket, amounts, kernel.now())
         } catch (err) {
-          ex.log.error('budget settlement failed; the reservation stands', { cause: describeCause(err) })
+          ex.log.error('budget settlement failed; the reservation lapses with its lease, and reconciliation counts the record', { cause: describeCause(err) })
         }
       },
     }

@@ -131,8 +131,8 @@ export class RedisQueues implements FairQueues {
 
   private async pump(pool: string): Promise<void> {
     try {
-      const running = (await this.scripts.heartbeat(0, ...this.args(pool))) as string[]
-      for (const id of running) this.granted(id)
+      // A heartbeat without ids: it only expires and pumps; grants reach their waiters by message.
+      await this.scripts.heartbeat(0, ...this.args(pool))
     } catch (err) {
       this.log.warn('fair queue: pump failed', { pool, cause: describeCause(err) })
     }
