@@ -42,12 +42,13 @@ let deployment: ReturnType<typeof prepareDeployment>
 test.before(async () => {
   const [redisUp, postgresUp] = await Promise.all([available('redis'), available('postgres')])
   if (!redisUp || !postgresUp) return
+  // Set first, so that the cleanup runs even if a replica fails to start.
+  redis = new Redis(REDIS_URL)
   deployment = prepareDeployment({ files, simulatorLatency: { ttft_ms: 0, itl_ms: ITL } })
   const env = { SLUICE_LOG_LEVEL: 'warn' }
   // The first creates the schema; the two others start together.
   replicas = [await startReplica({ ...deployment, env })]
   replicas.push(...(await Promise.all([startReplica({ ...deployment, env }), startReplica({ ...deployment, env })])))
-  redis = new Redis(REDIS_URL)
 })
 
 test.after(async () => {
@@ -90,7 +91,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 5000): Pr
 }
 
 test('the others run the pool at full capacity within one lease, and the budget holds only what the records say', async () => {
-  if (!redis) return
+  if (!redis || replicas.length < 3) return
   const [victim, ...survivors] = replicas as [Replica, Replica, Replica]
   const queue = `${prefix}q:narrow:`
   // The victim holds every slot and two waiters, each with a budget reservation.
