@@ -47,6 +47,23 @@ export const serverFileSchema = {
         records_retention_days: { type: 'integer', minimum: 1, default: 180, description: 'Usage records older than this are purged (hourly).' },
         records_flush_ms: { type: 'integer', minimum: 10, default: 1000, description: 'How often buffered usage records are written, in one batch.' },
         records_batch: { type: 'integer', minimum: 1, maximum: 5000, default: 500, description: 'A buffer this full is written at once, without waiting for the timer.' },
+        lease_ms: {
+          type: 'integer',
+          minimum: 200,
+          default: 10000,
+          description: 'Scale-out: how long a fair-queue slot, a waiter or a budget reservation outlives the last heartbeat of its replica (heartbeats come every tenth of it). A killed replica gives all of them back within this time.',
+        },
+        reconcile_every_ms: {
+          type: 'integer',
+          minimum: 0,
+          default: 300000,
+          description: 'Scale-out: how often the term budgets are reconciled with the usage records (see `npm run reconcile`). 0 = never.',
+        },
+        records_journal: {
+          type: 'boolean',
+          default: true,
+          description: 'Embedded default (SQLite): append each usage record to a journal in the data folder before it waits for its batch, so that a crash loses none.',
+        },
         keys_refresh_ms: { type: 'integer', minimum: 100, default: 2000, description: 'How often the key cache checks the store for changes made by other replicas (changes made here apply at once).' },
       },
     },

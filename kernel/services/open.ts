@@ -4,6 +4,7 @@
  * request, so that buffered records are flushed. Which implementation runs is read from
  * `stores:` in server.yaml (or SLUICE_POSTGRES_URL / SLUICE_REDIS_URL) at start only.
  */
+import path from 'node:path'
 import type { Deployment } from '../kernel.js'
 import type { Logger } from '../log.js'
 import type { Store } from './stores/store.js'
@@ -13,6 +14,8 @@ import { RecordWriter } from './records/records.js'
 import { StoredKeys } from './keys/stored-keys.js'
 import { MetricsRegistry } from './metrics/metrics.js'
 import { memoryState, redactUrl } from './state/open-state.js'
+import { RecordJournal } from './records/journal.js'
+import { reconcileLag, startReconciler } from './state/reconcile.js'
 
 export interface KernelServices {
   readonly store: Store
@@ -36,6 +39,9 @@ export function storeSettings(stores: StoresConfig, env: NodeJS.ProcessEnv) {
     flushMs: stores.records_flush_ms ?? 1000,
     batch: stores.records_batch ?? 500,
     keysRefreshMs: stores.keys_refresh_ms ?? 2000,
+    leaseMs: stores.lease_ms ?? 10_000,
+    reconcileEveryMs: stores.reconcile_every_ms ?? 300_000,
+    journal: stores.records_journal ?? true,
   }
 }
 
@@ -58,12 +64,27 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       store = openSqliteStore(deployment.dataDir)
     }
     opened.push(store)
+    // The embedded store's journal: what a crash left in it reaches the store before anything reads it.
+    let journal: RecordJournal | undefined
+    if (store.kind === 'sqlite' && settings.journal) {
+      const opened = await RecordJournal.open(path.join(deployment.dataDir, 'records-journal'), store.records)
+      journal = opened.journal
+      if (opened.replayed > 0) log.warn('usage records replayed from the journal after an unclean stop', { records: opened.replayed })
+    }
     const state = settings.redisUrl
-      ? await (await import('./state/redis-state.js')).redisState({ url: settings.redisUrl, prefix: settings.redisPrefix, log })
+      ? await (await import('./state/redis-state.js')).redisState({ url: settings.redisUrl, prefix: settings.redisPrefix, leaseMs: settings.leaseMs, log })
       : memoryState(options.now)
     opened.push(state)
     const storedKeys = await StoredKeys.open(store.keys, { refreshMs: settings.keysRefreshMs, log })
-    const records = new RecordWriter(store.records, { flushMs: settings.flushMs, batch: settings.batch, retentionDays: settings.retentionDays, log, metrics, now: options.now })
+    const records = new RecordWriter(store.records, { flushMs: settings.flushMs, batch: settings.batch, retentionDays: settings.retentionDays, log, metrics, now: options.now, journal })
+    const reconciler = startReconciler({
+      ledger: state.ledger,
+      records,
+      everyMs: settings.reconcileEveryMs,
+      lagMs: reconcileLag(deployment.server.limits.request_timeout_ms, settings.flushMs),
+      now: options.now ?? Date.now,
+      log,
+    })
     log.info('stores opened', { records: store.kind, state: state.kind })
     return {
       store,
@@ -72,6 +93,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       state,
       metrics,
       async close() {
+        reconciler.stop()
         storedKeys.close()
         await records.close()
         await state.close()

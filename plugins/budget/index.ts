@@ -13,6 +13,7 @@ import { GatewayError } from '../../kernel/errors.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { TermBudget } from '../../kernel/kernel.js'
 import type { LedgerLine, LedgerTicket } from '../../kernel/services/state/ledger.js'
+import type { SpendScope } from '../../kernel/services/stores/store.js'
 import { unitPrices, valueOf, type UnitPrices } from '../../kernel/services/catalog/prices.js'
 import { describeCause } from '../../kernel/log.js'
 import { configSchema } from './schema.js'
@@ -75,19 +76,20 @@ export default definePlugin({
         const lines: LedgerLine[] = []
         const kinds: LineKind[] = []
         // A term counter first seen (a new term, or a restart) starts from the records' sum.
-        const term = (kind: 'key_term' | 'group_term', scope: string, budget: TermBudget, spentSince: (since: number) => Promise<number>) => {
+        // Its scope lets a shared ledger reconcile it with the records.
+        const term = (kind: 'key_term' | 'group_term', name: string, budget: TermBudget, scope: SpendScope) => {
           const period = termPeriod(budget.term, now)
           lines.push({
-            counter: `budget:term:${scope}:${period.id}`,
+            counter: `budget:term:${name}:${period.id}`,
             limit: budget.amount,
             fixed: fixedValue,
             perUnit: prices.output,
-            window: { kind: 'term', expiresAt: period.end + TERM_GRACE, seed: () => spentSince(period.start) },
+            window: { kind: 'term', expiresAt: period.end + TERM_GRACE, seed: () => kernel.records.spent(scope, period.start), scope },
           })
           kinds.push(kind)
         }
-        if (keyTerm) term('key_term', `key:${principal.keyId}`, keyTerm, (since) => kernel.records.spent({ keyId: principal.keyId }, since))
-        if (groupTerm) term('group_term', `group:${principal.group}`, groupTerm, (since) => kernel.records.spent({ group: principal.group }, since))
+        if (keyTerm) term('key_term', `key:${principal.keyId}`, keyTerm, { keyId: principal.keyId })
+        if (groupTerm) term('group_term', `group:${principal.group}`, groupTerm, { group: principal.group })
         const tokens = (kind: 'key_tokens' | 'group_tokens', scope: string, limit: number) => {
           lines.push({ counter: `budget:tpm:${scope}`, limit, fixed: demand.inputTokens, perUnit: 1, window: { kind: 'sliding', ms: MINUTE } })
           kinds.push(kind)
@@ -97,7 +99,7 @@ export default definePlugin({
 
         let reservation
         try {
-          reservation = await kernel.state.ledger.reserve(lines, { min, max }, now)
+          reservation = await kernel.state.ledger.reserve(lines, { min, max }, now, ex.startedAt)
         } catch (err) {
           // Budgets must hold: without the ledger nothing is served.
           throw new GatewayError(503, 'budget state is unavailable', { headers: { 'retry-after': '5' }, cause: err })
@@ -122,7 +124,7 @@ export default definePlugin({
         try {
           await kernel.state.ledger.settle(b.ticket, amounts, kernel.now())
         } catch (err) {
-          ex.log.error('budget settlement failed; the reservation stands', { cause: describeCause(err) })
+          ex.log.error('budget settlement failed; the reservation lapses with its lease, and reconciliation counts the record', { cause: describeCause(err) })
         }
       },
     }

@@ -260,4 +260,60 @@ replicas('a replica that stops renewing its leases (a crash) gives its slots bac
     for (const c of clients) await c.quit()
   }
 })
+
+/** Two RedisQueues on one fresh prefix, with their own lease and heartbeat; closed and cleaned by `run`. */
+async function twoReplicas(a: { leaseMs: number; heartbeatMs: number }, b: { leaseMs: number; heartbeatMs: number }, run: (a: RedisQueues, b: RedisQueues) => Promise<void>): Promise<void> {
+  if (!(await available('redis'))) return
+  const prefix = `${uniqueName('sluice-test')}:`
+  const clients = [new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL)]
+  const first = await RedisQueues.open(clients[0]!, clients[1]!, { prefix, log: quiet, ...a })
+  const second = await RedisQueues.open(clients[2]!, clients[3]!, { prefix, log: quiet, ...b })
+  try {
+    await run(first, second)
+  } finally {
+    await first.close()
+    await second.close()
+    const keys = await clients[0]!.keys(`${prefix}*`)
+    if (keys.length > 0) await clients[0]!.del(...keys)
+    for (const c of clients) await c.quit()
+  }
+}
+
+replicas("a dead replica's waiter granted just before its lease ends keeps the slot only until that lease, not a fresh one", async () => {
+  // The dead one never renews; the slot it is granted at ~450 ms must come back at ~600 ms (its
+  // waiter's lease), not at ~1,050 ms (a fresh lease from the grant).
+  await twoReplicas({ leaseMs: 600, heartbeatMs: 60_000 }, { leaseMs: 5_000, heartbeatMs: 50 }, async (dying, alive) => {
+    const pool = 'late-grant'
+    const held = await granted(alive.acquire(request(pool)))
+    const started = Date.now()
+    void dying.acquire(request(pool, { key: 'dead' }))
+    await sleep(450)
+    held.release(10)
+    await sleep(30)
+    const again = alive.acquire(request(pool, { key: 'survivor' }))
+    assert.is(await within(again, 60), 'pending', 'the dead waiter was granted the freed slot')
+    ;(await granted(again)).release(10)
+    const back = Date.now() - started
+    assert.ok(back >= 550 && back < 900, `the slot came back ${back} ms after the dead replica's last heartbeat`)
+  })
+})
+
+replicas('a waiter dropped while its replica was cut from Redis past its lease goes back to its old place', async () => {
+  // `cut` renews nothing for 700 ms (as if cut off), so its waiter lapses at 300 ms and the other
+  // replica's heartbeat drops it; its first heartbeat after that puts it back ahead of a later one.
+  await twoReplicas({ leaseMs: 300, heartbeatMs: 700 }, { leaseMs: 5_000, heartbeatMs: 50 }, async (cut, alive) => {
+    const pool = 'requeue'
+    const held = await granted(alive.acquire(request(pool)))
+    const early = cut.acquire(request(pool, { key: 'k' }))
+    await sleep(20)
+    const late = alive.acquire(request(pool, { key: 'k' }))
+    await sleep(850)
+    held.release(10)
+    const first = await Promise.race([early.then(() => 'early'), late.then(() => 'late'), sleep(1000).then(() => 'neither')])
+    assert.is(first, 'early', 'the older waiter is served first')
+    ;(await granted(early)).release(10)
+    ;(await granted(late)).release(10)
+  })
+})
+
 replicas.run()

@@ -12,6 +12,7 @@ import { RedisLedger } from '../../kernel/services/state/redis-ledger.js'
 import { available, REDIS_URL, uniqueName } from '../support/services.js'
 
 const NOW = Date.UTC(2026, 4, 14, 12)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const term = (counter: string, limit: number, fixed: number, perUnit: number, seed?: () => Promise<number>): LedgerLine => ({
   counter,
   limit,
@@ -123,3 +124,79 @@ ledgerContract('redis', async () => {
     },
   }
 })
+
+// ——— Redis only: leases of term reservations, and reconciliation with the records ———
+
+const shared = suite('ledger across replicas (Redis only)')
+const MINUTE = 60_000
+
+async function withRedis(run: (redis: Redis, prefix: string) => Promise<void>): Promise<void> {
+  if (!(await available('redis'))) return
+  const redis = new Redis(REDIS_URL)
+  const prefix = `${uniqueName('sluice-test')}:`
+  try {
+    await run(redis, prefix)
+  } finally {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+    await redis.quit()
+  }
+}
+
+shared('a term reservation whose process stops renewing it lapses within one lease; a live one is kept', async () => {
+  await withRedis(async (redis, prefix) => {
+    // The dead process never renews (heartbeat a minute away); the live one renews every 50 ms.
+    const dead = new RedisLedger(redis, prefix, { leaseMs: 300, heartbeatMs: 60_000 })
+    const live = new RedisLedger(redis, prefix, { leaseMs: 300, heartbeatMs: 50 })
+    try {
+      const line = term('t:lease', 100, 10, 0)
+      const a = await dead.reserve([line], { min: 0, max: 0 }, NOW)
+      const b = await live.reserve([line], { min: 0, max: 0 }, NOW)
+      assert.ok(a.ok && b.ok)
+      assert.is(await live.used('t:lease', line.window, NOW), 20)
+      await sleep(600)
+      assert.is(await live.used('t:lease', line.window, NOW), 10, "the dead process's reservation is gone; the live one's is kept")
+      // A settlement that comes after its lease lapsed still counts, once.
+      if (a.ok) await dead.settle(a.ticket, [4], NOW)
+      if (b.ok) await live.settle(b.ticket, [6], NOW)
+      assert.is(await live.used('t:lease', line.window, NOW), 10)
+    } finally {
+      dead.close()
+      live.close()
+    }
+  })
+})
+
+shared('reconcile replaces what was settled for past minutes by what the records say, once', async () => {
+  await withRedis(async (redis, prefix) => {
+    const ledger = new RedisLedger(redis, prefix, { leaseMs: 5_000 })
+    const other = new RedisLedger(redis, prefix, { leaseMs: 5_000 })
+    try {
+      const line: LedgerLine = { counter: 't:rec', limit: 100, fixed: 5, perUnit: 0, window: { kind: 'term', expiresAt: NOW + 86_400_000, seed: async () => 2, scope: { keyId: 'k' } } }
+      // Two requests started in the first minute after the seed; settled 5 each.
+      for (const at of [NOW + 1000, NOW + 2000]) {
+        const r = await ledger.reserve([line], { min: 0, max: 0 }, NOW, at)
+        if (r.ok) await ledger.settle(r.ticket, [5], NOW)
+      }
+      assert.is(await ledger.used('t:rec', line.window, NOW), 12)
+      // The records hold one of them (the other's was lost in a crash) and one whose settlement was lost.
+      const asked: [number, number][] = []
+      const recorded = async (scope: unknown, from: number, to: number) => {
+        assert.equal(scope, { keyId: 'k' })
+        asked.push([from, to])
+        return 5 + 3
+      }
+      const [first, second] = await Promise.all([ledger.reconcile(recorded, NOW + 2 * MINUTE + 5), other.reconcile(recorded, NOW + 2 * MINUTE + 5)])
+      assert.equal([...first.adjusted, ...second.adjusted], [{ counter: 't:rec', delta: -2 }], 'applied once, by one of the two')
+      assert.is(await ledger.used('t:rec', line.window, NOW), 10)
+      assert.equal(asked[0], [NOW, NOW + 2 * MINUTE])
+      const again = await ledger.reconcile(recorded, NOW + 2 * MINUTE + 5)
+      assert.is(again.adjusted.length, 0, 'those minutes are done')
+    } finally {
+      ledger.close()
+      other.close()
+    }
+  })
+})
+
+shared.run()

@@ -2,7 +2,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { RecordsTable, UsageRecord } from '../../kernel/services/stores/store.js'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { RecordWriter } from '../../kernel/services/records/records.js'
+import { RecordJournal } from '../../kernel/services/records/journal.js'
 import { MetricsRegistry } from '../../kernel/services/metrics/metrics.js'
 import { createLogger } from '../../kernel/log.js'
 
@@ -27,6 +31,11 @@ function fakeTable() {
       if (table.failing) throw new Error('store down')
       table.inserts++
       rows.push(...batch)
+    },
+    async insertMissing(batch: readonly UsageRecord[]) {
+      const missing = batch.filter((r) => !rows.some((x) => x.requestId === r.requestId && x.route === r.route && x.at === r.at))
+      rows.push(...missing)
+      return missing.length
     },
     async list() {
       return [...rows]
@@ -108,6 +117,32 @@ test('records older than the retention are purged (at start, then hourly)', asyn
   await new Promise((r) => setImmediate(r))
   assert.equal(table.purgedBefore, [NOW - 180 * DAY])
   await w.close()
+})
+
+test('with a journal, records a crash left unwritten are replayed at the next start, once', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-journal-'))
+  const table = fakeTable()
+  const first = await RecordJournal.open(dir, table)
+  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW, journal: first.journal })
+  for (let i = 0; i < 3; i++) w.add(rec(i))
+  await w.flush()
+  assert.is(table.rows.length, 3)
+  assert.equal(fs.readdirSync(dir), ['records-2.journal'], 'the written batch left the journal; the open segment is empty')
+  // Two more, then a crash: no flush, no close. One of them was written just before it.
+  w.add(rec(3))
+  w.add(rec(4))
+  table.rows.push(rec(3))
+  fs.appendFileSync(path.join(dir, 'records-2.journal'), '{"at":1,"requestId":"cut sho')
+  const after = fakeTable()
+  after.rows.push(...table.rows)
+  const second = await RecordJournal.open(dir, after)
+  assert.is(second.replayed, 1, 'the one missing record; the cut line is not a record')
+  assert.equal(after.rows.map((r) => r.requestId), ['r0', 'r1', 'r2', 'r3', 'r4'])
+  assert.equal(fs.readdirSync(dir), ['records-3.journal'])
+  second.journal.close()
+  assert.equal(fs.readdirSync(dir), [], 'an empty segment is not kept')
+  // The crashed writer's timers stop here (the process would be gone).
+  await w.close().catch(() => undefined)
 })
 
 test.run()

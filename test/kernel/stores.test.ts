@@ -100,6 +100,18 @@ function storeContract(label: string, open: () => Promise<{ store: Store; cleanu
     assert.is(await store.records.spent({ keyId: 'bob' }, T0 + 2000), 0.5)
     assert.is(await store.records.spent({ group: 'research' }, T0), 0.5)
     assert.is(await store.records.spent({ keyId: 'nobody' }, T0), 0)
+    assert.is(await store.records.spent({ keyId: 'bob' }, T0, T0 + 2000), 0.5, 'up to a time, exclusive (reconciles term budgets)')
+  })
+
+  it('records: insertMissing adds only records not there yet (a journal replayed after a crash)', async (store) => {
+    const period = { from: T0, to: T0 + 60_000 }
+    const before = await store.records.list(period, 100)
+    const again = before[0]!
+    // Later than the records other tests look at.
+    const fresh = { ...again, requestId: 'replayed-1', at: T0 + 50_000 }
+    assert.is(await store.records.insertMissing([again, fresh]), 1)
+    assert.is(await store.records.insertMissing([again, fresh]), 0)
+    assert.is((await store.records.list(period, 100)).length, before.length + 1)
   })
 
   it('records: purge removes only records older than the cut', async (store) => {

@@ -49,7 +49,8 @@ export interface TestGatewayOptions extends Omit<GatewayOptions, 'server'> {
   simulatorControls?: boolean
 }
 
-export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+/** A copy of the embedded default config and pipelines, with `files` written over it. */
+export function prepareDeployment(options: Pick<TestGatewayOptions, 'files' | 'simulatorLatency' | 'simulatorControls'> = {}): { configDir: string; pipelinesDir: string; dataDir: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-e2e-'))
   const configDir = path.join(root, 'config')
   const pipelinesDir = path.join(root, 'pipelines')
@@ -62,6 +63,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   fs.writeFileSync(simFile, fs.readFileSync(simFile, 'utf8').replace(/ttft_ms:\s*\d+/, `ttft_ms: ${latency.ttft_ms}`).replace(/itl_ms:\s*\d+/, `itl_ms: ${latency.itl_ms}`))
   for (const [name, text] of Object.entries(options.files ?? {})) fs.writeFileSync(path.join(root, name), text)
   if (options.simulatorControls !== false) allowSimulatorControls(path.join(configDir, 'keys.yaml'))
+  return { configDir, pipelinesDir, dataDir }
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const { configDir, pipelinesDir, dataDir } = prepareDeployment(options)
   const logs: string[] = []
   const sink: LogSink = { write: (line) => void logs.push(line) }
   const gateway = await startGateway({

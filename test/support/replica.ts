@@ -11,10 +11,13 @@ export interface Replica {
   /** What the process wrote to stderr (its log). */
   stderr(): string
   stop(): Promise<void>
+  /** SIGKILL: a crash, with nothing flushed or released. */
+  kill(): Promise<void>
 }
 
-export async function startReplica(options: { configDir: string; pipelinesDir: string; env: NodeJS.ProcessEnv }): Promise<Replica> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-replica-'))
+/** `dataDir`: a folder of a previous run, to restart on it (default: a fresh one). */
+export async function startReplica(options: { configDir: string; pipelinesDir: string; env: NodeJS.ProcessEnv; dataDir?: string }): Promise<Replica> {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-replica-'))
   const script = path.join(repoRoot, 'dist', 'test', 'support', 'gateway-process.js')
   const child: ChildProcess = spawn(process.execPath, [script, options.configDir, options.pipelinesDir, dataDir], {
     env: { PATH: process.env.PATH, ...options.env },
@@ -42,6 +45,10 @@ export async function startReplica(options: { configDir: string; pipelinesDir: s
     stderr: () => err,
     async stop() {
       child.kill('SIGTERM')
+      await exited
+    },
+    async kill() {
+      child.kill('SIGKILL')
       await exited
     },
   }

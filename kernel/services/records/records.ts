@@ -2,11 +2,13 @@
  * Usage records, written off the request path: `add` only appends to a buffer; a timer (or a
  * full buffer) writes the buffer to the store in one batch. Buffered records are flushed on
  * shutdown; records past retention are purged hourly. A store that is down costs nothing on
- * the request path: the batch stays buffered (up to a bound) and is retried.
+ * the request path: the batch stays buffered (up to a bound) and is retried. With a journal
+ * (journal.ts), `add` also appends the record to a file first, so a crash loses none.
  */
 import type { Logger } from '../../log.js'
 import type { Metrics } from '../metrics/metrics.js'
-import type { RecordsTable, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../stores/store.js'
+import type { RecordsTable, SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../stores/store.js'
+import type { RecordJournal } from './journal.js'
 import { describeCause } from '../../log.js'
 
 export interface UsageRecords {
@@ -16,8 +18,8 @@ export interface UsageRecords {
   flush(): Promise<void>
   list(period: UsagePeriod, limit: number): Promise<UsageRecord[]>
   summarize(period: UsagePeriod, by: UsageDimension): Promise<UsageRow[]>
-  /** Indicative value spent by a key or a group since `since` (seeds term budgets after a restart). */
-  spent(scope: { keyId: string } | { group: string }, since: number): Promise<number>
+  /** Indicative value spent by a key or a group by requests started in [since, until) (seeds and reconciles term budgets). */
+  spent(scope: SpendScope, since: number, until?: number): Promise<number>
 }
 
 export interface RecordWriterOptions {
@@ -29,6 +31,7 @@ export interface RecordWriterOptions {
   now?: () => number
   /** Most records kept while the store is unreachable; beyond it the oldest are dropped (and counted). */
   maxBuffered?: number
+  journal?: RecordJournal
 }
 
 const HOUR = 3_600_000
@@ -61,6 +64,12 @@ export class RecordWriter implements UsageRecords {
 
   add(record: UsageRecord): void {
     if (this.closed) return
+    try {
+      this.options.journal?.append(record)
+    } catch (err) {
+      // A full or broken disk: the record still goes in the batch, only unprotected from a crash.
+      this.options.log.error('usage record not journaled', { cause: describeCause(err) })
+    }
     this.buffer.push(record)
     if (this.buffer.length > this.maxBuffered) {
       const excess = this.buffer.length - this.maxBuffered
@@ -76,9 +85,11 @@ export class RecordWriter implements UsageRecords {
     if (this.buffer.length === 0) return
     const batch = this.buffer
     this.buffer = []
+    const sealed = this.options.journal?.seal()
     this.writing = (async () => {
       try {
         await this.table.insert(batch)
+        if (sealed !== undefined) this.options.journal!.written(sealed)
         this.written.inc({}, batch.length)
       } catch (err) {
         this.failures.inc()
@@ -110,8 +121,8 @@ export class RecordWriter implements UsageRecords {
     return this.table.summarize(period, by)
   }
 
-  spent(scope: { keyId: string } | { group: string }, since: number): Promise<number> {
-    return this.table.spent(scope, since)
+  spent(scope: SpendScope, since: number, until?: number): Promise<number> {
+    return this.table.spent(scope, since, until)
   }
 
   /** Stops the timers and writes what is left. */
@@ -120,5 +131,6 @@ export class RecordWriter implements UsageRecords {
     clearInterval(this.purgeTimer)
     await this.flush()
     this.closed = true
+    this.options.journal?.close()
   }
 }

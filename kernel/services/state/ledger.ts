@@ -10,10 +10,15 @@
  * afford, so a request that would overrun a budget is shortened rather than refused while at
  * least `min` units fit.
  */
+import type { SpendScope } from '../stores/store.js'
 
 export type LedgerWindow =
-  /** A counter for one term (its name carries the period); kept until `expiresAt`. */
-  | { readonly kind: 'term'; readonly expiresAt: number; readonly seed?: () => Promise<number> }
+  /**
+   * A counter for one term (its name carries the period); kept until `expiresAt`. `seed` gives
+   * its start value (the records' sum); `scope` names whose records it counts, so that a shared
+   * ledger can reconcile it with them.
+   */
+  | { readonly kind: 'term'; readonly expiresAt: number; readonly seed?: () => Promise<number>; readonly scope?: SpendScope }
   /** A sliding window of the last `ms` milliseconds (the per-minute token budget). */
   | { readonly kind: 'sliding'; readonly ms: number }
 
@@ -29,6 +34,8 @@ export interface LedgerLine {
 
 export interface LedgerTicket {
   readonly id: string
+  /** The request's start (epoch ms): its settlement is counted for that minute, as its record is. */
+  readonly at: number
   readonly lines: readonly { readonly counter: string; readonly window: LedgerWindow; readonly reserved: number }[]
 }
 
@@ -38,11 +45,25 @@ export type Reservation =
   | { readonly ok: false; readonly line: number }
 
 export interface BudgetLedger {
-  reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number): Promise<Reservation>
+  /** `at`: the request's start, if not `now` (see LedgerTicket). */
+  reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at?: number): Promise<Reservation>
   /** Replaces each line's reservation with the actual amount (same order as the lines). */
   settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void>
   /** What a counter holds now (used plus reserved): for tests and the admin API. */
   used(counter: string, window: LedgerWindow, now: number): Promise<number>
+  /**
+   * Brings the term counters in line with the records, for requests that started before
+   * `until` (see reconcile.ts). Only a ledger that outlives its processes needs it: the
+   * in-process one starts from the records each time.
+   */
+  reconcile?(recorded: (scope: SpendScope, from: number, to: number) => Promise<number>, until: number): Promise<ReconcileReport>
+}
+
+export interface ReconcileReport {
+  /** Term counters looked at. */
+  readonly counters: number
+  /** Counters changed, with the change (records minus settlements). */
+  readonly adjusted: readonly { readonly counter: string; readonly delta: number }[]
 }
 
 /** Float sums of prices are not exact; a budget is "reached" within this tolerance. */

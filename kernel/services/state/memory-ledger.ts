@@ -74,7 +74,7 @@ export class MemoryLedger implements BudgetLedger {
     return log.sum
   }
 
-  async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number): Promise<Reservation> {
+  async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     for (const line of lines) if (line.window.kind === 'term' && !this.terms.has(line.counter)) await this.seed(line.counter, line.window)
     // From here to the return nothing awaits: check and reserve are one step.
     const used = lines.map((line) => this.current(line, now))
@@ -86,7 +86,7 @@ export class MemoryLedger implements BudgetLedger {
       this.add(line.counter, line.window, id, amount, now)
       return { counter: line.counter, window: line.window, reserved: amount }
     })
-    return { ok: true, units: decision.units, ticket: { id, lines: ticketLines } }
+    return { ok: true, units: decision.units, ticket: { id, at, lines: ticketLines } }
   }
 
   private add(counter: string, window: LedgerWindow, id: string, amount: number, now: number): void {

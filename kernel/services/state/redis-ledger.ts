@@ -1,16 +1,28 @@
 /**
  * The ledger in Redis, shared by every replica: check and reserve are one Lua script, so two
- * processes cannot both take the last of a budget. Term counters are plain numbers that expire
- * after their term; a sliding window is a sorted set of reservations by time, their amounts in
- * a hash, and their running sum, pruned by the same scripts.
+ * processes cannot both take the last of a budget. A sliding window is a sorted set of
+ * reservations by time, their amounts in a hash, and their running sum, pruned by the scripts.
+ *
+ * A term counter holds what was settled; its open reservations sit beside it in the same
+ * shape as a window, scored by their lease's end instead of their time. The process renews the
+ * leases of its open reservations (a heartbeat, not a round trip per request); a reservation
+ * whose process died is dropped when its lease ends, so a crash never holds a tenant's budget
+ * for the rest of the term. A settlement also counts under the request's start minute, which
+ * lets `reconcile` compare the counter with the usage records.
  */
 import crypto from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { BudgetLedger, LedgerLine, LedgerTicket, LedgerWindow, Reservation } from './ledger.js'
+import type { BudgetLedger, LedgerLine, LedgerTicket, LedgerWindow, ReconcileReport, Reservation } from './ledger.js'
+import type { SpendScope } from '../stores/store.js'
+import type { Logger } from '../../log.js'
+import { describeCause } from '../../log.js'
 import { EPSILON } from './ledger.js'
 
-/** Shared Lua: drops entries at or before `cutoff` from a window; returns the window's sum. */
+const MINUTE = 60_000
+
+/** Shared Lua: drops entries scored at or before `cutoff`; returns the sum of the rest. */
 const PRUNE = `
+local function fmt(x) return string.format('%.17g', x) end
 local function prune(log, amt, sum, cutoff)
   while true do
     local old = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff, 'LIMIT', 0, 500)
@@ -20,47 +32,54 @@ local function prune(log, amt, sum, cutoff)
     for _, a in ipairs(amounts) do if a then sub = sub + tonumber(a) end end
     redis.call('ZREM', log, unpack(old))
     redis.call('HDEL', amt, unpack(old))
-    redis.call('INCRBYFLOAT', sum, string.format('%.17g', -sub))
+    redis.call('INCRBYFLOAT', sum, fmt(-sub))
   end
   if redis.call('HLEN', amt) == 0 then redis.call('DEL', sum) return 0 end
   return tonumber(redis.call('GET', sum) or '0')
 end
-local function add(log, amt, sum, id, at, amount, ms)
-  redis.call('ZADD', log, at, id)
-  redis.call('HSET', amt, id, string.format('%.17g', amount))
-  redis.call('INCRBYFLOAT', sum, string.format('%.17g', amount))
-  redis.call('PEXPIRE', log, ms * 2)
-  redis.call('PEXPIRE', amt, ms * 2)
-  redis.call('PEXPIRE', sum, ms * 2)
+local function add(log, amt, sum, id, score, amount, ttl)
+  redis.call('ZADD', log, score, id)
+  redis.call('HSET', amt, id, fmt(amount))
+  redis.call('INCRBYFLOAT', sum, fmt(amount))
+  redis.call('PEXPIRE', log, ttl)
+  redis.call('PEXPIRE', amt, ttl)
+  redis.call('PEXPIRE', sum, ttl)
 end
+local function take(log, amt, sum, id)
+  local old = redis.call('HGET', amt, id)
+  if not old then return nil end
+  redis.call('ZREM', log, id)
+  redis.call('HDEL', amt, id)
+  if redis.call('HLEN', amt) == 0 then redis.call('DEL', sum) else redis.call('INCRBYFLOAT', sum, fmt(-tonumber(old))) end
+  return tonumber(old)
+end
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
- * KEYS: per line, 1 key (term) or 3 (sliding: log, amounts, sum).
- * ARGV: now, min, max, ticket, n, then per line: kind (t|s), limit, fixed, perUnit, ms (sliding).
- * Returns {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter to seed).
+ * KEYS: per line 4: term (counter, its reservations: log, amounts, sum) or sliding (log,
+ * amounts, sum, unused). ARGV: now, min, max, ticket, n, lease, then per line: kind (t|s),
+ * limit, fixed, perUnit, ms (sliding). Returns {1, units, amount…}, {0, line} (cannot afford
+ * min) or {-1, line} (term counter to seed). Leases run on Redis's clock, windows on `now`.
  */
 const RESERVE = `${PRUNE}
-local now, umin, umax, ticket, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5])
+local now, umin, umax, ticket, n, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local eps = ${EPSILON}
-local used, first = {}, {}
-local k = 1
+local used = {}
 for i = 1, n do
-  local b = 5 + (i - 1) * 5
-  first[i] = k
+  local b, k = 6 + (i - 1) * 5, (i - 1) * 4
   if ARGV[b + 1] == 't' then
-    local v = redis.call('GET', KEYS[k])
+    local v = redis.call('GET', KEYS[k + 1])
     if not v then return {-1, i - 1} end
-    used[i] = tonumber(v)
-    k = k + 1
+    used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
   else
-    used[i] = prune(KEYS[k], KEYS[k + 1], KEYS[k + 2], now - tonumber(ARGV[b + 5]))
-    k = k + 3
+    used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
   end
 end
 local granted = umax
 for i = 1, n do
-  local b = 5 + (i - 1) * 5
+  local b = 6 + (i - 1) * 5
   local limit, fixed, per = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
   local room = limit - used[i]
   if fixed + per * umin > room + eps then return {0, i - 1} end
@@ -72,107 +91,252 @@ end
 if granted < umin then granted = umin end
 local out = {1, granted}
 for i = 1, n do
-  local b = 5 + (i - 1) * 5
+  local b, k = 6 + (i - 1) * 5, (i - 1) * 4
   local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
-  local key = first[i]
   if ARGV[b + 1] == 't' then
-    redis.call('INCRBYFLOAT', KEYS[key], string.format('%.17g', amount))
+    add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
   else
-    add(KEYS[key], KEYS[key + 1], KEYS[key + 2], ticket, now, amount, tonumber(ARGV[b + 5]))
+    local ms = tonumber(ARGV[b + 5])
+    add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
   end
-  out[#out + 1] = string.format('%.17g', amount)
+  out[#out + 1] = fmt(amount)
 end
 return out
 `
 
 /**
- * KEYS: as RESERVE. ARGV: now, ticket, n, then per line: kind, reserved, actual, ms.
+ * KEYS: per line 4: term (counter, log, amounts, sum) with a 5th, its minutes (hash: start
+ * minute → settled, 'until' → reconciled up to), or sliding (log, amounts, sum, unused).
+ * ARGV: now, ticket, n, minute, then per line: kind, reserved, actual, ms.
  */
 const SETTLE = `${PRUNE}
-local now, ticket, n = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
-local k = 1
+local now, ticket, n, minute = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local k = 0
 for i = 1, n do
-  local b = 3 + (i - 1) * 4
-  local reserved, actual = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3])
+  local b = 4 + (i - 1) * 4
+  local actual = tonumber(ARGV[b + 3])
   if ARGV[b + 1] == 't' then
-    if redis.call('EXISTS', KEYS[k]) == 1 then redis.call('INCRBYFLOAT', KEYS[k], string.format('%.17g', actual - reserved)) end
-    k = k + 1
+    take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
+    -- Counted even when the lease ran out meanwhile: it was used.
+    if redis.call('EXISTS', KEYS[k + 1]) == 1 then
+      redis.call('INCRBYFLOAT', KEYS[k + 1], fmt(actual))
+      redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
+      local ttl = redis.call('PTTL', KEYS[k + 1])
+      if ttl > 0 then redis.call('PEXPIRE', KEYS[k + 5], ttl) end
+    end
+    k = k + 5
   else
     local ms = tonumber(ARGV[b + 4])
-    local log, amt, sum = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+    local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
     prune(log, amt, sum, now - ms)
     local old = redis.call('HGET', amt, ticket)
     if old then
-      redis.call('HSET', amt, ticket, string.format('%.17g', actual))
-      redis.call('INCRBYFLOAT', sum, string.format('%.17g', actual - tonumber(old)))
+      redis.call('HSET', amt, ticket, fmt(actual))
+      redis.call('INCRBYFLOAT', sum, fmt(actual - tonumber(old)))
     elseif actual > 0 then
-      add(log, amt, sum, ticket .. ':settled', now, actual, ms)
+      add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
     end
-    k = k + 3
+    k = k + 4
   end
 end
 return 1
 `
 
-/** KEYS: 3 keys of a sliding window. ARGV: cutoff. */
+/** KEYS: counter, minutes, terms. ARGV: value, ttl ms, until, member ('' = not reconciled), expiresAt. Returns 1 when it seeded. */
+const SEED = `
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 0 end
+redis.call('HSET', KEYS[2], 'until', ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+if ARGV[4] ~= '' then redis.call('ZADD', KEYS[3], ARGV[5], ARGV[4]) end
+return 1
+`
+
+/** KEYS: groups of (log, amounts, sum). ARGV: lease, then per group: count, ids. Expired first, then renewed. */
+const RENEW = `${PRUNE}
+local lease = tonumber(ARGV[1])
+local a = 2
+for g = 0, #KEYS / 3 - 1 do
+  local log, amt, sum = KEYS[g * 3 + 1], KEYS[g * 3 + 2], KEYS[g * 3 + 3]
+  prune(log, amt, sum, clock)
+  local count = tonumber(ARGV[a])
+  for i = a + 1, a + count do redis.call('ZADD', log, 'XX', clock + lease, ARGV[i]) end
+  a = a + count + 1
+  for _, key in ipairs({ log, amt, sum }) do redis.call('PEXPIRE', key, lease * 2) end
+end
+return 1
+`
+
+/** KEYS: 3 keys of a window. ARGV: cutoff ('clock' for leases). Returns the sum of what is left. */
 const WINDOW_SUM = `${PRUNE}
-return string.format('%.17g', prune(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1])))
+local cutoff = ARGV[1] == 'clock' and clock or tonumber(ARGV[1])
+return fmt(prune(KEYS[1], KEYS[2], KEYS[3], cutoff))
+`
+
+/**
+ * KEYS: counter, minutes. ARGV: until (as read), to, recorded. Settlements of requests that
+ * started in [until, to) are replaced by what the records say; `until` moves to `to`. Returns
+ * the change, or false when another process moved `until` first (it did the same work).
+ */
+const RECONCILE = `
+local function fmt(x) return string.format('%.17g', x) end
+if redis.call('HGET', KEYS[2], 'until') ~= ARGV[1] then return false end
+local from, to = tonumber(ARGV[1]), tonumber(ARGV[2])
+local settled = 0
+local fields = redis.call('HGETALL', KEYS[2])
+for i = 1, #fields, 2 do
+  local m = tonumber(fields[i])
+  if m and m * ${MINUTE} < to then
+    if m * ${MINUTE} >= from then settled = settled + tonumber(fields[i + 1]) end
+    redis.call('HDEL', KEYS[2], fields[i])
+  end
+end
+local delta = tonumber(ARGV[3]) - settled
+if math.abs(delta) > ${EPSILON} and redis.call('EXISTS', KEYS[1]) == 1 then redis.call('INCRBYFLOAT', KEYS[1], fmt(delta)) end
+redis.call('HSET', KEYS[2], 'until', ARGV[2])
+return fmt(delta)
 `
 
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
 
-export class RedisLedger implements BudgetLedger {
-  private readonly reserveScript: Script
-  private readonly settleScript: Script
-  private readonly windowSum: Script
+export interface RedisLedgerOptions {
+  /** How long an open term reservation outlives its process's last heartbeat. */
+  leaseMs?: number
+  /** Default: a tenth of the lease. 0: no heartbeat (a tool that only reads or reconciles). */
+  heartbeatMs?: number
+  log?: Logger
+}
 
-  constructor(private readonly redis: Redis, private readonly prefix: string) {
-    redis.defineCommand('sluiceLedgerReserve', { lua: RESERVE })
-    redis.defineCommand('sluiceLedgerSettle', { lua: SETTLE })
-    redis.defineCommand('sluiceLedgerWindowSum', { lua: WINDOW_SUM })
-    const commands = redis as unknown as Record<string, Script>
-    this.reserveScript = commands.sluiceLedgerReserve!.bind(redis)
-    this.settleScript = commands.sluiceLedgerSettle!.bind(redis)
-    this.windowSum = commands.sluiceLedgerWindowSum!.bind(redis)
+export class RedisLedger implements BudgetLedger {
+  private readonly scripts: Record<'reserve' | 'settle' | 'seed' | 'renew' | 'windowSum' | 'reconcile', Script>
+  private readonly leaseMs: number
+  /** Open term reservations of this process, by ticket: what the heartbeat renews. */
+  private readonly open = new Map<string, readonly string[]>()
+  private readonly heartbeat: NodeJS.Timeout | undefined
+
+  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
+    this.leaseMs = options.leaseMs ?? 10_000
+    const lua = { reserve: RESERVE, settle: SETTLE, seed: SEED, renew: RENEW, windowSum: WINDOW_SUM, reconcile: RECONCILE }
+    const scripts = {} as Record<keyof typeof lua, Script>
+    for (const [name, source] of Object.entries(lua) as [keyof typeof lua, string][]) {
+      const command = `sluiceLedger_${name}`
+      redis.defineCommand(command, { lua: source })
+      scripts[name] = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
+    }
+    this.scripts = scripts
+    const beat = options.heartbeatMs ?? Math.max(50, Math.round(this.leaseMs / 10))
+    if (beat > 0) {
+      this.heartbeat = setInterval(() => void this.renew(), beat)
+      this.heartbeat.unref()
+    }
+  }
+
+  private termKeys(counter: string): string[] {
+    const base = this.prefix + counter
+    return [base, `${base}:res`, `${base}:resamt`, `${base}:ressum`]
   }
 
   private keysOf(counter: string, window: LedgerWindow): string[] {
+    if (window.kind === 'term') return this.termKeys(counter)
     const base = this.prefix + counter
-    return window.kind === 'term' ? [base] : [`${base}:log`, `${base}:amt`, `${base}:sum`]
+    return [`${base}:log`, `${base}:amt`, `${base}:sum`, `${base}:log`]
   }
 
-  async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number): Promise<Reservation> {
+  private get terms(): string {
+    return `${this.prefix}budget:terms`
+  }
+
+  async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     const id = crypto.randomUUID()
     const keys = lines.flatMap((l) => this.keysOf(l.counter, l.window))
-    const args: (string | number)[] = [now, units.min, units.max, id, lines.length]
+    const args: (string | number)[] = [now, units.min, units.max, id, lines.length, this.leaseMs]
     for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
     for (let attempt = 0; attempt < 4; attempt++) {
-      const result = (await this.reserveScript(keys.length, ...keys, ...args)) as (number | string)[]
+      const result = (await this.scripts.reserve(keys.length, ...keys, ...args)) as (number | string)[]
       const code = Number(result[0])
       if (code === 1) {
         const granted = Number(result[1])
         const ticketLines = lines.map((l, i) => ({ counter: l.counter, window: l.window, reserved: Number(result[2 + i]) }))
-        return { ok: true, units: granted, ticket: { id, lines: ticketLines } }
+        const terms = lines.filter((l) => l.window.kind === 'term').map((l) => l.counter)
+        if (terms.length > 0) this.open.set(id, terms)
+        return { ok: true, units: granted, ticket: { id, at, lines: ticketLines } }
       }
       if (code === 0) return { ok: false, line: Number(result[1]) }
       const line = lines[Number(result[1])]!
       if (line.window.kind !== 'term') break
-      const value = line.window.seed ? await line.window.seed() : 0
-      await this.redis.set(this.prefix + line.counter, String(value), 'PX', Math.max(1000, line.window.expiresAt - now), 'NX')
+      await this.seed(line.counter, line.window, now)
     }
     throw new Error('budget ledger: a term counter could not be seeded')
   }
 
+  private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {
+    const value = window.seed ? await window.seed() : 0
+    const ttl = Math.max(1000, window.expiresAt - now)
+    // Records of requests that started before the seed are in its value; reconciliation starts at the next minute.
+    const until = Math.ceil(now / MINUTE) * MINUTE
+    const member = window.scope ? JSON.stringify([counter, window.scope]) : ''
+    const keys = [this.prefix + counter, `${this.prefix}${counter}:minutes`, this.terms]
+    await this.scripts.seed(keys.length, ...keys, String(value), ttl, until, member, window.expiresAt)
+  }
+
   async settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
-    const keys = ticket.lines.flatMap((l) => this.keysOf(l.counter, l.window))
-    const args: (string | number)[] = [now, ticket.id, ticket.lines.length]
+    this.open.delete(ticket.id)
+    const keys = ticket.lines.flatMap((l) => (l.window.kind === 'term' ? [...this.termKeys(l.counter), `${this.prefix}${l.counter}:minutes`] : this.keysOf(l.counter, l.window)))
+    const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
     ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', String(l.reserved), String(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
-    await this.settleScript(keys.length, ...keys, ...args)
+    await this.scripts.settle(keys.length, ...keys, ...args)
+  }
+
+  /** Renews the leases of this process's open term reservations (one script for all of them). */
+  private async renew(): Promise<void> {
+    if (this.open.size === 0) return
+    const byCounter = new Map<string, string[]>()
+    for (const [id, counters] of this.open) {
+      for (const c of counters) {
+        const ids = byCounter.get(c)
+        if (ids) ids.push(id)
+        else byCounter.set(c, [id])
+      }
+    }
+    const keys: string[] = []
+    const args: (string | number)[] = [this.leaseMs]
+    for (const [counter, ids] of byCounter) {
+      keys.push(...this.termKeys(counter).slice(1))
+      args.push(ids.length, ...ids)
+    }
+    try {
+      await this.scripts.renew(keys.length, ...keys, ...args)
+    } catch (err) {
+      this.options.log?.warn('budget ledger: renewing reservations failed; they lapse when their lease ends', { cause: describeCause(err) })
+    }
   }
 
   async used(counter: string, window: LedgerWindow, now: number): Promise<number> {
-    if (window.kind === 'term') return Number((await this.redis.get(this.prefix + counter)) ?? 0)
-    return Number(await this.windowSum(3, ...this.keysOf(counter, window), now - window.ms))
+    if (window.kind === 'sliding') return Number(await this.scripts.windowSum(3, ...this.keysOf(counter, window).slice(0, 3), now - window.ms))
+    const [base, ...reservations] = this.termKeys(counter)
+    const [settled, held] = await Promise.all([this.redis.get(base!), this.scripts.windowSum(3, ...reservations, 'clock')])
+    return Number(settled ?? 0) + Number(held)
+  }
+
+  /** See reconcile.ts: every term counter seeded with a scope, for requests started before `until`. */
+  async reconcile(recorded: (scope: SpendScope, from: number, to: number) => Promise<number>, until: number): Promise<ReconcileReport> {
+    const to = Math.floor(until / MINUTE) * MINUTE
+    await this.redis.zremrangebyscore(this.terms, '-inf', String(until))
+    const members = await this.redis.zrange(this.terms, '0', '-1')
+    const adjusted: { counter: string; delta: number }[] = []
+    for (const member of members) {
+      const [counter, scope] = JSON.parse(member) as [string, SpendScope]
+      const minutes = `${this.prefix}${counter}:minutes`
+      const from = await this.redis.hget(minutes, 'until')
+      if (from === null || Number(from) >= to) continue
+      const sum = await recorded(scope, Number(from), to)
+      const delta = await this.scripts.reconcile(2, this.prefix + counter, minutes, from, String(to), String(sum))
+      if (delta !== null && Math.abs(Number(delta)) > EPSILON) adjusted.push({ counter, delta: Number(delta) })
+    }
+    return { counters: members.length, adjusted }
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat)
   }
 }

@@ -31,16 +31,17 @@ local function charge(g, gk, amount)
   redis.call('HINCRBYFLOAT', KC, gk, fmt(amount))
 end
 
--- Takes a waiter out of its line; its cost is charged first when it is being granted.
-local function takeWaiter(id, cost)
+-- Takes a waiter out of its line, with its lease (w.lease); its cost is charged when it is being granted.
+local function takeWaiter(id, granting)
   local raw = redis.call('HGET', WAITERS, id)
   if not raw then return nil end
   local w = cjson.decode(raw)
   local gk = w.g .. SEP .. w.k
+  w.lease = tonumber(redis.call('ZSCORE', WEXP, id))
   redis.call('HDEL', WAITERS, id)
   redis.call('ZREM', WEXP, id)
   redis.call('LREM', kq(gk), 1, id)
-  if cost ~= 0 then charge(w.g, gk, cost) end
+  if granting then charge(w.g, gk, w.c) end
   if redis.call('HINCRBY', KWAIT, gk, -1) <= 0 then
     redis.call('HDEL', KWAIT, gk)
     redis.call('HSET', GLLK, w.g, fmt(hnum(KC, gk)))
@@ -52,13 +53,15 @@ local function takeWaiter(id, cost)
   return w
 end
 
+-- The slot keeps the waiter's lease, not a fresh one: a waiter whose process died is granted at
+-- most until that process's last heartbeat + one lease, so its slot is back within one lease.
 local function grant(id, w)
   local gk = w.g .. SEP .. w.k
   redis.call('HINCRBY', S, 'running', 1)
   redis.call('HINCRBY', GRUN, w.g, 1)
   redis.call('HINCRBY', KRUN, gk, 1)
   redis.call('HSET', SLOTS, id, cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m }))
-  redis.call('ZADD', RUN, now + lease, id)
+  redis.call('ZADD', RUN, w.lease or (now + lease), id)
   redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id)
 end
 
@@ -80,7 +83,7 @@ end
 -- Entries whose process stopped renewing them, and holds past their time.
 local function expire()
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', RUN, '-inf', now)) do releaseSlot(id, nil) end
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', WEXP, '-inf', now)) do takeWaiter(id, 0) end
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', WEXP, '-inf', now)) do takeWaiter(id, false) end
   local holds = redis.call('HGETALL', HOLDS)
   for i = 1, #holds, 2 do
     if tonumber(holds[i + 1]) <= now then redis.call('HDEL', HOLDS, holds[i]) end
@@ -119,10 +122,7 @@ local function pump()
   while hnum(S, 'running') + redis.call('HLEN', HOLDS) < capacity do
     local id = pick()
     if not id then break end
-    local raw = redis.call('HGET', WAITERS, id)
-    local w = cjson.decode(raw)
-    takeWaiter(id, w.c)
-    grant(id, w)
+    grant(id, takeWaiter(id, true))
   end
 end
 
@@ -173,32 +173,46 @@ local function touch()
 end
 `
 
-/** ARGV[5..]: id, group, key, weight, cost, model, process, capacity. Returns 1 when granted at once. */
+/**
+ * ARGV[5..]: id, group, key, weight, cost, model, process, capacity, seq. `seq` is empty for a new
+ * request; a waiter that lost its entry (its process was cut from Redis past its lease) comes
+ * back with its old one, and goes back to its old place in its key's line, its counters kept.
+ * Returns {1 when granted at once, seq}.
+ */
 export const ENQUEUE = `${PRELUDE}
-local id, g, k, w, cost, model, process, capacity = ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10], ARGV[11], ARGV[12]
+local id, g, k, w, cost, model, process, capacity, oldSeq = ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10], ARGV[11], ARGV[12], tonumber(ARGV[13])
 expire()
 redis.call('HSET', S, 'capacity', capacity)
 redis.call('HSET', GW, g, w)
 local gk = g .. SEP .. k
 local held = redis.call('HGET', HOLDS, gk)
-if not held then lift(g, gk) end
-local seq = redis.call('HINCRBY', S, 'seq', 1)
+if not held and not oldSeq then lift(g, gk) end
+local seq = oldSeq or redis.call('HINCRBY', S, 'seq', 1)
 redis.call('HSET', WAITERS, id, cjson.encode({ g = g, k = k, c = cost, s = seq, p = process, m = model }))
 redis.call('ZADD', WEXP, now + lease, id)
-redis.call('RPUSH', kq(gk), id)
+local placed = false
+if oldSeq then
+  for _, other in ipairs(redis.call('LRANGE', kq(gk), 0, -1)) do
+    local raw = redis.call('HGET', WAITERS, other)
+    if raw and cjson.decode(raw).s > seq then
+      redis.call('LINSERT', kq(gk), 'BEFORE', other, id)
+      placed = true
+      break
+    end
+  end
+end
+if not placed then redis.call('RPUSH', kq(gk), id) end
 redis.call('HINCRBY', KWAIT, gk, 1)
 redis.call('HINCRBY', GWAIT, g, 1)
 if held then
   -- The slot kept for this key: served now.
   redis.call('HDEL', HOLDS, gk)
-  local waiter = cjson.decode(redis.call('HGET', WAITERS, id))
-  takeWaiter(id, cost)
-  grant(id, waiter)
+  grant(id, takeWaiter(id, true))
 end
 pump()
 touch()
-if redis.call('ZSCORE', RUN, id) then return 1 end
-return 0
+if redis.call('ZSCORE', RUN, id) then return {1, seq} end
+return {0, seq}
 `
 
 /** ARGV[5..]: id, actual cost, anticipation ms. Returns 1 when a slot is now held for the key. */
@@ -222,23 +236,30 @@ return held
 export const CANCEL = `${PRELUDE}
 local id = ARGV[5]
 if redis.call('HEXISTS', WAITERS, id) == 1 then
-  takeWaiter(id, 0)
+  takeWaiter(id, false)
   return 'cancelled'
 end
 if redis.call('ZSCORE', RUN, id) then return 'running' end
 return 'gone'
 `
 
-/** ARGV[5..]: ids this process holds. Renews their leases, expires the dead, pumps; returns the ids now running. */
+/**
+ * ARGV[5..]: ids this process holds. Expires the dead first (an entry past its lease is gone,
+ * whoever looks first), renews the rest, pumps; returns {ids now running, ids gone: neither
+ * waiting nor running, so their process lost them}.
+ */
 export const HEARTBEAT = `${PRELUDE}
-local running = {}
+expire()
+for i = 5, #ARGV do
+  redis.call('ZADD', WEXP, 'XX', now + lease, ARGV[i])
+  redis.call('ZADD', RUN, 'XX', now + lease, ARGV[i])
+end
+pump()
+local running, gone = {}, {}
 for i = 5, #ARGV do
   local id = ARGV[i]
-  redis.call('ZADD', WEXP, 'XX', now + lease, id)
-  redis.call('ZADD', RUN, 'XX', now + lease, id)
-  if redis.call('ZSCORE', RUN, id) then running[#running + 1] = id end
+  if redis.call('ZSCORE', RUN, id) then running[#running + 1] = id
+  elseif redis.call('HEXISTS', WAITERS, id) == 0 then gone[#gone + 1] = id end
 end
-expire()
-pump()
-return running
+return {running, gone}
 `

@@ -1,8 +1,10 @@
 /**
  * The fair queue across replicas: the line lives in Redis (redis-queue-scripts.ts) and each
  * process keeps only its own waiters' promises. A grant is pushed to the waiter's process on
- * its own pub/sub channel; a heartbeat each second renews this process's leases and picks up
- * any grant whose message was lost, so a dropped message costs at most a second.
+ * its own pub/sub channel; a heartbeat (a tenth of the lease) renews this process's leases and
+ * picks up any grant whose message was lost, so a dropped message costs at most one beat. A
+ * waiter whose entry Redis dropped (this process was cut off for longer than a lease) is put
+ * back in its old place at the first heartbeat that gets through, or failed at once.
  */
 import crypto from 'node:crypto'
 import type { Redis } from 'ioredis'
@@ -18,13 +20,17 @@ export interface RedisQueuesOptions {
   log: Logger
   /** How long an entry outlives its process's last heartbeat (a crashed replica's slots come back after it). */
   leaseMs?: number
+  /** Default: a tenth of the lease. */
   heartbeatMs?: number
 }
 
 interface LocalWaiter {
   readonly request: QueueRequest
   readonly started: number
+  /** Its place in the shared line, once the enqueue script answered; unset while a script on it runs. */
+  seq?: number
   settle(admission: Admission): void
+  fail(err: Error): void
 }
 
 interface LocalSlot {
@@ -62,7 +68,7 @@ export class RedisQueues implements FairQueues {
     }
     this.scripts = scripts
     this.channel = `${this.prefix}q:grant:`
-    this.heartbeat = setInterval(() => void this.beat(), options.heartbeatMs ?? 1_000)
+    this.heartbeat = setInterval(() => void this.beat(), options.heartbeatMs ?? Math.max(50, Math.round(this.leaseMs / 10)))
     this.heartbeat.unref()
   }
 
@@ -125,8 +131,8 @@ export class RedisQueues implements FairQueues {
 
   private async pump(pool: string): Promise<void> {
     try {
-      const running = (await this.scripts.heartbeat(0, ...this.args(pool))) as string[]
-      for (const id of running) this.granted(id)
+      // A heartbeat without ids: it only expires and pumps; grants reach their waiters by message.
+      await this.scripts.heartbeat(0, ...this.args(pool))
     } catch (err) {
       this.log.warn('fair queue: pump failed', { pool, cause: describeCause(err) })
     }
@@ -139,21 +145,30 @@ export class RedisQueues implements FairQueues {
     const waited = () => Math.round(performance.now() - started)
     let timer: NodeJS.Timeout | undefined
     let onAbort: (() => void) | undefined
-    const admission = new Promise<Admission>((resolve) => {
+    const admission = new Promise<Admission>((resolve, reject) => {
       // Registered before the script runs: the grant message may arrive before its reply.
+      const done = () => {
+        clearTimeout(timer)
+        if (onAbort) request.signal.removeEventListener('abort', onAbort)
+      }
       this.waiters.set(id, {
         request,
         started,
         settle: (a) => {
-          clearTimeout(timer)
-          if (onAbort) request.signal.removeEventListener('abort', onAbort)
+          done()
           resolve(a)
+        },
+        fail: (err) => {
+          done()
+          reject(err)
         },
       })
     })
     const leave = async (kind: 'timeout' | 'aborted') => {
       const waiter = this.waiters.get(id)
       if (!waiter) return
+      // Out of the heartbeat's reach while the cancel runs: it must not put the waiter back.
+      waiter.seq = undefined
       let outcome: string
       try {
         outcome = String(await this.scripts.cancel(0, ...this.args(request.pool), id))
@@ -174,10 +189,7 @@ export class RedisQueues implements FairQueues {
       waiter.settle({ kind, waitedMs: waited() })
     }
     try {
-      const now = Number(
-        await this.scripts.enqueue(0, ...this.args(request.pool), id, request.group, request.key, request.groupWeight, request.cost, request.model, this.process, request.capacity),
-      )
-      if (now === 1) this.granted(id)
+      await this.enqueue(id, request, '')
     } catch (err) {
       this.waiters.delete(id)
       throw err
@@ -190,15 +202,59 @@ export class RedisQueues implements FairQueues {
     return admission
   }
 
-  /** Renews this process's leases and collects grants whose message was lost. */
+  /** Puts a waiter in the shared line (`seq`: its old place, or '' for a new one). */
+  private async enqueue(id: string, request: QueueRequest, seq: number | ''): Promise<void> {
+    const [now, place] = (await this.scripts.enqueue(
+      0, ...this.args(request.pool), id, request.group, request.key, request.groupWeight, request.cost, request.model, this.process, request.capacity, seq,
+    )) as [number, number]
+    const waiter = this.waiters.get(id)
+    if (!waiter) {
+      // Its grant message came before this reply: it holds its slot.
+      if (this.slots.has(id)) return
+      // It left (timeout, abort) while a re-queue ran: give the entry back rather than leave it to its lease.
+      if (Number(now) === 1) await this.release(id, request, 0)
+      else await this.scripts.cancel(0, ...this.args(request.pool), id)
+      return
+    }
+    waiter.seq = Number(place)
+    if (Number(now) === 1) this.granted(id)
+  }
+
+  /** A waiter Redis no longer has: back to its old place, or failed now (503) if even that fails. */
+  private async requeue(id: string, seq: number): Promise<void> {
+    const waiter = this.waiters.get(id)
+    if (!waiter) return
+    waiter.seq = undefined
+    try {
+      await this.enqueue(id, waiter.request, seq)
+      this.log.info('fair queue: a waiter dropped by Redis is back in its place', { pool: waiter.request.pool })
+    } catch (err) {
+      if (this.waiters.get(id) !== waiter) return
+      this.waiters.delete(id)
+      waiter.fail(err as Error)
+    }
+  }
+
+  /** Renews this process's leases, collects grants whose message was lost, and re-queues waiters Redis dropped. */
   private async beat(): Promise<void> {
     const byPool = new Map<string, string[]>()
-    for (const [id, w] of this.waiters) byPool.set(w.request.pool, [...(byPool.get(w.request.pool) ?? []), id])
-    for (const [id, s] of this.slots) byPool.set(s.pool, [...(byPool.get(s.pool) ?? []), id])
+    const add = (pool: string, id: string) => {
+      const ids = byPool.get(pool)
+      if (ids) ids.push(id)
+      else byPool.set(pool, [id])
+    }
+    // A waiter whose enqueue or cancel is still running is left out: its script decides.
+    for (const [id, w] of this.waiters) if (w.seq !== undefined) add(w.request.pool, id)
+    for (const [id, s] of this.slots) add(s.pool, id)
     for (const [pool, ids] of byPool) {
       try {
-        const running = (await this.scripts.heartbeat(0, ...this.args(pool), ...ids)) as string[]
+        const [running, gone] = (await this.scripts.heartbeat(0, ...this.args(pool), ...ids)) as [string[], string[]]
         for (const id of running) this.granted(id)
+        for (const id of gone) {
+          const seq = this.waiters.get(id)?.seq
+          // A slot that is gone ran past its lease: its reply goes on; its release will find nothing.
+          if (seq !== undefined) void this.requeue(id, seq)
+        }
       } catch (err) {
         this.log.warn('fair queue: heartbeat failed', { pool, cause: describeCause(err) })
       }

@@ -11,7 +11,7 @@ import { describeCause } from '../../log.js'
 import { redactUrl } from './open-state.js'
 
 /** Connects to Redis (failing the start when it cannot: a configured Redis is required). */
-export async function redisState(options: { url: string; prefix: string; log: Logger }): Promise<SharedState> {
+export async function redisState(options: { url: string; prefix: string; leaseMs: number; log: Logger }): Promise<SharedState> {
   const connect = (name: string) =>
     new Redis(options.url, {
       lazyConnect: true,
@@ -33,13 +33,14 @@ export async function redisState(options: { url: string; prefix: string; log: Lo
     subscriber.disconnect()
     throw new Error(`cannot reach Redis at ${redactUrl(options.url)}: ${describeCause(err)}`)
   }
-  const ledger = new RedisLedger(redis, options.prefix)
-  const queues = await RedisQueues.open(redis, subscriber, { prefix: options.prefix, log: options.log })
+  const ledger = new RedisLedger(redis, options.prefix, { leaseMs: options.leaseMs, log: options.log })
+  const queues = await RedisQueues.open(redis, subscriber, { prefix: options.prefix, leaseMs: options.leaseMs, log: options.log })
   return {
     kind: 'redis',
     ledger,
     queues,
     async close() {
+      ledger.close()
       await queues.close()
       await redis.quit().catch(() => undefined)
       await subscriber.quit().catch(() => undefined)

@@ -97,6 +97,15 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
         await pool.query(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${rows.join(', ')}`, values)
       }
     },
+    async insertMissing(batch: readonly UsageRecord[]) {
+      const missing: UsageRecord[] = []
+      for (const r of batch) {
+        const { rowCount } = await pool.query('SELECT 1 FROM usage_records WHERE at = $1 AND request_id = $2 AND route = $3', [r.at, r.requestId, r.route])
+        if (!rowCount) missing.push(r)
+      }
+      await records.insert(missing)
+      return missing.length
+    },
     async list(period: UsagePeriod, limit: number) {
       const where = periodWhere(period, ph)
       const { rows } = await pool.query(`SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT $${where.values.length + 1}`, [...where.values, limit])
@@ -108,9 +117,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       const { rows } = await pool.query(`SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`, where.values)
       return rows.map(usageRowFromRow)
     },
-    async spent(scope, since) {
+    async spent(scope, since, until = Number.MAX_SAFE_INTEGER) {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
-      const { rows } = await pool.query(`SELECT COALESCE(SUM(value), 0)::float8 AS spent FROM usage_records WHERE ${column} = $1 AND at >= $2`, [value, since])
+      const { rows } = await pool.query(`SELECT COALESCE(SUM(value), 0)::float8 AS spent FROM usage_records WHERE ${column} = $1 AND at >= $2 AND at < $3`, [value, since, until])
       return Number(rows[0]?.spent ?? 0)
     },
     async purge(before) {

@@ -40,8 +40,8 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 5000')
   db.exec(schema)
-  const present = new Set((db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name))
-  for (const c of addedRecordColumns) if (!present.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
+  const columns = new Set((db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name))
+  for (const c of addedRecordColumns) if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
 
   const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
   // Rows go in groups of ROWS per statement: far fewer crossings into SQLite than one per row.
@@ -53,6 +53,16 @@ export function openSqliteStore(dataDir: string): Store {
     let i = 0
     for (; i + ROWS <= records.length; i += ROWS) insertRows.run(records.slice(i, i + ROWS).flatMap(recordValues))
     for (; i < records.length; i++) insertRecord.run(recordValues(records[i]!))
+  })
+  const present = db.prepare('SELECT 1 FROM usage_records WHERE at = ? AND request_id = ? AND route = ?').pluck()
+  const insertMissing = db.transaction((records: readonly UsageRecord[]) => {
+    let inserted = 0
+    for (const r of records) {
+      if (present.get(r.at, r.requestId, r.route)) continue
+      insertRecord.run(recordValues(r))
+      inserted++
+    }
+    return inserted
   })
   const bump = db.prepare(`UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'`)
   const version = db.prepare(`SELECT value FROM store_meta WHERE name = 'keys_version'`).pluck()
@@ -71,6 +81,9 @@ export function openSqliteStore(dataDir: string): Store {
     async insert(batch) {
       if (batch.length > 0) insertMany(batch)
     },
+    async insertMissing(batch) {
+      return insertMissing(batch)
+    },
     async list(period: UsagePeriod, limit: number) {
       const where = periodWhere(period, ph)
       const rows = db.prepare(`SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT ?`).all(...where.values, limit) as Record<string, unknown>[]
@@ -82,9 +95,9 @@ export function openSqliteStore(dataDir: string): Store {
       const rows = db.prepare(`SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`).all(...where.values) as Record<string, unknown>[]
       return rows.map(usageRowFromRow)
     },
-    async spent(scope, since) {
+    async spent(scope, since, until = Number.MAX_SAFE_INTEGER) {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
-      return Number(db.prepare(`SELECT COALESCE(SUM(value), 0) FROM usage_records WHERE ${column} = ? AND at >= ?`).pluck().get(value, since))
+      return Number(db.prepare(`SELECT COALESCE(SUM(value), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`).pluck().get(value, since, until))
     },
     async purge(before) {
       return db.prepare('DELETE FROM usage_records WHERE at < ?').run(before).changes

@@ -65,13 +65,21 @@ export interface UsageRow {
   readonly value: number
 }
 
+/** Whose spending a sum of records is: one key's, or one group's. */
+export type SpendScope = { readonly keyId: string } | { readonly group: string }
+
 export interface RecordsTable {
   insert(records: readonly UsageRecord[]): Promise<void>
+  /**
+   * Inserts those of the records not in the table yet (same request id, route and start):
+   * the replay of a journal, which may hold records a batch wrote just before a crash.
+   */
+  insertMissing(records: readonly UsageRecord[]): Promise<number>
   /** Records of a period, newest first. */
   list(period: UsagePeriod, limit: number): Promise<UsageRecord[]>
   summarize(period: UsagePeriod, by: UsageDimension): Promise<UsageRow[]>
-  /** Indicative value spent by a key or a group since `since` (epoch ms): seeds term budgets. */
-  spent(scope: { keyId: string } | { group: string }, since: number): Promise<number>
+  /** Indicative value spent by a key or a group by requests started in [since, until) (epoch ms): seeds and reconciles term budgets. */
+  spent(scope: SpendScope, since: number, until?: number): Promise<number>
   /** Deletes records older than `before` (epoch ms); returns how many. */
   purge(before: number): Promise<number>
 }

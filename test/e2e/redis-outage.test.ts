@@ -1,0 +1,128 @@
+/**
+ * A replica cut from Redis for longer than a lease while requests of its wait in the shared
+ * queue: the other replica drops them from the line when their lease ends; when Redis is back
+ * each is put back in its place (and served) or refused with 503 and Retry-After at once,
+ * never left waiting until the queue timeout. Redis is cut for this replica only, through a
+ * TCP proxy the test owns (the shared Redis server keeps serving everyone else).
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import net from 'node:net'
+import { Redis } from 'ioredis'
+import { prepareDeployment } from '../support/gateway.js'
+import { keysFile, modelsWith, serverWith } from '../support/deployment-files.js'
+import { startReplica, type Replica } from '../support/replica.js'
+import { available, REDIS_URL, uniqueName } from '../support/services.js'
+
+const test = suite('e2e a replica cut from Redis past its lease')
+const LEASE = 1000
+const ITL = 50
+const prefix = `${uniqueName('sluice-outage')}:`
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A TCP proxy to Redis that can be cut (every connection closed, new ones refused) and restored. */
+async function cuttableProxy(target: URL): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>()
+  let cut = false
+  const server = net.createServer((client) => {
+    if (cut) return void client.destroy()
+    const upstream = net.connect(Number(target.port || 6379), target.hostname)
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      s.on('error', () => undefined)
+      s.on('close', () => {
+        sockets.delete(s)
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.pipe(upstream).pipe(client)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    cut() {
+      cut = true
+      for (const s of sockets) s.destroy()
+    },
+    restore() {
+      cut = false
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
+let proxy: Awaited<ReturnType<typeof cuttableProxy>> | undefined
+let direct: Replica | undefined
+let cutOff: Replica | undefined
+
+test.before(async () => {
+  if (!(await available('redis'))) return
+  proxy = await cuttableProxy(new URL(REDIS_URL))
+  const files = {
+    'config/models.yaml': modelsWith({
+      backends: { narrow: { url: 'embedded', capacity: 2 } },
+      models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', reported_name: 'sim-narrow', context_window: 32768 }],
+    }),
+    'config/keys.yaml': keysFile({}, [{ id: 'tenant', group: 'demo', secret: 'sk-tenant' }]),
+    // A queue timeout far past the test: a waiter left in the air would show as a timeout of the test's own.
+    'config/server.yaml': serverWith({ stores: { redis_prefix: prefix, lease_ms: LEASE }, limits: { request_timeout_ms: 120_000, queue_timeout_ms: 60_000 } }),
+  }
+  const deployment = prepareDeployment({ files, simulatorLatency: { ttft_ms: 0, itl_ms: ITL } })
+  const env = { SLUICE_LOG_LEVEL: 'warn' }
+  ;[direct, cutOff] = await Promise.all([
+    startReplica({ ...deployment, env: { ...env, SLUICE_REDIS_URL: REDIS_URL } }),
+    startReplica({ ...deployment, env: { ...env, SLUICE_REDIS_URL: proxy.url } }),
+  ])
+})
+
+test.after(async () => {
+  await direct?.stop()
+  await cutOff?.stop()
+  await proxy?.close()
+  if (!proxy) return
+  const redis = new Redis(REDIS_URL)
+  const stale = await redis.keys(`${prefix}*`)
+  if (stale.length > 0) await redis.del(...stale)
+  await redis.quit()
+})
+
+const chat = (url: string, tokens: number) =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-tenant', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'sim-narrow', messages: [{ role: 'user', content: 'hi' }], max_tokens: tokens, ignore_eos: true }),
+  }).then(async (res) => ({ status: res.status, retryAfter: res.headers.get('retry-after'), at: Date.now(), body: await res.text() }))
+
+test('after an outage longer than a lease, every waiter is served or refused at once', async () => {
+  if (!proxy) return
+  const redis = new Redis(REDIS_URL)
+  try {
+    // The direct replica holds both slots for 2.5 s; three requests of the other wait in line.
+    const holders = [chat(direct!.url, 50), chat(direct!.url, 50)]
+    await sleep(200)
+    const waiters = [0, 1, 2].map(() => chat(cutOff!.url, 4))
+    const waiting = async () => (await redis.hlen(`${prefix}q:narrow:waiters`)) === 3
+    for (let i = 0; i < 100 && !(await waiting()); i++) await sleep(20)
+    assert.ok(await waiting(), 'three waiters in the shared line')
+
+    proxy.cut()
+    await sleep(LEASE * 2.5)
+    assert.is(await redis.hlen(`${prefix}q:narrow:waiters`), 0, 'their leases ran out: the line dropped them')
+    for (const h of holders) assert.is((await h).status, 200)
+    const restored = Date.now()
+    proxy.restore()
+
+    // unref: the deadline must not keep the test process alive once every answer came.
+    const deadline = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8000).unref())
+    const answers = await Promise.race([Promise.all(waiters), deadline])
+    assert.ok(answers, 'every waiter was answered within 8 s of Redis coming back (not at its queue timeout)')
+    for (const a of answers!) assert.ok(a.status === 200 || (a.status === 503 && a.retryAfter !== null), `served, or refused with Retry-After: ${a.status} ${a.body}`)
+    const after = answers!.map((a) => a.at - restored)
+    process.stdout.write(`\n  outage of ${LEASE * 2.5} ms (lease ${LEASE} ms): the 3 waiters answered ${answers!.map((a) => a.status).join(', ')}, ${after.join(', ')} ms after Redis came back\n`)
+  } finally {
+    await redis.quit()
+  }
+})
+
+test.run()
