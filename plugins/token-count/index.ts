@@ -1,0 +1,55 @@
+/**
+ * token-count: answers `{"input_tokens": N}` for a chat body (messages, tools) on the resolved
+ * model, counted by the model server's own tokenizer through vLLM's `POST /tokenize` (the
+ * simulator has it too), so the count is the one the model will report as prompt tokens.
+ * Servers without it get the gateway's estimate (or an error, per `fallback`). No model runs:
+ * the count is not budgeted, queued or recorded, as Anthropic does not charge for it.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { reply } from '../../kernel/reply.js'
+import type { Exchange } from '../../kernel/exchange.js'
+import type { Kernel } from '../../kernel/kernel.js'
+import { estimatePromptTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
+import { configSchema } from './schema.js'
+
+type Body = { messages?: unknown; tools?: unknown[] }
+
+export default definePlugin({
+  name: 'token-count',
+  config: configSchema,
+  requires: ['model'],
+  provides: [],
+  setup(config, kernel) {
+    return {
+      async request(ex) {
+        let count: number
+        let method: 'tokenizer' | 'estimate'
+        try {
+          count = await tokenizerCount(ex, kernel)
+          method = 'tokenizer'
+        } catch (err) {
+          if (config.fallback === 'error' || ex.signal.aborted) throw err
+          ex.log.debug('token count by estimate: the model server did not count', { cause: err instanceof Error ? err.message : String(err) })
+          count = estimatePromptTokens(ex.body, { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model!.model.tokens_per_image ?? 1024 })
+          method = 'estimate'
+        }
+        ex.headers.set(`${ex.headerPrefix}token-count`, method)
+        ex.reply = reply.json({ input_tokens: count })
+      },
+    }
+  },
+})
+
+/** vLLM's /tokenize with the chat messages: `{"count": N, ...}`. */
+async function tokenizerCount(ex: Exchange, kernel: Kernel): Promise<number> {
+  const model = ex.state.model!.model
+  const body = ex.body as Body
+  const request: Record<string, unknown> = { model: model.served_name ?? model.id, messages: body.messages, add_generation_prompt: true }
+  if (body.tools !== undefined && body.tools.length > 0) request.tools = body.tools
+  const res = await kernel.backends.call(ex, { model, path: '/tokenize', body: JSON.stringify(request), accept: 'application/json' })
+  const text = await res.text()
+  const count = (JSON.parse(text) as { count?: unknown }).count
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new GatewayError(502, 'the model server answered /tokenize without a count', { code: 'upstream_failed' })
+  return count
+}
