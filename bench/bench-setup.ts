@@ -15,9 +15,10 @@ export function option(name: string, fallback: number): number {
 
 /**
  * A copy of the embedded default config whose backends all point at `simUrl` (the simulator
- * runs as a process of its own), serving only gateway.yaml, with one key whose secret is `key`.
+ * runs as a process of its own), serving only `pipelines` (gateway.yaml), with one key whose
+ * secret is `key`.
  */
-export function gatewayConfigFor(simUrl: string, key: string, backend: { connections?: number; capacity?: number } = {}): string {
+export function gatewayConfigFor(simUrl: string, key: string, backend: { connections?: number; capacity?: number } = {}, pipelines: string[] = ['gateway.yaml']): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'))
   for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
   const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, Record<string, unknown>> }
@@ -25,8 +26,9 @@ export function gatewayConfigFor(simUrl: string, key: string, backend: { connect
   fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))
   const server = load(fs.readFileSync(path.join(dir, 'server.yaml'), 'utf8')) as Record<string, unknown>
   server.simulator = { enabled: false }
-  server.pipelines = ['gateway.yaml']
+  server.pipelines = pipelines
   fs.writeFileSync(path.join(dir, 'server.yaml'), dump(server))
-  fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: {} }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(key)) }] }))
+  // The bench key may drive the simulator (idle streams are held open with x-sim-stall-ms).
+  fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: { forward_headers: true } }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(key)) }] }))
   return dir
 }
