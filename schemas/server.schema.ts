@@ -47,6 +47,8 @@ export const serverFileSchema = {
         records_retention_days: { type: 'integer', minimum: 1, default: 180, description: 'Usage records older than this are purged (hourly).' },
         records_flush_ms: { type: 'integer', minimum: 10, default: 1000, description: 'How often buffered usage records are written, in one batch.' },
         records_batch: { type: 'integer', minimum: 1, maximum: 5000, default: 500, description: 'A buffer this full is written at once, without waiting for the timer.' },
+        responses_retention_days: { type: 'integer', minimum: 1, default: 30, description: 'Responses API responses kept with `store: true` (the client\'s own text, for previous_response_id and GET /v1/responses/:id) are purged this many days after they were made (hourly).' },
+        responses_per_key: { type: 'integer', minimum: 1, default: 10000, description: 'Most stored responses a key keeps; its oldest beyond this are purged (hourly).' },
         keys_refresh_ms: { type: 'integer', minimum: 100, default: 2000, description: 'How often the key cache checks the store for changes made by other replicas (changes made here apply at once).' },
       },
     },

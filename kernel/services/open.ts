@@ -10,6 +10,7 @@ import type { Store } from './stores/store.js'
 import type { SharedState } from './state/state.js'
 import { openSqliteStore } from './stores/sqlite-store.js'
 import { RecordWriter } from './records/records.js'
+import { ResponseKeeper } from './responses/kept-responses.js'
 import { StoredKeys } from './keys/stored-keys.js'
 import { MetricsRegistry } from './metrics/metrics.js'
 import { memoryState, redactUrl } from './state/open-state.js'
@@ -18,6 +19,7 @@ export interface KernelServices {
   readonly store: Store
   readonly storedKeys: StoredKeys
   readonly records: RecordWriter
+  readonly responses: ResponseKeeper
   readonly state: SharedState
   readonly metrics: MetricsRegistry
   close(): Promise<void>
@@ -36,6 +38,8 @@ export function storeSettings(stores: StoresConfig, env: NodeJS.ProcessEnv) {
     flushMs: stores.records_flush_ms ?? 1000,
     batch: stores.records_batch ?? 500,
     keysRefreshMs: stores.keys_refresh_ms ?? 2000,
+    responsesRetentionDays: stores.responses_retention_days ?? 30,
+    responsesPerKey: stores.responses_per_key ?? 10000,
   }
 }
 
@@ -64,15 +68,18 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
     opened.push(state)
     const storedKeys = await StoredKeys.open(store.keys, { refreshMs: settings.keysRefreshMs, log })
     const records = new RecordWriter(store.records, { flushMs: settings.flushMs, batch: settings.batch, retentionDays: settings.retentionDays, log, metrics, now: options.now })
+    const responses = new ResponseKeeper(store.responses, { retentionDays: settings.responsesRetentionDays, maxPerKey: settings.responsesPerKey, log, now: options.now })
     log.info('stores opened', { records: store.kind, state: state.kind })
     return {
       store,
       storedKeys,
       records,
+      responses,
       state,
       metrics,
       async close() {
         storedKeys.close()
+        responses.close()
         await records.close()
         await state.close()
         await store.close()
