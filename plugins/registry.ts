@@ -25,6 +25,8 @@ import adminKeys from './admin-keys/index.js'
 import adminGroups from './admin-groups/index.js'
 import adminUsage from './admin-usage/index.js'
 import metrics from './metrics/index.js'
+import openaiResponses from './openai-responses/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts,
-  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics]
+  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics,
+  openaiResponses]
