@@ -19,6 +19,7 @@ const keys = keysFile({}, [
   { id: 'other', group: 'demo', secret: 'sk-other' },
   { id: 'broke', group: 'demo', secret: 'sk-broke', budget: { amount: 0, term: 'month' } },
   { id: 'slow', group: 'demo', secret: 'sk-slow', tokens_per_minute: 1 },
+  { id: 'rec', group: 'demo', secret: 'sk-rec' },
 ])
 
 test.before(async () => {
@@ -64,6 +65,17 @@ test('stream: true: the Responses events in order, sequence numbers from 0, text
   const done = events[events.length - 1] as Extract<ResponseStreamEvent, { type: 'response.completed' }>
   assert.is((done.response.output[0] as { content: { text: string }[] }).content[0]!.text, text)
   assert.ok(done.response.usage!.output_tokens > 0)
+})
+
+test('a streamed request leaves one record with the tokens the server reported, and no text', async () => {
+  const final = await gw.openai('sk-rec').responses.stream({ model: 'sim-chat-instruct', input: 'Count my tokens' }).finalResponse()
+  await gw.generation().records.flush()
+  const records = await gw.generation().records.list({ from: 0, to: Date.now() + 1, keyId: 'rec' }, 10)
+  assert.is(records.length, 1)
+  const r = records[0]!
+  assert.equal([r.route, r.usageSource, r.status, r.outcome], ['responses', 'reported', 200, 'done'])
+  assert.equal([r.promptTokens, r.completionTokens], [final.usage!.input_tokens, final.usage!.output_tokens])
+  assert.not.match(JSON.stringify(r), /Count my tokens/)
 })
 
 test('responses.stream(): deltas as they come, and finalResponse with output_text', async () => {
