@@ -43,6 +43,7 @@ export class Generation implements Kernel {
   readonly keys: LayeredKeyStore
   readonly backends: BackendPools
   readonly records: UsageRecords
+  readonly responses: KernelServices['responses']
   readonly state: SharedState
   readonly metrics: Metrics
   readonly log: Logger
@@ -73,6 +74,7 @@ export class Generation implements Kernel {
     })
     this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id))
     this.records = options.services.records
+    this.responses = options.services.responses
     this.state = options.services.state
     this.metrics = options.services.metrics
   }

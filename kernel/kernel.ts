@@ -16,6 +16,7 @@ export type { Catalog } from './services/catalog/catalog-api.js'
 export type { GroupRecord, KeyAdmin, KeyChange, KeyRecord, KeyStore, NewKey, TermBudget } from './services/keys/key-store.js'
 import type { ServerFile } from '../schemas/server.schema.js'
 import type { UsageRecords } from './services/records/records.js'
+import type { KeptResponses } from './services/responses/kept-responses.js'
 import type { SharedState } from './services/state/state.js'
 import type { Metrics } from './services/metrics/metrics.js'
 
@@ -67,6 +68,8 @@ export interface Kernel {
   readonly backends: Backends
   /** Usage records: buffered, written in batches off the request path. */
   readonly records: UsageRecords
+  /** Responses API responses kept per key (`store: true`), for a bounded time. */
+  readonly responses: KeptResponses
   /** Budgets, token windows and the fair queues: in memory, or in Redis across replicas. */
   readonly state: SharedState
   /** Prometheus metrics of the process (they survive reloads). */

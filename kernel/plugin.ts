@@ -82,6 +82,4 @@ export function definePlugin<const Schema extends JSONSchema>(
 }
 
 /** A plugin of any config type, as the registry and loader hold it. */
-
-
 export type AnyPlugin = PluginDefinition<unknown>

@@ -27,6 +27,7 @@ import adminUsage from './admin-usage/index.js'
 import metrics from './metrics/index.js'
 import anthropicMessages from './anthropic-messages/index.js'
 import tokenCount from './token-count/index.js'
+import openaiResponses from './openai-responses/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts,
-  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount]
+  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses]

@@ -2,6 +2,7 @@
 import { chatRequestSchema } from './chat-request.schema.js'
 import { completionRequestSchema } from './completion-request.schema.js'
 import { messagesCountRequestSchema, messagesRequestSchema } from './messages-request.schema.js'
+import { responsesRequestSchema } from './responses-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 
@@ -10,6 +11,7 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'completion-request': completionRequestSchema,
   'messages-request': messagesRequestSchema,
   'messages-count-request': messagesCountRequestSchema,
+  'responses-request': responsesRequestSchema,
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
 }

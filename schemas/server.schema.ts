@@ -64,6 +64,8 @@ export const serverFileSchema = {
           default: true,
           description: 'Embedded default (SQLite): append each usage record to a journal in the data folder before it waits for its batch, so that a crash loses none.',
         },
+        responses_retention_days: { type: 'integer', minimum: 1, default: 30, description: 'Responses API responses kept with `store: true` (the client\'s own text, for previous_response_id and GET /v1/responses/:id) are purged this many days after they were made (hourly).' },
+        responses_per_key: { type: 'integer', minimum: 1, default: 10000, description: 'Most stored responses a key keeps; its oldest beyond this are purged (hourly).' },
         keys_refresh_ms: { type: 'integer', minimum: 100, default: 2000, description: 'How often the key cache checks the store for changes made by other replicas (changes made here apply at once).' },
       },
     },

@@ -27,6 +27,7 @@ import { BackendPools } from '../kernel/services/backends/pools.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
 import { MetricsRegistry } from '../kernel/services/metrics/metrics.js'
 import { RecordWriter } from '../kernel/services/records/records.js'
+import { ResponseKeeper } from '../kernel/services/responses/kept-responses.js'
 import { openSqliteStore } from '../kernel/services/stores/sqlite-store.js'
 import { memoryState } from '../kernel/services/state/open-state.js'
 import { openServices, type KernelServices, type StoresConfig } from '../kernel/services/open.js'
@@ -50,7 +51,7 @@ export interface KernelOverrides {
    * folder, fresh metrics, and no admin store (key changes answer 503). makeServedKernel gives
    * the full set, PostgreSQL or Redis included.
    */
-  services?: Partial<Pick<KernelServices, 'records' | 'state' | 'metrics' | 'storedKeys'>>
+  services?: Partial<Pick<KernelServices, 'records' | 'responses' | 'state' | 'metrics' | 'storedKeys'>>
   /** `admin.key_hash` of server.yaml. */
   adminKeyHash?: string
 }
@@ -72,13 +73,17 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     now,
   })
   const catalog = createCatalog(deployment, { simulatorUrl: overrides.simulatorUrl ?? 'http://127.0.0.1:9', keys })
+  // One SQLite store in the temporary folder, opened only when a default needs it.
+  let store: ReturnType<typeof openSqliteStore> | undefined
+  const sqlite = () => (store ??= openSqliteStore(dataDir))
   return {
     config: deployment,
     catalog,
     keys,
     keyAdmin: keys,
     backends: new BackendPools(catalog, (id) => keys.group(id)),
-    records: overrides.services?.records ?? new RecordWriter(openSqliteStore(dataDir).records, { flushMs: 60_000, batch: 500, retentionDays: 180, log, metrics, now }),
+    records: overrides.services?.records ?? new RecordWriter(sqlite().records, { flushMs: 60_000, batch: 500, retentionDays: 180, log, metrics, now }),
+    responses: overrides.services?.responses ?? new ResponseKeeper(sqlite().responses, { retentionDays: 30, maxPerKey: 10_000, log, now }),
     state: overrides.services?.state ?? memoryState(now),
     metrics,
     log,

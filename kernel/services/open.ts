@@ -11,6 +11,7 @@ import type { Store } from './stores/store.js'
 import type { SharedState } from './state/state.js'
 import { openSqliteStore } from './stores/sqlite-store.js'
 import { RecordWriter } from './records/records.js'
+import { ResponseKeeper } from './responses/kept-responses.js'
 import { StoredKeys } from './keys/stored-keys.js'
 import { MetricsRegistry } from './metrics/metrics.js'
 import { memoryState, redactUrl } from './state/open-state.js'
@@ -21,6 +22,7 @@ export interface KernelServices {
   readonly store: Store
   readonly storedKeys: StoredKeys
   readonly records: RecordWriter
+  readonly responses: ResponseKeeper
   readonly state: SharedState
   readonly metrics: MetricsRegistry
   close(): Promise<void>
@@ -42,6 +44,8 @@ export function storeSettings(stores: StoresConfig, env: NodeJS.ProcessEnv) {
     leaseMs: stores.lease_ms ?? 10_000,
     reconcileEveryMs: stores.reconcile_every_ms ?? 300_000,
     journal: stores.records_journal ?? true,
+    responsesRetentionDays: stores.responses_retention_days ?? 30,
+    responsesPerKey: stores.responses_per_key ?? 10000,
   }
 }
 
@@ -85,16 +89,19 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       now: options.now ?? Date.now,
       log,
     })
+    const responses = new ResponseKeeper(store.responses, { retentionDays: settings.responsesRetentionDays, maxPerKey: settings.responsesPerKey, log, now: options.now })
     log.info('stores opened', { records: store.kind, state: state.kind })
     return {
       store,
       storedKeys,
       records,
+      responses,
       state,
       metrics,
       async close() {
         reconciler.stop()
         storedKeys.close()
+        responses.close()
         await records.close()
         await state.close()
         await store.close()

@@ -1,6 +1,6 @@
 /**
  * Every route of the shipped pipelines that reaches a model is budgeted, queued and recorded:
- * chat, completions, messages, verdicts, speech, transcription and translation. For each, with real
+ * chat, responses, completions, messages, verdicts, speech, transcription and translation. For each, with real
  * clients over real sockets: a key whose term budget is exhausted gets 403, a key over its
  * per-minute tokens gets 429, a served request leaves exactly one record with its tokens or
  * seconds and an indicative value, and the admin API's usage per key and per model shows it.
@@ -23,7 +23,7 @@ const keys = keysFile({}, [
   // One token a minute: any request is over it.
   { id: 'slow', group: 'demo', secret: 'sk-slow', tokens_per_minute: 1 },
   // A key per route, so that its records and usage rows are only that route's.
-  ...['chat', 'completions', 'messages', 'verdicts', 'speech', 'transcription', 'translation'].map((r) => ({ id: `m-${r}`, group: 'demo', secret: `sk-m-${r}` })),
+  ...['chat', 'responses', 'completions', 'messages', 'verdicts', 'speech', 'transcription', 'translation'].map((r) => ({ id: `m-${r}`, group: 'demo', secret: `sk-m-${r}` })),
 ])
 
 test.before(async () => {
@@ -36,6 +36,7 @@ const wav = () => toFile(toneWav(2), 'tone.wav', { type: 'audio/wav' })
 /** One request of each model-reaching route, made with `client`; resolves to what it returned. */
 const calls: Record<string, (client: OpenAI) => Promise<unknown>> = {
   chat: (c) => c.chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hello' }], max_tokens: 8 }),
+  responses: (c) => c.responses.create({ model: 'sim-chat-instruct', input: 'hello', max_output_tokens: 8 }),
   completions: (c) => c.completions.create({ model: 'sim-chat-instruct', prompt: 'Once upon', max_tokens: 8 }),
   // The Messages API (Anthropic's errors carry the message at error.message too).
   messages: (c) => c.post('/messages', { body: { model: 'sim-chat-instruct', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] } }),
@@ -47,7 +48,7 @@ const calls: Record<string, (client: OpenAI) => Promise<unknown>> = {
 
 /** The route id records carry for each (verdicts are recorded as their chat-internal calls). */
 const recordedRoute: Record<string, string> = {
-  chat: 'chat', completions: 'completions', messages: 'messages', verdicts: 'chat-internal', speech: 'audio-speech',
+  chat: 'chat', responses: 'responses', completions: 'completions', messages: 'messages', verdicts: 'chat-internal', speech: 'audio-speech',
   transcription: 'audio-transcriptions', translation: 'audio-translations',
 }
 

@@ -6,6 +6,7 @@
 import pg from 'pg'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
+import { postgresResponsesSchema, postgresResponsesTable } from './responses-table.js'
 
 const schemaSql = `
 CREATE TABLE IF NOT EXISTS usage_records (
@@ -54,6 +55,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
       await client.query(schemaSql)
+      await client.query(postgresResponsesSchema)
       for (const c of addedRecordColumns) await client.query(`ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-schema'])
@@ -175,6 +177,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     kind: 'postgres',
     records,
     keys,
+    responses: postgresResponsesTable(pool),
     async close() {
       await pool.end()
     },

@@ -9,6 +9,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
+import { sqliteResponsesSchema, sqliteResponsesTable } from './responses-table.js'
 
 const schema = `
 CREATE TABLE IF NOT EXISTS usage_records (
@@ -40,6 +41,7 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma('synchronous = NORMAL')
   db.pragma('busy_timeout = 5000')
   db.exec(schema)
+  db.exec(sqliteResponsesSchema)
   const columns = new Set((db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name))
   for (const c of addedRecordColumns) if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
 
@@ -140,6 +142,7 @@ export function openSqliteStore(dataDir: string): Store {
     kind: 'sqlite',
     records,
     keys,
+    responses: sqliteResponsesTable(db),
     async close() {
       if (db.open) db.close()
     },

@@ -4,6 +4,7 @@
  * PostgreSQL (scale-out). Both are written to off the request path only.
  */
 import type { GroupConfig } from '../../../schemas/keys.schema.js'
+import type { ResponsesTable } from './responses-table.js'
 
 /** One request that reached a model. Figures and identifiers only: never prompt or reply text. */
 export interface UsageRecord {
@@ -128,5 +129,7 @@ export interface Store {
   readonly kind: 'sqlite' | 'postgres'
   readonly records: RecordsTable
   readonly keys: KeysTable
+  /** Responses API responses kept with `store: true` (responses-table.ts). */
+  readonly responses: ResponsesTable
   close(): Promise<void>
 }
