@@ -4,7 +4,9 @@
  * server that ignores `encoding_format: base64` (or answers base64 unasked) is converted here,
  * and the openai SDK, which asks for base64 by default, decodes the same floats either way. A
  * Matryoshka model whose server ignores `dimensions` sends whole vectors, which are shortened and
- * renormalised as vLLM does. Usage becomes `{prompt_tokens, total_tokens}`.
+ * renormalised as vLLM does. A usage without `total_tokens` gets it. A reply that needs none
+ * of this is said to be unchanged, so that it can leave as the server wrote it: re-serializing
+ * thousands of floats costs more than the whole route.
  */
 import { fromBase64, shortened, toBase64 } from '../../protocols/openai/embeddings.js'
 import type { OpenAIUsage } from '../../protocols/openai/usage.js'
@@ -17,28 +19,40 @@ export interface AskedEmbeddings {
   readonly dimensions: number | undefined
 }
 
-/** Normalizes a whole embeddings reply in place; returns its usage, if it has one. */
-export function normalizeEmbeddings(body: Json, asked: AskedEmbeddings): OpenAIUsage | undefined {
-  if (body.object === 'embedding') body.object = 'list'
-  if (Array.isArray(body.data)) for (const item of body.data as Json[]) normalizeItem(item, asked)
+/** Normalizes a whole embeddings reply in place: its usage, if it has one, and whether anything changed. */
+export function normalizeEmbeddings(body: Json, asked: AskedEmbeddings): { usage: OpenAIUsage | undefined; changed: boolean } {
+  let changed = false
+  if (body.object === 'embedding') {
+    body.object = 'list'
+    changed = true
+  }
+  if (Array.isArray(body.data)) for (const item of body.data as Json[]) changed = normalizeItem(item, asked) || changed
   const usage = body.usage as { prompt_tokens?: unknown; total_tokens?: unknown } | null | undefined
-  if (!usage || typeof usage.prompt_tokens !== 'number') return undefined
-  const prompt = usage.prompt_tokens
-  body.usage = { prompt_tokens: prompt, total_tokens: typeof usage.total_tokens === 'number' ? usage.total_tokens : prompt }
-  return { prompt_tokens: prompt }
+  if (!usage || typeof usage.prompt_tokens !== 'number') return { usage: undefined, changed }
+  if (typeof usage.total_tokens !== 'number') {
+    usage.total_tokens = usage.prompt_tokens
+    changed = true
+  }
+  return { usage: { prompt_tokens: usage.prompt_tokens }, changed }
 }
 
-function normalizeItem(item: Json, asked: AskedEmbeddings): void {
-  if (!item || typeof item !== 'object') return
-  item.object ??= 'embedding'
+/** Whether the item was changed. */
+function normalizeItem(item: Json, asked: AskedEmbeddings): boolean {
+  if (!item || typeof item !== 'object') return false
+  let changed = false
+  if (item.object === undefined) {
+    item.object = 'embedding'
+    changed = true
+  }
   const sent = item.embedding
   const long = asked.dimensions !== undefined && vectorLength(sent) > asked.dimensions
   // The common case, a server that did what was asked, costs nothing.
-  if (!long && (asked.format === 'base64' ? typeof sent === 'string' : Array.isArray(sent))) return
+  if (!long && (asked.format === 'base64' ? typeof sent === 'string' : Array.isArray(sent))) return changed
   let vector = typeof sent === 'string' ? fromBase64(sent) : Array.isArray(sent) ? (sent as number[]) : undefined
-  if (!vector) return
+  if (!vector) return changed
   if (long) vector = shortened(vector, asked.dimensions!)
   item.embedding = asked.format === 'base64' ? toBase64(vector) : vector
+  return true
 }
 
 function vectorLength(v: unknown): number {

@@ -75,17 +75,22 @@ async function embeddings(ex: Exchange, next: () => Promise<void>, kernel: Kerne
   delete upstreamBody.stream_options
   if (!model.supports_dimensions) delete upstreamBody.dimensions
   const res = await kernel.backends.call(ex, { model, path: PATHS.embeddings, body: JSON.stringify(upstreamBody), accept: 'application/json' })
-  const body = (await readJson(res)) as Record<string, unknown>
-  const usage = normalizeEmbeddings(body, { format: sent.encoding_format ?? 'float', dimensions: model.supports_dimensions ? sent.dimensions : undefined })
+  const text = await res.text()
+  const body = parseUpstream(text) as Record<string, unknown>
+  const { usage, changed } = normalizeEmbeddings(body, { format: sent.encoding_format ?? 'float', dimensions: model.supports_dimensions ? sent.dimensions : undefined })
   if (usage) ex.usage.report(reportedUsage(usage))
   ex.usage.upstreamModel = typeof body.model === 'string' ? body.model : undefined
   ex.usage.firstTokenAt = kernel.now()
-  ex.reply = reply.json(body, 200)
+  // Unchanged, the server's own text leaves as it came: no second serialization of the floats.
+  ex.reply = changed ? reply.json(body, 200) : reply.text('application/json', text)
   await next()
 }
 
 async function readJson(res: UpstreamResponse): Promise<unknown> {
-  const text = await res.text()
+  return parseUpstream(await res.text())
+}
+
+function parseUpstream(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (err) {

@@ -36,24 +36,35 @@ function run(body: Record<string, unknown>, model: Partial<ModelConfig> = {}) {
 }
 
 const sent = () => upstream.received.at(-1)!
+type Embeddings = ReturnType<typeof reply>
+/** The reply's body, whether it left as the server's own text or re-serialized. */
+const bodyOf = (r: { reply?: unknown }): Embeddings => {
+  const out = r.reply as { kind: string; body?: Embeddings; text?: string }
+  return out.kind === 'text' ? (JSON.parse(out.text!) as Embeddings) : out.body!
+}
 
-test('sends the served name to /v1/embeddings, never as a stream; reports the usage in OpenAI\'s shape', async () => {
-  serve(reply(vector))
+test('sends the served name to /v1/embeddings, never as a stream; a reply that needs nothing leaves as the server wrote it', async () => {
+  const written = JSON.stringify(reply(vector))
+  upstream.handle((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(written))
   const r = await run({ model: 'sim-embed', input: 'abc', user: 'u-1', stream: true })
   assert.is(r.error, undefined)
   assert.is(sent().path, '/v1/embeddings')
   assert.equal(sent().body, { model: 'sim-embed-384', input: 'abc', user: 'u-1' })
-  const body = (r.reply as { body: ReturnType<typeof reply> }).body
-  assert.equal(body.usage, { prompt_tokens: 3, total_tokens: 3 })
-  assert.equal(body.data[0]!.embedding, vector)
+  assert.equal(r.reply, { kind: 'text', status: 200, contentType: 'application/json', text: written })
   assert.equal([r.ex.usage.used().inputTokens, r.ex.usage.used().outputTokens, r.ex.usage.used().source], [3, 0, 'reported'])
+  assert.is(r.ex.usage.upstreamModel, 'sim-embed-384')
+})
+
+test('a usage without total_tokens gets it', async () => {
+  serve({ ...reply(vector), usage: { prompt_tokens: 4 } })
+  assert.equal(bodyOf(await run({ input: 'abcd' })).usage, { prompt_tokens: 4, total_tokens: 4 })
 })
 
 test('base64 asked of a server that sends floats: the gateway encodes little-endian float32', async () => {
   serve(reply(vector))
   const r = await run({ input: 'abc', encoding_format: 'base64' })
   assert.is((sent().body as { encoding_format: string }).encoding_format, 'base64')
-  const text = (r.reply as { body: ReturnType<typeof reply> }).body.data[0]!.embedding as string
+  const text = bodyOf(r).data[0]!.embedding as string
   const buf = Buffer.from(text, 'base64')
   assert.equal(Array.from({ length: 4 }, (_, i) => buf.readFloatLE(i * 4)), Array.from(new Float32Array(vector)))
 })
@@ -61,15 +72,15 @@ test('base64 asked of a server that sends floats: the gateway encodes little-end
 test('base64 from a server that did it is passed on untouched; floats asked of one that sent base64 are decoded', async () => {
   serve(reply(b64(vector)))
   const asked = await run({ input: 'abc', encoding_format: 'base64' })
-  assert.is((asked.reply as { body: ReturnType<typeof reply> }).body.data[0]!.embedding, b64(vector))
+  assert.is(bodyOf(asked).data[0]!.embedding, b64(vector))
   const unasked = await run({ input: 'abc' })
-  assert.equal((unasked.reply as { body: ReturnType<typeof reply> }).body.data[0]!.embedding, Array.from(new Float32Array(vector)))
+  assert.equal(bodyOf(unasked).data[0]!.embedding, Array.from(new Float32Array(vector)))
 })
 
 test("Infinity's top-level object becomes list; a reply without usage is charged its estimate", async () => {
   serve({ object: 'embedding', model: 'm', data: [{ index: 0, embedding: vector }] })
   const r = await run({ input: 'abc' })
-  const body = (r.reply as { body: { object: string; data: { object: string }[] } }).body
+  const body = bodyOf(r)
   assert.is(body.object, 'list')
   assert.is(body.data[0]!.object, 'embedding')
   assert.equal([r.ex.usage.used().inputTokens, r.ex.usage.used().source], [3 + 2, 'estimated'])
@@ -79,7 +90,7 @@ test('dimensions: passed to a Matryoshka model, whose whole vectors are shortene
   serve(reply(vector))
   const r = await run({ input: 'abc', dimensions: 1 })
   assert.is((sent().body as { dimensions: number }).dimensions, 1)
-  assert.equal((r.reply as { body: ReturnType<typeof reply> }).body.data[0]!.embedding, [1])
+  assert.equal(bodyOf(r).data[0]!.embedding, [1])
   // A fixed-size model's server is not told its own size (vLLM refuses `dimensions` outright).
   serve(reply(vector))
   await run({ input: 'abc', dimensions: 4 }, { supports_dimensions: false, dimensions: 4 })
