@@ -3,6 +3,7 @@ import { chatRequestSchema } from './chat-request.schema.js'
 import { completionRequestSchema } from './completion-request.schema.js'
 import { messagesCountRequestSchema, messagesRequestSchema } from './messages-request.schema.js'
 import { responsesRequestSchema } from './responses-request.schema.js'
+import { embeddingsRequestSchema } from './embeddings-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 
@@ -12,6 +13,7 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'messages-request': messagesRequestSchema,
   'messages-count-request': messagesCountRequestSchema,
   'responses-request': responsesRequestSchema,
+  'embeddings-request': embeddingsRequestSchema,
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
 }

@@ -61,6 +61,12 @@ export const modelSchema = {
     supports_vision: { type: 'boolean', default: false },
     supports_tool_choice: { type: 'boolean', default: false },
     supports_completions: { type: 'boolean', default: false, description: 'Serves POST /v1/completions (prompt in, text out).' },
+    dimensions: { type: 'integer', minimum: 1, description: 'Embedding models: the length of the vectors the model returns.' },
+    supports_dimensions: {
+      type: 'boolean',
+      default: false,
+      description: 'Embedding models: takes `dimensions` from 1 to `dimensions` (a Matryoshka model: the model server returns a shorter, renormalised vector). Without it, asking for other dimensions than the model\'s own gets 400.',
+    },
     reasoning: {
       type: 'object',
       additionalProperties: false,

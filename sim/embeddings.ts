@@ -25,7 +25,7 @@ export function handleEmbeddings(sim: SimContext, req: IncomingMessage, res: Ser
   if (format !== 'float' && format !== 'base64') {
     throw new SimError(400, "encoding_format: Input should be 'float' or 'base64'", 'encoding_format')
   }
-  const dims = readDimensions(optionalInteger(json, 'dimensions'), engine.model.embedding_dims)
+  const dims = readDimensions(optionalInteger(json, 'dimensions'), engine.model)
   const inputs = readInputs(json.input)
   const prompts = inputs.map((input) => textPromptTokens(input))
   for (const ids of prompts) checkPoolingInput(ids.length, engine.model.max_model_len)
@@ -57,9 +57,14 @@ export function handleEmbeddings(sim: SimContext, req: IncomingMessage, res: Ser
   )
 }
 
-function readDimensions(requested: number | undefined, native: number): number {
+function readDimensions(requested: number | undefined, model: { name: string; embedding_dims: number; matryoshka: boolean }): number {
+  const native = model.embedding_dims
   if (requested === undefined) return native
-  // Treated as a Matryoshka model: a shorter prefix, renormalised.
+  // vLLM's refusal for a model without a Matryoshka representation, whatever the number.
+  if (!model.matryoshka) {
+    throw new SimError(400, `Model "${model.name}" does not support matryoshka representation, changing output dimensions will lead to poor results.`, 'dimensions')
+  }
+  // A Matryoshka model: a shorter prefix, renormalised.
   if (requested < 1 || requested > native) {
     throw new SimError(400, `dimensions must be between 1 and ${native} for this model.`, 'dimensions')
   }

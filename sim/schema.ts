@@ -50,6 +50,11 @@ export const simModelSchema = {
     completions: { type: 'boolean', default: false, description: 'Serves the legacy POST /v1/completions (prompt in, text out).' },
     max_model_len: { type: 'integer', minimum: 16, default: 8192, description: 'Context length: prompt plus output tokens.' },
     embedding_dims: { type: 'integer', minimum: 1, maximum: 8192, default: 384, description: 'Length of the vectors of an embedding model.' },
+    matryoshka: {
+      type: 'boolean',
+      default: false,
+      description: 'An embedding model that takes `dimensions` (a shorter, renormalised vector); without it, `dimensions` gets vLLM\'s 400.',
+    },
     audio: simAudioSchema,
   },
 } as const

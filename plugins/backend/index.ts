@@ -15,7 +15,9 @@ import { configSchema } from './schema.js'
 import { SseParser } from './sse-parser.js'
 import { normalizeChunk, normalizeCompletion } from './openai-normalize.js'
 import { streamedTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
-import { chatDemand, embeddingsDemand, reportedUsage, type OpenAIUsage } from '../../protocols/openai/usage.js'
+import { chatDemand, reportedUsage, type OpenAIUsage } from '../../protocols/openai/usage.js'
+import { embeddingsDemand } from '../../protocols/openai/embeddings.js'
+import { normalizeEmbeddings } from './embeddings-reply.js'
 
 const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', embeddings: '/v1/embeddings' } as const
 
@@ -29,11 +31,12 @@ export default definePlugin({
     demand(ex) {
       const estimate = { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model?.model.tokens_per_image ?? 1024 }
       const body = ex.body as { input?: unknown; messages?: unknown; prompt?: unknown }
-      return body.input !== undefined && body.messages === undefined && body.prompt === undefined ? embeddingsDemand(body, estimate) : chatDemand(body, estimate)
+      return body.input !== undefined && body.messages === undefined && body.prompt === undefined ? embeddingsDemand(body) : chatDemand(body, estimate)
     },
   },
   setup(config, kernel) {
     const path = PATHS[config.endpoint ?? 'chat']
+    if (config.endpoint === 'embeddings') return { request: (ex, next) => embeddings(ex, next, kernel) }
     return {
       async request(ex, next) {
         const model = ex.state.model!.model
@@ -59,8 +62,35 @@ export default definePlugin({
   },
 })
 
-async function readJson(res: UpstreamResponse): Promise<unknown> {
+/**
+ * POST /v1/embeddings: one JSON reply, never a stream. `dimensions` reaches the server only for
+ * a model that takes it (for another, the capabilities step let through only the model's own
+ * size, which a server of a fixed-size model may refuse to be told).
+ */
+async function embeddings(ex: Exchange, next: () => Promise<void>, kernel: Kernel): Promise<void> {
+  const model = ex.state.model!.model
+  const sent = ex.body as Body & { encoding_format?: 'float' | 'base64'; dimensions?: number }
+  const upstreamBody: Body = { ...sent, model: model.served_name ?? model.id }
+  delete upstreamBody.stream
+  delete upstreamBody.stream_options
+  if (!model.supports_dimensions) delete upstreamBody.dimensions
+  const res = await kernel.backends.call(ex, { model, path: PATHS.embeddings, body: JSON.stringify(upstreamBody), accept: 'application/json' })
   const text = await res.text()
+  const body = parseUpstream(text) as Record<string, unknown>
+  const { usage, changed } = normalizeEmbeddings(body, { format: sent.encoding_format ?? 'float', dimensions: model.supports_dimensions ? sent.dimensions : undefined })
+  if (usage) ex.usage.report(reportedUsage(usage))
+  ex.usage.upstreamModel = typeof body.model === 'string' ? body.model : undefined
+  ex.usage.firstTokenAt = kernel.now()
+  // Unchanged, the server's own text leaves as it came: no second serialization of the floats.
+  ex.reply = changed ? reply.json(body, 200) : reply.text('application/json', text)
+  await next()
+}
+
+async function readJson(res: UpstreamResponse): Promise<unknown> {
+  return parseUpstream(await res.text())
+}
+
+function parseUpstream(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (err) {

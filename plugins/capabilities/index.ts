@@ -3,7 +3,9 @@
  * base64 data URL nor a public https:// URL (whatever the model), and what the chosen model
  * cannot do: tools without supports_function_calling, tool_choice without
  * supports_tool_choice, image parts for a model that neither reads images nor has its vision
- * boon on. Everything else of the request (response_format included) passes through as sent.
+ * boon on. For embedding models: `dimensions` the model does not allow, and token-id inputs
+ * longer than its context window (text is counted by the model server, whose 400 passes
+ * through). Everything else of the request (response_format included) passes through as sent.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
@@ -11,6 +13,7 @@ import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
 import { IMAGE_URL_RULE, breaksImageRule, imageParts } from '../../protocols/openai/image-url.js'
+import { dimensionsRefusal, inputList } from '../../protocols/openai/embeddings.js'
 import { configSchema } from './schema.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */
@@ -26,6 +29,10 @@ export default definePlugin({
   setup(config) {
     return {
       async request(ex, next) {
+        if (ex.state.model!.model.model_type === 'embedding') {
+          checkEmbeddings(ex.state.model!.model, ex.state.model!.requested, ex.body as { input?: unknown; dimensions?: unknown })
+          return next()
+        }
         const body = ex.body as { tools?: unknown[]; tool_choice?: unknown; messages?: unknown }
         const images = imageParts(body.messages)
         if (images.length > config.max_images)
@@ -45,3 +52,16 @@ export default definePlugin({
     }
   },
 })
+
+/** An embeddings request against its model: the dimensions it allows, its context window for token ids. */
+function checkEmbeddings(model: ModelConfig, requested: string, body: { input?: unknown; dimensions?: unknown }): void {
+  if (typeof body.dimensions === 'number') {
+    const refusal = dimensionsRefusal(model, requested, body.dimensions)
+    if (refusal) throw new GatewayError(400, refusal, { code: 'invalid_request' })
+  }
+  const window = model.context_window ?? 8192
+  const inputs = inputList(body.input)
+  const long = inputs.findIndex((item) => Array.isArray(item) && item.length > window)
+  if (long >= 0)
+    throw new GatewayError(400, `input[${long}] has ${(inputs[long] as unknown[]).length} tokens; model ${requested} takes at most ${window}`, { code: 'invalid_request' })
+}

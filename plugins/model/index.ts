@@ -34,6 +34,8 @@ export default definePlugin({
   requires: ['principal'],
   setup(config, kernel) {
     const types = new Set(config.types)
+    const wanted = config.types.join(' or ')
+    const notA = `not ${/^[aeiou]/.test(wanted) ? 'an' : 'a'} ${wanted} model`
     const modelsPath = config.models_path ?? '/v1/models'
     /**
      * Retirement by the clock, no reload needed: before retire_at a deprecated model answers
@@ -86,7 +88,7 @@ export default definePlugin({
         }
         if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
         model = retirement(model, ex)
-        if (!types.has(model.model_type)) throw new GatewayError(400, `model ${requested} is not a ${config.types.join(' or ')} model`, { code: 'invalid_request' })
+        if (!types.has(model.model_type)) throw new GatewayError(400, `model ${requested} is ${notA}`, { code: 'invalid_request' })
         if (config.endpoint === 'completions' && !model.supports_completions)
           throw new GatewayError(400, `model ${requested} does not support completions`, { code: 'invalid_request' })
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')

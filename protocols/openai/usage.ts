@@ -1,6 +1,7 @@
 /**
  * The OpenAI wire's usage in the gateway's terms: a server's `usage` object as a report, and a
- * chat, completions or embeddings body as a demand (what it may cost before it runs).
+ * chat or completions body as a demand (what it may cost before it runs; embeddings:
+ * `embeddings.ts`).
  */
 import type { Demand, ReportedUsage } from '../../kernel/usage.js'
 import { estimatePromptTokens, requestedCompletion, type PromptEstimateOptions } from './token-estimate.js'
@@ -42,8 +43,3 @@ export function chatDemand(body: unknown, estimate: PromptEstimateOptions): Dema
   }
 }
 
-/** An embeddings request: its input, nothing generated. */
-export function embeddingsDemand(body: unknown, estimate: PromptEstimateOptions): Demand {
-  const input = (body as { input?: unknown } | null)?.input
-  return { inputTokens: estimatePromptTokens({ prompt: input }, estimate), outputTokens: 0, choices: 1, adjustable: false }
-}

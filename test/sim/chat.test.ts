@@ -24,7 +24,7 @@ chat('GET /v1/models lists the configured models in vLLM shape', async ({ sim })
   assert.is(body.object, 'list')
   assert.equal(
     body.data.map((m) => m.id),
-    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-legacy-chat', 'sim-embed-384'],
+    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-legacy-chat', 'sim-embed-384', 'sim-embed-fixed'],
   )
   assert.ok(body.data.every((m) => m.owned_by === 'sluice-sim' && m.object === 'model' && m.parent === null))
   assert.is(body.data[0]?.max_model_len, 32768)

@@ -90,6 +90,21 @@ endpoints('POST /v1/embeddings: deterministic unit vectors; base64 float32', asy
   assert.is(chatModel.body.error.message, 'The model does not support Embeddings API')
 })
 
+endpoints('POST /v1/embeddings: dimensions on a Matryoshka model give the renormalised head; other models refuse them as vLLM does', async ({ sim }) => {
+  const full = (await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha' })).body.data[0]!.embedding as number[]
+  const { status, body } = await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha', dimensions: 16 })
+  assert.is(status, 200)
+  const short = body.data[0]!.embedding as number[]
+  const head = full.slice(0, 16)
+  const n = Math.hypot(...head)
+  assert.ok(short.length === 16 && short.every((x, i) => Math.abs(x - head[i]! / n) < 1e-12))
+  const over = await postError(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha', dimensions: 385 })
+  assert.equal([over.status, over.body.error.message], [400, 'dimensions must be between 1 and 384 for this model.'])
+  const fixed = await postError(sim, '/v1/embeddings', { model: 'sim-embed-fixed', input: 'alpha', dimensions: 8 })
+  assert.equal([fixed.status, fixed.body.error.message], [400, 'Model "sim-embed-fixed" does not support matryoshka representation, changing output dimensions will lead to poor results.'])
+  assert.is((await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-fixed', input: 'alpha' })).body.data[0]!.embedding.length, 8)
+})
+
 interface Tokenized {
   count: number
   max_model_len: number

@@ -6,7 +6,8 @@ export const testModels: SimConfigInput['models'] = [
   { name: 'sim-thinker-8b', kind: 'chat', reasoning: 'thinking', reasoning_field: 'reasoning', thinking_default: true, max_model_len: 32768 },
   { name: 'sim-vision-7b', kind: 'chat', reasoning: 'thinking', reasoning_field: 'reasoning_content', thinking_default: false, max_model_len: 32768 },
   { name: 'sim-legacy-chat', kind: 'chat', max_model_len: 256 },
-  { name: 'sim-embed-384', kind: 'embedding', embedding_dims: 384, max_model_len: 512 },
+  { name: 'sim-embed-384', kind: 'embedding', embedding_dims: 384, max_model_len: 512, matryoshka: true },
+  { name: 'sim-embed-fixed', kind: 'embedding', embedding_dims: 8, max_model_len: 512 },
 ]
 
 /** Zero latency unless a suite says otherwise: tests must not depend on timing. */

@@ -1,7 +1,8 @@
 /**
  * The catalog's consistency rules over models.yaml, beyond its schema: every model's backend
  * exists, every family member, replacement and helper model is a model, reasoning levels and
- * retirement are complete. Checked at load, so a catalog that cannot answer never serves.
+ * retirement are complete, and only embedding models say how long their vectors are. Checked
+ * at load, so a catalog that cannot answer never serves.
  */
 import { ConfigError } from '../../errors.js'
 import type { ModelsFile } from '../../../schemas/models.schema.js'
@@ -18,6 +19,8 @@ export function checkModels(file: string, models: ModelsFile): void {
       if (m.reasoning.default_level && !levels.includes(m.reasoning.default_level))
         throw new ConfigError(`${file}: model ${m.id}: default_level ${m.reasoning.default_level} is not one of its levels`)
     }
+    if ((m.dimensions !== undefined || m.supports_dimensions) && m.model_type !== 'embedding')
+      throw new ConfigError(`${file}: model ${m.id}: dimensions and supports_dimensions are for embedding models`)
     if (m.status === 'deprecated' && (!m.replacement || !m.retire_at))
       throw new ConfigError(`${file}: model ${m.id}: a deprecated model needs replacement and retire_at`)
   }

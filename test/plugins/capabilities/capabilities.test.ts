@@ -64,4 +64,22 @@ test('image URLs: only a base64 data URL or a public https URL, whatever the mod
   assert.ok((await run('sim-vision', { messages: withUrl('https://example.com/cat.png') })).nextCalled)
 })
 
+test('embeddings: dimensions up to the size of a Matryoshka model; a fixed-size model takes only its own', async () => {
+  assert.ok((await run('sim-embed', { input: 'x', dimensions: 384 })).nextCalled)
+  assert.ok((await run('sim-embed', { input: 'x', dimensions: 1 })).nextCalled)
+  const over = await run('sim-embed', { input: 'x', dimensions: 385 })
+  assert.equal([over.error?.status, over.error?.message, over.nextCalled], [400, 'model sim-embed returns at most 384 dimensions; 385 were asked', false])
+  const fixed = { ...kernel.catalog.model('sim-embed')!, supports_dimensions: false }
+  const runFixed = (dimensions: number) => runPlugin(capabilities, {}, { kernel, state: { model: { requested: 'e', model: fixed } }, body: { input: 'x', dimensions } })
+  assert.ok((await runFixed(384)).nextCalled)
+  assert.is((await runFixed(256)).error?.message, 'model e does not support dimensions (its vectors have 384)')
+})
+
+test('embeddings: token-id inputs longer than the context window are refused; text is left to the model server', async () => {
+  const long = await run('sim-embed', { input: [[1], Array(513).fill(1)] })
+  assert.equal([long.error?.status, long.error?.message], [400, 'input[1] has 513 tokens; model sim-embed takes at most 512'])
+  assert.ok((await run('sim-embed', { input: Array(512).fill(1) })).nextCalled)
+  assert.ok((await run('sim-embed', { input: 'x'.repeat(100_000) })).nextCalled)
+})
+
 test.run()
