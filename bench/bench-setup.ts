@@ -5,6 +5,7 @@ import path from 'node:path'
 import { dump, load } from 'js-yaml'
 import { defaultConfigDir } from '../kernel/paths.js'
 import { formatHash, hashSecret } from '../kernel/services/keys/keys.js'
+import type { LoadResult } from './load.js'
 
 /** `--name value` from the command line, as a number, or the fallback. */
 export function option(name: string, fallback: number): number {
@@ -32,3 +33,17 @@ export function gatewayConfigFor(simUrl: string, key: string, backend: { connect
   fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: { forward_headers: true } }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(key)) }] }))
   return dir
 }
+
+/** A simulator config at zero latency (the gateway's cost is what is measured), with room for `maxRunning`. */
+export function zeroLatencySimConfig(maxRunning = 1000): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
+  const sim = load(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<string, unknown>
+  sim.latency = { ttft_ms: 0, itl_ms: 0, jitter: 0 }
+  sim.max_running = maxRunning
+  sim.max_waiting = 100000
+  fs.writeFileSync(file, dump(sim))
+  return file
+}
+
+/** One load result as a line: requests per second, p50 and p99. */
+export const formatLoad = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`

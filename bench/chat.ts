@@ -7,16 +7,14 @@
  *
  *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 2] [--rounds 3] [--idle 9500])
  */
-import fs from 'node:fs'
 import { setMaxListeners } from 'node:events'
 import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
-import { dump, load } from 'js-yaml'
 import { startChild, type Child } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
-import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
-import { gatewayConfigFor, option } from './bench-setup.js'
+import { repoRoot } from '../kernel/paths.js'
+import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 
 const SECONDS = option('seconds', 2)
 const ROUNDS = option('rounds', 3)
@@ -24,17 +22,8 @@ const IDLE = option('idle', 9500)
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 
-function simConfig(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
-  const sim = load(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<string, unknown>
-  sim.latency = { ttft_ms: 0, itl_ms: 0, jitter: 0 }
-  sim.max_running = IDLE + 100
-  sim.max_waiting = 100000
-  fs.writeFileSync(file, dump(sim))
-  return file
-}
 
-const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`
+const fmt = formatLoad
 
 /** Opens `count` streams that the simulator holds before their first token; `close` ends them. */
 async function idleStreams(url: string, count: number): Promise<{ opened: number; close: () => Promise<void> }> {
@@ -58,7 +47,7 @@ async function idleStreams(url: string, count: number): Promise<{ opened: number
 }
 
 async function main() {
-  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', simConfig(), '--port', '0'])
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(IDLE + 100), '--port', '0'])
   const proxy = await startChild(path.join(dist, 'bench', 'proxy.js'), ['--upstream', sim.url])
   // --profile: the gateway writes a CPU profile (.cpuprofile) to bench/profiles/ when it stops.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []

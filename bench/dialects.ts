@@ -6,14 +6,12 @@
  *
  *   npm run bench -- dialects [--seconds 2] [--rounds 3] [--connections 64]
  */
-import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { dump, load } from 'js-yaml'
 import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
-import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
-import { gatewayConfigFor, option } from './bench-setup.js'
+import { repoRoot } from '../kernel/paths.js'
+import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 
 const SECONDS = option('seconds', 2)
 const ROUNDS = option('rounds', 3)
@@ -23,15 +21,6 @@ const dist = path.join(repoRoot, 'dist')
 const QUESTION = 'Benchmark question number one.'
 const MAX_TOKENS = 20
 
-function simConfig(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
-  const sim = load(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<string, unknown>
-  sim.latency = { ttft_ms: 0, itl_ms: 0, jitter: 0 }
-  sim.max_running = 1000
-  sim.max_waiting = 100000
-  fs.writeFileSync(file, dump(sim))
-  return file
-}
 
 /** Each door: its path and the same question in its own body (the same model, the same reply length). */
 const doors: { name: string; path: string; body: (stream: boolean) => string }[] = [
@@ -40,10 +29,10 @@ const doors: { name: string; path: string; body: (stream: boolean) => string }[]
   { name: 'messages', path: '/v1/messages', body: (stream) => JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: QUESTION }], max_tokens: MAX_TOKENS, stream }) },
 ]
 
-const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`
+const fmt = formatLoad
 
 async function main() {
-  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', simConfig(), '--port', '0'])
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(), '--port', '0'])
   const configDir = gatewayConfigFor(sim.url, KEY, { connections: 256, capacity: 1000 }, ['gateway.yaml', 'messages.yaml'])
   const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [configDir])
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }

@@ -7,33 +7,23 @@
  *
  *   npm run bench -- embeddings      (or: node dist/bench/embeddings.js [--seconds 2] [--rounds 3])
  */
-import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { dump, load } from 'js-yaml'
 import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
-import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
-import { gatewayConfigFor, option } from './bench-setup.js'
+import { repoRoot } from '../kernel/paths.js'
+import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 
 const SECONDS = option('seconds', 2)
 const ROUNDS = option('rounds', 3)
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 
-function simConfig(): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
-  const sim = load(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<string, unknown>
-  sim.latency = { ttft_ms: 0, itl_ms: 0, jitter: 0 }
-  sim.max_running = 1000
-  fs.writeFileSync(file, dump(sim))
-  return file
-}
 
-const fmt = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`
+const fmt = formatLoad
 
 async function main() {
-  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', simConfig(), '--port', '0'])
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(), '--port', '0'])
   const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { capacity: 1000, connections: 128 })])
   const targets = [
     { name: 'simulator direct', url: sim.url, model: 'sim-embed-384' },

@@ -18,7 +18,6 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
-import { dump, load } from 'js-yaml'
 import { startChild } from './children.js'
 import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
 

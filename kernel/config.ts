@@ -14,7 +14,7 @@ import { modelsFileSchema, type ModelsFile } from '../schemas/models.schema.js'
 import { checkModels } from './services/catalog/check-models.js'
 import { keysFileSchema, type KeysFile } from '../schemas/keys.schema.js'
 import { checkKeys } from './services/keys/check-keys.js'
-import { serverFileSchema, type ServerFile, type ServerOverrides } from '../schemas/server.schema.js'
+import { serverFileSchema, type ServerOverrides } from '../schemas/server.schema.js'
 
 export function readYaml(file: string): unknown {
   let text: string

@@ -17,7 +17,7 @@ import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
 import { builtinPlugins } from '../plugins/registry.js'
 import { startEmbeddedSimulator } from './services/backends/embedded-simulator.js'
 import type { RunningSimulator } from '../sim/index.js'
-import type { ServerFile, ServerOverrides } from '../schemas/server.schema.js'
+import type { ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from './plugin.js'
 
 export interface GatewayOptions {

@@ -10,7 +10,7 @@
 import { writeOrWait } from './http-io.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import { sleep, type RequestLife } from './active-requests.js'
+import { sleep } from './active-requests.js'
 import { requireJsonObject, modelNameOf } from './chat.js'
 import { requiredString } from './body-fields.js'
 import { planFailure } from './failures.js'

@@ -5,19 +5,14 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import fs from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
-import pg from 'pg'
 import type { Store } from '../../kernel/services/stores/store.js'
-import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
-import { openPostgresStore } from '../../kernel/services/stores/postgres-store.js'
 import { StoredKeys } from '../../kernel/services/keys/stored-keys.js'
 import { createKeyStore, formatHash, hashSecret, type LayeredKeyStore } from '../../kernel/services/keys/keys.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { createLogger } from '../../kernel/log.js'
 import type { KeysFile } from '../../schemas/keys.schema.js'
-import { available, POSTGRES_URL, uniqueName } from '../support/services.js'
+import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
 
 const log = createLogger({ level: 'error', sink: { write: () => undefined } })
 const seed: KeysFile = {
@@ -158,24 +153,9 @@ function keysContract(label: string, open: () => Promise<{ store: Store; cleanup
   test.run()
 }
 
-keysContract('sqlite', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-keys-'))
-  return { store: openSqliteStore(dir), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
-})
+keysContract('sqlite', async () => sqliteTestStore())
 
-keysContract('postgres', async () => {
-  if (!(await available('postgres'))) return undefined
-  const schema = uniqueName('sluice_test')
-  return {
-    store: await openPostgresStore({ url: POSTGRES_URL, schema }),
-    async cleanup() {
-      const client = new pg.Client({ connectionString: POSTGRES_URL })
-      await client.connect()
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      await client.end()
-    },
-  }
-})
+keysContract('postgres', postgresTestStore)
 
 const admin = suite('admin key')
 admin('the admin key comes from SLUICE_ADMIN_KEY or admin.key_hash, compared by digest', () => {

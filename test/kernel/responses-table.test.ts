@@ -4,17 +4,11 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import pg from 'pg'
 import type { Store } from '../../kernel/services/stores/store.js'
 import type { StoredResponse } from '../../kernel/services/stores/responses-table.js'
-import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
-import { openPostgresStore } from '../../kernel/services/stores/postgres-store.js'
 import { ResponseKeeper } from '../../kernel/services/responses/kept-responses.js'
 import { createLogger } from '../../kernel/log.js'
-import { available, POSTGRES_URL, uniqueName } from '../support/services.js'
+import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
 
 const T0 = Date.UTC(2026, 4, 1)
 const DAY = 86_400_000
@@ -94,22 +88,6 @@ function contract(label: string, open: () => Promise<{ store: Store; cleanup(): 
   test.run()
 }
 
-contract('sqlite', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-responses-'))
-  return { store: openSqliteStore(dir), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
-})
+contract('sqlite', async () => sqliteTestStore())
 
-contract('postgres', async () => {
-  if (!(await available('postgres'))) return undefined
-  const schema = uniqueName('sluice_test')
-  const store = await openPostgresStore({ url: POSTGRES_URL, schema })
-  return {
-    store,
-    async cleanup() {
-      const client = new pg.Client({ connectionString: POSTGRES_URL })
-      await client.connect()
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      await client.end()
-    },
-  }
-})
+contract('postgres', postgresTestStore)

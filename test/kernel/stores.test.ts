@@ -4,14 +4,8 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import pg from 'pg'
 import type { Store, StoredKey, UsageRecord } from '../../kernel/services/stores/store.js'
-import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
-import { openPostgresStore } from '../../kernel/services/stores/postgres-store.js'
-import { available, POSTGRES_URL, uniqueName } from '../support/services.js'
+import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
 
 const T0 = Date.UTC(2026, 4, 1)
 
@@ -158,22 +152,6 @@ function storeContract(label: string, open: () => Promise<{ store: Store; cleanu
   test.run()
 }
 
-storeContract('sqlite', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-store-'))
-  return { store: openSqliteStore(dir), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
-})
+storeContract('sqlite', async () => sqliteTestStore())
 
-storeContract('postgres', async () => {
-  if (!(await available('postgres'))) return undefined
-  const schema = uniqueName('sluice_test')
-  const store = await openPostgresStore({ url: POSTGRES_URL, schema })
-  return {
-    store,
-    async cleanup() {
-      const client = new pg.Client({ connectionString: POSTGRES_URL })
-      await client.connect()
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      await client.end()
-    },
-  }
-})
+storeContract('postgres', postgresTestStore)

@@ -11,7 +11,7 @@ import { dump, load } from 'js-yaml'
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../kernel/gateway.js'
 import { createLogger, type LogSink } from '../../kernel/log.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
-import type { ServerFile, ServerOverrides } from '../../schemas/server.schema.js'
+import type { ServerOverrides } from '../../schemas/server.schema.js'
 import { TEST_KEY } from '../harness.js'
 
 export { TEST_KEY }
