@@ -11,6 +11,7 @@ import { loadDeployment, type LoadOptions } from './config.js'
 import { Generation } from './generation.js'
 import { openServices, type KernelServices } from './services/open.js'
 import { createApp, mountRoutes } from './server.js'
+import { answerClientError } from './client-error.js'
 import { createLogger, describeCause, type Logger } from './log.js'
 import { PluginRegistry } from './registry.js'
 import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
@@ -94,6 +95,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const limits = deployment.server.limits
   // Node checks the header and body timeouts on this interval: a few checks per timeout.
   const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, app.callback())
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, current.config.server.header_prefix))
   await new Promise<void>((resolve, reject) => {
     server.listen(deployment.server.port, deployment.server.host, () => resolve())
     server.once('error', reject)
