@@ -29,7 +29,20 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, he
       `HTTP/1.1 ${status} ${reason}\r\ncontent-type: ${rendered.contentType}\r\ncontent-length: ${body.length}\r\n` +
         `${headerPrefix}request-id: ${crypto.randomUUID()}\r\nconnection: close\r\n\r\n`,
     )
-    socket.write(body)
+    if (!refusedHead(err)) socket.write(body)
   }
   socket.destroy()
+}
+
+/**
+ * Whether the refused request is a HEAD, whose answer has no body. The parser's packet may hold
+ * earlier requests of the connection: the refused one starts after the last blank line before
+ * the byte the parser stopped at.
+ */
+function refusedHead(err: NodeJS.ErrnoException): boolean {
+  const { rawPacket, bytesParsed } = err as { rawPacket?: Buffer; bytesParsed?: number }
+  if (!Buffer.isBuffer(rawPacket)) return false
+  const blank = rawPacket.lastIndexOf('\r\n\r\n', Math.max(0, (bytesParsed ?? rawPacket.length) - 1))
+  const start = blank === -1 ? 0 : blank + 4
+  return rawPacket.toString('latin1', start, start + 5) === 'HEAD '
 }

@@ -110,6 +110,10 @@ test('requests Node refuses before routing get the documented body and a request
   }
   const { answer } = await stall('GET /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer')
   assert.match(answer, /"request timed out"/)
+  // A HEAD's answer has no body, refused or not.
+  const head = await stall(`HEAD /v1/models?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+  assert.match(head.answer, /^HTTP\/1\.1 431 /)
+  assert.ok(head.answer.endsWith('\r\n\r\n'), head.answer)
 })
 
 test.run()
