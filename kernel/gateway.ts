@@ -3,14 +3,17 @@
  * asks for it, builds the first generation, serves HTTP, and handles hot reload (file change
  * and SIGHUP) and graceful shutdown.
  */
+import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
+import type { Duplex } from 'node:stream'
 import http, { type Server } from 'node:http'
 import { loadDeployment, type LoadOptions } from './config.js'
 import { Generation } from './generation.js'
 import { openServices, type KernelServices } from './services/open.js'
 import { createApp, mountRoutes } from './server.js'
+import { refusalResponse } from '../protocols/http/refusal.js'
 import { createLogger, describeCause, type Logger } from './log.js'
 import { PluginRegistry } from './registry.js'
 import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
@@ -87,6 +90,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const limits = deployment.server.limits
   // Node checks the header and body timeouts on this interval: a few checks per timeout.
   const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, app.callback())
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
+    // As Node does: nothing written once a response on the connection has begun; closed either way.
+    const answer = refusalResponse(err, `${current.config.server.header_prefix}request-id`, crypto.randomUUID())
+    if (answer && socket.writable && !socket._httpMessage?.headersSent) socket.write(answer)
+    socket.destroy()
+  })
   await new Promise<void>((resolve, reject) => {
     server.listen(deployment.server.port, deployment.server.host, () => resolve())
     server.once('error', reject)

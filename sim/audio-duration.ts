@@ -59,12 +59,14 @@ function oggSeconds(file: Buffer): number {
   const opus = file.indexOf('OpusHead')
   let rate: number
   let preSkip = 0
+  // An identification header cut short (its fields past the file's end) is no header.
   if (opus !== -1 && opus < 200) {
+    if (opus + 12 > file.length) throw invalid()
     rate = 48000 // Opus granule positions always count 48 kHz samples.
     preSkip = file.readUInt16LE(opus + 10)
   } else {
     const vorbis = file.indexOf('\x01vorbis', 0, 'latin1')
-    if (vorbis === -1 || vorbis > 200) throw invalid()
+    if (vorbis === -1 || vorbis > 200 || vorbis + 16 > file.length) throw invalid()
     rate = file.readUInt32LE(vorbis + 12)
     checkSampleRate(rate)
   }

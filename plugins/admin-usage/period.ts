@@ -2,11 +2,14 @@
 import { GatewayError } from '../../kernel/errors.js'
 import type { UsagePeriod } from '../../kernel/services/stores/store.js'
 
+/** The largest time a JavaScript Date holds (±100,000,000 days from 1970): past it, there is no ISO 8601 form to answer with. */
+const MAX_TIME = 8.64e15
+
 function time(query: URLSearchParams, name: string, fallback: number): number {
   const raw = query.get(name)
   if (raw === null || raw === '') return fallback
   const t = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw)
-  if (!Number.isFinite(t)) throw new GatewayError(400, `invalid request: ${name} must be an ISO 8601 time or epoch milliseconds`, { code: 'invalid_request' })
+  if (!(Math.abs(t) <= MAX_TIME)) throw new GatewayError(400, `invalid request: ${name} must be an ISO 8601 time or epoch milliseconds`, { code: 'invalid_request' })
   return t
 }
 

@@ -21,7 +21,8 @@ const SYNONYMS: Record<string, ReasoningLevel> = {
 /** The level asked for, or undefined when omitted; 400 for anything else. */
 export function parseEffort(value: unknown): ReasoningLevel | undefined {
   if (value === undefined || value === null) return undefined
-  const level = typeof value === 'string' ? SYNONYMS[value] : undefined
+  // Own keys only: `constructor` or `toString` is no level.
+  const level = typeof value === 'string' && Object.hasOwn(SYNONYMS, value) ? SYNONYMS[value] : undefined
   if (!level) throw new GatewayError(400, `reasoning effort ${typeof value === 'string' ? value : JSON.stringify(value)} is not one of none, low, medium or high`, { code: 'invalid_request' })
   return level
 }

@@ -96,4 +96,24 @@ test('headers that never finish are timed out and the connection closed', async 
   assert.ok(ms >= 900 && ms < 7000, `closed after ${ms} ms`)
 })
 
+test('requests Node refuses before routing get the documented body and a request id (the fuzzer found bare 431s)', async () => {
+  const cases: [string, RegExp, string][] = [
+    [`GET /v1/models?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, /^HTTP\/1\.1 431 /, 'request headers too large'],
+    ['NOT HTTP AT ALL\r\n\r\n', /^HTTP\/1\.1 400 /, 'malformed HTTP request'],
+    ['POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n', /^HTTP\/1\.1 400 /, 'malformed HTTP request'],
+  ]
+  for (const [head, status, message] of cases) {
+    const { answer } = await stall(head)
+    assert.match(answer, status)
+    assert.match(answer, /\r\nx-gateway-request-id: [0-9a-f-]{36}\r\n/)
+    assert.equal(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), { error: { message, type: 'gateway_error' } })
+  }
+  const { answer } = await stall('GET /v1/models HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer')
+  assert.match(answer, /"request timed out"/)
+  // A HEAD's answer has no body, refused or not.
+  const head = await stall(`HEAD /v1/models?${'q'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+  assert.match(head.answer, /^HTTP\/1\.1 431 /)
+  assert.ok(head.answer.endsWith('\r\n\r\n'), head.answer)
+})
+
 test.run()

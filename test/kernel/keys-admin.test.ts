@@ -124,6 +124,17 @@ function keysContract(label: string, open: () => Promise<{ store: Store; cleanup
     assert.is((await opened!.store.keys.load()).version, before)
   })
 
+  it('names of Object.prototype are no group (the fuzzer found a 500 on DELETE /admin/groups/constructor)', async () => {
+    const before = (await opened!.store.keys.load()).version
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      assert.is(keys.group(name), undefined, name)
+      assert.is(await status(keys.deleteGroup(name)), 404, name)
+      assert.is(await status(keys.createKey({ group: name })), 400, name)
+      assert.is(await status(keys.updateKey('alice', { group: name })), 400, name)
+    }
+    assert.is((await opened!.store.keys.load()).version, before)
+  })
+
   it('groups: put (defaults filled), override a seed group, delete an empty one', async () => {
     const g = await keys.putGroup('tenant-x', { models: ['sim-chat'], budget: { amount: 10 } })
     assert.equal(g.config, { models: ['sim-chat'], weight: 1, budget: { amount: 10, term: 'month' }, forward_headers: false })

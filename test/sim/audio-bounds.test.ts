@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert'
 import { checkSampleRate, maxAudioSeconds, plausibleSeconds } from '../../sim/audio-bounds.js'
 import { audioInfo } from '../../sim/audio-duration.js'
 import { maxSegments, transcriptSegments } from '../../sim/transcript-render.js'
+import { SimError } from '../../sim/api-error.js'
+import { wavHeader } from '../../sim/wav.js'
 
 const test = suite('sim: audio headers are believed only within bounds')
 
@@ -38,6 +40,41 @@ test('an MP3 at the lowest bitrate passes: 8 kbit/s MPEG-2 frames at 22.05 kHz, 
   const info = audioInfo(Buffer.concat(Array.from({ length: 1000 }, () => frame)))
   assert.is(info.format, 'mp3')
   assert.ok(Math.abs(info.seconds - (1000 * 576) / 22050) < 1e-9, String(info.seconds))
+})
+
+/** An Ogg page: the header, one segment, the packet. */
+function oggPage(granule: bigint, packet: Buffer): Buffer {
+  const h = Buffer.alloc(28)
+  h.write('OggS', 0, 'latin1')
+  h.writeBigUInt64LE(granule, 6)
+  h[26] = 1
+  h[27] = packet.length
+  return Buffer.concat([h, packet])
+}
+
+test('a header cut anywhere is a 400, never a RangeError (the fuzzer found Ogg headers read past the end: a 500)', () => {
+  const opusHead = Buffer.alloc(19)
+  opusHead.write('OpusHead', 0, 'latin1')
+  const vorbisId = Buffer.alloc(30)
+  vorbisId.write('\x01vorbis', 0, 'latin1')
+  vorbisId.writeUInt32LE(16000, 12)
+  const flac = Buffer.alloc(42)
+  flac.write('fLaC', 0, 'latin1')
+  const files: [string, Buffer][] = [
+    ['ogg opus', oggPage(0n, opusHead)],
+    ['ogg vorbis', oggPage(0n, vorbisId)],
+    ['wav', Buffer.concat([wavHeader(3200, 16000), Buffer.alloc(3200)])],
+    ['flac', flac],
+  ]
+  for (const [what, file] of files) {
+    for (let cut = 0; cut <= file.length; cut++) {
+      try {
+        audioInfo(file.subarray(0, cut))
+      } catch (err) {
+        assert.ok(err instanceof SimError && err.status === 400, `${what} cut to ${cut} bytes: ${String(err)}`)
+      }
+    }
+  }
 })
 
 test.run()

@@ -132,7 +132,8 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
   group(id: string): GroupConfig | undefined {
     const stored = this.options.stored?.group(id)
     if (stored) return stored.deleted ? undefined : stored.config
-    return this.file.groups[id]
+    // Own properties only: an id such as `constructor` or `__proto__` names no group.
+    return Object.hasOwn(this.file.groups, id) ? this.file.groups[id] : undefined
   }
 
   groups(): readonly GroupRecord[] {

@@ -58,6 +58,9 @@ test('bad queries: 400 with the reason', async () => {
     ['summary', 'from=2026-05-10&to=2026-05-01', /to must be after from/],
     ['records', 'limit=0', /limit must be an integer from 1 to 1000/],
     ['records', 'limit=lots', /limit must be an integer/],
+    // Times no Date holds (the fuzzer found a 500 "Invalid time value" rendering them).
+    ['summary', 'to=9999999999999999999', /to must be an ISO 8601 time or epoch milliseconds/],
+    ['records', 'from=8640000000000001', /from must be an ISO 8601 time/],
   ] as const) {
     const run = await act(action, query)
     assert.is(run.error?.status, 400, query)
