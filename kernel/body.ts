@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { IncomingBody } from './exchange.js'
+import type { ValidateFunction } from 'ajv'
 import { GatewayError } from './errors.js'
 
 export function tooLarge(): GatewayError {
@@ -97,4 +98,14 @@ function checkDepth(buf: Buffer, maxDepth: number): void {
       if (++depth > maxDepth) throw new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
   }
+}
+
+/** The body against its route's schema, if it has one: 400 naming the first place that breaks it. */
+export function checkBody(mode: { readonly validate?: ValidateFunction }, body: unknown): unknown {
+  const validate = mode.validate
+  if (validate && !validate(body)) {
+    const e = validate.errors?.[0]
+    throw new GatewayError(400, `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}` : 'invalid body'}`, { code: 'invalid_request' })
+  }
+  return body
 }

@@ -18,6 +18,7 @@ import { createKeyStore, type LayeredKeyStore } from './services/keys/keys.js'
 import { BackendPools } from './services/backends/pools.js'
 import { loadPipelines, type LoadedPipelines } from './loader.js'
 import { createExchange } from './create-exchange.js'
+import { checkBody } from './body.js'
 import { finishAll, outcomeOf, runRequest, wrapBytes, wrapEvents, type ChainState } from './chain.js'
 import { GatewayError, toGatewayError } from './errors.js'
 import { bodySchemas } from '../schemas/bodies.js'
@@ -158,9 +159,7 @@ export class Generation implements Kernel {
   async call(routeId: string, body: unknown, options: CallOptions = {}): Promise<CallResult> {
     const route = this.routes.get(routeId)
     if (!route) throw new GatewayError(500, 'internal error', { cause: new Error(`kernel.call: no route ${routeId}`) })
-    if (route.body.kind === 'json' && route.body.validate && !route.body.validate(body)) {
-      throw new GatewayError(400, `invalid request: ${route.body.validate.errors?.[0]?.message ?? 'invalid'}`, { code: 'invalid_request' })
-    }
+    if (route.body.kind === 'json') checkBody(route.body, body)
     const leave = this.enter()
     const ex = createExchange({
       route: route.info,

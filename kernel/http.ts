@@ -12,7 +12,7 @@ import type { Outcome } from './plugin.js'
 import { createExchange, type KernelExchange } from './create-exchange.js'
 import { enteredChunkSteps, finishAll, outcomeOf, passChunk, runRequest, wrapBytes, type ChainState } from './chain.js'
 import { GatewayError, toGatewayError } from './errors.js'
-import { incomingBody, parseJson, readAll } from './body.js'
+import { checkBody, incomingBody, parseJson, readAll } from './body.js'
 import { describeCause } from './log.js'
 
 export type HttpContext = ParameterizedContext<{ requestId: string }>
@@ -50,12 +50,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
   res.once('close', onClose)
   try {
     if (route.body.kind === 'json') {
-      ex.body = parseJson(await readAll(ctx.req, bodyLimit), server.limits.json_max_depth)
-      const validate = route.body.validate
-      if (validate && !validate(ex.body)) {
-        const e = validate.errors?.[0]
-        throw new GatewayError(400, `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}` : 'invalid body'}`, { code: 'invalid_request' })
-      }
+      ex.body = checkBody(route.body, parseJson(await readAll(ctx.req, bodyLimit), server.limits.json_max_depth))
     }
     await runRequest(route, ex, state)
   } catch (err) {
@@ -96,33 +91,20 @@ function settleWhenSent(route: LoadedRoute, ex: KernelExchange, state: ChainStat
 
 async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainState, ctx: HttpContext, reply: Reply): Promise<void> {
   applyHeaders(ctx, ex)
-  switch (reply.kind) {
-    case 'json':
-      ctx.status = reply.status
-      ctx.type = 'application/json'
-      ctx.body = JSON.stringify(reply.body)
-      settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
-      return
-    case 'text':
-      ctx.status = reply.status
-      ctx.type = reply.contentType
-      ctx.body = reply.text
-      settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
-      return
-    case 'bytes':
-      ctx.status = reply.status
-      ctx.type = reply.contentType
-      if (reply.data instanceof Uint8Array) {
-        ctx.body = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength)
-        settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
-      } else {
-        await writeByteStream(ctx, ex, wrapBytes(route, ex, state, reply.status, reply.data))
-      }
-      return
-    case 'events':
-      await writeEventStream(ctx, ex, route, state, reply)
-      return
+  if (reply.kind === 'events') return writeEventStream(ctx, ex, route, state, reply)
+  ctx.status = reply.status
+  if (reply.kind === 'json') {
+    ctx.type = 'application/json'
+    ctx.body = JSON.stringify(reply.body)
+  } else if (reply.kind === 'text') {
+    ctx.type = reply.contentType
+    ctx.body = reply.text
+  } else {
+    ctx.type = reply.contentType
+    if (!(reply.data instanceof Uint8Array)) return writeByteStream(ctx, ex, wrapBytes(route, ex, state, reply.status, reply.data))
+    ctx.body = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength)
   }
+  settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
 }
 
 function waitDrain(res: ServerResponse): Promise<void> {
