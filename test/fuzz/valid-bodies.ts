@@ -11,6 +11,10 @@ const bySchema: Record<string, unknown> = {
   'completion-request': { model: 'sim-chat-instruct', prompt: 'Once upon', max_tokens: 4 },
   'verdicts-request': { model: 'sim-chat-instruct', state: 'The sky is blue.', questions: { blue: { type: 'boolean', instructions: 'Is the sky blue?' } } },
   'speech-request': { model: 'sim-orpheus', input: 'Hello there.', voice: 'tara', response_format: 'wav' },
+  'responses-request': { model: 'sim-chat-instruct', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }], instructions: 'Be brief.', max_output_tokens: 8, store: true },
+  'messages-request': { model: 'sim-chat-instruct', max_tokens: 8, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+  'messages-count-request': { model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }] },
+  'embeddings-request': { model: 'sim-embed', input: ['Once upon', 'a time'], encoding_format: 'float' },
 }
 
 const byRoute: Record<string, unknown> = {
