@@ -23,7 +23,7 @@ const test = suite('e2e the Vercel AI SDK (OpenAI and Anthropic providers)')
 let gw: TestGateway
 
 /** One key per test, so each test reads its own usage records. */
-const keyIds = ['oa-text', 'oa-stream', 'oa-tools', 'oa-object', 'oa-think', 'oa-chat', 'an-text', 'an-stream', 'an-tools', 'an-object', 'an-think', 'official'] as const
+const keyIds = ['oa-text', 'oa-stream', 'oa-tools', 'oa-object', 'oa-think', 'oa-zdr', 'oa-chat', 'an-text', 'an-stream', 'an-tools', 'an-object', 'an-think', 'official'] as const
 type KeyId = (typeof keyIds)[number]
 const secret = (id: KeyId) => `sk-ai-${id}`
 
@@ -155,6 +155,28 @@ test('openai(): reasoning: the summary arrives as reasoning, the level as asked'
   assert.ok(result.text.length > 0)
   assert.is(result.response.headers?.['x-gateway-reasoning-effort'], 'low')
   await assertOneRecord('oa-think', 'responses', result.usage)
+})
+
+test('openai(): store false: reasoning comes with encrypted_content and goes back with it through a tool loop', async () => {
+  // Nothing kept at the server: the SDK asks for include reasoning.encrypted_content and sends
+  // each reasoning item back whole; one without it would be dropped with a warning.
+  const providerOptions = { openai: { store: false, forceReasoning: true, reasoningEffort: 'low', reasoningSummary: 'auto' } }
+  for (const stream of [false, true]) {
+    const options = { model: openai('oa-zdr')('sim-chat-thinking'), prompt: 'What is the weather in Paris? Use the weather tool.', tools: { weather }, stopWhen: stepCountIs(3), providerOptions, maxRetries: 0 }
+    const steps = stream ? await streamText(options).steps : (await generateText(options)).steps
+    assert.equal(steps.map((s) => s.finishReason), ['tool-calls', 'stop'])
+    assert.equal(steps.flatMap((s) => s.warnings), [], 'no warnings')
+    const reasoning = steps[0]!.content.find((c) => c.type === 'reasoning')!
+    const token = (reasoning.providerMetadata?.openai as { reasoningEncryptedContent?: unknown } | undefined)?.reasoningEncryptedContent
+    assert.type(token, 'string')
+    const body = steps[1]!.request.body
+    const sent = (typeof body === 'string' ? JSON.parse(body) : body) as { store: boolean; include: string[]; input: { type?: string; encrypted_content?: string }[] }
+    assert.equal([sent.store, sent.include], [false, ['reasoning.encrypted_content']])
+    assert.equal(sent.input.filter((i) => i.type === 'reasoning').map((i) => i.encrypted_content), [token])
+  }
+  const records = await recordsOf('oa-zdr')
+  assert.is(records.length, 4)
+  assert.ok(records.every((r) => r.route === 'responses' && r.status === 200))
 })
 
 test('openai.chat(): the chat-completions model goes through /v1/chat/completions', async () => {
