@@ -28,6 +28,7 @@ export const responsesRequestSchema = {
     store: { type: ['boolean', 'null'] },
     previous_response_id: { type: ['string', 'null'] },
     stream: { type: ['boolean', 'null'] },
+    include: nullable({ type: 'array', items: { type: 'string' } }),
   },
 } as const
 

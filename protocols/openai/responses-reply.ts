@@ -4,6 +4,7 @@
  * (a function_call item), the status (`incomplete` when the reply hit its length limit) and the
  * usage in the Responses shape, with the request's settings echoed as OpenAI echoes them.
  */
+import { createHash } from 'node:crypto'
 import { itemId } from './responses-ids.js'
 import type { Json, OutputFunctionCall, OutputItem, OutputMessage, ReasoningItem, ResponseObject, ResponsesRequest, ResponseStatus, ResponseUsage } from './responses-types.js'
 
@@ -76,8 +77,29 @@ export function statusOf(finishReason: unknown): { status: ResponseStatus; incom
   return { status: 'completed', incomplete_details: null }
 }
 
-export function reasoningItem(responseId: string, index: number, text: string, status: ReasoningItem['status'] = 'completed'): ReasoningItem {
-  return { id: itemId(responseId, 'rs', index), type: 'reasoning', summary: text === '' ? [] : [{ type: 'summary_text', text }], status }
+/**
+ * Whether reasoning items carry `encrypted_content`. Clients that keep nothing at OpenAI
+ * (`store: false`) ask for it, and send a reasoning item back only with it: the Vercel AI SDK
+ * drops one without it and warns on every step.
+ */
+export function includesEncryptedReasoning(request: ResponsesRequest): boolean {
+  return Array.isArray(request.include) && request.include.includes('reasoning.encrypted_content')
+}
+
+/**
+ * The `encrypted_content` of a reasoning item. OpenAI's is the model's reasoning, encrypted,
+ * decrypted when sent back. The gateway sends no reasoning to a model, so nothing reads it:
+ * the SHA-256 of the reasoning text (base64), opaque, stable for the same text, claiming nothing more.
+ */
+export function reasoningToken(text: string): string {
+  return createHash('sha256').update(text).digest('base64')
+}
+
+/** A reasoning item; `encrypted` adds its `encrypted_content` (a finished item only). */
+export function reasoningItem(responseId: string, index: number, text: string, status: ReasoningItem['status'] = 'completed', encrypted = false): ReasoningItem {
+  const item: ReasoningItem = { id: itemId(responseId, 'rs', index), type: 'reasoning', summary: text === '' ? [] : [{ type: 'summary_text', text }], status }
+  if (encrypted) item.encrypted_content = reasoningToken(text)
+  return item
 }
 
 export function messageItem(responseId: string, index: number, text: string, status: OutputMessage['status']): OutputMessage {
@@ -95,9 +117,9 @@ interface ChatMessageOut {
 }
 
 /** The output items of one chat choice, in OpenAI's order: reasoning, the message, the calls. */
-export function outputOf(responseId: string, message: ChatMessageOut, incomplete: boolean): OutputItem[] {
+export function outputOf(responseId: string, message: ChatMessageOut, incomplete: boolean, encryptedReasoning = false): OutputItem[] {
   const items: OutputItem[] = []
-  if (typeof message.reasoning === 'string' && message.reasoning !== '') items.push(reasoningItem(responseId, items.length, message.reasoning))
+  if (typeof message.reasoning === 'string' && message.reasoning !== '') items.push(reasoningItem(responseId, items.length, message.reasoning, 'completed', encryptedReasoning))
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : []
   const text = typeof message.content === 'string' ? message.content : ''
   // Tool calls alone, or thinking that used the whole allowance, make no message item; a reply
@@ -116,7 +138,7 @@ export function fromChatCompletion(ctx: ResponseContext, completion: Json, compl
   const response = responseSkeleton(ctx, typeof completion.model === 'string' ? completion.model : (ctx.request.model ?? ''))
   response.status = status
   response.incomplete_details = incomplete_details
-  response.output = outputOf(ctx.id, choice?.message ?? {}, status === 'incomplete')
+  response.output = outputOf(ctx.id, choice?.message ?? {}, status === 'incomplete', includesEncryptedReasoning(ctx.request))
   response.usage = responseUsage(completion.usage as ChatUsage | undefined)
   response.completed_at = status === 'completed' ? completedAt : null
   return response

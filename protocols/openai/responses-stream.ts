@@ -7,7 +7,7 @@
  * `response.completed` (or `response.incomplete`) with the whole Response and its usage. Every
  * event carries `sequence_number`, counting from 0. Pure: no I/O, no clock.
  */
-import { functionCallItem, messageItem, reasoningItem, responseSkeleton, responseUsage, statusOf, type ChatUsage, type ResponseContext } from './responses-reply.js'
+import { functionCallItem, includesEncryptedReasoning, messageItem, reasoningItem, responseSkeleton, responseUsage, statusOf, type ChatUsage, type ResponseContext } from './responses-reply.js'
 import type { Json, OutputItem, ResponseObject } from './responses-types.js'
 
 export type ResponsesEvent = Json & { type: string; sequence_number: number }
@@ -133,7 +133,8 @@ export class ResponsesStreamWriter {
     const id = this.items[open.index]!.id
     let item: OutputItem
     if (open.kind === 'reasoning') {
-      item = reasoningItem(this.ctx.id, open.index, open.text, 'completed')
+      // `encrypted_content`, when asked, comes with the finished item (`output_item.done`), as the text is only known then.
+      item = reasoningItem(this.ctx.id, open.index, open.text, 'completed', includesEncryptedReasoning(this.ctx.request))
       out.push(this.event('response.reasoning_summary_text.done', { item_id: id, output_index: open.index, summary_index: 0, text: open.text }))
       out.push(this.event('response.reasoning_summary_part.done', { item_id: id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: open.text } }))
     } else if (open.kind === 'message') {

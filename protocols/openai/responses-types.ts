@@ -41,6 +41,8 @@ export interface ReasoningItem {
   type: 'reasoning'
   id: string
   summary: { type: 'summary_text'; text: string }[]
+  /** Present when the request's `include` asks for `reasoning.encrypted_content`. */
+  encrypted_content?: string | null
   status?: 'in_progress' | 'completed' | 'incomplete'
 }
 
@@ -81,6 +83,8 @@ export interface ResponsesRequest {
   store?: boolean | null
   previous_response_id?: string | null
   stream?: boolean | null
+  /** Extra output to include; the gateway acts on `reasoning.encrypted_content` alone. */
+  include?: string[] | null
   [field: string]: unknown
 }
 

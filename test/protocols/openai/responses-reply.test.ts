@@ -42,6 +42,19 @@ test('reasoning first (as a summary), then tool calls as function_call items; no
   assert.equal(r.output[1], { id: itemId(ID, 'fc', 1), type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{"a":1}', status: 'completed' })
 })
 
+test('include reasoning.encrypted_content: the reasoning item carries an opaque token of its text; not asked, none', () => {
+  const completion = { model: 'm', choices: [{ message: { content: 'ok', reasoning: 'think' }, finish_reason: 'stop' }], usage }
+  const asked = fromChatCompletion(ctx({ model: 'sim', input: 'x', store: false, include: ['reasoning.encrypted_content'] }), completion, 1)
+  const token = (asked.output[0] as { encrypted_content?: unknown }).encrypted_content
+  assert.type(token, 'string')
+  assert.match(token as string, /^[A-Za-z0-9+/]{43}=$/)
+  assert.is.not(token, 'think')
+  const again = fromChatCompletion(ctx({ model: 'sim', input: 'y', include: ['message.output_text.logprobs', 'reasoning.encrypted_content'] }), completion, 2)
+  assert.is((again.output[0] as { encrypted_content?: unknown }).encrypted_content, token, 'stable for the same text')
+  assert.not.ok('encrypted_content' in fromChatCompletion(ctx(), completion, 1).output[0]!)
+  assert.not.ok('encrypted_content' in fromChatCompletion(ctx({ model: 'sim', input: 'x', include: ['message.output_text.logprobs'] }), completion, 1).output[0]!)
+})
+
 test('finish_reason length: incomplete, reason max_output_tokens', () => {
   const r = fromChatCompletion(ctx(), { model: 'm', choices: [{ message: { content: 'Hel' }, finish_reason: 'length' }], usage }, 1)
   assert.is(r.status, 'incomplete')
@@ -56,8 +69,8 @@ const stream = suite('protocols openai: chat stream → Responses events')
 
 const chunk = (delta: object, finish: string | null = null) => ({ model: 'sim-8b', choices: [{ index: 0, delta, finish_reason: finish }] })
 
-function run(chunks: object[]): { events: ResponsesEvent[]; writer: ResponsesStreamWriter } {
-  const writer = new ResponsesStreamWriter(ctx(), 'sim')
+function run(chunks: object[], request?: ResponseContext['request']): { events: ResponsesEvent[]; writer: ResponsesStreamWriter } {
+  const writer = new ResponsesStreamWriter(ctx(request), 'sim')
   const events = [...writer.start()]
   for (const c of chunks) events.push(...writer.chunk(c as Record<string, unknown>))
   const end = writer.end(2000)
@@ -100,6 +113,18 @@ stream('tool calls: one function_call item per call, arguments streamed and done
   assert.equal((events[2]!.item as { call_id: string; status: string }).call_id, 'call_a')
   assert.equal(events[5]!.arguments, '{"x":1}')
   assert.equal(events[6]!.item, { id: itemId(ID, 'fc', 0), type: 'function_call', call_id: 'call_a', name: 'f', arguments: '{"x":1}', status: 'completed' })
+})
+
+stream('include reasoning.encrypted_content: the finished reasoning item carries the token of its whole text', () => {
+  const chunks = [chunk({ reasoning: 'Let me' }), chunk({ reasoning: ' think' }), chunk({ content: 'Hi' }), chunk({}, 'stop')]
+  const { events } = run(chunks, { model: 'sim', input: 'x', store: false, include: ['reasoning.encrypted_content'] })
+  const whole = fromChatCompletion(ctx({ model: 'sim', input: 'x', include: ['reasoning.encrypted_content'] }), { model: 'm', choices: [{ message: { content: 'Hi', reasoning: 'Let me think' }, finish_reason: 'stop' }] }, 1)
+  const token = (whole.output[0] as { encrypted_content: string }).encrypted_content
+  const reasoningDone = events.find((e) => e.type === 'response.output_item.done' && (e.item as { type: string }).type === 'reasoning')!
+  assert.is((reasoningDone.item as { encrypted_content?: string }).encrypted_content, token)
+  const completed = events[events.length - 1]!.response as { output: { encrypted_content?: string }[] }
+  assert.is(completed.output[0]!.encrypted_content, token)
+  assert.not.ok('encrypted_content' in (run(chunks).events.find((e) => e.type === 'response.output_item.done')!.item as object))
 })
 
 stream('a reply cut at its length ends with response.incomplete', () => {
