@@ -90,6 +90,16 @@ test('PDF: more pages than allowed is refused before reading; garbage is a 400',
   assert.is(bytes.length > 0, true, 'the caller\'s bytes are left alone')
 })
 
+test('PDF: past its time limit, the extraction is abandoned with a 400', async () => {
+  try {
+    await readPdf(await threePagePdf(), { maxPages: 10, timeoutMs: 0 })
+    assert.unreachable('should time out')
+  } catch (err) {
+    assert.instance(err, GatewayError)
+    assert.match((err as GatewayError).message, /longer than 0 ms.*knowledge\.pdf\.timeout_ms/)
+  }
+})
+
 test('format: declared content type first, then extension; unknown is a 415', () => {
   assert.is(formatOf({ contentType: 'text/markdown; charset=utf-8', fileName: 'x.txt' }), 'markdown')
   assert.is(formatOf({ contentType: 'application/octet-stream', fileName: 'REPORT.PDF' }), 'pdf')

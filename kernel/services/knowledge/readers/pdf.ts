@@ -1,7 +1,8 @@
 /**
  * PDF text by page through unpdf (a serverless build of PDF.js). PDFs come from users, so the
  * page count is checked before any page is read and the whole extraction runs under a time
- * limit; past either, the document is refused (400) rather than read in part, so a
+ * limit (PDF.js runs on this thread but yields between its steps, so the timer is checked
+ * between them; one pathological step is not interrupted); past either, the document is refused (400) rather than read in part, so a
  * collection never holds half a document that looks whole. Scanned pages without a text layer
  * yield nothing: there is no OCR.
  */
