@@ -77,12 +77,16 @@ test('one usage record with the prompt tokens the model counted', async () => {
   assert.ok(r.promptTokens > 0 && r.value > 0)
 })
 
-test('token ids and other dimensions are 400', async () => {
+test('token ids, other dimensions and text over 1024 tokens are 400', async () => {
   const ids = await refusal(() => gw.openai().embeddings.create({ model: 'use-lite', input: [1, 2, 3] }))
   assert.instance(ids, OpenAI.BadRequestError)
-  assert.match(ids.message, /token ids are not accepted/)
+  assert.is(ids.message, '400 input: token ids are not accepted; model "use-lite" takes text only')
   const dims = await refusal(() => gw.openai().embeddings.create({ model: 'use-lite', input: 'x', dimensions: 256 }))
   assert.instance(dims, OpenAI.BadRequestError)
+  assert.is(dims.message, '400 model use-lite does not support dimensions (its vectors have 512)')
+  const long = await refusal(() => gw.openai().embeddings.create({ model: 'use-lite', input: ['short', 'word '.repeat(1100)] }))
+  assert.instance(long, OpenAI.BadRequestError)
+  assert.match(long.message, /maximum context length is 1024 tokens/)
   const same = await gw.openai().embeddings.create({ model: 'use-lite', input: 'x', dimensions: 512 })
   assert.is(same.data[0]!.embedding.length, 512)
 })
