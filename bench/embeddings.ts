@@ -6,6 +6,8 @@
  * upstream call and the reply's re-serialization).
  *
  *   npm run bench -- embeddings      (or: node dist/bench/embeddings.js [--seconds 2] [--rounds 3])
+ *
+ * With `--model use-lite`, the real embedding model instead (embeddings-use-lite.ts).
  */
 import os from 'node:os'
 import path from 'node:path'
@@ -13,6 +15,7 @@ import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
+import { benchUseLite } from './embeddings-use-lite.js'
 
 const SECONDS = option('seconds', 2)
 const ROUNDS = option('rounds', 3)
@@ -61,4 +64,5 @@ async function main() {
   process.exit(0)
 }
 
-await main()
+if (process.argv[process.argv.indexOf('--model') + 1] === 'use-lite') await benchUseLite()
+else await main()

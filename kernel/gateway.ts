@@ -1,6 +1,6 @@
 /**
- * The composition root: loads the deployment, starts the embedded simulator when a backend
- * asks for it, builds the first generation, serves HTTP, and handles hot reload (file change
+ * The composition root: loads the deployment, starts the embedded model servers (simulator,
+ * embedder) when a backend asks for them, builds the first generation, serves HTTP, and handles hot reload (file change
  * and SIGHUP) and graceful shutdown.
  */
 import crypto from 'node:crypto'
@@ -18,7 +18,7 @@ import { createLogger, describeCause, type Logger } from './log.js'
 import { PluginRegistry } from './registry.js'
 import { defaultConfigDir, defaultPipelinesDir } from './paths.js'
 import { builtinPlugins } from '../plugins/registry.js'
-import { startEmbeddedSimulator } from './services/backends/embedded-simulator.js'
+import { startEmbeddedServers } from './services/backends/embedded-servers.js'
 import type { RunningSimulator } from '../sim/index.js'
 import type { ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from './plugin.js'
@@ -70,18 +70,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let deployment = loadDeployment(load)
   // Made once: budgets, queues, buffered records and the key cache outlive every reload.
   const services: KernelServices = await openServices(deployment, { env, log, now: options.now })
-  const simulator = await startEmbeddedSimulator(deployment, log).catch(async (err: unknown) => {
+  const embedded = await startEmbeddedServers(deployment, log).catch(async (err: unknown) => {
     await services.close()
     throw err
   })
   const build = async () =>
-    Generation.create({ deployment, registry, log, env, simulatorUrl: simulator?.url, now: options.now, announce: options.announce, services })
+    Generation.create({ deployment, registry, log, env, embeddedUrls: embedded.urls, now: options.now, announce: options.announce, services })
 
   let current: Generation
   try {
     current = await build()
   } catch (err) {
-    await simulator?.close()
+    await embedded.close()
     await services.close()
     throw err
   }
@@ -101,7 +101,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     server.once('error', reject)
   }).catch(async (err: unknown) => {
     await current.retire(0)
-    await simulator?.close()
+    await embedded.close()
     await services.close()
     throw err
   })
@@ -175,7 +175,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       await closed
       // After the last request: buffered usage records are flushed here.
       await services.close()
-      await simulator?.close()
+      await embedded.close()
       log.info('gateway stopped')
     })()
     return closing
@@ -188,5 +188,5 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     process.once('SIGINT', stop)
   }
 
-  return { url, port, generation: () => current, reload, close, simulator }
+  return { url, port, generation: () => current, reload, close, simulator: embedded.simulator }
 }

@@ -13,7 +13,7 @@ import type { Metrics } from './services/metrics/metrics.js'
 import type { Logger } from './log.js'
 import type { LoadedRoute } from './route.js'
 import type { PluginRegistry } from './registry.js'
-import { createCatalog } from './services/catalog/catalog.js'
+import { createCatalog, type CatalogOptions } from './services/catalog/catalog.js'
 import { createKeyStore, type LayeredKeyStore } from './services/keys/keys.js'
 import { BackendPools } from './services/backends/pools.js'
 import { loadPipelines, type LoadedPipelines } from './loader.js'
@@ -28,7 +28,7 @@ export interface GenerationOptions {
   registry: PluginRegistry
   log: Logger
   env: NodeJS.ProcessEnv
-  simulatorUrl?: string
+  embeddedUrls?: CatalogOptions['embeddedUrls']
   now?: () => number
   announce?: (line: string) => void
   /** The process's shared services (made once, in gateway.ts, so they outlive the generation). */
@@ -63,7 +63,7 @@ export class Generation implements Kernel {
     this.now = options.now ?? Date.now
     // The catalog is made first, so that a catalog the config cannot make leaves nothing open;
     // it reads the groups through the key store made next.
-    this.catalog = createCatalog(options.deployment, { simulatorUrl: options.simulatorUrl, keys: { group: (id) => this.keys.group(id) } })
+    this.catalog = createCatalog(options.deployment, { embeddedUrls: options.embeddedUrls, keys: { group: (id) => this.keys.group(id) } })
     this.keys = createKeyStore(options.deployment.keys, {
       dataDir: options.deployment.dataDir,
       env: options.env,

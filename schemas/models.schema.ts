@@ -29,7 +29,7 @@ export const backendSchema = {
   additionalProperties: false,
   required: ['url'],
   properties: {
-    url: { type: 'string', description: "Base URL of the model server's OpenAI-compatible API (ending before /v1), or `embedded` for the in-process simulator." },
+    url: { type: 'string', description: "Base URL of the model server's OpenAI-compatible API (ending before /v1), or `embedded` for the in-process simulator, or `embedded-embedder` for the in-process Universal Sentence Encoder lite (model `use-lite`)." },
     protocol: { type: 'string', enum: ['openai'], default: 'openai', description: 'Which adapter speaks to it.' },
     capacity: { type: 'integer', minimum: 1, default: 8, description: 'Concurrent requests the server runs at once (the fair queue keeps to it).' },
     connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive connections in the pool.' },

@@ -72,7 +72,7 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     adminKeyHash: overrides.adminKeyHash,
     now,
   })
-  const catalog = createCatalog(deployment, { simulatorUrl: overrides.simulatorUrl ?? 'http://127.0.0.1:9', keys })
+  const catalog = createCatalog(deployment, { embeddedUrls: { embedded: overrides.simulatorUrl ?? 'http://127.0.0.1:9', 'embedded-embedder': 'http://127.0.0.1:9' }, keys })
   // One SQLite store in the temporary folder, opened only when a default needs it.
   let store: ReturnType<typeof openSqliteStore> | undefined
   const sqlite = () => (store ??= openSqliteStore(dataDir))

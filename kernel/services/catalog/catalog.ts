@@ -11,8 +11,12 @@ import { checkReportedNames, reportedNameOf } from './reported-names.js'
 export interface CatalogOptions {
   /** The groups, for `permits` (they change through the admin API, so they are looked up live). */
   keys: Pick<KeyStore, 'group'>
-  /** Base URL of the in-process simulator, for backends whose url is `embedded`. */
-  simulatorUrl?: string
+  /**
+   * Base URLs of the in-process model servers, by the name a backend's url gives them:
+   * `embedded` (the simulator) and `embedded-embedder` (the sentence encoder). A backend
+   * naming one that was not started is left out.
+   */
+  embeddedUrls?: Readonly<Partial<Record<'embedded' | 'embedded-embedder', string>>>
 }
 
 export function createCatalog(deployment: Deployment, options: CatalogOptions): Catalog {
@@ -30,9 +34,10 @@ export function createCatalog(deployment: Deployment, options: CatalogOptions): 
   const backends = new Map<string, BackendConfig & { name: string; baseUrl: string }>()
   for (const [name, b] of Object.entries(file.backends)) {
     let baseUrl = b.url
-    if (b.url === 'embedded') {
-      if (!options.simulatorUrl) continue
-      baseUrl = options.simulatorUrl
+    if (b.url === 'embedded' || b.url === 'embedded-embedder') {
+      const url = options.embeddedUrls?.[b.url]
+      if (!url) continue
+      baseUrl = url
     }
     backends.set(name, { ...b, name, baseUrl: baseUrl.replace(/\/+$/, '') })
   }

@@ -1,0 +1,34 @@
+/**
+ * The embedder's worker thread: the model runs here so that a batch (about 14 ms a text on
+ * one CPU) never holds the gateway's event loop. Jobs arrive one at a time from
+ * embedder-worker.ts and are answered in order; the model loads on the first job.
+ */
+import { parentPort } from 'node:worker_threads'
+import { loadUseLite, type SentenceEncoder } from './use-lite-model.js'
+import type { WorkerJob, WorkerReply } from './worker-messages.js'
+
+/** Texts per forward pass: bounds the tensors' memory; larger batches gain little (measured in docs/performance.md). */
+const BATCH = 32
+
+let model: Promise<SentenceEncoder> | undefined
+
+async function run(job: WorkerJob): Promise<WorkerReply & { ok: true }> {
+  model ??= loadUseLite()
+  const m = await model
+  const tokens = job.texts.map((t) => m.tokenize(t))
+  if (job.kind === 'tokenize' || tokens.some((ids) => ids.length > (job.maxTokens ?? Infinity))) return { id: job.id, ok: true, tokens, vectors: [] }
+  const vectors: Float32Array[] = []
+  for (let i = 0; i < job.texts.length; i += BATCH) {
+    for (const v of await m.embed(job.texts.slice(i, i + BATCH))) vectors.push(Float32Array.from(v))
+  }
+  return { id: job.id, ok: true, tokens, vectors }
+}
+
+const port = parentPort
+if (!port) throw new Error('embedder worker started outside a worker thread')
+port.on('message', (job: WorkerJob) => {
+  run(job).then(
+    (reply) => port.postMessage(reply, reply.vectors.map((v) => v.buffer as ArrayBuffer)),
+    (err: unknown) => port.postMessage({ id: job.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+  )
+})
