@@ -139,6 +139,15 @@ function checkArrayField(f: FieldRef, fn: string): void {
   if (kind !== 'list' && kind !== 'json') throw new FilterError(f.at, `${fn} takes tags or a metadata key, not ${nameOf(f)}`)
 }
 
+/**
+ * Checks a tree that did not come from text (the `tags` and `source_names` filters build theirs):
+ * the same bounds and types as a parsed expression, errors at position 1.
+ */
+export function checkFilter(node: FilterNode): FilterNode {
+  check(node, 1)
+  return node
+}
+
 function check(node: FilterNode, depth: number): void {
   if (depth > FILTER_LIMITS.depth) throw new FilterError('at' in node ? node.at : 1, `nesting deeper than ${FILTER_LIMITS.depth}`)
   switch (node.type) {
