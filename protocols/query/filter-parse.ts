@@ -40,7 +40,9 @@ export function parseFilter(text: string): FilterNode {
   } catch (e) {
     if (e instanceof RangeError) throw new FilterError(1, 'the expression is nested too deeply')
     const err = e as PeggyError
-    const offset = err.location?.start.offset ?? 0
+    let offset = err.location?.start.offset ?? 0
+    // `a << 1` stops after the first `<` (read as "less than"): report the operator whole.
+    if (offset > 0 && /^(<<|>>)/.test(text.slice(offset - 1))) offset--
     // An error() from an action already names the construct; a plain syntax error gets ours.
     const named = err.expected === null
     throw new FilterError(offset + 1, named ? err.message : describeStop(text, offset))
