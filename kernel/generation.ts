@@ -47,6 +47,7 @@ export class Generation implements Kernel {
   readonly responses: KernelServices['responses']
   readonly state: SharedState
   readonly metrics: Metrics
+  readonly knowledge: KernelServices['knowledge']
   readonly log: Logger
   readonly now: () => number
   readonly router = new Router()
@@ -78,6 +79,7 @@ export class Generation implements Kernel {
     this.responses = options.services.responses
     this.state = options.services.state
     this.metrics = options.services.metrics
+    this.knowledge = options.services.knowledge
   }
 
   static async create(options: GenerationOptions): Promise<Generation> {

@@ -19,6 +19,7 @@ import type { UsageRecords } from './services/records/records.js'
 import type { KeptResponses } from './services/responses/kept-responses.js'
 import type { SharedState } from './services/state/state.js'
 import type { Metrics } from './services/metrics/metrics.js'
+import type { KnowledgeBase } from './services/knowledge/knowledge-base.js'
 
 /** Config files after validation, defaults applied. */
 export interface Deployment {
@@ -74,6 +75,8 @@ export interface Kernel {
   readonly state: SharedState
   /** Prometheus metrics of the process (they survive reloads). */
   readonly metrics: Metrics
+  /** Collections of projects, their documents and chunks (SQLite, or PostgreSQL when configured). */
+  readonly knowledge: KnowledgeBase
   readonly log: Logger
   /** The clock (epoch ms); tests may replace it. Retirement and budgets read it. */
   now(): number

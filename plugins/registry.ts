@@ -28,6 +28,10 @@ import metrics from './metrics/index.js'
 import anthropicMessages from './anthropic-messages/index.js'
 import tokenCount from './token-count/index.js'
 import openaiResponses from './openai-responses/index.js'
+import knowledgeCollections from './knowledge-collections/index.js'
+import knowledgeDocuments from './knowledge-documents/index.js'
+import knowledgeSearch from './knowledge-search/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts,
-  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses]
+  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch]

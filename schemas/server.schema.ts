@@ -78,6 +78,36 @@ export const serverFileSchema = {
         key_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$', description: 'sha256 of the admin key, hex (SLUICE_ADMIN_KEY, the secret itself, overrides). Neither set: the admin API answers 403.' },
       },
     },
+    knowledge: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The knowledge base (pipelines/knowledge.yaml). Its store is SQLite `knowledge.db` in the data folder, or the PostgreSQL of `stores.postgres_url`.',
+      properties: {
+        embedding_model: { type: 'string', minLength: 1, default: 'use-lite', description: 'Embedding model of a collection created without one (a model of the catalog, reached through the `embeddings` route).' },
+        embedding_key: { type: 'string', minLength: 1, default: 'demo', description: 'Id of the key whose group, budget and usage records carry the embedding calls of ingestion and of the search route.' },
+        chunking: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'How documents are cut into chunks (tokens by cl100k_base).',
+          properties: {
+            max_tokens: { type: 'integer', minimum: 16, default: 512, description: 'Largest chunk, in tokens.' },
+            overlap_tokens: { type: 'integer', minimum: 0, default: 64, description: 'Tokens repeated from one chunk at the start of the next in the same section; at most half of max_tokens.' },
+          },
+        },
+        pdf: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Limits on reading PDFs.',
+          properties: {
+            max_pages: { type: 'integer', minimum: 1, default: 2000, description: 'Pages a PDF may have; checked before any page is read.' },
+            timeout_ms: { type: 'integer', minimum: 100, default: 60000, description: 'Milliseconds the text extraction of one PDF may take.' },
+          },
+        },
+      },
+    },
   },
 } as const
 

@@ -30,7 +30,9 @@ import { RecordWriter } from '../kernel/services/records/records.js'
 import { ResponseKeeper } from '../kernel/services/responses/kept-responses.js'
 import { openSqliteStore } from '../kernel/services/stores/sqlite-store.js'
 import { memoryState } from '../kernel/services/state/open-state.js'
-import { openServices, type KernelServices, type StoresConfig } from '../kernel/services/open.js'
+import { knowledgeSettings, openServices, type KernelServices, type StoresConfig } from '../kernel/services/open.js'
+import { KnowledgeBase } from '../kernel/services/knowledge/knowledge-base.js'
+import { openSqliteKnowledge } from '../kernel/services/knowledge/sqlite-knowledge.js'
 import type { DemandOf } from '../kernel/plugin.js'
 import { chatDemand } from '../protocols/openai/usage.js'
 import { TOKENS_PER_MESSAGE } from '../protocols/openai/token-estimate.js'
@@ -51,7 +53,7 @@ export interface KernelOverrides {
    * folder, fresh metrics, and no admin store (key changes answer 503). makeServedKernel gives
    * the full set, PostgreSQL or Redis included.
    */
-  services?: Partial<Pick<KernelServices, 'records' | 'responses' | 'state' | 'metrics' | 'storedKeys'>>
+  services?: Partial<Pick<KernelServices, 'records' | 'responses' | 'state' | 'metrics' | 'storedKeys' | 'knowledge'>>
   /** `admin.key_hash` of server.yaml. */
   adminKeyHash?: string
 }
@@ -76,6 +78,7 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
   // One SQLite store in the temporary folder, opened only when a default needs it.
   let store: ReturnType<typeof openSqliteStore> | undefined
   const sqlite = () => (store ??= openSqliteStore(dataDir))
+  let knowledge: KnowledgeBase | undefined
   return {
     config: deployment,
     catalog,
@@ -86,6 +89,10 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     responses: overrides.services?.responses ?? new ResponseKeeper(sqlite().responses, { retentionDays: 30, maxPerKey: 10_000, log, now }),
     state: overrides.services?.state ?? memoryState(now),
     metrics,
+    // The knowledge base in the temporary folder (knowledge.db), opened on first use.
+    get knowledge() {
+      return (knowledge ??= overrides.services?.knowledge ?? new KnowledgeBase(openSqliteKnowledge(dataDir), knowledgeSettings(deployment.server.knowledge)))
+    },
     log,
     now,
     call: overrides.call ?? (async (routeId) => {

@@ -17,6 +17,9 @@ import { MetricsRegistry } from './metrics/metrics.js'
 import { memoryState, redactUrl } from './state/open-state.js'
 import { RecordJournal } from './records/journal.js'
 import { reconcileLag, startReconciler } from './state/reconcile.js'
+import { KnowledgeBase, type KnowledgeSettings } from './knowledge/knowledge-base.js'
+import { openSqliteKnowledge } from './knowledge/sqlite-knowledge.js'
+import type { KnowledgeStore } from './knowledge/store.js'
 
 export interface KernelServices {
   readonly store: Store
@@ -25,6 +28,7 @@ export interface KernelServices {
   readonly responses: ResponseKeeper
   readonly state: SharedState
   readonly metrics: MetricsRegistry
+  readonly knowledge: KnowledgeBase
   close(): Promise<void>
 }
 
@@ -49,6 +53,28 @@ export function storeSettings(stores: StoresConfig, env: NodeJS.ProcessEnv) {
   }
 }
 
+/** server.yaml `knowledge:` with its defaults. */
+export function knowledgeSettings(k: Deployment['server']['knowledge']): KnowledgeSettings {
+  return {
+    embeddingModel: k?.embedding_model ?? 'use-lite',
+    embeddingKey: k?.embedding_key ?? 'demo',
+    chunking: { maxTokens: k?.chunking?.max_tokens ?? 512, overlapTokens: k?.chunking?.overlap_tokens ?? 64 },
+    pdf: { maxPages: k?.pdf?.max_pages ?? 2000, timeoutMs: k?.pdf?.timeout_ms ?? 60_000 },
+  }
+}
+
+/** The knowledge store beside the records: the same PostgreSQL when configured, else `knowledge.db`. */
+async function openKnowledgeStore(settings: ReturnType<typeof storeSettings>, dataDir: string, log: Logger): Promise<KnowledgeStore> {
+  const line = (l: string) => log.info(l)
+  if (!settings.postgresUrl) return openSqliteKnowledge(dataDir, line)
+  try {
+    const { openPostgresKnowledge } = await import('./knowledge/postgres-knowledge.js')
+    return await openPostgresKnowledge({ url: settings.postgresUrl, schema: settings.postgresSchema, log: line })
+  } catch (err) {
+    throw new Error(`cannot open the knowledge store in PostgreSQL at ${redactUrl(settings.postgresUrl)}: ${(err as Error).message}`)
+  }
+}
+
 export async function openServices(deployment: Deployment, options: { env: NodeJS.ProcessEnv; log: Logger; now?: () => number }): Promise<KernelServices> {
   const settings = storeSettings(deployment.server.stores ?? {}, options.env)
   const { log } = options
@@ -68,6 +94,12 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       store = openSqliteStore(deployment.dataDir)
     }
     opened.push(store)
+    const chunking = knowledgeSettings(deployment.server.knowledge)
+    if (chunking.chunking.overlapTokens > chunking.chunking.maxTokens / 2) {
+      throw new Error(`server.yaml knowledge.chunking.overlap_tokens (${chunking.chunking.overlapTokens}) must be at most half of max_tokens (${chunking.chunking.maxTokens})`)
+    }
+    const knowledge = new KnowledgeBase(await openKnowledgeStore(settings, deployment.dataDir, log), chunking)
+    opened.push(knowledge)
     // The embedded store's journal: what a crash left in it reaches the store before anything reads it.
     let journal: RecordJournal | undefined
     if (store.kind === 'sqlite' && settings.journal) {
@@ -98,6 +130,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       responses,
       state,
       metrics,
+      knowledge,
       async close() {
         reconciler.stop()
         storedKeys.close()
@@ -105,6 +138,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
         await records.close()
         await state.close()
         await store.close()
+        await knowledge.close()
       },
     }
   } catch (err) {

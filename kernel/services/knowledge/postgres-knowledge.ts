@@ -34,7 +34,7 @@ export interface PostgresKnowledgeOptions {
 
 const schemaSql = (embeddingType: string) => `
 CREATE TABLE IF NOT EXISTS kb_collections (
-  id BIGSERIAL PRIMARY KEY, project TEXT NOT NULL, name TEXT NOT NULL, dimension INTEGER NOT NULL, created_at BIGINT NOT NULL,
+  id BIGSERIAL PRIMARY KEY, project TEXT NOT NULL, name TEXT NOT NULL, dimension INTEGER NOT NULL, embedding_model TEXT, created_at BIGINT NOT NULL,
   UNIQUE (project, name)
 );
 CREATE TABLE IF NOT EXISTS kb_documents (
@@ -139,13 +139,13 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     return r.rows[0]
   }
   const infos = async (project: string, name?: string): Promise<CollectionInfo[]> => {
-    const r = await pool.query<{ name: string; dimension: number; created_at: string; documents: string; chunks: string }>(
-      `SELECT k.name, k.dimension, k.created_at,
+    const r = await pool.query<{ name: string; dimension: number; embedding_model: string | null; created_at: string; documents: string; chunks: string }>(
+      `SELECT k.name, k.dimension, k.embedding_model, k.created_at,
          (SELECT count(*) FROM kb_documents WHERE collection = k.id) AS documents,
          (SELECT count(*) FROM kb_chunks WHERE collection = k.id) AS chunks
        FROM kb_collections k WHERE k.project = $1 ${name === undefined ? '' : 'AND k.name = $2'} ORDER BY k.name`,
       name === undefined ? [project] : [project, name])
-    return r.rows.map((x) => ({ name: x.name, dimension: x.dimension, createdAt: Number(x.created_at), documents: Number(x.documents), chunks: Number(x.chunks) }))
+    return r.rows.map((x) => ({ name: x.name, dimension: x.dimension, embeddingModel: x.embedding_model, createdAt: Number(x.created_at), documents: Number(x.documents), chunks: Number(x.chunks) }))
   }
   const documentRows = async (collection: string, sourceName?: string): Promise<StoredDocument[]> => {
     const r = await pool.query<{ id: string; source_name: string; url: string | null; tags: string[]; metadata: Record<string, string | number | boolean | null>; updated_at: string; chunks: string }>(
@@ -160,10 +160,10 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     kind: 'postgres',
     vectors,
 
-    async createCollection(project, name, { dimension }) {
+    async createCollection(project, name, { dimension, embeddingModel }) {
       checkDimension(dimension)
-      const inserted = await pool.query('INSERT INTO kb_collections (project, name, dimension, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (project, name) DO NOTHING',
-        [project, name, dimension, Date.now()])
+      const inserted = await pool.query('INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project, name) DO NOTHING',
+        [project, name, dimension, embeddingModel ?? null, Date.now()])
       if (inserted.rowCount === 0) throw collectionExists(name)
       if (vectors === 'pgvector') {
         // One partial index per dimension (a checked integer): HNSW needs a fixed size, collections differ.

@@ -29,7 +29,7 @@ import {
 
 const schema = `
 CREATE TABLE IF NOT EXISTS kb_collections (
-  id INTEGER PRIMARY KEY, project TEXT NOT NULL, name TEXT NOT NULL, dimension INTEGER NOT NULL, created_at INTEGER NOT NULL,
+  id INTEGER PRIMARY KEY, project TEXT NOT NULL, name TEXT NOT NULL, dimension INTEGER NOT NULL, embedding_model TEXT, created_at INTEGER NOT NULL,
   UNIQUE (project, name)
 );
 CREATE TABLE IF NOT EXISTS kb_documents (
@@ -109,7 +109,7 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     return row
   }
   const info = (project: string, name: string): CollectionInfo => {
-    const row = db.prepare(`SELECT k.name, k.dimension, k.created_at AS createdAt,
+    const row = db.prepare(`SELECT k.name, k.dimension, k.embedding_model AS embeddingModel, k.created_at AS createdAt,
         (SELECT count(*) FROM kb_documents WHERE collection = k.id) AS documents,
         (SELECT count(*) FROM kb_chunks WHERE collection = k.id) AS chunks
       FROM kb_collections k WHERE k.project = ? AND k.name = ?`).get(project, name) as CollectionInfo | undefined
@@ -171,11 +171,11 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     kind: 'sqlite',
     vectors: 'sqlite-vec',
 
-    async createCollection(project, name, { dimension }) {
+    async createCollection(project, name, { dimension, embeddingModel }) {
       checkDimension(dimension)
       if (findCollection.get(project, name)) throw collectionExists(name)
       ensureVecTable(dimension)
-      db.prepare('INSERT INTO kb_collections (project, name, dimension, created_at) VALUES (?, ?, ?, ?)').run(project, name, dimension, Date.now())
+      db.prepare('INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES (?, ?, ?, ?, ?)').run(project, name, dimension, embeddingModel ?? null, Date.now())
       return info(project, name)
     },
     async listCollections(project) {

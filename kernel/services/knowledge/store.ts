@@ -14,6 +14,8 @@ export interface CollectionInfo {
   readonly name: string
   /** Every embedding of the collection has exactly this many dimensions, fixed at creation. */
   readonly dimension: number
+  /** The model that embeds its chunks and queries, fixed at creation (null: the deployment's default). */
+  readonly embeddingModel: string | null
   readonly createdAt: number
   readonly documents: number
   readonly chunks: number
@@ -60,7 +62,7 @@ export interface KnowledgeStore {
   readonly vectors: 'sqlite-vec' | 'pgvector' | 'exact'
 
   /** 409 when the project already has a collection of that name. */
-  createCollection(project: string, name: string, options: { dimension: number }): Promise<CollectionInfo>
+  createCollection(project: string, name: string, options: { dimension: number; embeddingModel?: string }): Promise<CollectionInfo>
   listCollections(project: string): Promise<CollectionInfo[]>
   /** 404 when missing (or another project's). */
   getCollection(project: string, name: string): Promise<CollectionInfo>
