@@ -12,6 +12,7 @@ import capabilities from './capabilities/index.js'
 import boons from './boons/index.js'
 import soapCodec from './soap-codec/index.js'
 import serviceCatalog from './service-catalog/index.js'
+import rerank from './rerank/index.js'
 import speech from './speech/index.js'
 import speechVoices from './speech-voices/index.js'
 import multipartUpload from './multipart-upload/index.js'
@@ -32,6 +33,6 @@ import knowledgeCollections from './knowledge-collections/index.js'
 import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 
-export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, speech, speechVoices, multipartUpload, transcription, verdicts,
+export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
   knowledgeCollections, knowledgeDocuments, knowledgeSearch]

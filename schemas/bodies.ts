@@ -4,6 +4,7 @@ import { completionRequestSchema } from './completion-request.schema.js'
 import { messagesCountRequestSchema, messagesRequestSchema } from './messages-request.schema.js'
 import { responsesRequestSchema } from './responses-request.schema.js'
 import { embeddingsRequestSchema } from './embeddings-request.schema.js'
+import { rerankRequestSchema } from './rerank-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 
@@ -14,6 +15,7 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'messages-count-request': messagesCountRequestSchema,
   'responses-request': responsesRequestSchema,
   'embeddings-request': embeddingsRequestSchema,
+  'rerank-request': rerankRequestSchema,
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
 }

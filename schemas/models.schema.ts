@@ -50,7 +50,11 @@ export const modelSchema = {
   required: ['id', 'model_type', 'backend'],
   properties: {
     id: { type: 'string', minLength: 1, description: 'Catalog identifier clients send as `model`.' },
-    model_type: { type: 'string', enum: ['chat', 'embedding', 'image', 'audio_speech', 'audio_transcription', 'video'] },
+    model_type: {
+      type: 'string',
+      enum: ['chat', 'embedding', 'image', 'audio_speech', 'audio_transcription', 'video', 'rerank'],
+      description: "The spec's six types, and `rerank` (Sluice's extension: cross-encoder rerankers, POST /v1/rerank).",
+    },
     backend: { type: 'string', description: 'Name of an entry of `backends`.' },
     served_name: { type: 'string', description: 'Name the model server knows the model by (defaults to id).' },
     reported_name: { type: 'string', description: "The model server's own name as it reports it in `model` (defaults to served_name)." },
@@ -67,6 +71,12 @@ export const modelSchema = {
       default: false,
       description: 'Embedding models: takes `dimensions` from 1 to `dimensions` (a Matryoshka model: the model server returns a shorter, renormalised vector). Without it, asking for other dimensions than the model\'s own gets 400.',
     },
+    rerank_api: {
+      type: 'string',
+      enum: ['cohere', 'tei', 'vllm-score'],
+      description: 'Rerank models (default `cohere`): the API their server speaks. `cohere`: POST /v2/rerank with {query, documents} (Cohere, vLLM; Infinity and Jina at /v1/rerank, see rerank_path); `tei`: POST /rerank with {query, texts} (Text Embeddings Inference); `vllm-score`: POST /score with {text_1, text_2} (vLLM).',
+    },
+    rerank_path: { type: 'string', pattern: '^/', description: "Rerank models: the path below the backend's URL, when it is not the API's usual one (/v2/rerank, /rerank, /score)." },
     reasoning: {
       type: 'object',
       additionalProperties: false,

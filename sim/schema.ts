@@ -26,9 +26,9 @@ export const simModelSchema = {
     name: { type: 'string', minLength: 1, description: 'Name the model is served as; it is also what replies report in `model`.' },
     kind: {
       type: 'string',
-      enum: ['chat', 'embedding', 'speech', 'transcription'],
+      enum: ['chat', 'embedding', 'speech', 'transcription', 'rerank'],
       default: 'chat',
-      description: 'What the model does: chat, embeddings, speech (POST /v1/audio/speech) or transcription (POST /v1/audio/transcriptions and translations).',
+      description: 'What the model does: chat, embeddings, speech (POST /v1/audio/speech), transcription (POST /v1/audio/transcriptions and translations) or reranking (POST /v1/rerank, /v2/rerank, /rerank, /score).',
     },
     reasoning: {
       type: 'string',

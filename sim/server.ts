@@ -11,6 +11,7 @@ import { handleCompletions } from './completions.js'
 import { handleEmbeddings } from './embeddings.js'
 import { parseJsonBody, readBody, sendError, sendJson, sendText, sseData, sseDone } from './http-io.js'
 import { renderMetrics } from './metrics.js'
+import { handleRerank, handleScore } from './rerank.js'
 import { modelsList } from './models-list.js'
 import type { SimContext } from './sim-context.js'
 import { handleSpeech } from './speech.js'
@@ -39,6 +40,11 @@ const routes = new Map<string, Route>([
   ['POST /v1/chat/completions', { kind: 'body', handle: handleChatCompletions }],
   ['POST /v1/completions', { kind: 'body', handle: handleCompletions }],
   ['POST /v1/embeddings', { kind: 'body', handle: handleEmbeddings }],
+  ['POST /v1/rerank', { kind: 'body', handle: handleRerank }],
+  ['POST /v2/rerank', { kind: 'body', handle: handleRerank }],
+  ['POST /rerank', { kind: 'body', handle: handleRerank }],
+  ['POST /score', { kind: 'body', handle: handleScore }],
+  ['POST /v1/score', { kind: 'body', handle: handleScore }],
   ['POST /v1/audio/speech', { kind: 'body', handle: handleSpeech }],
   ['GET /v1/audio/voices', { kind: 'plain', handle: handleVoices }],
   ['POST /v1/audio/transcriptions', { kind: 'raw', handle: transcriptionHandler('transcribe') }],

@@ -6,7 +6,7 @@ export const configSchema = {
   properties: {
     types: {
       type: 'array',
-      items: { type: 'string', enum: ['chat', 'embedding', 'image', 'audio_speech', 'audio_transcription', 'video'] },
+      items: { type: 'string', enum: ['chat', 'embedding', 'image', 'audio_speech', 'audio_transcription', 'video', 'rerank'] },
       default: ['chat'],
       description: 'Model types this route serves; other models get 400.',
     },

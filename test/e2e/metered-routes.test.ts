@@ -1,6 +1,6 @@
 /**
  * Every route of the shipped pipelines that reaches a model is budgeted, queued and recorded:
- * chat, responses, completions, messages, embeddings, verdicts, speech, transcription and translation. For each, with real
+ * chat, responses, completions, messages, embeddings, rerank, verdicts, speech, transcription and translation. For each, with real
  * clients over real sockets: a key whose term budget is exhausted gets 403, a key over its
  * per-minute tokens gets 429, a served request leaves exactly one record with its tokens or
  * seconds and an indicative value, and the admin API's usage per key and per model shows it.
@@ -23,7 +23,7 @@ const keys = keysFile({}, [
   // One token a minute: any request is over it.
   { id: 'slow', group: 'demo', secret: 'sk-slow', tokens_per_minute: 1 },
   // A key per route, so that its records and usage rows are only that route's.
-  ...['chat', 'responses', 'completions', 'messages', 'embeddings', 'verdicts', 'speech', 'transcription', 'translation'].map((r) => ({ id: `m-${r}`, group: 'demo', secret: `sk-m-${r}` })),
+  ...['chat', 'responses', 'completions', 'messages', 'embeddings', 'rerank', 'verdicts', 'speech', 'transcription', 'translation'].map((r) => ({ id: `m-${r}`, group: 'demo', secret: `sk-m-${r}` })),
 ])
 
 test.before(async () => {
@@ -41,6 +41,8 @@ const calls: Record<string, (client: OpenAI) => Promise<unknown>> = {
   // The Messages API (Anthropic's errors carry the message at error.message too).
   messages: (c) => c.post('/messages', { body: { model: 'sim-chat-instruct', max_tokens: 8, messages: [{ role: 'user', content: 'hello' }] } }),
   embeddings: (c) => c.embeddings.create({ model: 'sim-embed', input: ['Once upon', 'a time'] }),
+  // The Cohere/Jina rerank body (the openai SDK's generic post, for its errors).
+  rerank: (c) => c.post('/rerank', { body: { model: 'sim-rerank', query: 'cats', documents: ['cats sleep', 'dogs bark'] } }),
   verdicts: (c) => c.post('/verdicts', { body: { model: 'sim-chat-instruct', state: 'The sky is blue.', questions: { q: { type: 'boolean', instructions: 'Is the sky blue?' } } } }),
   speech: async (c) => Buffer.from(await (await c.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: 'Hello there.', response_format: 'wav' })).arrayBuffer()),
   transcription: async (c) => c.audio.transcriptions.create({ model: 'sim-whisper', file: await wav() }),
@@ -49,7 +51,7 @@ const calls: Record<string, (client: OpenAI) => Promise<unknown>> = {
 
 /** The route id records carry for each (verdicts are recorded as their chat-internal calls). */
 const recordedRoute: Record<string, string> = {
-  chat: 'chat', responses: 'responses', completions: 'completions', messages: 'messages', embeddings: 'embeddings', verdicts: 'chat-internal', speech: 'audio-speech',
+  chat: 'chat', responses: 'responses', completions: 'completions', messages: 'messages', embeddings: 'embeddings', rerank: 'rerank', verdicts: 'chat-internal', speech: 'audio-speech',
   transcription: 'audio-transcriptions', translation: 'audio-translations',
 }
 
@@ -95,6 +97,9 @@ for (const [route, call] of Object.entries(calls)) {
     } else if (route === 'embeddings') {
       // The simulator's count: a start token and a token per four bytes, for each input.
       assert.equal([r.promptTokens, r.completionTokens], [(1 + 3) + (1 + 2), 0])
+    } else if (route === 'rerank') {
+      // The simulator's count, per pair: the query's start token and tokens, then the document's.
+      assert.equal([r.promptTokens, r.completionTokens], [(1 + 1 + 1 + 3) + (1 + 1 + 1 + 3), 0])
     } else {
       assert.ok(r.promptTokens > 0 && r.completionTokens > 0, 'tokens')
     }

@@ -9,7 +9,6 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import OpenAI from 'openai'
 import Anthropic from '@anthropic-ai/sdk'
 import { generateObject, generateText, stepCountIs, streamText, tool, type LanguageModel, type LanguageModelUsage, type TextStreamPart, type ToolSet } from 'ai'
 import { createOpenAI } from '@ai-sdk/openai'

@@ -42,7 +42,7 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   const resolved = loadSimConfig(path.join(repoRoot, 'config', 'simulator.yaml'))
   assert.equal(
     resolved.models.map((m) => m.name),
-    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-embed-384', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet'],
+    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet'],
   )
   const byName = new Map(resolved.models.map((m) => [m.name, m]))
   assert.is(byName.get('sim-instruct-8b')?.completions, true)
@@ -52,6 +52,7 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   assert.is(byName.get('sim-vision-7b')?.thinking_default, false)
   assert.is(byName.get('sim-vision-7b')?.reasoning_field, 'reasoning_content')
   assert.is(byName.get('sim-embed-384')?.kind, 'embedding')
+  assert.is(byName.get('sim-rerank')?.kind, 'rerank')
   assert.is(byName.get('sim-orpheus')?.kind, 'speech')
   assert.equal([byName.get('sim-orpheus')?.audio.first_audio_ms, byName.get('sim-orpheus')?.audio.realtime_factor], [300, 1.8])
   assert.is(byName.get('sim-qwen3-tts')?.audio.streaming, false)

@@ -21,6 +21,8 @@ export function checkModels(file: string, models: ModelsFile): void {
     }
     if ((m.dimensions !== undefined || m.supports_dimensions) && m.model_type !== 'embedding')
       throw new ConfigError(`${file}: model ${m.id}: dimensions and supports_dimensions are for embedding models`)
+    if ((m.rerank_api !== undefined || m.rerank_path !== undefined) && m.model_type !== 'rerank')
+      throw new ConfigError(`${file}: model ${m.id}: rerank_api and rerank_path are for rerank models`)
     if (m.status === 'deprecated' && (!m.replacement || !m.retire_at))
       throw new ConfigError(`${file}: model ${m.id}: a deprecated model needs replacement and retire_at`)
   }

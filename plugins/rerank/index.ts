@@ -1,0 +1,67 @@
+/**
+ * rerank: orders documents by their relevance to a query with a reranker (a cross-encoder
+ * served by TEI, vLLM or a Cohere-compatible server). POST /rerank takes the Cohere/Jina shape;
+ * the request is translated to the model's server API, sent through the kernel's one upstream
+ * call, and its scores come back ranked, best first, cut to `top_n`. Usage is the server's
+ * token count, or the gateway's when the server reports none.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { reply } from '../../kernel/reply.js'
+import type { RerankRequest } from '../../schemas/rerank-request.schema.js'
+import { documentText, estimatedRerankTokens, objectOf, ranked, rerankDemand, rerankReply, type RerankDocument } from '../../protocols/rerank/ranking.js'
+import { configSchema } from './schema.js'
+import { rerankApiOf } from './rerank-api.js'
+
+/** The texts of a request's documents (the body schema has checked their shape). */
+function documentsOf(body: unknown): string[] {
+  const docs = (body as { documents?: unknown }).documents
+  return Array.isArray(docs) ? (docs as RerankDocument[]).map(documentText) : []
+}
+
+export default definePlugin({
+  name: 'rerank',
+  config: configSchema,
+  requires: ['model'],
+  reachesModel: {
+    demand: (ex) => {
+      const query = (ex.body as { query?: unknown }).query
+      return rerankDemand(typeof query === 'string' ? query : '', documentsOf(ex.body))
+    },
+  },
+  setup(_config, kernel) {
+    return {
+      async request(ex, next) {
+        const resolved = ex.state.model!
+        const model = resolved.model
+        if (model.model_type !== 'rerank') throw new GatewayError(400, `model ${resolved.requested} is not a rerank model`, { code: 'invalid_request' })
+        const body = ex.body as RerankRequest
+        const documents = documentsOf(body)
+        // A top_n beyond the documents keeps them all; servers differ on whether it is an error.
+        const topN = body.top_n === undefined ? undefined : Math.min(body.top_n, documents.length)
+        const ask = { query: body.query, documents, topN }
+        const { api, path } = rerankApiOf(model)
+        const upstreamBody = JSON.stringify(api.request(ask, model.served_name ?? model.id))
+        const res = await kernel.backends.call(ex, { model, path, body: upstreamBody, accept: 'application/json' })
+        const sent = parseUpstream(await res.text())
+        const read = api.read(sent, documents.length)
+        if ('malformed' in read) throw new GatewayError(502, `upstream sent a malformed rerank reply: ${read.malformed}`, { code: 'upstream_failed' })
+        const tokens = read.tokens ?? estimatedRerankTokens(body.query, documents)
+        ex.usage.report({ inputTokens: tokens, outputTokens: 0 })
+        const upstreamModel = objectOf(sent)?.model
+        ex.usage.upstreamModel = typeof upstreamModel === 'string' ? upstreamModel : undefined
+        ex.usage.firstTokenAt = kernel.now()
+        ex.reply = reply.json(rerankReply(`rerank-${ex.id}`, model.id, ranked(read.scores, topN), documents, body.return_documents === true, tokens))
+        await next()
+      },
+    }
+  },
+})
+
+function parseUpstream(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: err })
+  }
+}
