@@ -1,15 +1,19 @@
 /**
  * usage-records: one usage record for every request that reached a model (client requests
- * and in-process `kernel.call`s alike), written when the reply has ended, however it ended:
+ * and in-process `kernel.call`s alike), however it ended:
  * time, request id, key, group, route, the model asked for and the one that answered, input,
  * output and cached tokens, audio seconds and characters, whether the figures were reported
  * or estimated, indicative value, status and timing (queue wait, time to first token, total).
  * Never prompt or reply text. Every figure comes from `ex.usage`, by the kernel's one rule.
+ * A whole reply or an error is recorded just before the kernel writes it (so a kill -9 after
+ * the client got it cannot lose its record); a stream, when it has ended.
  * `kernel.records.add` only buffers: the record reaches the store in the next batch, off the
  * request path.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import type { Outcome } from '../../kernel/plugin.js'
+import type { Exchange } from '../../kernel/exchange.js'
+import { outcomeOf } from '../../kernel/chain.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
 import { valueOf } from '../../kernel/services/catalog/prices.js'
 import { configSchema } from './schema.js'
@@ -21,38 +25,61 @@ export default definePlugin({
   provides: [],
   meters: 'records',
   setup(_config, kernel) {
+    const record = (ex: Exchange, outcome: Outcome): void => {
+      // Only requests that reached a model are recorded: a model server was called.
+      const usage = ex.usage
+      const model = ex.state.model
+      if (!usage.reached || !model) return
+      const used = usage.used()
+      const answered = usage.model === model.model.id ? model.model : (kernel.catalog.model(usage.model!) ?? model.model)
+      const now = kernel.now()
+      kernel.records.add({
+        at: ex.startedAt,
+        requestId: ex.id,
+        keyId: ex.principal?.keyId ?? '',
+        group: ex.principal?.group ?? '',
+        route: ex.route.id,
+        modelRequested: model.requested,
+        model: answered.id,
+        upstreamModel: usage.upstreamModel ?? null,
+        promptTokens: used.inputTokens,
+        completionTokens: used.outputTokens,
+        cachedTokens: used.cachedTokens,
+        audioSeconds: used.audioSeconds,
+        characters: used.characters,
+        usageSource: used.source,
+        value: valueOf(answered.prices, used),
+        status: outcome.status,
+        outcome: outcome.kind,
+        queueMs: ex.state.queue?.waitedMs ?? null,
+        ttftMs: usage.firstTokenAt === undefined ? null : Math.max(0, usage.firstTokenAt - ex.startedAt),
+        totalMs: Math.max(0, now - ex.startedAt),
+      } satisfies UsageRecord)
+    }
+    // Requests recorded before their reply left; their finish has nothing more to say.
+    const recorded = new WeakSet<Exchange>()
     return {
-      finish(ex, outcome) {
-        // Only requests that reached a model are recorded: a model server was called.
-        const usage = ex.usage
-        const model = ex.state.model
-        if (!usage.reached || !model) return
-        const used = usage.used()
-        const answered = usage.model === model.model.id ? model.model : (kernel.catalog.model(usage.model!) ?? model.model)
-        const now = kernel.now()
-        const record: UsageRecord = {
-          at: ex.startedAt,
-          requestId: ex.id,
-          keyId: ex.principal?.keyId ?? '',
-          group: ex.principal?.group ?? '',
-          route: ex.route.id,
-          modelRequested: model.requested,
-          model: answered.id,
-          upstreamModel: usage.upstreamModel ?? null,
-          promptTokens: used.inputTokens,
-          completionTokens: used.outputTokens,
-          cachedTokens: used.cachedTokens,
-          audioSeconds: used.audioSeconds,
-          characters: used.characters,
-          usageSource: used.source,
-          value: valueOf(answered.prices, used),
-          status: outcome.status,
-          outcome: outcome.kind satisfies Outcome['kind'],
-          queueMs: ex.state.queue?.waitedMs ?? null,
-          ttftMs: usage.firstTokenAt === undefined ? null : Math.max(0, usage.firstTokenAt - ex.startedAt),
-          totalMs: Math.max(0, now - ex.startedAt),
+      /**
+       * A whole reply, or an error, is recorded before the kernel writes it: once its bytes can
+       * reach the client, its record is already in the journal, so a crash in between loses
+       * nothing. A stream is recorded when it ends, however it ends (finish).
+       */
+      async request(ex, next) {
+        try {
+          await next()
+        } catch (err) {
+          recorded.add(ex)
+          record(ex, outcomeOf(ex, err))
+          throw err
         }
-        kernel.records.add(record)
+        const reply = ex.reply
+        if (reply && reply.kind !== 'events' && !(reply.kind === 'bytes' && !(reply.data instanceof Uint8Array))) {
+          recorded.add(ex)
+          record(ex, { kind: 'done', status: reply.status })
+        }
+      },
+      finish(ex, outcome) {
+        if (!recorded.has(ex)) record(ex, outcome)
       },
     }
   },
