@@ -17,6 +17,7 @@
  * - Filters: the compiled SQL applies in the WHERE of both legs, before LIMIT.
  */
 import pg from 'pg'
+import { inTransaction as transaction } from '../stores/pg-transaction.js'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
   boundK, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, queryTokens,
@@ -118,20 +119,7 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     ? 'knowledge store: postgres, vectors by pgvector (HNSW, vector_cosine_ops, iterative scan for filtered searches)'
     : 'knowledge store: postgres, pgvector not available: vectors stored as real[] and scored exactly (cosine over every candidate chunk)')
 
-  async function inTransaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await pool.connect()
-    try {
-      await c.query('BEGIN')
-      const result = await work(c)
-      await c.query('COMMIT')
-      return result
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined)
-      throw err
-    } finally {
-      c.release()
-    }
-  }
+  const inTransaction = <T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> => transaction(pool, work)
 
   const resolve = async (project: string, name: string): Promise<Collection> => {
     const r = await pool.query<{ id: string; name: string; dimension: number }>('SELECT id, name, dimension FROM kb_collections WHERE project = $1 AND name = $2', [project, name])

@@ -4,6 +4,7 @@
  * parameterized.
  */
 import pg from 'pg'
+import { inTransaction as transaction } from './pg-transaction.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
 import { postgresResponsesSchema, postgresResponsesTable } from './responses-table.js'
@@ -70,20 +71,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const ph = (n: number) => `$${n}`
   const keyPlaceholders = keyColumns.map((_, i) => `$${i + 1}`).join(', ')
 
-  async function inTransaction<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await pool.connect()
-    try {
-      await c.query('BEGIN')
-      const result = await work(c)
-      await c.query('COMMIT')
-      return result
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined)
-      throw err
-    } finally {
-      c.release()
-    }
-  }
+  const inTransaction = <T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> => transaction(pool, work)
   const bump = (c: pg.PoolClient) => c.query(`UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'`)
 
   const records: RecordsTable = {
