@@ -3,6 +3,9 @@
  * will find. The query is embedded with the collection's model (through the `embeddings`
  * route); the lexical and vector legs are fused by reciprocal rank fusion; the filter (`expr`,
  * `tags`, `source_names`) applies inside both legs. A bad `expr` is a 400 naming the position.
+ * `output_fields` shapes each chunk (output-fields.ts); `advanced_rag` adds model-made query
+ * variants (query-variants.ts); `rerank` reorders the results with a reranker and `top_n` cuts
+ * them (rerank-step.ts). Every model call goes through a route under `knowledge.embedding_key`.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
@@ -13,11 +16,13 @@ import { checkFilter, parseFilter } from '../../protocols/query/filter-parse.js'
 import { andFilters, compileFilter, sourceNamesFilter, tagsFilter } from '../../kernel/services/knowledge/filter-sql.js'
 import { retrieveChunks, retrieveDocuments, retrieveNeighbors, type SearchRequest } from '../../kernel/services/knowledge/retrieve.js'
 import type { CompiledFilter } from '../../kernel/services/knowledge/model.js'
-import type { StoredChunk } from '../../kernel/services/knowledge/store.js'
 import { embeddingPrincipal, embedThroughRoute } from '../../kernel/services/knowledge/embed-route.js'
 import { configSchema, searchBody, type KnowledgeSearchConfig } from './schema.js'
+import { chunkShape, customFields, type ChunkShape } from './output-fields.js'
+import { rerankItems, rerankPlan, truthy, type RerankParams } from './rerank-step.js'
+import { queryVariants } from './query-variants.js'
 
-interface SearchBody {
+interface SearchBody extends RerankParams {
   query: string
   top_k: number
   retrieval_type: 'chunk' | 'document' | 'neighbor'
@@ -26,23 +31,11 @@ interface SearchBody {
   tags?: string[]
   source_names?: string[]
   token_budget?: number
+  output_fields?: string[]
+  advanced_rag?: boolean | 'true' | 'false'
 }
 
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
-
-function chunkView(c: StoredChunk & { score?: number }) {
-  return {
-    source_name: c.sourceName,
-    url: c.url,
-    tags: c.tags,
-    metadata: c.metadata,
-    index: c.index,
-    heading_path: c.headingPath,
-    page_number: c.pageNumber,
-    content: c.content,
-    ...(c.score === undefined ? {} : { score: c.score }),
-  }
-}
 
 /** The request's filters as one compiled condition; a bad expression is a 400 with its position. */
 export function requestFilter(body: Pick<SearchBody, 'expr' | 'tags' | 'source_names'>): CompiledFilter | undefined {
@@ -68,6 +61,9 @@ export default definePlugin({
     const validate = validatorFor(searchBody)
     const maxTopK = config.max_top_k ?? 100
     const window = config.neighbor_window ?? 1
+    const variantCount = config.variants ?? 3
+    const candidates = config.rerank_candidates ?? 50
+    const call = (id: string, x: unknown, o?: Parameters<typeof kernel.call>[2]) => kernel.call(id, x, o)
     return {
       async request(ex) {
         const body = structuredClone(ex.body ?? {})
@@ -75,37 +71,62 @@ export default definePlugin({
         const b = body as SearchBody
         if (b.top_k > maxTopK) throw bad(`top_k ${b.top_k} is over this route's limit of ${maxTopK}`)
         const filter = requestFilter(b)
+        const asked = rerankPlan(b, (id) => kernel.catalog.model(id))
+        // Without top_n, reranking keeps top_k.
+        const plan = asked && { ...asked, topN: asked.topN ?? b.top_k }
         const project = ex.params.project ?? ''
         const kb = kernel.knowledge
         const collection = await kb.getCollection(project, ex.params.collection ?? '')
-        let embedding: Float32Array | undefined
+        const shape = await shapeFor(b.output_fields, () => kb.store.listDocuments(project, collection.name))
+        // The route is an operator's: its model calls are carried by the knowledge base's key.
+        const principal = embeddingPrincipal(kernel.keys, kb.settings.embeddingKey)
+        const context = { principal, signal: ex.signal, parentId: ex.id }
+        const variants = truthy(b.advanced_rag) ? await queryVariants(call, config.variants_model ?? kernel.catalog.defaultModel, b.query, variantCount, context) : []
+        let embeddings: Float32Array[] = []
         if (b.legs !== 'lexical') {
-          const principal = embeddingPrincipal(kernel.keys, kb.settings.embeddingKey)
-          const embed = embedThroughRoute((id, x, o) => kernel.call(id, x, o), principal, { signal: ex.signal, parentId: ex.id })
-          ;[embedding] = await kb.embedAll(kb.modelOf(collection), [b.query], embed)
+          const embed = embedThroughRoute(call, principal, { signal: ex.signal, parentId: ex.id })
+          embeddings = await kb.embedAll(kb.modelOf(collection), [b.query, ...variants], embed)
         }
+        const lexical = b.legs !== 'vector'
         const req: SearchRequest = {
           project,
           collection: collection.name,
-          topK: b.top_k,
-          query: b.legs === 'vector' ? undefined : b.query,
-          embedding,
+          // With rerank, more candidates than top_k go to the reranker; top_n cuts after it.
+          topK: plan ? Math.max(b.top_k, Math.min(candidates, maxTopK)) : b.top_k,
+          query: lexical ? b.query : undefined,
+          embedding: embeddings[0],
           filter,
+          variants: variants.map((v, i) => ({ query: lexical ? v : undefined, embedding: embeddings[i + 1] })),
         }
-        const common = { object: 'list', retrieval_type: b.retrieval_type, legs: b.legs }
+        const reranked = <T extends object>(items: T[], textOf: (item: T) => string): Promise<T[]> =>
+          plan ? rerankItems(call, plan, b.query, items, textOf, context) : Promise.resolve(items)
+        const common = { object: 'list', retrieval_type: b.retrieval_type, legs: b.legs, ...(variants.length ? { query_variants: variants } : {}), ...(plan ? { reranker_model: plan.model } : {}) }
         if (b.retrieval_type === 'chunk') {
-          ex.reply = reply.json({ ...common, data: (await retrieveChunks(kb.store, req)).map(chunkView) })
+          const chunks = await reranked(await retrieveChunks(kb.store, req), (c) => c.content)
+          ex.reply = reply.json({ ...common, data: chunks.map(shape) })
         } else if (b.retrieval_type === 'document') {
-          const docs = await retrieveDocuments(kb.store, req, b.token_budget)
-          ex.reply = reply.json({ ...common, data: docs.map((d) => ({ source_name: d.sourceName, score: d.score, truncated: d.truncated, chunks: d.chunks.map(chunkView) })) })
+          const docs = await reranked(await retrieveDocuments(kb.store, req, b.token_budget), (d) => d.chunks.map((c) => c.content).join('\n'))
+          ex.reply = reply.json({ ...common, data: docs.map((d) => ({ source_name: d.sourceName, score: d.score, ...rerankScore(d), truncated: d.truncated, chunks: d.chunks.map(shape) })) })
         } else {
-          const passages = await retrieveNeighbors(kb.store, req, window)
+          const passages = await reranked(await retrieveNeighbors(kb.store, req, window), (p) => p.chunks.map((c) => c.content).join('\n'))
           ex.reply = reply.json({
             ...common,
-            data: passages.map((p) => ({ source_name: p.sourceName, score: p.score, hits: p.chunks.filter((c) => p.hits.includes(c.id)).map((c) => c.index), chunks: p.chunks.map(chunkView) })),
+            data: passages.map((p) => ({ source_name: p.sourceName, score: p.score, ...rerankScore(p), hits: p.chunks.filter((c) => p.hits.includes(c.id)).map((c) => c.index), chunks: p.chunks.map(shape) })),
           })
         }
       },
     }
   },
 })
+
+function rerankScore(x: object): { rerank_score?: number } {
+  const s = (x as { rerank_score?: number }).rerank_score
+  return s === undefined ? {} : { rerank_score: s }
+}
+
+/** The chunk shape of `output_fields`; the collection's metadata keys are read only when a custom field is named. */
+async function shapeFor(fields: string[] | undefined, documents: () => Promise<{ metadata: object }[]>): Promise<ChunkShape> {
+  if (!customFields(fields).length) return chunkShape(fields)
+  const keys = new Set((await documents()).flatMap((d) => Object.keys(d.metadata)))
+  return chunkShape(fields, keys)
+}

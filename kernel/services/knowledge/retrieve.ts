@@ -26,6 +26,11 @@ export interface SearchRequest {
   readonly embedding?: Float32Array
   readonly filter?: CompiledFilter
   readonly fusion?: FusionOptions
+  /**
+   * Other phrasings of the query (advanced_rag), each with its own text and embedding for the
+   * legs asked for: each is searched like the query and all the lists are fused by RRF.
+   */
+  readonly variants?: readonly { readonly query?: string; readonly embedding?: Float32Array }[]
 }
 
 /** Each leg's ranked list in, one fused list out (best first), scored by weighted RRF. */
@@ -42,8 +47,20 @@ export function fuse(legs: readonly { hits: readonly ScoredChunk[]; weight: numb
   return [...fused.values()].sort((a, b) => b.score - a.score || a.chunk.id - b.chunk.id).map((f) => ({ ...f.chunk, score: f.score }))
 }
 
-/** The ranked hits of the legs asked for: one leg as it ranks, two legs fused. */
+/**
+ * The ranked hits of the legs asked for: one leg as it ranks, two legs fused. With variants,
+ * the query and each variant are searched alike and their lists fused (equal weights).
+ */
 export async function search(store: KnowledgeStore, req: SearchRequest, fetch = req.topK): Promise<ScoredChunk[]> {
+  if (req.variants?.length) {
+    const { variants, ...one } = req
+    const lists = await Promise.all([one, ...variants.map((v) => ({ ...one, query: v.query, embedding: v.embedding }))].map((r) => searchOne(store, r, fetch * 2)))
+    return fuse(lists.map((hits) => ({ hits, weight: 1 })), req.fusion?.k ?? 60).slice(0, fetch)
+  }
+  return searchOne(store, req, fetch)
+}
+
+async function searchOne(store: KnowledgeStore, req: SearchRequest, fetch: number): Promise<ScoredChunk[]> {
   const hybrid = req.query !== undefined && req.embedding !== undefined
   const each = hybrid ? fetch * 4 : fetch
   const [lexical, vector] = await Promise.all([
