@@ -9,7 +9,7 @@ import { optionalInteger, optionalString, requiredString } from './body-fields.j
 import { modelNameOf, requireJsonObject } from './chat.js'
 import { checkPoolingInput } from './context-window.js'
 import { planFailure } from './failures.js'
-import { runGeneration } from './generation-run.js'
+import { poolingJob, runGeneration } from './generation-run.js'
 import { responseId, unixSeconds } from './ids.js'
 import { textPromptTokens } from './prompt.js'
 import { hashString, SeededRandom } from './seeded-random.js'
@@ -42,19 +42,7 @@ export function handleEmbeddings(sim: SimContext, req: IncomingMessage, res: Ser
     })),
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0, prompt_tokens_details: null },
   }
-  return runGeneration(
-    {
-      engine,
-      prompts,
-      completionTokens: 0,
-      tokenSteps: 0,
-      finishedReason: 'stop',
-      stream: false,
-      json: () => reply,
-      script: () => ({ opening: [], steps: [], closing: [] }),
-    },
-    sim.runEnv(req, res, failure, arrival),
-  )
+  return runGeneration(poolingJob(engine, prompts, () => reply), sim.runEnv(req, res, failure, arrival))
 }
 
 function readDimensions(requested: number | undefined, model: { name: string; embedding_dims: number; matryoshka: boolean }): number {

@@ -39,6 +39,14 @@ export interface GenerationJob {
   script(ticket: RunTicket): StreamScript
 }
 
+/**
+ * A pooling run (embeddings, scores): the prompt is read, no token is generated, and the reply is
+ * one JSON body. It still takes a running slot and pays the prompt's prefill like vLLM's.
+ */
+export function poolingJob(engine: ModelEngine, prompts: ReadonlyArray<readonly number[]>, json: () => unknown): GenerationJob {
+  return { engine, prompts, completionTokens: 0, tokenSteps: 0, finishedReason: 'stop', stream: false, json, script: () => ({ opening: [], steps: [], closing: [] }) }
+}
+
 export interface RunEnv {
   res: ServerResponse
   latency: RequestLatency

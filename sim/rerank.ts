@@ -17,7 +17,7 @@ import { isObject, optionalBoolean, optionalInteger, optionalString, requiredStr
 import { modelNameOf, requireJsonObject } from './chat.js'
 import { checkPoolingInput } from './context-window.js'
 import { planFailure } from './failures.js'
-import { runGeneration } from './generation-run.js'
+import { poolingJob, runGeneration } from './generation-run.js'
 import { responseId, unixSeconds } from './ids.js'
 import type { ModelEngine } from './model-engine.js'
 import { textPromptTokens } from './prompt.js'
@@ -99,19 +99,7 @@ function score(sim: SimContext, req: IncomingMessage, res: ServerResponse, json:
   for (const ids of prompts) checkPoolingInput(ids.length, engine.model.max_model_len)
   const tokens = prompts.reduce((sum, ids) => sum + ids.length, 0)
   const scores = pairs.map((p) => relevance(p.query, p.document))
-  return runGeneration(
-    {
-      engine,
-      prompts,
-      completionTokens: 0,
-      tokenSteps: 0,
-      finishedReason: 'stop',
-      stream: false,
-      json: () => respond(scores, pairs, tokens, engine),
-      script: () => ({ opening: [], steps: [], closing: [] }),
-    },
-    sim.runEnv(req, res, failure, arrival),
-  )
+  return runGeneration(poolingJob(engine, prompts, () => respond(scores, pairs, tokens, engine)), sim.runEnv(req, res, failure, arrival))
 }
 
 /** Indexes, best score first; equal scores in request order. */

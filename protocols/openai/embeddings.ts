@@ -5,10 +5,10 @@
  */
 import type { Demand } from '../../kernel/usage.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
+import { utf8Bytes } from './token-estimate.js'
 
 /** Special tokens an embedding model's tokenizer adds around each input ([CLS] … [SEP], BOS … EOS). */
 const SPECIAL_TOKENS_PER_INPUT = 2
-const encoder = new TextEncoder()
 
 /** The inputs of a request as a list: a string or one token-id array is one input. */
 export function inputList(input: unknown): unknown[] {
@@ -24,7 +24,7 @@ export function inputList(input: unknown): unknown[] {
 export function embeddingsDemand(body: unknown): Demand {
   let tokens = 0
   for (const item of inputList((body as { input?: unknown } | null)?.input)) {
-    if (typeof item === 'string') tokens += encoder.encode(item).length + SPECIAL_TOKENS_PER_INPUT
+    if (typeof item === 'string') tokens += utf8Bytes(item) + SPECIAL_TOKENS_PER_INPUT
     else if (Array.isArray(item)) tokens += item.length
   }
   return { inputTokens: tokens, outputTokens: 0, choices: 1, adjustable: false }

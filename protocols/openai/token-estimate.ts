@@ -17,7 +17,9 @@ export interface PromptEstimateOptions {
 }
 
 const encoder = new TextEncoder()
-const bytes = (text: string) => (text.length < 64 && /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length)
+/** UTF-8 bytes of a text: an upper bound of its tokens (short ASCII is counted without encoding). */
+export const utf8Bytes = (text: string) => (text.length < 64 && /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length)
+const bytes = utf8Bytes
 
 /** An upper bound of the prompt tokens of a chat or completions request body. */
 export function estimatePromptTokens(body: unknown, options: PromptEstimateOptions): number {

@@ -5,6 +5,7 @@
  * the adapters translate to and from each server's wire (cohere.ts, tei.ts, vllm-score.ts).
  */
 import type { Demand } from '../../kernel/usage.js'
+import { utf8Bytes } from '../openai/token-estimate.js'
 
 /** What the gateway asks of a reranker. */
 export interface RerankAsk {
@@ -35,16 +36,15 @@ export function documentText(doc: RerankDocument): string {
  * with room for a model that frames them differently.
  */
 const SPECIAL_TOKENS_PER_PAIR = 4
-const encoder = new TextEncoder()
 
 /**
  * An upper bound of the tokens a rerank uses: a cross-encoder reads the query once per
  * document, and a token covers at least one UTF-8 byte. Nothing is generated.
  */
 export function rerankDemand(query: string, documents: readonly string[]): Demand {
-  const q = encoder.encode(query).length
+  const q = utf8Bytes(query)
   let tokens = 0
-  for (const d of documents) tokens += q + encoder.encode(d).length + SPECIAL_TOKENS_PER_PAIR
+  for (const d of documents) tokens += q + utf8Bytes(d) + SPECIAL_TOKENS_PER_PAIR
   return { inputTokens: tokens, outputTokens: 0, choices: 1, adjustable: false }
 }
 
@@ -53,9 +53,9 @@ export function rerankDemand(query: string, documents: readonly string[]): Deman
  * four bytes of each pair, the rule of thumb the rest of the gateway uses.
  */
 export function estimatedRerankTokens(query: string, documents: readonly string[]): number {
-  const q = encoder.encode(query).length
+  const q = utf8Bytes(query)
   let tokens = 0
-  for (const d of documents) tokens += Math.ceil((q + encoder.encode(d).length) / 4) + SPECIAL_TOKENS_PER_PAIR
+  for (const d of documents) tokens += Math.ceil((q + utf8Bytes(d)) / 4) + SPECIAL_TOKENS_PER_PAIR
   return tokens
 }
 
@@ -69,7 +69,7 @@ export function ranked(scores: readonly Scored[], topN: number | undefined): Sco
 }
 
 /** Checks a server's scores: each index once, within the request, with a finite score. */
-export function checkScores(scores: readonly Scored[], count: number): string | undefined {
+function checkScores(scores: readonly Scored[], count: number): string | undefined {
   const seen = new Set<number>()
   for (const s of scores) {
     if (!Number.isInteger(s.index) || s.index < 0 || s.index >= count) return `index ${String(s.index)} is not one of the ${count} documents`
@@ -106,4 +106,25 @@ export function rerankReply(id: string, model: string, best: readonly Scored[], 
 /** A JSON object, or undefined. */
 export function objectOf(value: unknown): Record<string, unknown> | undefined {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+}
+
+/**
+ * Reads a server's list of scored items: each an object whose `index` and `scoreField` are the
+ * document and its score; `what` names an item and `missing` the list's absence in messages. `complete`: a score per document is
+ * required (a server that ranks them all must not drop any silently); `usage.total_tokens` of
+ * `body` is taken when it is there.
+ */
+export function readScoreList(items: unknown, count: number, options: { scoreField: string; what: string; missing: string; complete: boolean; usage?: unknown }): ReadScores {
+  if (!Array.isArray(items)) return { malformed: options.missing }
+  const scores: Scored[] = []
+  for (const item of items) {
+    const r = objectOf(item)
+    if (!r) return { malformed: `a ${options.what} is not an object` }
+    scores.push({ index: r.index as number, score: r[options.scoreField] as number })
+  }
+  const wrong = checkScores(scores, count)
+  if (wrong) return { malformed: wrong }
+  if (options.complete && scores.length !== count) return { malformed: `${scores.length} scores for ${count} documents` }
+  const tokens = objectOf(options.usage)?.total_tokens
+  return typeof tokens === 'number' ? { scores, tokens } : { scores }
 }

@@ -17,9 +17,7 @@
  *   that scan small, a broad one rarely needs it. Its limit: a filter that is broad yet passes
  *   few of the nearest chunks scans the whole collection (brute force, as vec0 itself is).
  */
-import fs from 'node:fs'
-import path from 'node:path'
-import Database from 'better-sqlite3'
+import { openSqliteFile } from '../stores/sqlite-file.js'
 import * as sqliteVec from 'sqlite-vec'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
@@ -90,11 +88,7 @@ export function ftsQuery(query: string): string {
 const vecTable = (dimension: number) => `kb_vec_${dimension}`
 
 export function openSqliteKnowledge(dataDir: string, log: (line: string) => void = () => undefined): KnowledgeStore {
-  fs.mkdirSync(dataDir, { recursive: true })
-  const db = new Database(path.join(dataDir, 'knowledge.db'))
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  db.pragma('busy_timeout = 5000')
+  const db = openSqliteFile(dataDir, 'knowledge.db')
   sqliteVec.load(db)
   db.exec(schema)
   log('knowledge store: sqlite, vectors by sqlite-vec (exact cosine, filters inside the KNN where vec0 can)')

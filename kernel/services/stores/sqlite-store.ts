@@ -4,9 +4,7 @@
  * the key cache's refresh, the admin API), so a batch insert costs the event loop a few
  * milliseconds at most.
  */
-import fs from 'node:fs'
-import path from 'node:path'
-import Database from 'better-sqlite3'
+import { openSqliteFile } from './sqlite-file.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
 import { sqliteResponsesSchema, sqliteResponsesTable } from './responses-table.js'
@@ -35,11 +33,7 @@ INSERT OR IGNORE INTO store_meta (name, value) VALUES ('keys_version', 0);
 `
 
 export function openSqliteStore(dataDir: string): Store {
-  fs.mkdirSync(dataDir, { recursive: true })
-  const db = new Database(path.join(dataDir, 'sluice.db'))
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = NORMAL')
-  db.pragma('busy_timeout = 5000')
+  const db = openSqliteFile(dataDir, 'sluice.db')
   db.exec(schema)
   db.exec(sqliteResponsesSchema)
   const columns = new Set((db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name))
