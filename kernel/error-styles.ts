@@ -7,12 +7,9 @@ import type { ErrorsSetting } from '../schemas/pipeline.schema.js'
 import { openaiErrorStyle } from '../protocols/openai/error-body.js'
 import { soapErrorStyle } from '../protocols/soap/fault.js'
 import { anthropicErrorStyle } from '../protocols/anthropic/error-body.js'
+import { queryErrorStyle } from '../protocols/query/error-body.js'
 
-export interface RenderedError {
-  readonly status: number
-  readonly contentType: string
-  readonly body: string
-}
+export type RenderedError = { readonly status: number; readonly contentType: string; readonly body: string }
 
 export type ErrorStyle = (err: GatewayError) => RenderedError
 
@@ -20,7 +17,7 @@ export type ErrorStyle = (err: GatewayError) => RenderedError
 export function errorStyle(setting: ErrorsSetting | undefined): ErrorStyle {
   const s = typeof setting === 'object' ? setting : { style: setting ?? 'openai' }
   if (s.style === 'soap') return soapErrorStyle(s.fault_namespace)
-  return s.style === 'anthropic' ? anthropicErrorStyle() : openaiErrorStyle()
+  return s.style === 'anthropic' ? anthropicErrorStyle() : s.style === 'query' ? queryErrorStyle() : openaiErrorStyle()
 }
 
 /** Paths no pipeline serves (404, 405) and errors before a route is known. */

@@ -69,7 +69,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   let deployment = loadDeployment(load)
   // Made once: budgets, queues, buffered records and the key cache outlive every reload.
-  const services: KernelServices = await openServices(deployment, { env, log, now: options.now })
+  const services: KernelServices = await openServices(deployment, { env, log, now: options.now, announce: options.announce })
   const embedded = await startEmbeddedServers(deployment, log).catch(async (err: unknown) => {
     await services.close()
     throw err

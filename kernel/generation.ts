@@ -48,6 +48,7 @@ export class Generation implements Kernel {
   readonly state: SharedState
   readonly metrics: Metrics
   readonly knowledge: KernelServices['knowledge']
+  readonly query: KernelServices['query']
   readonly log: Logger
   readonly now: () => number
   readonly router = new Router()
@@ -80,6 +81,7 @@ export class Generation implements Kernel {
     this.state = options.services.state
     this.metrics = options.services.metrics
     this.knowledge = options.services.knowledge
+    this.query = options.services.query
   }
 
   static async create(options: GenerationOptions): Promise<Generation> {
@@ -193,14 +195,14 @@ export class Generation implements Kernel {
     const reply = ex.reply!
     if (reply.kind === 'events') {
       const wrapped = wrapEvents(route, ex, state, reply)
-      return { reply: { ...wrapped, events: onEnd(wrapped.events, end) }, headers: ex.headers }
+      return { reply: { ...wrapped, events: onEnd(wrapped.events, end) }, headers: ex.headers, usage: ex.usage }
     }
     if (reply.kind === 'bytes' && !(reply.data instanceof Uint8Array)) {
-      return { reply: { ...reply, data: onEnd(wrapBytes(route, ex, state, reply.status, reply.data), end) }, headers: ex.headers }
+      return { reply: { ...reply, data: onEnd(wrapBytes(route, ex, state, reply.status, reply.data), end) }, headers: ex.headers, usage: ex.usage }
     }
     await finishAll(route, ex, state, { kind: 'done', status: reply.status })
     end()
-    return { reply, headers: ex.headers }
+    return { reply, headers: ex.headers, usage: ex.usage }
   }
 }
 

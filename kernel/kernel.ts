@@ -20,6 +20,7 @@ import type { KeptResponses } from './services/responses/kept-responses.js'
 import type { SharedState } from './services/state/state.js'
 import type { Metrics } from './services/metrics/metrics.js'
 import type { KnowledgeBase } from './services/knowledge/knowledge-base.js'
+import type { QueryServices } from './services/query/query-services.js'
 
 /** Config files after validation, defaults applied. */
 export interface Deployment {
@@ -58,6 +59,8 @@ export interface CallResult {
   readonly reply: Reply
   /** Response headers the route's steps added. */
   readonly headers: ReadonlyMap<string, string>
+  /** What the route's model calls used (final once a streamed reply has ended). */
+  readonly usage: import('./usage.js').Usage
 }
 
 export interface Kernel {
@@ -77,6 +80,8 @@ export interface Kernel {
   readonly metrics: Metrics
   /** Collections of projects, their documents and chunks (SQLite, or PostgreSQL when configured). */
   readonly knowledge: KnowledgeBase
+  /** The Query service's projects and tokens, conversation history and chat uploads. */
+  readonly query: QueryServices
   readonly log: Logger
   /** The clock (epoch ms); tests may replace it. Retirement and budgets read it. */
   now(): number

@@ -32,7 +32,8 @@ import openaiResponses from './openai-responses/index.js'
 import knowledgeCollections from './knowledge-collections/index.js'
 import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
+import queryAuth from './query-auth/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth]

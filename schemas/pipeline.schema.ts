@@ -42,16 +42,16 @@ export const pipelineSchema = {
     pipeline: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
     prefix: { type: 'string', pattern: '^(/[^/\\s]+)*$', default: '', description: 'Path prefix of every route, e.g. /v1.' },
     errors: {
-      description: 'How the kernel renders errors of this pipeline: `openai` (JSON), `anthropic` (the Messages API JSON) or `soap` (SOAP 1.1 faults), or `{style: soap, fault_namespace}`.',
+      description: 'How the kernel renders errors of this pipeline: `openai` (JSON), `anthropic` (the Messages API JSON), `query` (the Query service\'s JSON) or `soap` (SOAP 1.1 faults), or `{style: soap, fault_namespace}`.',
       default: 'openai',
       oneOf: [
-        { type: 'string', enum: ['openai', 'anthropic', 'soap'] },
+        { type: 'string', enum: ['openai', 'anthropic', 'soap', 'query'] },
         {
           type: 'object',
           additionalProperties: false,
           required: ['style'],
           properties: {
-            style: { type: 'string', enum: ['openai', 'anthropic', 'soap'] },
+            style: { type: 'string', enum: ['openai', 'anthropic', 'soap', 'query'] },
             fault_namespace: { type: 'string', minLength: 1, description: 'soap: namespace of the `<f:error><f:code>` entry in a fault\'s detail (default urn:sluice:soap-fault).' },
           },
         },

@@ -53,7 +53,7 @@ export interface KernelOverrides {
    * folder, fresh metrics, and no admin store (key changes answer 503). makeServedKernel gives
    * the full set, PostgreSQL or Redis included.
    */
-  services?: Partial<Pick<KernelServices, 'records' | 'responses' | 'state' | 'metrics' | 'storedKeys' | 'knowledge'>>
+  services?: Partial<Pick<KernelServices, 'records' | 'responses' | 'state' | 'metrics' | 'storedKeys' | 'knowledge' | 'query'>>
   /** `admin.key_hash` of server.yaml. */
   adminKeyHash?: string
 }
@@ -92,6 +92,11 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     // The knowledge base in the temporary folder (knowledge.db), opened on first use.
     get knowledge() {
       return (knowledge ??= overrides.services?.knowledge ?? new KnowledgeBase(openSqliteKnowledge(dataDir), knowledgeSettings(deployment.server.knowledge)))
+    },
+    // The Query service's stores: a test of a plugin that reads them passes its own (openQueryServices).
+    get query() {
+      if (!overrides.services?.query) throw new Error('harness: pass services.query (openQueryServices) to a plugin that reads projects, history or uploads')
+      return overrides.services.query
     },
     log,
     now,

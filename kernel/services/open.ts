@@ -4,6 +4,7 @@
  * request, so that buffered records are flushed. Which implementation runs is read from
  * `stores:` in server.yaml (or SLUICE_POSTGRES_URL / SLUICE_REDIS_URL) at start only.
  */
+import fs from 'node:fs'
 import path from 'node:path'
 import type { Deployment } from '../kernel.js'
 import type { Logger } from '../log.js'
@@ -20,6 +21,8 @@ import { reconcileLag, startReconciler } from './state/reconcile.js'
 import { KnowledgeBase, type KnowledgeSettings } from './knowledge/knowledge-base.js'
 import { openSqliteKnowledge } from './knowledge/sqlite-knowledge.js'
 import type { KnowledgeStore } from './knowledge/store.js'
+import { openQueryServices } from './query/open-query.js'
+import type { QueryServices } from './query/query-services.js'
 
 export interface KernelServices {
   readonly store: Store
@@ -29,6 +32,7 @@ export interface KernelServices {
   readonly state: SharedState
   readonly metrics: MetricsRegistry
   readonly knowledge: KnowledgeBase
+  readonly query: QueryServices
   close(): Promise<void>
 }
 
@@ -75,7 +79,12 @@ async function openKnowledgeStore(settings: ReturnType<typeof storeSettings>, da
   }
 }
 
-export async function openServices(deployment: Deployment, options: { env: NodeJS.ProcessEnv; log: Logger; now?: () => number }): Promise<KernelServices> {
+/** config/projects.yaml when the deployment has one. */
+function projectsFile(deployment: Deployment): unknown {
+  return fs.existsSync(path.join(deployment.configDir, 'projects.yaml')) ? deployment.file('projects.yaml') : undefined
+}
+
+export async function openServices(deployment: Deployment, options: { env: NodeJS.ProcessEnv; log: Logger; now?: () => number; announce?: (line: string) => void }): Promise<KernelServices> {
   const settings = storeSettings(deployment.server.stores ?? {}, options.env)
   const { log } = options
   const metrics = new MetricsRegistry()
@@ -100,6 +109,18 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
     }
     const knowledge = new KnowledgeBase(await openKnowledgeStore(settings, deployment.dataDir, log), chunking)
     opened.push(knowledge)
+    const query = await openQueryServices({
+      dataDir: deployment.dataDir,
+      configDir: deployment.configDir,
+      projectsFile: projectsFile(deployment),
+      postgresUrl: settings.postgresUrl,
+      postgresSchema: settings.postgresSchema,
+      env: options.env,
+      log,
+      now: options.now ?? Date.now,
+      announce: options.announce,
+    })
+    opened.push(query)
     // The embedded store's journal: what a crash left in it reaches the store before anything reads it.
     let journal: RecordJournal | undefined
     if (store.kind === 'sqlite' && settings.journal) {
@@ -131,6 +152,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       state,
       metrics,
       knowledge,
+      query,
       async close() {
         reconciler.stop()
         storedKeys.close()
@@ -139,6 +161,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
         await state.close()
         await store.close()
         await knowledge.close()
+        await query.close()
       },
     }
   } catch (err) {

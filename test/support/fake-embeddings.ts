@@ -3,6 +3,7 @@
  * in 32 dimensions (so shared words mean nearby vectors), answered as the backend would (JSON
  * text), with every call counted. The real model is exercised by test/e2e/knowledge-api.
  */
+import { Usage } from '../../kernel/usage.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
 import type { CallOptions, CallResult } from '../../kernel/kernel.js'
@@ -39,7 +40,7 @@ export function fakeEmbeddings(): FakeEmbeddings {
         throw err
       }
       const data = b.input.map((text, index) => ({ object: 'embedding', index, embedding: bagOfWords(text) }))
-      return { reply: reply.text('application/json', JSON.stringify({ object: 'list', model: b.model, data })), headers: new Map() }
+      return { reply: reply.text('application/json', JSON.stringify({ object: 'list', model: b.model, data })), headers: new Map(), usage: new Usage(undefined) }
     },
   }
   return fake

@@ -15,6 +15,9 @@ import type { ServerOverrides } from '../../schemas/server.schema.js'
 import { TEST_KEY } from '../harness.js'
 
 export { TEST_KEY }
+/** The demo project's tokens (config/projects.yaml) in every test gateway. */
+export const TEST_DEV_TOKEN = 'qt-test-developer-token'
+export const TEST_SERVICE_TOKEN = 'qt-test-service-token'
 
 export interface TestGateway extends RunningGateway {
   configDir: string
@@ -75,7 +78,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     configDir,
     pipelinesDir,
     dataDir,
-    env: options.env ?? { SLUICE_DEMO_KEY: TEST_KEY },
+    env: { SLUICE_DEMO_DEV_TOKEN: TEST_DEV_TOKEN, SLUICE_DEMO_SERVICE_TOKEN: TEST_SERVICE_TOKEN, ...(options.env ?? { SLUICE_DEMO_KEY: TEST_KEY }) },
     log: options.log ?? createLogger({ level: 'debug', sink }),
     server: { port: 0, watch: false, ...options.server },
     announce: () => undefined,

@@ -273,9 +273,28 @@ export function createKeyStore(file: KeysFile, options: KeyStoreOptions): Layere
 }
 
 function demoKeyDigest(id: string, options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void }): Buffer {
-  const fromEnv = options.env.SLUICE_DEMO_KEY
+  return demoSecretDigest({ id, label: 'Demo API key', envVar: 'SLUICE_DEMO_KEY', fileName: 'demo-key.json' }, options)
+}
+
+/** A demo secret (a key, a project token): how it is made, shown and kept. */
+export interface DemoSecret {
+  readonly id: string
+  /** What the announcement calls it ("Demo API key"). */
+  readonly label: string
+  /** The variable that chooses the secret. */
+  readonly envVar: string
+  /** The file in the data folder that keeps its hash. */
+  readonly fileName: string
+}
+
+/**
+ * The demo secret's digest: from its environment variable, or generated once, printed once,
+ * and kept only as its hash in the data folder.
+ */
+export function demoSecretDigest(demo: DemoSecret, options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void }): Buffer {
+  const fromEnv = options.env[demo.envVar]
   if (fromEnv) return hashSecret(fromEnv)
-  const file = path.join(options.dataDir, 'demo-key.json')
+  const file = path.join(options.dataDir, demo.fileName)
   try {
     const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { hash?: string }
     if (saved.hash?.startsWith('sha256:')) return Buffer.from(saved.hash.slice(7), 'hex')
@@ -285,9 +304,9 @@ function demoKeyDigest(id: string, options: { dataDir: string; env: NodeJS.Proce
   const secret = newSecret()
   const digest = hashSecret(secret)
   fs.mkdirSync(options.dataDir, { recursive: true })
-  fs.writeFileSync(file, JSON.stringify({ id, hash: formatHash(digest), created: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600 })
+  fs.writeFileSync(file, JSON.stringify({ id: demo.id, hash: formatHash(digest), created: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600 })
   const announce = options.announce ?? ((line: string) => process.stdout.write(line + '\n'))
-  announce(`Demo API key (shown once, kept only hashed in ${file}):\n  ${secret}\nSet SLUICE_DEMO_KEY to choose your own.`)
-  options.log.info('demo key generated', { key: id })
+  announce(`${demo.label} (shown once, kept only hashed in ${file}):\n  ${secret}\nSet ${demo.envVar} to choose your own.`)
+  options.log.info('demo secret generated', { id: demo.id })
   return digest
 }

@@ -1,3 +1,4 @@
+import { Usage } from '../../../kernel/usage.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import boons from '../../../plugins/boons/index.js'
@@ -10,7 +11,7 @@ const calls: { route: string; body: { model: string; messages: { content: unknow
 const kernel = makeKernel({
   call: async (route, body) => {
     calls.push({ route, body: body as (typeof calls)[number]['body'] })
-    return { reply: reply.json({ choices: [{ message: { content: `a picture (${calls.length})` } }] }), headers: new Map() }
+    return { reply: reply.json({ choices: [{ message: { content: `a picture (${calls.length})` } }] }), headers: new Map(), usage: new Usage(undefined) }
   },
 })
 const principal = { keyId: 'demo', group: 'demo', legacy: false }

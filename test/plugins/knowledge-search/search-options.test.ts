@@ -3,6 +3,7 @@
  * 400, the rerank 400s and a rerank through a fake `rerank` route (order, top_n, the call's
  * body and key), and advanced_rag's one `chat-internal` call whose variants are retrieved too.
  */
+import { Usage } from '../../../kernel/usage.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import knowledgeSearch from '../../../plugins/knowledge-search/index.js'
@@ -30,12 +31,12 @@ test.before.each(async () => {
     call: async (id, body, options) => {
       if (id === 'embeddings') return fake.call(id, body, options)
       calls.push({ routeId: id, body: body as Record<string, unknown>, options })
-      if (id === 'chat-internal') return { reply: reply.json({ choices: [{ message: { role: 'assistant', content: chatAnswer } }] }), headers: new Map() }
+      if (id === 'chat-internal') return { reply: reply.json({ choices: [{ message: { role: 'assistant', content: chatAnswer } }] }), headers: new Map(), usage: new Usage(undefined) }
       // A fake reranker: the share of the query's words in the document; a "zebra" document wins.
       const b = body as { query: string; documents: string[]; top_n: number }
       const q = words(b.query)
       const scored = b.documents.map((d, index) => ({ index, relevance_score: d.includes('zebra') ? 1 : [...words(d)].filter((w) => q.has(w)).length / (q.size || 1) / 2 }))
-      return { reply: reply.json({ results: scored.sort((x, y) => y.relevance_score - x.relevance_score).slice(0, b.top_n) }), headers: new Map() }
+      return { reply: reply.json({ results: scored.sort((x, y) => y.relevance_score - x.relevance_score).slice(0, b.top_n) }), headers: new Map(), usage: new Usage(undefined) }
     },
   })
   const store = kernel.knowledge.store

@@ -1,4 +1,5 @@
 /** A stand-in for the chat route: records each call of the verdicts plugin and answers as told. */
+import { Usage } from '../../../kernel/usage.js'
 import type { CallOptions, CallResult, Kernel } from '../../../kernel/kernel.js'
 import { makeKernel } from '../../harness.js'
 
@@ -51,7 +52,7 @@ export function fakeChat(answer: (body: Record<string, unknown>, index: number) 
       calls.push({ route, body: b, options })
       const result = await answer(b, calls.length - 1)
       if (result instanceof Error) throw result
-      return { reply: { kind: 'json', status: 200, body: result }, headers: new Map(Object.entries(headers)) }
+      return { reply: { kind: 'json', status: 200, body: result }, headers: new Map(Object.entries(headers)), usage: new Usage(undefined) }
     },
   })
   return { kernel, calls }
