@@ -7,6 +7,7 @@ import { embeddingsRequestSchema } from './embeddings-request.schema.js'
 import { rerankRequestSchema } from './rerank-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
+import { queryRequestSchema } from './query-request.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
   'chat-request': chatRequestSchema,
@@ -18,4 +19,5 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'rerank-request': rerankRequestSchema,
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
+  'query-request': queryRequestSchema,
 }
