@@ -8,6 +8,7 @@ import { rerankRequestSchema } from './rerank-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 import { queryRequestSchema } from './query-request.schema.js'
+import { queryRerankRequestSchema, querySearchRequestSchema, queryVisionRequestSchema } from './query-bodies.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
   'chat-request': chatRequestSchema,
@@ -20,4 +21,7 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
   'query-request': queryRequestSchema,
+  'query-search-request': querySearchRequestSchema,
+  'query-vision-request': queryVisionRequestSchema,
+  'query-rerank-request': queryRerankRequestSchema,
 }
