@@ -5,19 +5,18 @@
  * under the project's key, so it is budgeted, queued and recorded there; `usage_metric` is that
  * call's usage, split into the query (read once per document) and the documents.
  */
+import { randomUUID } from 'node:crypto'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
 import { unitPrices } from '../../kernel/services/catalog/prices.js'
 import { countTokens } from '../../kernel/services/knowledge/tokens.js'
 import type { QueryRerankRequest } from '../../schemas/query-bodies.schema.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
 import { checkOwnParams } from '../../protocols/query/own-params.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { usageMetric } from '../../protocols/query/usage-metric.js'
 import { configSchema } from './schema.js'
-
-/** The one provider of rerankers: the gateway's own catalog (models.yaml, `model_type: rerank`). */
-const PROVIDER = 'gateway'
 
 /** One ranked document of the reply: best first. */
 export interface RankedDocument {
@@ -32,6 +31,19 @@ interface GatewayRerankReply {
   readonly results?: ReadonlyArray<{ readonly index: number; readonly relevance_score: number }>
 }
 
+/**
+ * `reranker_provider` is the API the reranker's server speaks (`cohere`, `tei`, `vllm-score`),
+ * as in the query's search_params (kernel/services/knowledge/search/rerank.ts): checked against
+ * the catalog model's `rerank_api`. The catalog, not the request, decides where a call goes.
+ * An unknown or non-rerank model is left to the rerank route (404, 400).
+ */
+function checkProvider(body: QueryRerankRequest, model: ModelConfig | undefined): void {
+  if (body.reranker_provider === undefined || model?.model_type !== 'rerank') return
+  const api = model.rerank_api ?? 'cohere'
+  if (body.reranker_provider !== api)
+    throw new GatewayError(400, `reranker_provider ${body.reranker_provider} does not match reranker_model ${body.reranker_model}, whose server speaks ${api}`, { code: 'invalid_request' })
+}
+
 export default definePlugin({
   name: 'query-rerank',
   config: configSchema,
@@ -42,8 +54,7 @@ export default definePlugin({
       async request(ex) {
         const body = ex.body as QueryRerankRequest
         checkOwnParams(ex.state.queryAuth!.token.kind, body, [])
-        if (body.reranker_provider !== undefined && body.reranker_provider !== PROVIDER)
-          throw new GatewayError(400, `reranker_provider ${body.reranker_provider} is not available: rerankers are the gateway's own (${PROVIDER})`, { code: 'invalid_request' })
+        checkProvider(body, kernel.catalog.model(body.reranker_model))
         const result = await kernel.call(route, { model: body.reranker_model, query: body.query, documents: body.documents, top_n: body.top_n }, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
         const sent = (result.reply.kind === 'json' ? result.reply.body : undefined) as GatewayRerankReply | undefined
         if (!Array.isArray(sent?.results)) throw new GatewayError(502, 'the rerank route sent an unreadable reply', { code: 'upstream_failed' })
@@ -54,7 +65,7 @@ export default definePlugin({
         // A cross-encoder reads the query once beside each document.
         const measured = { user_query: queryTokens * body.documents.length, incontext_text: body.documents.reduce((n, d) => n + countTokens(d), 0) }
         const usage_metric = usageMetric(measured, used, unitPrices(kernel.catalog.model(result.usage.model ?? model)?.prices))
-        ex.reply = reply.json(queryResponse('rerank', ranked, { sources: {}, query_id: ex.id, usage_metric, reranker_model: model }))
+        ex.reply = reply.json(queryResponse('rerank', ranked, { sources: {}, query_id: `q-${randomUUID()}`, usage_metric, reranker_model: model }))
       },
     }
   },

@@ -6,6 +6,7 @@
  * `usage_metric` splits the call's input into the query (`user_query`), the system prompt and
  * the image (`incontext_text`).
  */
+import { randomUUID } from 'node:crypto'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
@@ -58,14 +59,18 @@ export default definePlugin({
         const result = await kernel.call(route, chat, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
         const answer = answerOf(result.reply.kind === 'json' ? result.reply.body : undefined)
         const used = result.usage.used()
+        const answeredBy = result.usage.model ?? model
+        const answering = kernel.catalog.model(answeredBy)
         const queryTokens = countTokens(body.query)
         const systemTokens = system ? countTokens(system) : 0
-        // What the text and the chat template's framing do not account for is the image.
+        // A vision model counts the image as models.yaml says (tokens_per_image, as the query
+        // does); a text-only model read the boon's description of it instead: what the text and
+        // the chat template's framing do not account for.
         const framing = 8 + TOKENS_PER_MESSAGE * messages.length
-        const measured = { user_query: queryTokens, system_prompt: systemTokens, incontext_text: Math.max(0, used.inputTokens - queryTokens - systemTokens - framing) }
-        const answeredBy = result.usage.model ?? model
-        const usage_metric = usageMetric(measured, used, unitPrices(kernel.catalog.model(answeredBy)?.prices))
-        ex.reply = reply.json(queryResponse('vision', answer, { sources: {}, query_id: ex.id, usage_metric, model_provider: 'gateway', model_name: answeredBy }))
+        const imageTokens = answering?.supports_vision ? (answering.tokens_per_image ?? 1024) : Math.max(0, used.inputTokens - queryTokens - systemTokens - framing)
+        const measured = { user_query: queryTokens, system_prompt: systemTokens, incontext_text: imageTokens }
+        const usage_metric = usageMetric(measured, used, unitPrices(answering?.prices))
+        ex.reply = reply.json(queryResponse('vision', answer, { sources: {}, query_id: `q-${randomUUID()}`, usage_metric, model_provider: 'gateway', model_name: answeredBy }))
       },
     }
   },

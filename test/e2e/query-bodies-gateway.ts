@@ -1,42 +1,14 @@
 /**
- * A test gateway that serves pipelines/query.yaml's routes (the copy of config/server.yaml
- * lists it), with the admin API's key set, and the calls the Query service's body-type tests
- * share. Routes of query.yaml whose plugins this build does not register yet are left out of
- * the copy, so these tests run whether or not the lead's `query` plugin has landed.
+ * A test gateway with the embedded default config (which serves pipelines/query.yaml under
+ * /query/v1) and the admin API's key, and the calls the Query service's body-type tests share.
  */
-import fs from 'node:fs'
-import path from 'node:path'
-import { dump, load } from 'js-yaml'
-import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
-import { builtinPlugins } from '../../plugins/registry.js'
 import type { UsageMetric } from '../../protocols/query/usage-metric.js'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 
 export const ADMIN = 'sk-admin-query-bodies'
 
-type Step = string | Record<string, unknown>
-interface PipelineDoc {
-  routes: Array<{ id: string; steps: Step[] }>
-}
-
-function servedQueryPipeline(): string {
-  const doc = load(fs.readFileSync(path.join(defaultPipelinesDir, 'query.yaml'), 'utf8')) as PipelineDoc
-  const known = new Set(builtinPlugins.map((p) => p.name))
-  doc.routes = doc.routes.filter((r) => r.steps.every((s) => known.has(typeof s === 'string' ? s : Object.keys(s)[0]!)))
-  return dump(doc)
-}
-
-function serverWithQuery(): string {
-  const text = fs.readFileSync(path.join(defaultConfigDir, 'server.yaml'), 'utf8')
-  return text.includes('query.yaml') ? text : text.replace(/^pipelines: \[(.*)\]/m, 'pipelines: [$1, query.yaml]')
-}
-
 export function startQueryGateway(): Promise<TestGateway> {
-  return startTestGateway({
-    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
-    files: { 'config/server.yaml': serverWithQuery(), 'pipelines/query.yaml': servedQueryPipeline() },
-    server: { stores: { records_flush_ms: 50 } as never },
-  })
+  return startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN }, server: { stores: { records_flush_ms: 50 } as never } })
 }
 
 /** A Query service reply: the envelope, or the error shape. */

@@ -27,7 +27,7 @@ interface Ranked {
 
 test('developer token: ranked documents in the envelope, usage_metric from the recorded rerank call', async () => {
   const since = Date.now()
-  const { status, body: out } = await post(gw, 'rerank', { ...body, project_id: 'demo', reranker_provider: 'gateway', top_n: 2 }, TEST_DEV_TOKEN)
+  const { status, body: out } = await post(gw, 'rerank', { ...body, project_id: 'demo', reranker_provider: 'cohere', top_n: 2 }, TEST_DEV_TOKEN)
   assert.is(status, 200, JSON.stringify(out))
   assert.is(out.file, 'rerank')
   const ranked = out.response!.response as Ranked[]
@@ -67,9 +67,9 @@ test('bad bodies: 400 naming the field, in the query error shape', async () => {
   const unknown = await post(gw, 'rerank', { ...body, top_k: 3 }, TEST_SERVICE_TOKEN)
   assert.is(unknown.status, 400)
   assert.match(unknown.body.error!.message, /additional properties|top_k/)
-  const provider = await post(gw, 'rerank', { ...body, reranker_provider: 'cohere' }, TEST_SERVICE_TOKEN)
+  const provider = await post(gw, 'rerank', { ...body, reranker_provider: 'tei' }, TEST_SERVICE_TOKEN)
   assert.is(provider.status, 400)
-  assert.match(provider.body.error!.message, /reranker_provider cohere is not available/)
+  assert.is(provider.body.error!.message, 'reranker_provider tei does not match reranker_model sim-rerank, whose server speaks cohere')
   const source = await post(gw, 'rerank', { ...body, request_source: 'elsewhere' }, TEST_SERVICE_TOKEN)
   assert.is(source.status, 400)
   assert.match(source.body.error!.message, /request_source must be "override_params"/)
