@@ -34,9 +34,10 @@ import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 import queryAuth from './query-auth/index.js'
 import query from './query/index.js'
+import querySearch from './query-search/index.js'
 import queryVision from './query-vision/index.js'
 import queryRerank from './query-rerank/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, queryVision, queryRerank]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, querySearch, queryVision, queryRerank]
