@@ -42,8 +42,8 @@ export async function openPostgresProjects(options: { url: string; schema: strin
       inTransaction(pool, async (c) => {
         await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
         const version = await readVersion(c)
-        const projects = (await c.query('SELECT * FROM query_projects')).rows.map(projectFromRow)
-        const tokens = (await c.query('SELECT * FROM query_tokens')).rows.map(tokenFromRow)
+        const projects = (await c.query('SELECT * FROM query_projects ORDER BY id')).rows.map(projectFromRow)
+        const tokens = (await c.query('SELECT * FROM query_tokens ORDER BY created_at, id')).rows.map(tokenFromRow)
         return { version, projects, tokens }
       }),
     async putProject(project) {

@@ -20,8 +20,8 @@ export function openSqliteProjects(dataDir: string): ProjectsTable {
   db.exec(schema)
   const version = db.prepare(`SELECT value FROM query_projects_meta WHERE name = 'version'`).pluck()
   const bump = db.prepare(`UPDATE query_projects_meta SET value = value + 1 WHERE name = 'version'`)
-  const allProjects = db.prepare('SELECT * FROM query_projects')
-  const allTokens = db.prepare('SELECT * FROM query_tokens')
+  const allProjects = db.prepare('SELECT * FROM query_projects ORDER BY id')
+  const allTokens = db.prepare('SELECT * FROM query_tokens ORDER BY created_at, id')
   const upsertProject = db.prepare(
     `INSERT INTO query_projects (${projectColumns.join(', ')}) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET key_id = excluded.key_id, defaults = excluded.defaults, compare_models = excluded.compare_models, updated_at = excluded.updated_at`,
