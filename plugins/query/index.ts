@@ -64,6 +64,9 @@ export default definePlugin({
         checkSchema(p)
         const options = { principal: ex.principal!, signal: ex.signal, parentId: ex.id }
         const sp = p.searchParams
+        const started = performance.now()
+        const timed = <T>(work: Promise<T>, into: (ms: number) => void): Promise<T> => work.finally(() => into(performance.now() - started))
+        const timings = { retrieval_ms: 0, answer_ms: 0 }
         const [files, history, found] = await Promise.all([
           inContextFiles(kernel.query.uploads, { projectId: project.id, sessionId: p.sessionId, queryId: p.uploadId, chatUpload: p.chatUpload }),
           historyContext(kernel.query.history, {
@@ -75,10 +78,13 @@ export default definePlugin({
             countTokens,
           }),
           p.enableSearch
-            ? searchCollection(
-                { ...sp, project: project.id, collection: sp.collection!, query: p.query, top_k: sp.top_k ?? 5, retrieval_type: sp.retrieval_type ?? 'chunk' },
-                limits,
-                { knowledge: kernel.knowledge, call, modelOf, ...options },
+            ? timed(
+                searchCollection(
+                  { ...sp, project: project.id, collection: sp.collection!, query: p.query, top_k: sp.top_k ?? 5, retrieval_type: sp.retrieval_type ?? 'chunk' },
+                  limits,
+                  { knowledge: kernel.knowledge, call, modelOf, ...options },
+                ),
+                (ms) => (timings.retrieval_ms = ms),
               )
             : Promise.resolve(undefined),
         ])
@@ -109,7 +115,9 @@ export default definePlugin({
             imageParts: files.imageParts,
           })
           const body = chatBody(model, prompt.messages, p.modelParams, p.responseType)
+          const asking = performance.now()
           const [asked, counted] = await Promise.all([ask(call, answerRoute, body, options), countParts(call, tokenizeRoute, model, prompt.parts, options)])
+          timings.answer_ms = performance.now() - asking
           answer = asked
           const used = asked.result.usage.used()
           const answered = kernel.catalog.model(asked.result.usage.model ?? model)
@@ -138,6 +146,7 @@ export default definePlugin({
             query_id: queryId,
             usage_metric: metric,
             model: answer?.result.usage.model ?? model,
+            timings_ms: { retrieval: round(timings.retrieval_ms), answer: round(timings.answer_ms), total: round(performance.now() - started) },
             ...(answer ? { finish_reason: answer.finishReason } : { answered_from_context: false }),
             ...(answer?.toolCalls.length ? { tool_calls: answer.toolCalls } : {}),
             ...(p.sessionId ? { session_id: p.sessionId } : {}),
@@ -150,6 +159,8 @@ export default definePlugin({
     }
   },
 })
+
+const round = (ms: number): number => Math.round(ms * 10) / 10
 
 /** The caller's structured-output schema must itself be a schema ajv can compile (else 400). */
 function checkSchema(p: QueryParams): void {
