@@ -33,7 +33,9 @@ import knowledgeCollections from './knowledge-collections/index.js'
 import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 import queryAuth from './query-auth/index.js'
+import jsonUpload from './json-upload/index.js'
+import queryUpload from './query-upload/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, jsonUpload, queryUpload]

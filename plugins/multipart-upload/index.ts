@@ -86,6 +86,8 @@ export default definePlugin({
         const file: UploadedFile | undefined = part && { filename: part.filename, contentType: part.contentType, data: part.data }
         if (fileFields) {
           // Several files: an empty one is the next step's to name (it knows what each field means).
+          const stray = form.skipped[0]
+          if (stray) throw bad(`file ${stray.filename ?? '(unnamed)'} is in field ${stray.name}, which is not one of ${fileWords}`)
           if (!file) throw bad(`a file is required in ${fileFields.length > 1 ? `one of ${fileWords}` : fileWords}`)
           ex.body = fields
           ex.state.upload = { file, files: form.files.map((f) => ({ field: f.name, filename: f.filename, contentType: f.contentType, data: f.data })), fields }
