@@ -15,7 +15,7 @@ import { querySettings } from '../../kernel/services/query/query-settings.js'
 import type { UploadedFile } from '../../kernel/services/query/uploads.js'
 import { countTokens } from '../../kernel/services/knowledge/tokens.js'
 import { configSchema } from './schema.js'
-import { checkUpload } from './upload-check.js'
+import { checkUpload, type CheckedFile } from './upload-check.js'
 import { docText } from './doc-text.js'
 import { transcribe } from './transcribe.js'
 
@@ -58,14 +58,27 @@ export default definePlugin({
         const checked = checkUpload(upload.files, settings.uploads)
         if (checked.some((f) => f.kind === 'audio') && !model) throw new GatewayError(503, 'no transcription model is configured for audio uploads')
 
-        const files = await Promise.all(
-          checked.map(async (f): Promise<UploadedFile & { tokens?: number }> => {
-            const base = { name: f.name, kind: f.kind, contentType: f.contentType, bytes: f.data.length }
-            if (f.kind === 'image') return { ...base, dataUrl: `data:${f.contentType};base64,${f.data.toString('base64')}` }
-            const text = f.kind === 'doc' ? await named(f.name, docText(f.data, f.format!, f.contentType, pdfLimits)) : await transcribe(kernel, ex, { route, model: model! }, f)
-            return { ...base, text, tokens: countTokens(text) }
+        // Images and documents first: a document that cannot be read fails the upload before any
+        // audio is transcribed, so a refused upload is never billed for a transcription.
+        const ready = new Map<CheckedFile, UploadedFile & { tokens?: number }>()
+        const base = (f: CheckedFile) => ({ name: f.name, kind: f.kind, contentType: f.contentType, bytes: f.data.length })
+        await Promise.all(
+          checked.map(async (f) => {
+            if (f.kind === 'image') ready.set(f, { ...base(f), dataUrl: `data:${f.contentType};base64,${f.data.toString('base64')}` })
+            else if (f.kind === 'doc') {
+              const text = await named(f.name, docText(f.data, f.format!, f.contentType, pdfLimits))
+              ready.set(f, { ...base(f), text, tokens: countTokens(text) })
+            }
           }),
         )
+        await Promise.all(
+          checked.map(async (f) => {
+            if (f.kind !== 'audio') return
+            const text = await transcribe(kernel, ex, { route, model: model! }, f)
+            ready.set(f, { ...base(f), text, tokens: countTokens(text) })
+          }),
+        )
+        const files = checked.map((f) => ready.get(f)!)
         const queryId = crypto.randomUUID()
         const expiresAt = kernel.now() + settings.uploads.ttlMs
         await kernel.query.uploads.put(project.id, sessionId, queryId, files.map(({ tokens: _, ...f }) => f), expiresAt)

@@ -174,6 +174,11 @@ test('a refused upload stores nothing and transcribes nothing', async () => {
     { field: 'images', name: 'fake.png', data: 'nope' },
   ])
   assert.is(status, 415)
+  const unreadable = await upload([
+    { field: 'audios', name: 'tone.wav', type: 'audio/wav', data: wav },
+    { field: 'docs', name: 'broken.pdf', type: 'application/pdf', data: '%PDF-1.7 broken' },
+  ])
+  assert.is(unreadable.status, 400, 'a document that cannot be read fails before the audio is transcribed')
   const after = (await gw.generation().records.list({ from: 0, to: Date.now() + 1 }, 1000)).filter((r) => r.route === 'audio-transcriptions-internal').length
   assert.is(after, before)
 })
