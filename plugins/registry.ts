@@ -38,7 +38,9 @@ import adminProjects from './admin-projects/index.js'
 import querySearch from './query-search/index.js'
 import queryVision from './query-vision/index.js'
 import queryRerank from './query-rerank/index.js'
+import jsonUpload from './json-upload/index.js'
+import queryUpload from './query-upload/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload]

@@ -9,6 +9,7 @@ import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 import { queryRequestSchema } from './query-request.schema.js'
 import { queryRerankRequestSchema, querySearchRequestSchema, queryVisionRequestSchema } from './query-bodies.schema.js'
+import { audioFileRequestSchema } from './audio-file-request.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
   'chat-request': chatRequestSchema,
@@ -24,4 +25,5 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'query-search-request': querySearchRequestSchema,
   'query-vision-request': queryVisionRequestSchema,
   'query-rerank-request': queryRerankRequestSchema,
+  'audio-file-request': audioFileRequestSchema,
 }
