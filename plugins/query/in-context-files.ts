@@ -11,7 +11,8 @@ import type { ChatUploads, UploadKind } from '../../kernel/services/query/upload
 export interface InContextFiles {
   imageParts: { type: 'image_url'; image_url: { url: string } }[]
   text: string
-  files: { name: string; kind: UploadKind }[]
+  /** Each file named, with the text it put in the prompt (documents and transcripts). */
+  files: { name: string; kind: UploadKind; text?: string }[]
 }
 
 const LISTS = [
@@ -56,7 +57,7 @@ export async function inContextFiles(
     if (seen.has(a.name)) continue
     seen.add(a.name)
     const f = byName.get(a.name)!
-    out.files.push({ name: f.name, kind: f.kind })
+    out.files.push(f.kind === 'image' ? { name: f.name, kind: f.kind } : { name: f.name, kind: f.kind, text: f.text ?? '' })
     if (f.kind === 'image') out.imageParts.push({ type: 'image_url', image_url: { url: f.dataUrl ?? '' } })
     else texts.push(`${fileHeader(f.kind, f.name)}\n${f.text ?? ''}`)
   }

@@ -5,16 +5,12 @@
  * `inContextFiles` then finds them in the store the gateway uses, the transcription is recorded
  * under the project's key (`demo`), and every refusal of the route has its status and message.
  */
-import fs from 'node:fs'
-import path from 'node:path'
-import { dump, load } from 'js-yaml'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
 import { threePagePdf } from '../support/three-page-pdf.js'
 import { toneWav } from '../support/audio.js'
 import { inContextFiles } from '../../plugins/query/in-context-files.js'
-import { defaultPipelinesDir } from '../../kernel/paths.js'
 
 const test = suite('e2e: query chat upload')
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
@@ -24,21 +20,10 @@ let gw: TestGateway
 let pdf: Buffer
 const wav = toneWav(1)
 
-/** pipelines/query.yaml as shipped, less the routes of plugins this branch does not have yet (the lead's `query`). */
-function queryPipeline(): string {
-  const doc = load(fs.readFileSync(path.join(defaultPipelinesDir, 'query.yaml'), 'utf8')) as { routes: { id: string; steps: unknown[] }[] }
-  doc.routes = doc.routes.filter((r) => !r.steps.includes('query'))
-  return dump(doc)
-}
-
 test.before(async () => {
   pdf = Buffer.from(await threePagePdf())
   gw = await startTestGateway({
-    files: { 'pipelines/query.yaml': queryPipeline() },
-    server: {
-      pipelines: ['gateway.yaml', 'messages.yaml', 'catalog.yaml', 'admin.yaml', 'ops.yaml', 'knowledge.yaml', 'query.yaml'],
-      query: { history_retention_days: 30, history_max_turns: 200, purge_every_minutes: 10, uploads: LIMITS } as never,
-    },
+    server: { query: { history_retention_days: 30, history_max_turns: 200, purge_every_minutes: 10, uploads: LIMITS } as never },
   })
 })
 test.after(async () => {
