@@ -33,7 +33,8 @@ import knowledgeCollections from './knowledge-collections/index.js'
 import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 import queryAuth from './query-auth/index.js'
+import imageGeneration from './image-generation/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, imageGeneration]
