@@ -34,7 +34,11 @@ import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 import queryAuth from './query-auth/index.js'
 import imageGeneration from './image-generation/index.js'
+import base64Upload from './base64-upload/index.js'
+import queryImage from './query-image/index.js'
+import queryAudio from './query-audio/index.js'
+import querySpeech from './query-speech/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, imageGeneration]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, imageGeneration, base64Upload, queryImage, queryAudio, querySpeech]

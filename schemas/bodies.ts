@@ -9,6 +9,8 @@ import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 import { queryRequestSchema } from './query-request.schema.js'
 import { imagesRequestSchema } from './images-request.schema.js'
+import { audioFileRequestSchema } from './audio-file-request.schema.js'
+import { queryAudioRequestSchema, queryImageRequestSchema, querySpeechRequestSchema } from './query-media.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
   'chat-request': chatRequestSchema,
@@ -22,4 +24,8 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'verdicts-request': verdictsRequestSchema,
   'query-request': queryRequestSchema,
   'images-request': imagesRequestSchema,
+  'audio-file-request': audioFileRequestSchema,
+  'query-image-request': queryImageRequestSchema,
+  'query-audio-request': queryAudioRequestSchema,
+  'query-speech-request': querySpeechRequestSchema,
 }
