@@ -43,7 +43,8 @@ function start(env: NodeJS.ProcessEnv): Promise<Started> {
 test('without SLUICE_DEMO_KEY: a key is printed once, kept hashed, and works; the next start prints none', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-'))
   const first = await start({ SLUICE_DATA: data })
-  const key = /(sk-sluice-\S+)/.exec(first.stdout())?.[1]
+  // The demo project's tokens are printed first, in the same form: the key is the one under its own heading.
+  const key = /Demo API key[^\n]*\n\s*(sk-sluice-\S+)/.exec(first.stdout())?.[1]
   assert.ok(key, 'the key is printed')
   const res = await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
   assert.is(res.status, 200)
