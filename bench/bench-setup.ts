@@ -21,7 +21,7 @@ export function option(name: string, fallback: number): number {
  */
 export function gatewayConfigFor(simUrl: string, key: string, backend: { connections?: number; capacity?: number } = {}, pipelines: string[] = ['gateway.yaml']): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'))
-  for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
+  for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
   const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, Record<string, unknown>> }
   for (const b of Object.values(models.backends)) Object.assign(b, { url: simUrl }, backend)
   fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))

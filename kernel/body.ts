@@ -105,7 +105,8 @@ export function checkBody(mode: { readonly validate?: ValidateFunction }, body: 
   const validate = mode.validate
   if (validate && !validate(body)) {
     const e = validate.errors?.[0]
-    throw new GatewayError(400, `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}` : 'invalid body'}`, { code: 'invalid_request' })
+    const extra = e?.keyword === 'additionalProperties' ? ` '${String(e.params.additionalProperty)}'` : ''
+    throw new GatewayError(400, `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}${extra}` : 'invalid body'}`, { code: 'invalid_request' })
   }
   return body
 }

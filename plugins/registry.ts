@@ -33,6 +33,11 @@ import knowledgeCollections from './knowledge-collections/index.js'
 import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 import queryAuth from './query-auth/index.js'
+import query from './query/index.js'
+import adminProjects from './admin-projects/index.js'
+import querySearch from './query-search/index.js'
+import queryVision from './query-vision/index.js'
+import queryRerank from './query-rerank/index.js'
 import imageGeneration from './image-generation/index.js'
 import base64Upload from './base64-upload/index.js'
 import queryImage from './query-image/index.js'
@@ -41,4 +46,4 @@ import querySpeech from './query-speech/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, imageGeneration, base64Upload, queryImage, queryAudio, querySpeech]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, imageGeneration, base64Upload, queryImage, queryAudio, querySpeech]

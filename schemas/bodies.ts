@@ -8,6 +8,7 @@ import { rerankRequestSchema } from './rerank-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 import { queryRequestSchema } from './query-request.schema.js'
+import { queryRerankRequestSchema, querySearchRequestSchema, queryVisionRequestSchema } from './query-bodies.schema.js'
 import { imagesRequestSchema } from './images-request.schema.js'
 import { audioFileRequestSchema } from './audio-file-request.schema.js'
 import { queryAudioRequestSchema, queryImageRequestSchema, querySpeechRequestSchema } from './query-media.schema.js'
@@ -23,6 +24,9 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
   'query-request': queryRequestSchema,
+  'query-search-request': querySearchRequestSchema,
+  'query-vision-request': queryVisionRequestSchema,
+  'query-rerank-request': queryRerankRequestSchema,
   'images-request': imagesRequestSchema,
   'audio-file-request': audioFileRequestSchema,
   'query-image-request': queryImageRequestSchema,

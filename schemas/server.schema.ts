@@ -108,6 +108,26 @@ export const serverFileSchema = {
         },
       },
     },
+    query: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The Query service (pipelines/query.yaml).',
+      properties: {
+        sample_collection: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'A small collection ingested from files of the config folder after the first start of `npm start` (in the background; skipped when the collection exists), so that a first query with enable_search returns sources.',
+          properties: {
+            enabled: { type: 'boolean', default: true, description: 'false: nothing is ingested.' },
+            project: { type: 'string', minLength: 1, default: 'demo', description: 'The project that owns it (its key carries the embedding calls).' },
+            collection: { type: 'string', minLength: 1, default: 'sample', description: 'The collection made.' },
+            folder: { type: 'string', minLength: 1, default: 'sample', description: 'Folder of .md and .txt files, relative to the config folder.' },
+          },
+        },
+      },
+    },
   },
 } as const
 

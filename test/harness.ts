@@ -114,7 +114,7 @@ export async function makeServedKernel(overrides: Omit<KernelOverrides, 'service
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-harness-'))
   const deployment = loadDeployment({ configDir: overrides.configDir ?? defaultConfigDir, pipelinesDir: defaultPipelinesDir, dataDir, server: { stores: { ...overrides.stores } as StoresConfig } })
   const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
-  const services = await openServices(deployment, { env: {}, log, now: overrides.now })
+  const services = await openServices(deployment, { env: {}, log, now: overrides.now, announce: () => undefined })
   const kernel = makeKernel({ ...overrides, services })
   return { kernel, services, close: () => services.close() }
 }

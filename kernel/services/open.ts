@@ -115,6 +115,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       projectsFile: projectsFile(deployment),
       postgresUrl: settings.postgresUrl,
       postgresSchema: settings.postgresSchema,
+      refreshMs: settings.keysRefreshMs,
       env: options.env,
       log,
       now: options.now ?? Date.now,

@@ -24,8 +24,6 @@ export const configSchema = {
 
 export type KnowledgeSearchConfig = FromSchema<typeof configSchema>
 
-/** Fields a result may carry; custom metadata keys may be named as well. */
-export const FIXED_OUTPUT_FIELDS = ['source_name', 'page_number', 'content', 'tags', 'url'] as const
 
 /** POST …/collections/:collection/search */
 export const searchBody = {

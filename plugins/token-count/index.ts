@@ -4,6 +4,10 @@
  * simulator has it too), so the count is the one the model will report as prompt tokens.
  * Servers without it get the gateway's estimate (or an error, per `fallback`). No model runs:
  * the count is not budgeted, queued or recorded, as Anthropic does not charge for it.
+ *
+ * A body with `texts` (named pieces of plain text, as the Query service sends to break a prompt
+ * down by part) gets `{"counts": {name: N}}`: each piece by /tokenize without special tokens,
+ * in parallel; without a server tokenizer, by the local cl100k_base tokenizer.
  */
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
@@ -11,6 +15,7 @@ import { reply } from '../../kernel/reply.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import { estimatePromptTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
+import { countTokens } from '../../kernel/services/knowledge/tokens.js'
 import { configSchema } from './schema.js'
 
 type Body = { messages?: unknown; tools?: unknown[] }
@@ -23,6 +28,11 @@ export default definePlugin({
   setup(config, kernel) {
     return {
       async request(ex) {
+        const texts = (ex.body as { texts?: unknown }).texts
+        if (texts !== undefined) {
+          ex.reply = reply.json(await countTexts(ex, kernel, readTexts(texts), config.fallback === 'error'))
+          return
+        }
         let count: number
         let method: 'tokenizer' | 'estimate'
         try {
@@ -40,6 +50,34 @@ export default definePlugin({
     }
   },
 })
+
+function readTexts(texts: unknown): Record<string, string> {
+  const ok = texts !== null && typeof texts === 'object' && !Array.isArray(texts) && Object.values(texts).every((t) => typeof t === 'string')
+  if (!ok) throw new GatewayError(400, 'texts must be an object of strings', { code: 'invalid_request' })
+  return texts as Record<string, string>
+}
+
+/** Each named text by the server's tokenizer; all by the local one when the server cannot count. */
+async function countTexts(ex: Exchange, kernel: Kernel, texts: Record<string, string>, strict: boolean): Promise<{ counts: Record<string, number>; method: 'tokenizer' | 'local' }> {
+  const model = ex.state.model!.model
+  const names = Object.keys(texts)
+  try {
+    const counts = await Promise.all(
+      names.map(async (name) => {
+        if (texts[name] === '') return 0
+        const body = JSON.stringify({ model: model.served_name ?? model.id, prompt: texts[name], add_special_tokens: false })
+        const res = await kernel.backends.call(ex, { model, path: '/tokenize', body, accept: 'application/json' })
+        const count = (JSON.parse(await res.text()) as { count?: unknown }).count
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new GatewayError(502, 'the model server answered /tokenize without a count', { code: 'upstream_failed' })
+        return count
+      }),
+    )
+    return { counts: Object.fromEntries(names.map((n, i) => [n, counts[i]!])), method: 'tokenizer' }
+  } catch (err) {
+    if (strict || ex.signal.aborted) throw err
+    return { counts: Object.fromEntries(names.map((n) => [n, countTokens(texts[n]!)])), method: 'local' }
+  }
+}
 
 /** vLLM's /tokenize with the chat messages: `{"count": N, ...}`. */
 async function tokenizerCount(ex: Exchange, kernel: Kernel): Promise<number> {

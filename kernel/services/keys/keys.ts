@@ -26,8 +26,9 @@ export function formatHash(digest: Buffer): string {
   return `sha256:${digest.toString('hex')}`
 }
 
-export function newSecret(): string {
-  return `sk-sluice-${crypto.randomBytes(32).toString('base64url')}`
+/** 256 random bits; the prefix tells what the secret opens (`sk-sluice-` a key, `qt-` a Query service token). */
+export function newSecret(prefix = 'sk-sluice-'): string {
+  return `${prefix}${crypto.randomBytes(32).toString('base64url')}`
 }
 
 const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/
@@ -285,6 +286,8 @@ export interface DemoSecret {
   readonly envVar: string
   /** The file in the data folder that keeps its hash. */
   readonly fileName: string
+  /** Of a generated secret (newSecret's default when absent). */
+  readonly prefix?: string
 }
 
 /**
@@ -301,7 +304,7 @@ export function demoSecretDigest(demo: DemoSecret, options: { dataDir: string; e
   } catch {
     // Not there yet: made below.
   }
-  const secret = newSecret()
+  const secret = newSecret(demo.prefix)
   const digest = hashSecret(secret)
   fs.mkdirSync(options.dataDir, { recursive: true })
   fs.writeFileSync(file, JSON.stringify({ id: demo.id, hash: formatHash(digest), created: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600 })

@@ -11,6 +11,9 @@ import { demoSecretDigest, hashSecret } from '../keys/keys.js'
 import type { Project, ProjectToken, TokenKind } from './projects.js'
 import type { QueryStoreOptions } from './query-services.js'
 
+/** What a Query service token's secret starts with (a key's is `sk-sluice-`). */
+export const TOKEN_PREFIX = 'qt-'
+
 const DEMO_ENV: Record<TokenKind, string> = { developer: 'SLUICE_DEMO_DEV_TOKEN', service: 'SLUICE_DEMO_SERVICE_TOKEN' }
 
 export interface SeedToken {
@@ -39,7 +42,7 @@ export function readProjectSeed(file: unknown, options: Pick<QueryStoreOptions, 
       if (t.hash) digest = Buffer.from(t.hash.slice('sha256:'.length), 'hex')
       else if (t.demo) {
         const label = `Demo ${t.kind} token of project ${id}`
-        digest = demoSecretDigest({ id: t.id, label, envVar: DEMO_ENV[t.kind], fileName: `demo-token-${t.id}.json` }, options)
+        digest = demoSecretDigest({ id: t.id, label, envVar: DEMO_ENV[t.kind], fileName: `demo-token-${t.id}.json`, prefix: TOKEN_PREFIX }, options)
       } else throw new Error(`config/projects.yaml: token ${t.id} of project ${id} needs a hash (sha256:<hex>) or demo: true`)
       tokens.push({ token: { id: t.id, projectId: id, kind: t.kind, source: 'config' }, digest })
     }

@@ -42,11 +42,16 @@ export interface Projects {
 
 /** The admin API's changes; they apply without a restart (and on other replicas within the refresh period). */
 export interface ProjectAdmin {
-  /** Creates or replaces a project from the admin API's body (validated: 400 naming the field). */
-  putProject(id: string, input: unknown): Promise<Project>
+  /**
+   * Creates or replaces a project from the admin API's body (validated: 400 naming the field;
+   * `key` must be a key of the gateway: `keyExists` is the current generation's lookup, since
+   * keys are per generation; a project of config/projects.yaml is read-only: 409).
+   */
+  putProject(id: string, input: unknown, keyExists: (keyId: string) => boolean): Promise<Project>
   /** Deletes the project and its tokens (404 when unknown; a config project cannot be deleted: 409). */
   deleteProject(id: string): Promise<void>
   /** A new token; its secret is returned here once and never again. */
   createToken(projectId: string, kind: TokenKind): Promise<{ token: ProjectToken; secret: string }>
+  /** 404 when the project has no such token; a token of config/projects.yaml cannot be deleted: 409. */
   deleteToken(projectId: string, tokenId: string): Promise<void>
 }

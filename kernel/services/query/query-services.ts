@@ -17,6 +17,8 @@ export interface QueryStoreOptions {
   readonly projectsFile: unknown
   readonly postgresUrl?: string
   readonly postgresSchema: string
+  /** How often the project cache checks the store for changes made by other replicas (`stores.keys_refresh_ms`; default 2000). */
+  readonly refreshMs?: number
   readonly env: NodeJS.ProcessEnv
   readonly log: import('../../log.js').Logger
   readonly now: () => number

@@ -12,7 +12,7 @@ const test = suite('plugin auth')
 
 // A config folder whose keys.yaml has a switched-off key and a legacy key.
 const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-auth-'))
-for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(configDir, f))
+for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(configDir, f))
 fs.writeFileSync(
   path.join(configDir, 'keys.yaml'),
   `groups: { demo: {}, other: {} }

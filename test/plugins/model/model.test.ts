@@ -11,7 +11,7 @@ const test = suite('plugin model')
 const demo = { keyId: 'demo', group: 'demo', legacy: false }
 
 const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-model-'))
-for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(configDir, f))
+for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(configDir, f))
 fs.writeFileSync(path.join(configDir, 'keys.yaml'), `groups:\n  demo: {}\n  narrow: { models: [sim-chat-instruct] }\nkeys:\n  - { id: demo, group: demo, demo: true }\n`)
 const models = fs.readFileSync(path.join(configDir, 'models.yaml'), 'utf8')
 fs.writeFileSync(path.join(configDir, 'models.yaml'), models.replace('  - id: sim-text-plain', '  - id: sim-off\n    model_type: chat\n    backend: sim\n    enabled: false\n  - id: sim-text-plain'))

@@ -18,7 +18,7 @@ const SOAP = 'http://schemas.xmlsoap.org/soap/envelope/'
 /** A copy of the default config folder with catalog.yaml replaced. */
 function configWith(catalogYaml: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-catalog-'))
-  for (const f of fs.readdirSync(defaultConfigDir)) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
+  for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
   fs.writeFileSync(path.join(dir, 'catalog.yaml'), catalogYaml)
   return dir
 }

@@ -4,9 +4,9 @@
  * recorded), a short prompt asking for paraphrases one per line; the answer's lines are
  * cleaned of list marks, de-duplicated against the query, bounded in number and length.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { Principal } from '../../kernel/exchange.js'
-import type { RouteCall } from './rerank-step.js'
+import { GatewayError } from '../../../errors.js'
+import type { Principal } from '../../../exchange.js'
+import type { RouteCall } from './rerank.js'
 
 const MAX_VARIANT_CHARS = 512
 

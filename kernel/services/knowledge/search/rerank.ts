@@ -6,10 +6,10 @@
  * model's server speaks (`cohere`, `tei` or `vllm-score`), checked against the catalog model's
  * `rerank_api` (default `cohere`): the catalog, not the request, decides where a call goes.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { Principal } from '../../kernel/exchange.js'
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
-import type { ModelConfig } from '../../schemas/models.schema.js'
+import { GatewayError } from '../../../errors.js'
+import type { Principal } from '../../../exchange.js'
+import type { CallOptions, CallResult } from '../../../kernel.js'
+import type { ModelConfig } from '../../../../schemas/models.schema.js'
 
 export interface RerankParams {
   rerank?: boolean | 'true' | 'false'

@@ -5,9 +5,11 @@
  * places it (`index`, `score`, and `rerank_score` after reranking). A name that is neither a
  * fixed field nor a metadata key of any document of the collection is a 400 naming it.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { StoredChunk } from '../../kernel/services/knowledge/store.js'
-import { FIXED_OUTPUT_FIELDS } from './schema.js'
+import { GatewayError } from '../../../errors.js'
+import type { StoredChunk } from '../store.js'
+
+/** Fields a result may carry; custom metadata keys may be named as well. */
+export const FIXED_OUTPUT_FIELDS = ['source_name', 'page_number', 'content', 'tags', 'url'] as const
 
 export type ChunkView = Record<string, unknown>
 type Ranked = StoredChunk & { score?: number; rerank_score?: number }

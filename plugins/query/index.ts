@@ -1,0 +1,206 @@
+/**
+ * query: the Query service's query (spec 001). The request's parameters over the project's
+ * defaults (params.ts), then, at once: the in-context files of a chat upload, the conversation's
+ * earlier turns, and the search of the project's collection. Then the prompt (prompt.ts), the
+ * answer from the answer route with kernel.call under the project's key (queued, budgeted and
+ * recorded there), the prompt's parts counted for `usage_metric`, evaluation when asked, and
+ * the turn remembered. The reply is the spec's envelope (protocols/query/response.ts).
+ */
+import { randomUUID } from 'node:crypto'
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { reply } from '../../kernel/reply.js'
+import { ajv } from '../../kernel/ajv.js'
+import type { ValidateFunction } from 'ajv'
+import { unitPrices } from '../../kernel/services/catalog/prices.js'
+import { countTokens } from '../../kernel/services/knowledge/tokens.js'
+import { searchCollection, type Passage, type SearchLimits } from '../../kernel/services/knowledge/search/search-collection.js'
+import { rerankPlan } from '../../kernel/services/knowledge/search/rerank.js'
+import type { QueryRequest } from '../../schemas/query-request.schema.js'
+import { queryResponse } from '../../protocols/query/response.js'
+import { usageMetric, type UsageMetric } from '../../protocols/query/usage-metric.js'
+import { resolveParams, type QueryParams } from './params.js'
+import { resolveModel } from './provider.js'
+import { enhancementLines } from './enhancement.js'
+import { buildPrompt } from './prompt.js'
+import { bearsOnQuestion } from './relevance.js'
+import { ask, chatBody, type Answer } from './answer.js'
+import { countParts } from './token-parts.js'
+import { sourcesOf } from './sources.js'
+import { historyContext, rememberTurn } from './history-context.js'
+import { inContextFiles } from './in-context-files.js'
+import { evaluate } from './evaluation.js'
+import { configSchema, type QueryConfig } from './schema.js'
+
+const ZERO = { inputTokens: 0, outputTokens: 0 }
+
+export default definePlugin({
+  name: 'query',
+  config: configSchema,
+  requires: ['queryAuth', 'principal'],
+  provides: [],
+  setup(config: QueryConfig, kernel) {
+    const providers = config.providers ?? { gateway: {} }
+    const search = config.search ?? {}
+    const limits: SearchLimits = {
+      maxTopK: search.max_top_k ?? 100,
+      neighborWindow: search.neighbor_window ?? 1,
+      variants: search.variants ?? 3,
+      variantsModel: search.variants_model ?? kernel.catalog.defaultModel,
+      rerankCandidates: search.rerank_candidates ?? 50,
+    }
+    const answerRoute = config.answer_route ?? 'query-chat'
+    const tokenizeRoute = config.tokenize_route ?? 'tokenize-internal'
+    const call = (id: string, body: unknown, o?: Parameters<typeof kernel.call>[2]) => kernel.call(id, body, o)
+    const modelOf = (id: string) => kernel.catalog.model(id)
+    return {
+      async request(ex) {
+        const { project, token } = ex.state.queryAuth!
+        const p = resolveParams(ex.body as QueryRequest, project.defaults, token)
+        const model = resolveModel(kernel.catalog, providers, p.modelProvider, p.modelName)
+        const enhancement = enhancementLines(p.enhance, kernel.now())
+        // The rerank trio is a rule of the request, whether or not search runs this time.
+        rerankPlan(p.searchParams, modelOf)
+        checkSchema(p)
+        const options = { principal: ex.principal!, signal: ex.signal, parentId: ex.id }
+        const sp = p.searchParams
+        const started = performance.now()
+        const timed = <T>(work: Promise<T>, into: (ms: number) => void): Promise<T> => work.finally(() => into(performance.now() - started))
+        const timings = { retrieval_ms: 0, answer_ms: 0 }
+        const [files, history, found] = await Promise.all([
+          inContextFiles(kernel.query.uploads, { projectId: project.id, sessionId: p.sessionId, queryId: p.uploadId, chatUpload: p.chatUpload }),
+          historyContext(kernel.query.history, {
+            projectId: project.id,
+            sessionId: p.sessionId,
+            enabled: p.enableHistory,
+            supplied: p.history,
+            budgetTokens: config.history_budget_tokens ?? 2000,
+            countTokens,
+          }),
+          p.enableSearch
+            ? timed(
+                searchCollection(
+                  { ...sp, project: project.id, collection: sp.collection!, query: p.query, top_k: sp.top_k ?? 5, retrieval_type: sp.retrieval_type ?? 'chunk' },
+                  limits,
+                  { knowledge: kernel.knowledge, call, modelOf, ...options },
+                ),
+                (ms) => (timings.retrieval_ms = ms),
+              )
+            : Promise.resolve(undefined),
+        ])
+        const queryId = `q-${randomUUID()}`
+        const passages = found?.passages
+        const mode = sp.prompt_mode ?? 'restricted'
+        const restricted = mode === 'restricted' || mode === 'default'
+        const evalContexts = passages?.map((x) => x.text) ?? []
+        let answer: Answer | undefined
+        let metric: UsageMetric
+        let text: string
+        let usedPassages: readonly Passage[] | undefined = passages
+        if (passages && restricted && !files.text && !files.imageParts.length && !bearsOnQuestion(p.query, passages)) {
+          // Nothing retrieved bears on the question: say so without asking a model.
+          text = config.no_answer_text ?? 'I could not find the answer to this question in the documents of this collection.'
+          usedPassages = []
+          metric = usageMetric({}, ZERO, { input: 0, output: 0 })
+        } else {
+          const prompt = buildPrompt({
+            query: p.query,
+            systemPrompt: p.modelParams.system_prompt ?? config.default_system_prompt ?? 'You are a helpful assistant.',
+            enhancement,
+            mode,
+            template: sp.search_prompt,
+            passages: passages?.map((x) => ({ sourceName: x.sourceName, pageNumber: x.chunks[0]?.pageNumber, text: x.text })),
+            history: history.messages,
+            inContextText: files.text,
+            imageParts: files.imageParts,
+          })
+          const body = chatBody(model, prompt.messages, p.modelParams, p.responseType)
+          const asking = performance.now()
+          const [asked, counted] = await Promise.all([ask(call, answerRoute, body, options), countParts(call, tokenizeRoute, model, prompt.parts, options)])
+          timings.answer_ms = performance.now() - asking
+          answer = asked
+          const used = asked.result.usage.used()
+          const answered = kernel.catalog.model(asked.result.usage.model ?? model)
+          // Image parts are counted as the model counts them (models.yaml tokens_per_image).
+          const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * (answered?.tokens_per_image ?? 1024) }
+          metric = usageMetric(measured, used.source === 'none' ? ZERO : used, unitPrices(answered?.prices))
+          text = asked.text
+        }
+        const judged = p.evalParams.context_utilization || p.evalParams.prompt_guard
+        const evaluation = !judged ? undefined : await evaluate(call, {
+          ...options,
+          flags: p.evalParams,
+          judgeModel: config.evaluation?.judge_model ?? kernel.catalog.defaultModel,
+          guardModel: config.evaluation?.guard_model ?? kernel.catalog.defaultModel,
+          query: p.query,
+          answer: text,
+          contexts: evalContexts,
+          modelOf,
+        })
+        if (p.enableHistory && p.sessionId) {
+          await rememberTurn(kernel.query.history, { projectId: project.id, sessionId: p.sessionId, queryId, query: p.query, answer: text, at: kernel.now() })
+        }
+        ex.reply = reply.json(
+          queryResponse('query', shapeAnswer(p, text, answer), {
+            sources: sourcesOf(usedPassages),
+            query_id: queryId,
+            usage_metric: metric,
+            model: answer?.result.usage.model ?? model,
+            timings_ms: { retrieval: round(timings.retrieval_ms), answer: round(timings.answer_ms), total: round(performance.now() - started) },
+            ...(answer ? { finish_reason: answer.finishReason } : { answered_from_context: false }),
+            ...(answer?.toolCalls.length ? { tool_calls: answer.toolCalls } : {}),
+            ...(p.sessionId ? { session_id: p.sessionId } : {}),
+            ...(history.tokens ? { history_turns: history.messages.length } : {}),
+            ...(files.files.length ? { files: files.files } : {}),
+            ...(evaluation ? { evaluation } : {}),
+          }),
+        )
+      },
+    }
+  },
+})
+
+const round = (ms: number): number => Math.round(ms * 10) / 10
+
+/** The caller's structured-output schema must itself be a schema ajv can compile (else 400). */
+function checkSchema(p: QueryParams): void {
+  const schema = p.modelParams.response_format?.json_schema?.schema
+  if (schema === undefined) return
+  try {
+    withSchema(schema, () => undefined)
+  } catch (err) {
+    throw new GatewayError(400, `model_params.response_format.json_schema.schema is not a valid JSON Schema: ${(err as Error).message}`, { code: 'invalid_request' })
+  }
+}
+
+/**
+ * `response.response`: the text (`text`); the parsed JSON value (`json`, or a JSON schema in
+ * model_params.response_format, checked against it); or the whole chat completion (`openai`).
+ */
+function shapeAnswer(p: QueryParams, text: string, answer: Answer | undefined): unknown {
+  if (!answer) return text
+  if (p.responseType === 'openai') return answer.completion
+  const schema = p.modelParams.response_format?.json_schema?.schema
+  if (answer.toolCalls.length && !text) return text
+  if (p.responseType !== 'json' && schema === undefined) return text
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new GatewayError(502, 'the model did not answer with JSON', { code: 'upstream_failed' })
+  }
+  if (schema !== undefined && !withSchema(schema, (validate) => validate(value))) {
+    throw new GatewayError(502, 'the model\'s answer does not satisfy model_params.response_format.json_schema', { code: 'upstream_failed' })
+  }
+  return value
+}
+
+/** Compiles a caller's schema for one use and drops it from ajv's cache, which would otherwise keep every request's. */
+function withSchema<T>(schema: object, use: (validate: ValidateFunction) => T): T {
+  const validate = ajv.compile(schema)
+  try {
+    return use(validate)
+  } finally {
+    ajv.removeSchema(schema)
+  }
+}
