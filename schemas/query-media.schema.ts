@@ -4,8 +4,9 @@
  * `request_source`, `session_id`, `model_provider`, `model_name`), `query` for the text, and
  * each type's own few fields. The spec shows none of these bodies; docs/api-reference.md does.
  *
- * `additionalProperties` is left open here: the plugins refuse unknown fields with a 400 that
- * names the field (protocols/query/media-request.ts).
+ * Unknown fields are refused (400 naming them), as for the query request. `model_provider` and
+ * `model_name` are the "own parameters" of these bodies: a service token sends them only with
+ * `request_source: "override_params"` (protocols/query/own-params.ts).
  */
 import type { FromSchema } from 'json-schema-to-ts'
 
@@ -25,8 +26,9 @@ export const queryImageRequestSchema = {
   $id: 'sluice:query-image-request',
   type: 'object',
   required: ['query'],
+  additionalProperties: false,
   properties: {
-    endpoint: { type: 'string', const: 'image' },
+    endpoint: { const: 'image' },
     ...envelope,
     query: { type: 'string', minLength: 1, maxLength: 32000, description: 'The prompt: what to draw.' },
     size: { type: 'string', pattern: '^(auto|[1-9][0-9]{0,4}x[1-9][0-9]{0,4})$', description: 'WIDTHxHEIGHT, or auto (the model\'s default); the model\'s server says which it serves.' },
@@ -39,8 +41,9 @@ export const queryAudioRequestSchema = {
   $id: 'sluice:query-audio-request',
   type: 'object',
   required: ['audio_file', 'task'],
+  additionalProperties: false,
   properties: {
-    endpoint: { type: 'string', const: 'audio' },
+    endpoint: { const: 'audio' },
     ...envelope,
     audio_file: { type: 'string', minLength: 1, description: 'The audio, base64 (or a base64 data URL): wav, mp3, flac, ogg, webm, m4a.' },
     filename: { type: 'string', minLength: 1, maxLength: 255, description: 'The file\'s name; its extension tells the server the format (default audio.wav).' },
@@ -55,8 +58,9 @@ export const querySpeechRequestSchema = {
   $id: 'sluice:query-speech-request',
   type: 'object',
   required: ['query'],
+  additionalProperties: false,
   properties: {
-    endpoint: { type: 'string', const: 'speech' },
+    endpoint: { const: 'speech' },
     ...envelope,
     query: { type: 'string', minLength: 1, maxLength: 20000, description: 'The text to speak.' },
     voice: { type: 'string', minLength: 1, maxLength: 64, description: 'A voice of the model, or a standard name (alloy, nova …) the catalog maps; default the model\'s first.' },

@@ -5,6 +5,7 @@
  * through kernel.call under the project's key, so it is queued, budgeted (by the minute of
  * audio) and recorded like a client's upload.
  */
+import { randomUUID } from 'node:crypto'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
@@ -13,8 +14,8 @@ import { decodeBase64Payload } from '../../protocols/http/base64-payload.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'
 import { checkMediaProvider, mediaModel } from '../../protocols/query/media-model.js'
-import { checkEndpoint, refuseUnknownFields } from '../../protocols/query/media-request.js'
-import { queryAudioRequestSchema, type QueryAudioRequest } from '../../schemas/query-media.schema.js'
+import { checkOwnParams } from '../../protocols/query/own-params.js'
+import type { QueryAudioRequest } from '../../schemas/query-media.schema.js'
 import { configSchema } from './schema.js'
 
 function bad(message: string): GatewayError {
@@ -27,6 +28,9 @@ interface Transcript {
   duration?: unknown
 }
 
+/** Fields a project has defaults for: a service token sends them only with request_source override_params. */
+const OWN_PARAMS = ['model_provider', 'model_name']
+
 export default definePlugin({
   name: 'query-audio',
   config: configSchema,
@@ -36,9 +40,8 @@ export default definePlugin({
     const maxFile = config.max_file_bytes ?? 47185920
     return {
       async request(ex, next) {
-        refuseUnknownFields(ex.body, queryAudioRequestSchema, 'audio')
         const body = ex.body as QueryAudioRequest
-        checkEndpoint(body.endpoint, 'audio')
+        checkOwnParams(ex.state.queryAuth!.token.kind, body, OWN_PARAMS)
         checkMediaProvider(body.model_provider)
         // Checked here so that the error names the Query service's field, not the twin's.
         const audio = decodeBase64Payload(body.audio_file)
@@ -61,7 +64,7 @@ export default definePlugin({
         if (typeof transcript?.text !== 'string') throw new GatewayError(502, 'the transcription route sent no transcript', { code: 'upstream_failed' })
         const used = result.usage.used()
         const metadata = mediaMetadata(
-          { queryId: ex.id, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
+          { queryId: `q-${randomUUID()}`, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
           {
             task: body.task,
             ...(typeof transcript.language === 'string' ? { language: transcript.language } : {}),

@@ -4,6 +4,7 @@
  * recorded like a client's request); the images come back in the query response envelope as
  * `response.response = [{b64_json, mime_type}]`, with the call's usage_metric and cost.
  */
+import { randomUUID } from 'node:crypto'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
@@ -11,8 +12,8 @@ import { unitPrices, valueOf } from '../../kernel/services/catalog/prices.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'
 import { checkMediaProvider, mediaModel } from '../../protocols/query/media-model.js'
-import { checkEndpoint, refuseUnknownFields } from '../../protocols/query/media-request.js'
-import { queryImageRequestSchema, type QueryImageRequest } from '../../schemas/query-media.schema.js'
+import { checkOwnParams } from '../../protocols/query/own-params.js'
+import type { QueryImageRequest } from '../../schemas/query-media.schema.js'
 import { configSchema } from './schema.js'
 
 const MIME: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' }
@@ -23,6 +24,9 @@ interface ImagesReply {
   size?: unknown
 }
 
+/** Fields a project has defaults for: a service token sends them only with request_source override_params. */
+const OWN_PARAMS = ['model_provider', 'model_name']
+
 export default definePlugin({
   name: 'query-image',
   config: configSchema,
@@ -31,9 +35,8 @@ export default definePlugin({
     const route = config.route ?? 'images-generations'
     return {
       async request(ex, next) {
-        refuseUnknownFields(ex.body, queryImageRequestSchema, 'image')
         const body = ex.body as QueryImageRequest
-        checkEndpoint(body.endpoint, 'image')
+        checkOwnParams(ex.state.queryAuth!.token.kind, body, OWN_PARAMS)
         checkMediaProvider(body.model_provider)
         const model = mediaModel(kernel.catalog.models(), 'image', body.model_name)
         const call = { model: model.id, prompt: body.query, n: body.n ?? 1, response_format: 'b64_json', ...(body.size ? { size: body.size } : {}) }
@@ -44,7 +47,7 @@ export default definePlugin({
         const images = sent.data.map((d) => ({ b64_json: String(d.b64_json ?? ''), mime_type: mimeType }))
         const used = result.usage.used()
         const metadata = mediaMetadata(
-          { queryId: ex.id, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
+          { queryId: `q-${randomUUID()}`, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
           { images: images.length, size: typeof sent.size === 'string' ? sent.size : (body.size ?? 'auto') },
         )
         ex.reply = reply.json(queryResponse('image', images, metadata))

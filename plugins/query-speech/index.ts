@@ -5,6 +5,7 @@
  * route through kernel.call under the project's key (queued, budgeted by the character and
  * recorded); a streamed route reply is read to its end before the answer is sent.
  */
+import { randomUUID } from 'node:crypto'
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
@@ -12,8 +13,8 @@ import { unitPrices, valueOf } from '../../kernel/services/catalog/prices.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'
 import { checkMediaProvider, mediaModel } from '../../protocols/query/media-model.js'
-import { checkEndpoint, refuseUnknownFields } from '../../protocols/query/media-request.js'
-import { querySpeechRequestSchema, type QuerySpeechRequest } from '../../schemas/query-media.schema.js'
+import { checkOwnParams } from '../../protocols/query/own-params.js'
+import type { QuerySpeechRequest } from '../../schemas/query-media.schema.js'
 import { configSchema } from './schema.js'
 import { wholeAudio, withTrueWavSizes } from './whole-audio.js'
 
@@ -23,6 +24,9 @@ const ROUTE_FORMAT = { pcm16: 'pcm', wav: 'wav', mp3: 'mp3' } as const
 /** Orpheus's audio tokens: 7 per 2048 samples at 24 kHz (plugins/speech/speech-usage.ts). */
 const SECONDS_PER_AUDIO_TOKEN = 2048 / 7 / 24000
 
+/** Fields a project has defaults for: a service token sends them only with request_source override_params. */
+const OWN_PARAMS = ['model_provider', 'model_name']
+
 export default definePlugin({
   name: 'query-speech',
   config: configSchema,
@@ -31,9 +35,8 @@ export default definePlugin({
     const route = config.route ?? 'audio-speech'
     return {
       async request(ex, next) {
-        refuseUnknownFields(ex.body, querySpeechRequestSchema, 'speech')
         const body = ex.body as QuerySpeechRequest
-        checkEndpoint(body.endpoint, 'speech')
+        checkOwnParams(ex.state.queryAuth!.token.kind, body, OWN_PARAMS)
         checkMediaProvider(body.model_provider)
         const model = mediaModel(kernel.catalog.models(), 'audio_speech', body.model_name)
         const format = body.output_audio_format ?? 'mp3'
@@ -54,7 +57,7 @@ export default definePlugin({
         const pcmBytes = format === 'pcm16' ? audio.length : format === 'wav' ? audio.length - 44 : undefined
         const seconds = pcmBytes !== undefined ? pcmBytes / 2 / sampleRate : used.outputTokens * SECONDS_PER_AUDIO_TOKEN
         const metadata = mediaMetadata(
-          { queryId: ex.id, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
+          { queryId: `q-${randomUUID()}`, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
           { ...(body.voice ? { voice: body.voice } : {}), characters: used.characters, audio_seconds: Math.round(seconds * 1000) / 1000 },
         )
         ex.reply = reply.json(queryResponse('speech', { audio_base64: audio.toString('base64'), format, sample_rate: sampleRate }, metadata))

@@ -118,7 +118,7 @@ test('image: a developer token with project_id gets PNGs in the envelope, priced
 
 test('image: a service token without project_id; the same prompt gives the same image', async () => {
   const a = await post<Array<{ b64_json: string }>>('image', { query: 'a lighthouse at dusk', size: '256x256' })
-  const b = await post<Array<{ b64_json: string }>>('image', { endpoint: 'image', project_id: 'demo', query: 'a lighthouse at dusk', size: '256x256', model_name: 'sim-image', model_provider: 'gateway' })
+  const b = await post<Array<{ b64_json: string }>>('image', { endpoint: 'image', project_id: 'demo', query: 'a lighthouse at dusk', size: '256x256', model_name: 'sim-image', model_provider: 'gateway', request_source: 'override_params' })
   assert.equal([a.status, b.status], [200, 200])
   assert.is(a.body.response.response[0]!.b64_json, b.body.response.response[0]!.b64_json)
 })
@@ -128,10 +128,11 @@ test('image: bad bodies are 400s in the query error shape naming the field; no t
     [{ size: '256x256' }, /required property 'query'/],
     [{ query: 'x', n: 0 }, /\/n must be >= 1/],
     [{ query: 'x', size: 'huge' }, /\/size must match pattern/],
-    [{ query: 'x', colour: 'red' }, /unknown field colour/],
+    [{ query: 'x', colour: 'red' }, /body must NOT have additional properties 'colour'/],
     [{ query: 'x', endpoint: 'query' }, /\/endpoint must be equal to constant/],
-    [{ query: 'x', model_name: 'sim-chat-instruct' }, /model_name sim-chat-instruct is not an image generation model/],
-    [{ query: 'x', model_provider: 'openai' }, /model_provider openai/],
+    [{ query: 'x', model_name: 'sim-image' }, /a service token sends its own parameters only with request_source "override_params" \(sent: model_name\)/],
+    [{ query: 'x', model_name: 'sim-chat-instruct', request_source: 'override_params' }, /model_name sim-chat-instruct is not an image generation model/],
+    [{ query: 'x', model_provider: 'openai', request_source: 'override_params' }, /model_provider openai/],
     // The model's server refuses what it does not serve: its message passes through.
     [{ query: 'x', size: '300x300' }, /'300x300' is not one of/],
     [{ query: 'x', n: 5 }, /5 is greater than the maximum of 4 - 'n'/],
@@ -143,7 +144,7 @@ test('image: bad bodies are 400s in the query error shape naming the field; no t
     assert.is(answer.error!.type, 'invalid_request')
     assert.match(answer.error!.message, message)
   }
-  const unknown = await post('image', { query: 'x', model_name: 'nope' })
+  const unknown = await post('image', { query: 'x', model_name: 'nope', request_source: 'override_params' })
   assert.equal([unknown.status, unknown.body.error!.message], [404, 'model_name nope is not in the catalog'])
   const none = await post('image', { query: 'x' }, null)
   assert.equal([none.status, none.body.error!.type, none.body.error!.message], [401, 'unauthenticated', 'missing bearer token'])
@@ -177,7 +178,7 @@ test('audio: translate with a service token (a data URL); a model that does not 
   assert.is(status, 200, JSON.stringify(body))
   assert.is(checkEnvelope(body, 'audio').task, 'translate')
   assert.is((await records('audio-translations-internal'))[0]!.key, 'demo')
-  const parakeet = await post('audio', { audio_file: wavBase64(1), task: 'translate', model_name: 'sim-parakeet' })
+  const parakeet = await post('audio', { audio_file: wavBase64(1), task: 'translate', model_name: 'sim-parakeet', request_source: 'override_params' })
   assert.equal([parakeet.status, parakeet.body.error!.message], [400, 'model_name sim-parakeet does not translate; use a model with translation'])
 })
 
@@ -187,8 +188,8 @@ test('audio: bad bodies are 400s naming the field; no token 401', async () => {
     [{ task: 'transcribe' }, /required property 'audio_file'/],
     [{ audio_file: wavBase64(1), task: 'summarize' }, /\/task must be equal to one of the allowed values/],
     [{ audio_file: 'not base64!', task: 'transcribe' }, /audio_file must be base64/],
-    [{ audio_file: wavBase64(1), task: 'transcribe', prompt: 'x' }, /unknown field prompt/],
-    [{ audio_file: wavBase64(1), task: 'transcribe', model_name: 'sim-orpheus' }, /model_name sim-orpheus is not a transcription model/],
+    [{ audio_file: wavBase64(1), task: 'transcribe', prompt: 'x' }, /body must NOT have additional properties 'prompt'/],
+    [{ audio_file: wavBase64(1), task: 'transcribe', model_name: 'sim-orpheus', request_source: 'override_params' }, /model_name sim-orpheus is not a transcription model/],
     // Not audio at all: the model's server says so, and its message passes through.
     [{ audio_file: Buffer.from('hello there').toString('base64'), task: 'transcribe' }, /^Invalid or unsupported audio file/],
   ]
@@ -246,9 +247,9 @@ test('speech: bad bodies are 400s naming the field; no token 401', async () => {
     [{}, /required property 'query'/],
     [{ query: text, output_audio_format: 'ogg' }, /\/output_audio_format must be equal to one of the allowed values/],
     [{ query: '' }, /\/query must NOT have fewer than 1 characters/],
-    [{ query: text, input: text }, /unknown field input/],
+    [{ query: text, input: text }, /body must NOT have additional properties 'input'/],
     [{ query: text, voice: 'nobody' }, /voice nobody is not available for model sim-orpheus/],
-    [{ query: text, model_name: 'sim-image' }, /model_name sim-image is not a speech model/],
+    [{ query: text, model_name: 'sim-image', request_source: 'override_params' }, /model_name sim-image is not a speech model/],
   ]
   for (const [body, message] of cases) {
     const { status, body: answer } = await post('speech', body)

@@ -34,7 +34,8 @@ test('the images route under the project’s principal; the images and their pri
   const body = (r.reply as { body: QueryResponse<Array<{ b64_json: string; mime_type: string }>> }).body
   assert.equal(body.response.response, [{ b64_json: 'iVBORw0KGgo=', mime_type: 'image/png' }, { b64_json: 'iVBORw0KGgp=', mime_type: 'image/png' }])
   assert.is(body.file, 'image')
-  assert.is(body.query_id, r.ex.id)
+  assert.match(body.query_id, /^q-[0-9a-f-]{36}$/)
+  assert.is(body.query_id, body.response.metadata.query_id)
   const m = body.response.metadata
   assert.equal([m.model_name, m.images, m.size], ['sim-image', 2, '512x512'])
   assert.is(m.usage_metric.output_token_count, 528)
@@ -52,14 +53,15 @@ test('another route by option; the route’s errors pass through', async () => {
   assert.match(r.rendered!.body, /"type":"invalid_request"/)
 })
 
-test('body refusals before any call: unknown field, endpoint, provider, model', async () => {
+test('refusals before any call: a service token’s own parameters without override_params, provider, model', async () => {
   const { run, calls } = setup(() => ({ reply: images, model: 'sim-image', used: {} }))
+  const own = { request_source: 'override_params' }
   const cases: Array<[unknown, number, RegExp]> = [
-    [{ query: 'x', prompt: 'x' }, 400, /^unknown field prompt: image requests take /],
-    [{ query: 'x', endpoint: 'query' }, 400, /^endpoint must be image on this route$/],
-    [{ query: 'x', model_provider: 'openai' }, 400, /^model_provider openai does not serve this body type/],
-    [{ query: 'x', model_name: 'sim-orpheus' }, 400, /^model_name sim-orpheus is not an image generation model$/],
-    [{ query: 'x', model_name: 'nope' }, 404, /^model_name nope is not in the catalog$/],
+    [{ query: 'x', model_name: 'sim-image' }, 400, /^a service token sends its own parameters only with request_source "override_params" \(sent: model_name\)$/],
+    [{ query: 'x', request_source: 'mine' }, 400, /^request_source must be "override_params"$/],
+    [{ query: 'x', model_provider: 'openai', ...own }, 400, /^model_provider openai does not serve this body type/],
+    [{ query: 'x', model_name: 'sim-orpheus', ...own }, 400, /^model_name sim-orpheus is not an image generation model$/],
+    [{ query: 'x', model_name: 'nope', ...own }, 404, /^model_name nope is not in the catalog$/],
   ]
   for (const [body, status, message] of cases) {
     const r = await run(body)

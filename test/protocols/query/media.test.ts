@@ -1,12 +1,11 @@
 /**
  * What the Query service's media body types share: strict base64 (with data URLs), the model
- * chosen from the catalog, unknown fields named, and the metadata with usage_metric and cost.
+ * chosen from the catalog, and the metadata with usage_metric and cost.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { decodeBase64Payload } from '../../../protocols/http/base64-payload.js'
 import { checkMediaProvider, mediaModel } from '../../../protocols/query/media-model.js'
-import { refuseUnknownFields } from '../../../protocols/query/media-request.js'
 import { mediaMetadata } from '../../../protocols/query/media-metadata.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
 
@@ -36,15 +35,9 @@ test('model: the one asked for, of its kind; else the first enabled of the kind'
   assert.throws(() => checkMediaProvider('openai'), /model_provider openai/)
 })
 
-test('unknown fields are named', () => {
-  const schema = { properties: { query: {}, n: {} } }
-  refuseUnknownFields({ query: 'x', n: 1 }, schema, 'image')
-  assert.throws(() => refuseUnknownFields({ query: 'x', colour: 1 }, schema, 'image'), /^.*unknown field colour: image requests take query, n$/)
-})
-
 test('metadata: sources empty, the tokens as user_query, the cost rounded', () => {
   const m = mediaMetadata({ queryId: 'q1', modelId: 'img', used: { inputTokens: 4, outputTokens: 66 }, prices: { input: 5e-6, output: 4e-5 }, cost: 0.00266 + 1e-15 }, { size: '256x256' })
-  assert.equal([m.sources, m.query_id, m.model_name, m.size, m.cost], [{}, 'q1', 'img', '256x256', 0.00266])
+  assert.equal([m.sources, m.query_id, m.model_provider, m.model_name, m.size, m.cost], [{}, 'q1', 'gateway', 'img', '256x256', 0.00266])
   assert.equal(m.usage_metric.input_token_details, { user_query: 4, incontext_text: 0, system_prompt: 0, knowledge_base: 0, conversation_history: 0 })
   assert.is(m.usage_metric.total_token_cost, 0.00266)
 })
