@@ -4,13 +4,9 @@
  * bad bodies as 400s in the query error shape naming the field, 401 without a token, and each
  * model call in the usage records under the project's key `demo`.
  */
-import fs from 'node:fs'
-import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_KEY, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
-import { dump, load } from 'js-yaml'
-import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
 import { readPng } from '../support/png.js'
 import { mp3Header, parseWav, toneWav } from '../support/audio.js'
 
@@ -18,26 +14,8 @@ const test = suite('e2e query service: image, audio and speech bodies')
 const ADMIN = 'sk-admin-query-media'
 let gw: TestGateway
 
-const MEDIA_ROUTES = ['query-image', 'query-audio', 'query-speech']
-
-/**
- * The shipped deployment, serving the media routes of pipelines/query.yaml. Until server.yaml
- * lists query.yaml (it will once the `query` plugin is in), they are served from a pipeline file
- * of their own: the same routes, prefix and error style.
- */
-function deploymentFiles(): Record<string, string> {
-  const server = fs.readFileSync(path.join(defaultConfigDir, 'server.yaml'), 'utf8')
-  if (/^pipelines:.*query\.yaml/m.test(server)) return {}
-  const query = load(fs.readFileSync(path.join(defaultPipelinesDir, 'query.yaml'), 'utf8')) as { routes: Array<{ id: string }> }
-  const media = { ...query, pipeline: 'query-media', routes: query.routes.filter((r) => MEDIA_ROUTES.includes(r.id)) }
-  return {
-    'config/server.yaml': server.replace(/^pipelines: \[(.*)\]/m, 'pipelines: [$1, query-media.yaml]'),
-    'pipelines/query-media.yaml': dump(media),
-  }
-}
-
 test.before(async () => {
-  gw = await startTestGateway({ files: deploymentFiles(), env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN } })
+  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN } })
 })
 test.after(() => gw.close())
 
