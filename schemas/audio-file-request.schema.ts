@@ -1,7 +1,7 @@
 /**
- * The JSON twin of a transcription or translation upload, for in-process callers
- * (kernel.call('audio-transcriptions-internal' | 'audio-translations-internal', …)): the file
- * as base64 instead of a multipart part, and the form's text fields as JSON strings.
+ * An audio file in a JSON body: the in-process twin of the multipart transcription form, for
+ * plugins that call the transcription route through kernel.call (`audio-transcriptions-internal`,
+ * read by the `json-upload` step). Fields other than the file are those of the form.
  */
 import type { FromSchema } from 'json-schema-to-ts'
 
@@ -9,17 +9,15 @@ export const audioFileRequestSchema = {
   $id: 'sluice:audio-file-request',
   type: 'object',
   required: ['model', 'file_base64'],
+  additionalProperties: false,
   properties: {
     model: { type: 'string', minLength: 1 },
-    file_base64: { type: 'string', minLength: 1 },
-    filename: { type: 'string', minLength: 1, maxLength: 255 },
-    content_type: { type: 'string', minLength: 1, maxLength: 128 },
+    file_base64: { type: 'string', minLength: 1, description: 'The audio file, base64.' },
+    filename: { type: 'string' },
+    content_type: { type: 'string' },
     language: { type: 'string' },
     prompt: { type: 'string' },
-    response_format: { type: 'string' },
-    temperature: { type: 'number' },
-    /** Which the route does is the route's (transcriptions or translations); a different one sent here is refused. */
-    task: { type: 'string', enum: ['transcribe', 'translate'] },
+    response_format: { type: 'string', enum: ['json', 'text', 'srt', 'vtt', 'verbose_json'] },
   },
 } as const
 

@@ -1,7 +1,7 @@
 /**
  * query-audio: the Query service's `audio` body type (spec 001, rule 2): base64 audio in, its
  * transcript (or English translation) out, in the query response envelope. The audio goes to
- * the gateway's transcription or translation route (their JSON twins, `body: audio-file-request`)
+ * the gateway's transcription or translation route (their JSON twins, `body: audio-file-request`, read by `json-upload`)
  * through kernel.call under the project's key, so it is queued, budgeted (by the minute of
  * audio) and recorded like a client's upload.
  */
@@ -51,9 +51,11 @@ export default definePlugin({
         if (body.task === 'translate' && model.audio?.translation !== true) throw bad(`model_name ${model.id} does not translate; use a model with translation`)
         const call = {
           model: model.id,
-          file_base64: body.audio_file,
+          // Plain base64: the twin's json-upload reads no data URL.
+          file_base64: audio.base64,
+          ...(audio.contentType ? { content_type: audio.contentType } : {}),
           filename: body.filename ?? 'audio.wav',
-          task: body.task,
+          // The task is the route's (the transcriptions or the translations twin), not a field.
           // verbose_json says the audio's duration and language, whatever format the server prefers.
           response_format: 'verbose_json',
           ...(body.language ? { language: body.language } : {}),

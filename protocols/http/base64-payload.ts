@@ -7,6 +7,8 @@
 
 export interface Base64Payload {
   readonly data: Buffer
+  /** The base64 text alone, without a data URL's prefix (what a plain-base64 reader takes). */
+  readonly base64: string
   /** The media type a data URL named. */
   readonly contentType?: string
 }
@@ -20,5 +22,5 @@ export function decodeBase64Payload(text: string): Base64Payload | undefined {
   const body = prefix ? text.slice(prefix[0].length) : text
   if (body.length === 0 || body.length % 4 !== 0 || !BASE64.test(body)) return undefined
   const data = Buffer.from(body, 'base64')
-  return prefix?.[1] ? { data, contentType: prefix[1].toLowerCase() } : { data }
+  return prefix?.[1] ? { data, base64: body, contentType: prefix[1].toLowerCase() } : { data, base64: body }
 }

@@ -26,7 +26,7 @@ test('transcribe: the twin route with the file as sent; the transcript, seconds 
   const r = await run({ audio_file: audio, task: 'transcribe', language: 'en', query: 'Sluice' })
   assert.is(r.error, undefined)
   assert.is(calls[0]!.routeId, 'audio-transcriptions-internal')
-  assert.equal(calls[0]!.body, { model: 'sim-whisper', file_base64: audio, filename: 'audio.wav', task: 'transcribe', response_format: 'verbose_json', language: 'en', prompt: 'Sluice' })
+  assert.equal(calls[0]!.body, { model: 'sim-whisper', file_base64: audio, filename: 'audio.wav', response_format: 'verbose_json', language: 'en', prompt: 'Sluice' })
   assert.equal(calls[0]!.options?.principal, demoPrincipal)
   const body = (r.reply as { body: QueryResponse<string> }).body
   assert.is(body.response.response, 'Hello there.')
@@ -39,9 +39,10 @@ test('transcribe: the twin route with the file as sent; the transcript, seconds 
 
 test('translate: the translations twin; a model that does not translate is refused first', async () => {
   const { run, calls } = setup()
-  await run({ audio_file: audio, task: 'translate', filename: 'talk.mp3' })
+  await run({ audio_file: `data:audio/mpeg;base64,${audio}`, task: 'translate', filename: 'talk.mp3' })
   assert.is(calls[0]!.routeId, 'audio-translations-internal')
-  assert.is((calls[0]!.body as { filename: string }).filename, 'talk.mp3')
+  // A data URL reaches the twin as plain base64, with its type.
+  assert.equal(calls[0]!.body, { model: 'sim-whisper', file_base64: audio, content_type: 'audio/mpeg', filename: 'talk.mp3', response_format: 'verbose_json' })
   const r = await run({ audio_file: audio, task: 'translate', model_name: 'sim-parakeet', request_source: 'override_params' })
   assert.equal([r.error?.status, r.error?.message], [400, 'model_name sim-parakeet does not translate; use a model with translation'])
   assert.is(calls.length, 1)

@@ -12,9 +12,9 @@ import type { ModelConfig } from '../../../schemas/models.schema.js'
 const test = suite('protocols/query: media body types')
 
 test('base64: plain or a data URL; anything else undefined', () => {
-  assert.equal(decodeBase64Payload('aGVsbG8='), { data: Buffer.from('hello') })
-  assert.equal(decodeBase64Payload('data:audio/WAV;base64,aGVsbG8='), { data: Buffer.from('hello'), contentType: 'audio/wav' })
-  assert.equal(decodeBase64Payload('data:;base64,aGVsbG8='), { data: Buffer.from('hello') })
+  assert.equal(decodeBase64Payload('aGVsbG8='), { data: Buffer.from('hello'), base64: 'aGVsbG8=' })
+  assert.equal(decodeBase64Payload('data:audio/WAV;base64,aGVsbG8='), { data: Buffer.from('hello'), base64: 'aGVsbG8=', contentType: 'audio/wav' })
+  assert.equal(decodeBase64Payload('data:;base64,aGVsbG8='), { data: Buffer.from('hello'), base64: 'aGVsbG8=' })
   for (const bad of ['', 'aGVsbG8', 'aGVs bG8=', 'aGVsbG8=!', 'data:audio/wav,aGVsbG8=', '====']) assert.is(decodeBase64Payload(bad), undefined, bad)
 })
 
