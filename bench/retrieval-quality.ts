@@ -20,6 +20,7 @@ import { search, type FusionOptions } from '../kernel/services/knowledge/retriev
 import type { ScoredChunk } from '../kernel/services/knowledge/store.js'
 import { pgliteTestKnowledge, postgresTestKnowledge, sqliteTestKnowledge, type TestKnowledge } from '../test/support/knowledge-stores.js'
 import { option } from './bench-setup.js'
+import { cachedEmbed } from './embedding-cache.js'
 import { corpusFiles, isRelevant, loadQuestions, readPage, type QualityQuestion } from './quality-corpus.js'
 import { mrrAt, ndcgAt, percentile, recallAt } from './quality-metrics.js'
 
@@ -61,7 +62,8 @@ interface Doc {
 async function main(): Promise<void> {
   const questions = loadQuestions()
   const model = await loadUseLite()
-  const embed = async (texts: string[]) => (await model.embed(texts)).map((v) => Float32Array.from(v))
+  const cache = cachedEmbed(async (texts) => (await model.embed(texts)).map((v) => Float32Array.from(v)))
+  const embed = cache.embed
 
   // Read, chunk and embed once; every store gets the same chunks and vectors.
   const docs: Doc[] = []
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
 
   console.log(`retrieval quality: ${docs.length} pages of sqlite3-doc, ${chunkCount} chunks (${DEFAULT_CHUNKING.maxTokens}/${DEFAULT_CHUNKING.overlapTokens} tokens), ${questions.length} questions`)
   console.log(`embedding model use-lite (512 dims, in-process, no worker); fusion RRF k=${fusion.k}, weights lexical ${fusion.lexicalWeight} / vector ${fusion.vectorWeight}; ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`)
-  console.log(`read + chunk + embed: ${(embedMs / 1000).toFixed(1)} s (${((chunkCount * 1000) / embedMs).toFixed(1)} chunks/s)`)
+  console.log(`read + chunk + embed: ${(embedMs / 1000).toFixed(1)} s (${((chunkCount * 1000) / embedMs).toFixed(1)} chunks/s)${cache.hits() ? `; ${cache.hits()} texts from the embedding cache (rates not comparable)` : ''}`)
   console.log(`hybrid+rescore = fused top ${RESCORE_DEPTH} re-scored by use-lite cosine + word overlap (no neural reranker available offline)\n`)
 
   const stores: [string, () => Promise<TestKnowledge | undefined>][] = [
