@@ -116,6 +116,43 @@ function knowledgeContract(label: string, vectors: KnowledgeStore['vectors'], op
     assert.equal(await store.lexical(P, C, '"*"()', 5), [])
   })
 
+  it('lexical: stop words neither match nor rank; a query of stop words only finds nothing, cleanly', async (store) => {
+    // "the" is in four chunks: it used to make all of them hits.
+    assert.equal(contents(await store.lexical(P, C, 'the kittens', 10)), ['Kittens sleep on warm rugs'])
+    assert.equal(contents(await store.lexical(P, C, 'How do I tune THE queue?', 10)), ['Tune the queue for fairness'])
+    for (const q of ['the', 'What is the', 'to be or not to be', "don't"]) assert.equal(await store.lexical(P, C, q, 5), [], q)
+    // In a hybrid search such a query leaves the vector leg to answer alone.
+    const hybrid = await search(store, { project: P, collection: C, topK: 2, query: 'what is the', embedding: vec(0.1, 0.3, 1) })
+    assert.equal(contents(hybrid), ['Kittens sleep on warm rugs', 'Tune the queue for fairness'])
+  })
+
+  it('lexical: only the asked collection\'s chunks, however many better matches another holds', async (store) => {
+    await store.createCollection(P, 'crowd', { dimension: 3 })
+    const crowd = Array.from({ length: 60 }, (_, i) => chunk(i, `gateway gateway gateway fairness queue ${i}`, vec(1, 0, 0)))
+    await store.upsertDocument(P, 'crowd', { sourceName: 'crowd.md', tags: ['red'] }, crowd)
+    // The two stores rank differently (bm25, ts_rank_cd): the set is the promise here.
+    assert.equal(contents(await store.lexical(P, C, 'gateway queue', 5)).sort(),
+      ['Install the gateway on Debian with apt', 'The gateway gateway gateway answers', 'Tune the queue for fairness'])
+    const filtered = await store.lexical(P, C, 'the gateway', 5, taggedRed)
+    assert.equal(contents(filtered), ['Install the gateway on Debian with apt'])
+    assert.is((await store.lexical(P, 'crowd', 'gateway', 100)).length, 60)
+    await store.deleteCollection(P, 'crowd')
+  })
+
+  test('lexical, PostgreSQL with statistics: only chunks holding a rarer word are candidates, ranked by every word', async () => {
+    if (!opened?.sql) return // SQLite ranks every match (bm25 weighs rarity itself); PGlite is not analyzed here.
+    const { store } = opened
+    await store.createCollection(P, 'common', { dimension: 3 })
+    const plain = Array.from({ length: 30 }, (_, i) => chunk(i, `alpha beta filler ${i}`, vec(1, 0, 0)))
+    await store.upsertDocument(P, 'common', { sourceName: 'c.md' }, [...plain, chunk(30, 'alpha zeta', vec(0, 1, 0))])
+    await opened.sql('ANALYZE kb_chunks')
+    // alpha is in more than a fifth of the table's chunks: it ranks, but a chunk needs zeta to be a hit.
+    assert.equal(contents(await store.lexical(P, 'common', 'alpha zeta', 40)), ['alpha zeta'])
+    // Only common words: they all pick candidates, as before.
+    assert.is((await store.lexical(P, 'common', 'alpha beta', 40)).length, 31)
+    await store.deleteCollection(P, 'common')
+  })
+
   it('filters apply inside both legs: a filtered-out chunk never comes back, even as the best match', async (store) => {
     const q = vec(0.99, 0.02, 0) // exactly b.md's second chunk
     assert.is((await store.vector(P, C, q, 1))[0]!.sourceName, 'b.md')
