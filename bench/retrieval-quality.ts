@@ -111,6 +111,9 @@ async function runStore(label: string, kb: TestKnowledge, docs: Doc[], chunkCoun
   const t0 = performance.now()
   for (const d of docs) await store.upsertDocument(PROJECT, COLLECTION, { sourceName: d.file }, d.chunks.map((c, i) => ({ ...c, embedding: d.vectors[i]! })))
   const writeMs = performance.now() - t0
+  // PostgreSQL: the statistics autovacuum would gather within a minute of this bulk load (the
+  // lexical leg reads how common each word is from them).
+  await kb.sql?.('ANALYZE kb_chunks')
 
   // The relevant chunk ids of each question, found by quote in what the store returns.
   const all = await store.documentChunks(PROJECT, COLLECTION, (await store.listDocuments(PROJECT, COLLECTION)).map((d) => d.id))

@@ -140,7 +140,8 @@ function knowledgeContract(label: string, vectors: KnowledgeStore['vectors'], op
   })
 
   test('lexical, PostgreSQL with statistics: only chunks holding a rarer word are candidates, ranked by every word', async () => {
-    if (!opened?.sql) return // SQLite ranks every match (bm25 weighs rarity itself); PGlite is not analyzed here.
+    // SQLite ranks every match (bm25 weighs rarity itself); PGlite's helper runs no SQL beside its socket.
+    if (!opened?.sql) return
     const { store } = opened
     await store.createCollection(P, 'common', { dimension: 3 })
     const plain = Array.from({ length: 30 }, (_, i) => chunk(i, `alpha beta filler ${i}`, vec(1, 0, 0)))
