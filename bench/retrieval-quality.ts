@@ -9,7 +9,7 @@
  * re-scores the fused top 20 by use-lite cosine against the whole chunk plus a word-overlap
  * term, a cheap stand-in that shows what a second stage over the fused list can do.
  *
- *   npm run bench -- retrieval-quality [--k 60] [--lexical-weight 1] [--vector-weight 1]
+ *   npm run bench -- retrieval-quality [--fusion rrf|score] [--k 60] [--lexical-weight 1] [--vector-weight 1]
  */
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
@@ -26,7 +26,9 @@ import { mrrAt, ndcgAt, percentile, recallAt } from './quality-metrics.js'
 
 const METHODS = ['lexical', 'vector', 'hybrid', 'hybrid+rescore'] as const
 type Method = (typeof METHODS)[number]
-const fusion: FusionOptions = { k: option('k', 60), lexicalWeight: option('lexical-weight', 1), vectorWeight: option('vector-weight', 1) }
+const methodArg = process.argv[process.argv.indexOf('--fusion') + 1]
+const fusionMethod = process.argv.includes('--fusion') && methodArg === 'score' ? 'score' : 'rrf'
+const fusion: FusionOptions = { method: fusionMethod, k: option('k', 60), lexicalWeight: option('lexical-weight', 1), vectorWeight: option('vector-weight', 1) }
 const PROJECT = 'bench'
 const COLLECTION = 'sqlite-doc'
 const RESCORE_DEPTH = 20
@@ -81,7 +83,7 @@ async function main(): Promise<void> {
   const qvs = await embed(questions.map((q) => q.question))
 
   console.log(`retrieval quality: ${docs.length} pages of sqlite3-doc, ${chunkCount} chunks (${DEFAULT_CHUNKING.maxTokens}/${DEFAULT_CHUNKING.overlapTokens} tokens), ${questions.length} questions`)
-  console.log(`embedding model use-lite (512 dims, in-process, no worker); fusion RRF k=${fusion.k}, weights lexical ${fusion.lexicalWeight} / vector ${fusion.vectorWeight}; ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`)
+  console.log(`embedding model use-lite (512 dims, in-process, no worker); fusion ${fusionMethod === 'score' ? 'score (min-max per leg)' : `RRF k=${fusion.k}`}, weights lexical ${fusion.lexicalWeight} / vector ${fusion.vectorWeight}; ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`)
   console.log(`read + chunk + embed: ${(embedMs / 1000).toFixed(1)} s (${((chunkCount * 1000) / embedMs).toFixed(1)} chunks/s)${cache.hits() ? `; ${cache.hits()} texts from the embedding cache (rates not comparable)` : ''}`)
   console.log(`hybrid+rescore = fused top ${RESCORE_DEPTH} re-scored by use-lite cosine + word overlap (no neural reranker available offline)\n`)
 

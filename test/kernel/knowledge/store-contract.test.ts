@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert'
 import { GatewayError } from '../../../kernel/errors.js'
 import type { CompiledFilter, FilterColumns } from '../../../kernel/services/knowledge/model.js'
 import type { EmbeddedChunk, KnowledgeStore, ScoredChunk } from '../../../kernel/services/knowledge/store.js'
+import { fuseScores } from '../../../kernel/services/knowledge/fuse-scores.js'
 import { fuse, retrieveChunks, retrieveDocuments, retrieveNeighbors, search } from '../../../kernel/services/knowledge/retrieve.js'
 import { pgliteTestKnowledge, postgresTestKnowledge, sqliteTestKnowledge, type TestKnowledge } from '../../support/knowledge-stores.js'
 
@@ -292,6 +293,20 @@ fusion('score = Σ weight / (k + rank), ranks from 1; ties by id', () => {
   assert.equal(fused.map((h) => h.id), [3, 1, 2, 4])
   assert.ok(Math.abs(fused[0]!.score - (1 / 63 + 1 / 61)) < 1e-12)
   assert.equal(fuse([{ hits: [hit(1), hit(2)], weight: 0 }, { hits: [hit(2), hit(1)], weight: 2 }]).map((h) => h.id), [2, 1])
+})
+fusion('score fusion: each leg min-max scaled over its own list, weighted, summed; a missing leg adds 0', () => {
+  const scored = (id: number, score: number): ScoredChunk => ({ ...hit(id), score })
+  // Lexical: 1 far ahead of 2 and 3; vector: 3 just ahead of 1. RRF would put 3 and 1 level-ish.
+  const legs = [
+    { hits: [scored(1, 9), scored(2, 2), scored(3, 1)], weight: 0.8 },
+    { hits: [scored(3, 0.61), scored(1, 0.6), scored(4, 0.1)], weight: 0.2 },
+  ]
+  const fused = fuseScores(legs)
+  assert.equal(fused.map((h) => h.id), [1, 3, 2, 4])
+  assert.ok(Math.abs(fused[0]!.score - (0.8 + 0.2 * (0.5 / 0.51))) < 1e-12)
+  assert.is(fused[3]!.score, 0)
+  // One hit, or equal scores: all scale to 1.
+  assert.equal(fuseScores([{ hits: [scored(5, 0.3)], weight: 1 }, { hits: [], weight: 1 }]).map((h) => [h.id, h.score]), [[5, 1]])
 })
 fusion.run()
 
