@@ -4,7 +4,9 @@
  *
  * - Text: `kb_chunks` holds the chunks; `kb_chunks_fts` is an FTS5 index over their content
  *   (external content, `porter unicode61`), kept in step by triggers; ranked by bm25. A query's
- *   words are each double-quoted and joined with OR, so no FTS5 operator from user text runs.
+ *   words, stop words out (search-terms.ts), are each double-quoted and joined with OR, so no
+ *   FTS5 operator from user text runs; FTS5 sorts its matches by rank and the rows are read in
+ *   that order until k pass the collection and the filter.
  * - Vectors: one vec0 table per dimension (`kb_vec_<d>`, the number checked, never user text),
  *   cosine distance, the collection's row id as partition key (it names project and collection
  *   at once), and `source_name` as a metadata column so that conditions on it run inside the KNN.
