@@ -28,7 +28,8 @@ export const COMMON_SHARE = 0.2
  * - `lexemes`: the terms as 'english' indexes them (stemmed), each with its share of the chunks
  *   from pg_stats, or null when the statistics do not list it.
  * - `q`: `rank` ORs every lexeme; `pick` ORs the rarer ones, or all when every one is common.
- *   Each lexeme goes in quoted (quote_literal), so the tsquery parser takes it as it is.
+ *   Each lexeme goes in quoted (quote_literal), so the tsquery parser takes it as it is; the
+ *   terms are letters, digits and underscores only, so no lexeme holds a quote or backslash.
  * - The candidates are tested with `@@ pick` through the GIN index (an InitPlan parameter).
  */
 export function lexicalSql(chunkColumns: string, joinDocument: string, filterSql: string): string {
