@@ -11,8 +11,27 @@ import { countTokens as count } from 'gpt-tokenizer/encoding/cl100k_base'
 // (the default would throw on it).
 const PLAIN = { disallowedSpecial: new Set<string>() }
 
+/**
+ * Byte-pair encoding is slow on a long run without a space (one pre-token: 250 KB of "a" held
+ * the event loop for 45 s, and even 200-letter slices of it take milliseconds each). Runs of
+ * more than LONG_RUN non-space characters (base64, long URLs, hostile input) are therefore not
+ * encoded but estimated at one token per BYTES_PER_TOKEN bytes, which bounds the time by the
+ * text's length; ordinary words and sentences are counted exactly.
+ */
+const LONG_RUN = 64
+const BYTES_PER_TOKEN = 3
+const LONG_RUNS = new RegExp(`\\S{${LONG_RUN + 1},}`, 'g')
+const HAS_LONG_RUN = new RegExp(`\\S{${LONG_RUN + 1}}`)
+
 export function countTokens(text: string): number {
-  return count(text, PLAIN)
+  if (!HAS_LONG_RUN.test(text)) return count(text, PLAIN)
+  let total = 0
+  let last = 0
+  for (const m of text.matchAll(LONG_RUNS)) {
+    total += count(text.slice(last, m.index), PLAIN) + Math.ceil(Buffer.byteLength(m[0], 'utf8') / BYTES_PER_TOKEN)
+    last = m.index + m[0].length
+  }
+  return total + count(text.slice(last), PLAIN)
 }
 
 export const TOKENIZER = 'cl100k_base'
