@@ -34,8 +34,10 @@ import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 import queryAuth from './query-auth/index.js'
 import query from './query/index.js'
+import queryCompare from './query-compare/index.js'
+import queryRealtime from './query-realtime/index.js'
 import adminProjects from './admin-projects/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, queryCompare, queryRealtime, adminProjects]

@@ -8,6 +8,7 @@ import { rerankRequestSchema } from './rerank-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 import { queryRequestSchema } from './query-request.schema.js'
+import { queryCompareRequestSchema } from './query-compare-request.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
   'chat-request': chatRequestSchema,
@@ -20,4 +21,5 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
   'query-request': queryRequestSchema,
+  'query-compare-request': queryCompareRequestSchema,
 }
