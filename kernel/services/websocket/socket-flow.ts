@@ -16,6 +16,8 @@ export interface FlowLimits {
 }
 
 export class SocketFlow {
+  private corked = false
+
   constructor(
     private readonly ws: WebSocket,
     private readonly raw: Duplex,
@@ -29,6 +31,16 @@ export class SocketFlow {
   /** Sends one message; false when the socket is gone (or has just been closed as too slow). */
   send(text: string): boolean {
     if (!this.open) return false
+    // Messages sent in the same turn of the event loop (one upstream read) leave in one write,
+    // as the SSE writer joins its events: a frame per syscall would cost more than the stream.
+    if (!this.corked) {
+      this.corked = true
+      this.raw.cork()
+      setImmediate(() => {
+        this.corked = false
+        this.raw.uncork()
+      })
+    }
     this.ws.send(text)
     if (this.ws.bufferedAmount <= this.limits.maxBufferedBytes) return true
     this.tooSlow()
