@@ -13,6 +13,7 @@ import type { UsageRecord } from '../../kernel/services/stores/store.js'
 import type { UsageMetric } from '../../protocols/query/usage-metric.js'
 
 const test = suite('e2e query service (WebSocket)')
+const ADMIN = 'sk-admin-query-ws-e2e'
 let gw: TestGateway
 
 type Json = Record<string, any>
@@ -111,7 +112,7 @@ async function records(route: string): Promise<UsageRecord[]> {
 
 test.before(async () => {
   gw = await startTestGateway({
-    env: { SLUICE_DEMO_KEY: TEST_KEY },
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
     server: { stores: { records_flush_ms: 50 } as never, websocket: { max_payload_bytes: 65536, ping_interval_ms: 200, max_in_flight: 4 } as never },
   })
 })
@@ -143,6 +144,22 @@ test('a developer token opens the socket and needs project_id in each message', 
   client.send(query('d3', { project_id: 'demo' }))
   assert.is((await client.finished('d3')).at(-1)!.type, 'query.done')
   client.close()
+})
+
+test('a token deleted while its socket is open: the next message gets 401 and the socket closes with 1008', async () => {
+  const admin = (method: string, path: string, body?: object) =>
+    fetch(`${gw.url}/admin/projects/demo/tokens${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
+  const made = (await (await admin('POST', '', { kind: 'service' })).json()) as { token: { id: string }; secret: string }
+  const client = await Client.open(made.secret)
+  client.send(query('before'))
+  assert.is((await client.finished('before')).at(-1)!.type, 'query.done')
+  assert.is((await admin('DELETE', `/${made.token.id}`)).status, 200)
+  client.send(query('after'))
+  const [error] = await client.finished('after')
+  assert.is(error!.error.status, 401)
+  const { code, reason } = await client.closed
+  assert.is(code, 1008)
+  assert.match(reason, /access token no longer valid/)
 })
 
 test('a bad JSON message and a schema-invalid one get error messages naming the id and the field; the socket stays open', async () => {
