@@ -112,7 +112,7 @@ export default definePlugin({
         Promise.all(models.map(answer)).then(
           (summaries) => {
             const metrics = summaries.flatMap((s) => (s.usage_metric ? [s.usage_metric] : []))
-            const response = queryResponse('query_compare', summaries, { sources: sourcesOf(found?.passages), query_id: `q-${randomUUID()}`, usage_metric: totalMetric(metrics, ZERO), models })
+            const response = queryResponse('query_compare', summaries, { sources: sourcesOf(found?.passages), query_id: `q-${randomUUID()}`, usage_metric: totalMetric(metrics, ZERO), models, ...(body.session_id ? { session_id: body.session_id } : {}) })
             void events.push({ type: 'compare.done', response }).catch(() => undefined)
             events.end()
           },
