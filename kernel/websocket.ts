@@ -23,12 +23,7 @@ import { CLOSE, MessageError, askedFor, errorMessage, eventMessage, matches, rea
 import { SocketFlow, heartbeat } from './services/websocket/socket-flow.js'
 
 /** What a socket keeps of its upgrade for every message: who, and the request it came with. */
-interface Upgrade {
-  readonly path: string
-  readonly query: URLSearchParams
-  readonly headers: IncomingMessage['headers']
-  readonly principal?: Principal
-}
+type Upgrade = { readonly path: string; readonly query: URLSearchParams; readonly headers: IncomingMessage['headers']; readonly principal?: Principal }
 
 export function serveWebSockets(server: Server, current: () => Generation, log: Logger): { drain(): void; close(): void } {
   const settings = current().config.server.websocket
@@ -37,6 +32,8 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
   const routesOf = (gen: Generation, path: string) => [...gen.routes.values()].filter((r) => r.ws?.path === path)
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node has taken its listeners off the socket: a reset during the async auth must not throw.
+    socket.on('error', () => socket.destroy())
     void upgrade(req, socket, head).catch((err: unknown) => {
       log.error('websocket upgrade failed', { cause: describeCause(err) })
       socket.destroy()
