@@ -37,7 +37,12 @@ import query from './query/index.js'
 import queryCompare from './query-compare/index.js'
 import queryRealtime from './query-realtime/index.js'
 import adminProjects from './admin-projects/index.js'
+import querySearch from './query-search/index.js'
+import queryVision from './query-vision/index.js'
+import queryRerank from './query-rerank/index.js'
+import jsonUpload from './json-upload/index.js'
+import queryUpload from './query-upload/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, queryCompare, queryRealtime, adminProjects]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, queryCompare, queryRealtime]

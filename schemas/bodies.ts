@@ -8,6 +8,8 @@ import { rerankRequestSchema } from './rerank-request.schema.js'
 import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 import { queryRequestSchema } from './query-request.schema.js'
+import { queryRerankRequestSchema, querySearchRequestSchema, queryVisionRequestSchema } from './query-bodies.schema.js'
+import { audioFileRequestSchema } from './audio-file-request.schema.js'
 import { queryCompareRequestSchema } from './query-compare-request.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
@@ -21,5 +23,9 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'speech-request': speechRequestSchema,
   'verdicts-request': verdictsRequestSchema,
   'query-request': queryRequestSchema,
+  'query-search-request': querySearchRequestSchema,
+  'query-vision-request': queryVisionRequestSchema,
+  'query-rerank-request': queryRerankRequestSchema,
+  'audio-file-request': audioFileRequestSchema,
   'query-compare-request': queryCompareRequestSchema,
 }

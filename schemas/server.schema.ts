@@ -126,7 +126,7 @@ export const serverFileSchema = {
       type: 'object',
       additionalProperties: false,
       default: {},
-      description: 'The Query service (pipelines/query.yaml).',
+      description: 'The Query service (pipelines/query.yaml): the sample collection, how long conversation history and chat uploads are kept, and how big uploads may be. Stores sit beside the records (SQLite in the data folder, or the PostgreSQL of `stores.postgres_url`).',
       properties: {
         sample_collection: {
           type: 'object',
@@ -138,6 +138,21 @@ export const serverFileSchema = {
             project: { type: 'string', minLength: 1, default: 'demo', description: 'The project that owns it (its key carries the embedding calls).' },
             collection: { type: 'string', minLength: 1, default: 'sample', description: 'The collection made.' },
             folder: { type: 'string', minLength: 1, default: 'sample', description: 'Folder of .md and .txt files, relative to the config folder.' },
+          },
+        },
+        history_retention_days: { type: 'integer', minimum: 1, default: 30, description: 'Conversation turns (the client\'s own text) are purged this many days after they were made.' },
+        history_max_turns: { type: 'integer', minimum: 2, default: 200, description: 'Turns kept per project and session; the oldest beyond this are dropped as new ones are added.' },
+        purge_every_minutes: { type: 'integer', minimum: 1, default: 10, description: 'How often expired chat uploads and history past its retention are purged (expired uploads are never returned in between).' },
+        uploads: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Chat uploads (POST /query/v1/chat_upload): files kept per project and session for in-context use.',
+          properties: {
+            max_files: { type: 'integer', minimum: 1, default: 20, description: 'Files in one upload at most; more → 400.' },
+            max_file_bytes: { type: 'integer', minimum: 1, default: 20971520, description: 'Bytes of one file at most (20 MiB); larger → 413.' },
+            max_total_bytes: { type: 'integer', minimum: 1, default: 52428800, description: 'Bytes of all files of one upload at most (50 MiB); more → 413.' },
+            ttl_minutes: { type: 'integer', minimum: 1, default: 60, description: 'Minutes an upload is kept; after that its files are not found (404) and are purged.' },
           },
         },
       },

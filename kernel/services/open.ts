@@ -23,6 +23,7 @@ import { openSqliteKnowledge } from './knowledge/sqlite-knowledge.js'
 import type { KnowledgeStore } from './knowledge/store.js'
 import { openQueryServices } from './query/open-query.js'
 import type { QueryServices } from './query/query-services.js'
+import { querySettings } from './query/query-settings.js'
 
 export interface KernelServices {
   readonly store: Store
@@ -120,6 +121,7 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       log,
       now: options.now ?? Date.now,
       announce: options.announce,
+      settings: querySettings(deployment.server.query),
     })
     opened.push(query)
     // The embedded store's journal: what a crash left in it reaches the store before anything reads it.

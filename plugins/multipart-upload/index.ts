@@ -18,10 +18,18 @@ export interface UploadedFile {
   readonly data: Buffer
 }
 
+/** One file of a form read with `file_fields`, and the field it came in. */
+export interface FieldFile extends UploadedFile {
+  readonly field: string
+}
+
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
     upload?: {
+      /** The file (with `file_fields`: the last of them). */
       file: UploadedFile
+      /** With `file_fields`: every file of those fields, in the order sent. */
+      files?: readonly FieldFile[]
       /** Text fields; a repeated name (`timestamp_granularities[]`) holds a list. */
       fields: Record<string, string | string[]>
     }
@@ -38,6 +46,8 @@ export default definePlugin({
   provides: ['upload'],
   setup(config) {
     const fileField = config.file_field ?? 'file'
+    const fileFields = config.file_fields
+    const fileWords = fileFields ? fileFields.join(', ') : fileField
     const maxFile = config.max_file_bytes ?? 67108864
     const limit = maxFile + (config.form_allowance_bytes ?? 1048576)
     const limits = {
@@ -51,12 +61,12 @@ export default definePlugin({
       async request(ex, next) {
         if (!ex.incoming) throw new GatewayError(500, 'internal error', { cause: new Error('multipart-upload needs a route declared `body: raw`') })
         const contentType = ex.incoming.contentType
-        if (!contentType || !isFormData(contentType)) throw bad(`the request must be multipart/form-data with a ${fileField} field`)
+        if (!contentType || !isFormData(contentType)) throw bad(`the request must be multipart/form-data with a ${fileWords} field`)
         // Past the limit this throws 413 and lets the rest drain unread.
         const body = await ex.incoming.read(limit)
         let form: ParsedForm
         try {
-          form = await parseForm(body, contentType, fileField, limits)
+          form = await parseForm(body, contentType, fileFields ?? fileField, limits)
         } catch (err) {
           if (err instanceof FormLimitError) throw err.limit === 'fileBytes' ? tooLarge() : new GatewayError(413, err.message, { code: 'body_too_large' })
           if (err instanceof MultipartError) throw bad(`invalid multipart body: ${err.message}`)
@@ -74,6 +84,15 @@ export default definePlugin({
         // The last file of the name wins, as the last value of a repeated field does.
         const part = form.files.at(-1)
         const file: UploadedFile | undefined = part && { filename: part.filename, contentType: part.contentType, data: part.data }
+        if (fileFields) {
+          // Several files: an empty one is the next step's to name (it knows what each field means).
+          const stray = form.skipped[0]
+          if (stray) throw bad(`file ${stray.filename ?? '(unnamed)'} is in field ${stray.name}, which is not one of ${fileWords}`)
+          if (!file) throw bad(`a file is required in ${fileFields.length > 1 ? `one of ${fileWords}` : fileWords}`)
+          ex.body = fields
+          ex.state.upload = { file, files: form.files.map((f) => ({ field: f.name, filename: f.filename, contentType: f.contentType, data: f.data })), fields }
+          return next()
+        }
         if (!file) throw bad(`${fileField} is required`)
         if (file.data.length === 0) throw bad(`${fileField} is empty`)
         ex.body = fields

@@ -17,8 +17,10 @@ export interface FormFile {
 export interface ParsedForm {
   /** Text fields in order; a name may repeat. */
   readonly fields: readonly (readonly [name: string, value: string])[]
-  /** The parts named `fileField` (others are skipped unread). */
+  /** The file parts of the names asked for, in order (others are skipped unread). */
   readonly files: readonly FormFile[]
+  /** File parts of other names, skipped unread: their field and file name. */
+  readonly skipped: readonly { readonly name: string; readonly filename?: string }[]
 }
 
 export interface FormLimits {
@@ -58,10 +60,12 @@ export function isFormData(contentType: string | undefined): boolean {
   return !!contentType && /^multipart\/form-data\s*;/i.test(contentType) && /;\s*boundary=/i.test(contentType)
 }
 
-export function parseForm(body: Buffer, contentType: string, fileField: string, limits: FormLimits): Promise<ParsedForm> {
+export function parseForm(body: Buffer, contentType: string, fileFields: string | readonly string[], limits: FormLimits): Promise<ParsedForm> {
+  const wanted = new Set(typeof fileFields === 'string' ? [fileFields] : fileFields)
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = []
     const files: FormFile[] = []
+    const skipped: { name: string; filename?: string }[] = []
     let failed = false
     let parser: busboy.Busboy
     const fail = (err: Error) => {
@@ -93,7 +97,10 @@ export function parseForm(body: Buffer, contentType: string, fileField: string, 
     parser.on('file', (name, stream, info) => {
       // A stop part-way destroys the file being read with an error of its own; the form's is reported.
       stream.on('error', () => undefined)
-      if (name !== fileField) return void stream.resume()
+      if (!wanted.has(name)) {
+        skipped.push({ name, filename: info.filename })
+        return void stream.resume()
+      }
       const chunks: Buffer[] = []
       let size = 0
       stream.on('data', (chunk: Buffer) => {
@@ -110,7 +117,7 @@ export function parseForm(body: Buffer, contentType: string, fileField: string, 
     parser.on('partsLimit', () => fail(new FormLimitError('parts', `too many parts in the form (at most ${limits.parts})`)))
     parser.on('error', (err: Error) => fail(new MultipartError(err.message)))
     parser.on('close', () => {
-      if (!failed) resolve({ fields, files })
+      if (!failed) resolve({ fields, files, skipped })
     })
     parser.end(body)
   })

@@ -5,6 +5,13 @@ export const configSchema = {
   additionalProperties: false,
   properties: {
     file_field: { type: 'string', minLength: 1, default: 'file', description: 'The form field that carries the upload.' },
+    file_fields: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1 },
+      description: 'Several file fields, each repeatable (the chat upload: images, docs, audios): every file of them goes to `ex.state.upload.files` in order, and at least one is required. Set: file_field is not read.',
+    },
     max_file_bytes: { type: 'integer', minimum: 1, default: 67108864, description: 'Largest upload (64 MiB); larger → 413 "request body too large".' },
     form_allowance_bytes: {
       type: 'integer',

@@ -77,6 +77,7 @@ export default definePlugin({
             supplied: p.history,
             budgetTokens: config.history_budget_tokens ?? 2000,
             countTokens,
+            maxTurns: config.history_turns ?? 50,
           }),
           p.enableSearch
             ? timed(
@@ -100,6 +101,7 @@ export default definePlugin({
           let metric: UsageMetric
           let text: string
           let usedPassages: readonly Passage[] | undefined = passages
+          let imageTokens = kernel.catalog.model(model)?.tokens_per_image ?? 1024
           if (passages && restricted && !files.text && !files.imageParts.length && !bearsOnQuestion(p.query, passages)) {
             // Nothing retrieved bears on the question: say so without asking a model.
             text = config.no_answer_text ?? 'I could not find the answer to this question in the documents of this collection.'
@@ -127,7 +129,8 @@ export default definePlugin({
             const used = asked.result.usage.used()
             const answered = kernel.catalog.model(asked.result.usage.model ?? model)
             // Image parts are counted as the model counts them (models.yaml tokens_per_image).
-            const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * (answered?.tokens_per_image ?? 1024) }
+            imageTokens = answered?.tokens_per_image ?? 1024
+            const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * imageTokens }
             metric = usageMetric(measured, used.source === 'none' ? ZERO : used, unitPrices(answered?.prices))
             text = asked.text
           }
@@ -154,8 +157,8 @@ export default definePlugin({
             ...(answer ? { finish_reason: answer.finishReason } : { answered_from_context: false }),
             ...(answer?.toolCalls.length ? { tool_calls: answer.toolCalls } : {}),
             ...(p.sessionId ? { session_id: p.sessionId } : {}),
-            ...(history.tokens ? { history_turns: history.messages.length } : {}),
-            ...(files.files.length ? { files: files.files } : {}),
+            ...(history.messages.length ? { history_messages: history.messages.length } : {}),
+            ...(files.files.length ? { files: files.files.map((f) => ({ name: f.name, kind: f.kind, tokens: f.text === undefined ? imageTokens : countTokens(f.text) })) } : {}),
             ...(evaluation ? { evaluation } : {}),
           })
         }

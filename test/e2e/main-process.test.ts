@@ -43,7 +43,8 @@ function start(env: NodeJS.ProcessEnv): Promise<Started> {
 test('without SLUICE_DEMO_KEY: a key is printed once, kept hashed, and works; the next start prints none', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-'))
   const first = await start({ SLUICE_DATA: data })
-  const key = /(sk-sluice-\S+)/.exec(first.stdout())?.[1]
+  // The demo project's Query tokens are printed first (same sk-sluice- form): take the line after "Demo API key".
+  const key = /Demo API key[^\n]*\n\s*(sk-sluice-\S+)/.exec(first.stdout())?.[1]
   assert.ok(key, 'the key is printed')
   const res = await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
   assert.is(res.status, 200)

@@ -91,7 +91,7 @@ test('the first start ingests config/sample/ in the background; search finds the
 })
 
 test('turned off in server.yaml: nothing is ingested', async () => {
-  const gw = await startTestGateway({ server: { query: { sample_collection: { enabled: false, project: 'demo', collection: 'sample', folder: 'sample' } } } })
+  const gw = await startTestGateway({ server: { query: { sample_collection: { enabled: false, project: 'demo', collection: 'sample', folder: 'sample' } } as never } })
   try {
     assert.is(await seedSampleCollection(gw.generation()), 'disabled')
     assert.equal(await gw.generation().knowledge.listCollections('demo'), [])

@@ -22,6 +22,8 @@ export interface QueryStoreOptions {
   readonly env: NodeJS.ProcessEnv
   readonly log: import('../../log.js').Logger
   readonly now: () => number
+  /** server.yaml `query:` (history retention and cap, upload limits, purge period); defaults when absent. */
+  readonly settings?: import('./query-settings.js').QuerySettings
   /** Where a generated demo token is shown once (default: stdout). */
   readonly announce?: (line: string) => void
 }

@@ -121,4 +121,29 @@ test('50,000 fields of one name parse in linear time (the hand parser took 30 s;
   assert.equal([refused.error?.status, refused.error?.message], [413, 'too many form fields (at most 100)'])
 })
 
+test('file_fields: every file of those fields, in order, with its field; a file in another field is refused by name', async () => {
+  const body = formBody([
+    { name: 'session_id', data: 's1' },
+    { name: 'images', filename: 'a.png', type: 'image/png', data: 'PNG' },
+    { name: 'docs', filename: 'b.md', type: 'text/markdown', data: '# B' },
+    { name: 'images', filename: 'c.gif', type: 'image/gif', data: 'GIF' },
+  ])
+  const options = { file_fields: ['images', 'docs', 'audios'], max_files: 8 }
+  const run = await runPlugin(multipartUpload, options, { incoming: body, headers })
+  assert.is(run.error, undefined)
+  assert.equal(run.ex.body, { session_id: 's1' })
+  assert.equal(run.ex.state.upload?.files?.map((f) => [f.field, f.filename, f.data.toString()]), [
+    ['images', 'a.png', 'PNG'],
+    ['docs', 'b.md', '# B'],
+    ['images', 'c.gif', 'GIF'],
+  ])
+  assert.is(run.ex.state.upload?.file.filename, 'c.gif')
+  const stray = await runPlugin(multipartUpload, options, { incoming: formBody([{ name: 'videos', filename: 'v.mp4', data: 'x' }, { name: 'docs', filename: 'b.md', data: 'B' }]), headers })
+  assert.is(stray.error?.status, 400)
+  assert.is(stray.error?.message, 'file v.mp4 is in field videos, which is not one of images, docs, audios')
+  const none = await runPlugin(multipartUpload, options, { incoming: formBody([{ name: 'session_id', data: 's1' }]), headers })
+  assert.is(none.error?.status, 400)
+  assert.is(none.error?.message, 'a file is required in one of images, docs, audios')
+})
+
 test.run()

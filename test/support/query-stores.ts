@@ -1,0 +1,47 @@
+/**
+ * The Query service's history and upload stores as contract suites open them: SQLite in a
+ * fresh folder, PostgreSQL in a fresh schema (undefined when unreachable outside CI), with a
+ * clock the test moves and the cleanup that removes them.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createLogger } from '../../kernel/log.js'
+import type { QueryStoreOptions } from '../../kernel/services/query/query-services.js'
+import { querySettings } from '../../kernel/services/query/query-settings.js'
+import { available, POSTGRES_URL, uniqueName } from './services.js'
+import { dropSchema } from './test-stores.js'
+
+export interface QueryStoreFixture {
+  options: QueryStoreOptions
+  clock: { t: number }
+  cleanup(): Promise<void>
+}
+
+export type QueryStoreKind = 'sqlite' | 'postgres'
+
+export async function queryStoreFixture(kind: QueryStoreKind, settings: Parameters<typeof querySettings>[0] = {}): Promise<QueryStoreFixture | undefined> {
+  const clock = { t: Date.UTC(2026, 4, 1) }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-query-'))
+  const schema = uniqueName('sluice_query_test')
+  if (kind === 'postgres' && !(await available('postgres'))) return undefined
+  const options: QueryStoreOptions = {
+    dataDir,
+    configDir: dataDir,
+    projectsFile: undefined,
+    postgresUrl: kind === 'postgres' ? POSTGRES_URL : undefined,
+    postgresSchema: kind === 'postgres' ? schema : 'public',
+    env: {},
+    log: createLogger({ level: 'error', sink: { write: () => undefined } }),
+    now: () => clock.t,
+    settings: querySettings(settings),
+  }
+  return {
+    options,
+    clock,
+    async cleanup() {
+      fs.rmSync(dataDir, { recursive: true, force: true })
+      if (kind === 'postgres') await dropSchema(schema)
+    },
+  }
+}
