@@ -42,7 +42,11 @@ import queryVision from './query-vision/index.js'
 import queryRerank from './query-rerank/index.js'
 import jsonUpload from './json-upload/index.js'
 import queryUpload from './query-upload/index.js'
+import imageGeneration from './image-generation/index.js'
+import queryImage from './query-image/index.js'
+import queryAudio from './query-audio/index.js'
+import querySpeech from './query-speech/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, queryCompare, queryRealtime]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, imageGeneration, queryImage, queryAudio, querySpeech, queryCompare, queryRealtime]

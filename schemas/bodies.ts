@@ -9,7 +9,9 @@ import { speechRequestSchema } from './speech-request.schema.js'
 import { verdictsRequestSchema } from './verdicts-request.schema.js'
 import { queryRequestSchema } from './query-request.schema.js'
 import { queryRerankRequestSchema, querySearchRequestSchema, queryVisionRequestSchema } from './query-bodies.schema.js'
+import { imagesRequestSchema } from './images-request.schema.js'
 import { audioFileRequestSchema } from './audio-file-request.schema.js'
+import { queryAudioRequestSchema, queryImageRequestSchema, querySpeechRequestSchema } from './query-media.schema.js'
 import { queryCompareRequestSchema } from './query-compare-request.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
@@ -26,6 +28,10 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'query-search-request': querySearchRequestSchema,
   'query-vision-request': queryVisionRequestSchema,
   'query-rerank-request': queryRerankRequestSchema,
+  'images-request': imagesRequestSchema,
   'audio-file-request': audioFileRequestSchema,
+  'query-image-request': queryImageRequestSchema,
+  'query-audio-request': queryAudioRequestSchema,
+  'query-speech-request': querySpeechRequestSchema,
   'query-compare-request': queryCompareRequestSchema,
 }

@@ -5,6 +5,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import { simAudioSchema } from './audio-schema.js'
+import { simImageSchema } from './image-schema.js'
 
 /** The failure types of llm-d-inference-sim, plus the two stream faults the gateway must survive. */
 export const failureTypes = [
@@ -26,9 +27,9 @@ export const simModelSchema = {
     name: { type: 'string', minLength: 1, description: 'Name the model is served as; it is also what replies report in `model`.' },
     kind: {
       type: 'string',
-      enum: ['chat', 'embedding', 'speech', 'transcription', 'rerank'],
+      enum: ['chat', 'embedding', 'speech', 'transcription', 'rerank', 'image'],
       default: 'chat',
-      description: 'What the model does: chat, embeddings, speech (POST /v1/audio/speech), transcription (POST /v1/audio/transcriptions and translations) or reranking (POST /v1/rerank, /v2/rerank, /rerank, /score).',
+      description: 'What the model does: chat, embeddings, speech (POST /v1/audio/speech), transcription (POST /v1/audio/transcriptions and translations), reranking (POST /v1/rerank, /v2/rerank, /rerank, /score) or image generation (POST /v1/images/generations).',
     },
     reasoning: {
       type: 'string',
@@ -56,6 +57,7 @@ export const simModelSchema = {
       description: 'An embedding model that takes `dimensions` (a shorter, renormalised vector); without it, `dimensions` gets vLLM\'s 400.',
     },
     audio: simAudioSchema,
+    image: simImageSchema,
   },
 } as const
 

@@ -9,6 +9,7 @@ import { errorBody, SimError } from './api-error.js'
 import { handleChatCompletions } from './chat.js'
 import { handleCompletions } from './completions.js'
 import { handleEmbeddings } from './embeddings.js'
+import { handleImageGenerations } from './images.js'
 import { parseJsonBody, readBody, sendError, sendJson, sendText, sseData, sseDone } from './http-io.js'
 import { renderMetrics } from './metrics.js'
 import { handleRerank, handleScore } from './rerank.js'
@@ -45,6 +46,7 @@ const routes = new Map<string, Route>([
   ['POST /rerank', { kind: 'body', handle: handleRerank }],
   ['POST /score', { kind: 'body', handle: handleScore }],
   ['POST /v1/score', { kind: 'body', handle: handleScore }],
+  ['POST /v1/images/generations', { kind: 'body', handle: handleImageGenerations }],
   ['POST /v1/audio/speech', { kind: 'body', handle: handleSpeech }],
   ['GET /v1/audio/voices', { kind: 'plain', handle: handleVoices }],
   ['POST /v1/audio/transcriptions', { kind: 'raw', handle: transcriptionHandler('transcribe') }],

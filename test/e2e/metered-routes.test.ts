@@ -1,6 +1,6 @@
 /**
  * Every route of the shipped pipelines that reaches a model is budgeted, queued and recorded:
- * chat, responses, completions, messages, embeddings, rerank, verdicts, speech, transcription and translation. For each, with real
+ * chat, responses, completions, messages, embeddings, rerank, verdicts, speech, transcription, translation and images. For each, with real
  * clients over real sockets: a key whose term budget is exhausted gets 403, a key over its
  * per-minute tokens gets 429, a served request leaves exactly one record with its tokens or
  * seconds and an indicative value, and the admin API's usage per key and per model shows it.
@@ -23,7 +23,7 @@ const keys = keysFile({}, [
   // One token a minute: any request is over it.
   { id: 'slow', group: 'demo', secret: 'sk-slow', tokens_per_minute: 1 },
   // A key per route, so that its records and usage rows are only that route's.
-  ...['chat', 'responses', 'completions', 'messages', 'embeddings', 'rerank', 'verdicts', 'speech', 'transcription', 'translation'].map((r) => ({ id: `m-${r}`, group: 'demo', secret: `sk-m-${r}` })),
+  ...['chat', 'responses', 'completions', 'messages', 'embeddings', 'rerank', 'verdicts', 'speech', 'transcription', 'translation', 'images'].map((r) => ({ id: `m-${r}`, group: 'demo', secret: `sk-m-${r}` })),
 ])
 
 test.before(async () => {
@@ -47,12 +47,13 @@ const calls: Record<string, (client: OpenAI) => Promise<unknown>> = {
   speech: async (c) => Buffer.from(await (await c.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: 'Hello there.', response_format: 'wav' })).arrayBuffer()),
   transcription: async (c) => c.audio.transcriptions.create({ model: 'sim-whisper', file: await wav() }),
   translation: async (c) => c.audio.translations.create({ model: 'sim-whisper', file: await wav() }),
+  images: (c) => c.images.generate({ model: 'sim-image', prompt: 'a small boat', size: '256x256', response_format: 'b64_json' }),
 }
 
 /** The route id records carry for each (verdicts are recorded as their chat-internal calls). */
 const recordedRoute: Record<string, string> = {
   chat: 'chat', responses: 'responses', completions: 'completions', messages: 'messages', embeddings: 'embeddings', rerank: 'rerank', verdicts: 'chat-internal', speech: 'audio-speech',
-  transcription: 'audio-transcriptions', translation: 'audio-translations',
+  transcription: 'audio-transcriptions', translation: 'audio-translations', images: 'images-generations',
 }
 
 const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, maxRetries: 0 })

@@ -42,7 +42,7 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   const resolved = loadSimConfig(path.join(repoRoot, 'config', 'simulator.yaml'))
   assert.equal(
     resolved.models.map((m) => m.name),
-    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet'],
+    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet', 'sim-image'],
   )
   const byName = new Map(resolved.models.map((m) => [m.name, m]))
   assert.is(byName.get('sim-instruct-8b')?.completions, true)
@@ -57,6 +57,8 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   assert.equal([byName.get('sim-orpheus')?.audio.first_audio_ms, byName.get('sim-orpheus')?.audio.realtime_factor], [300, 1.8])
   assert.is(byName.get('sim-qwen3-tts')?.audio.streaming, false)
   assert.is(byName.get('sim-whisper')?.kind, 'transcription')
+  assert.is(byName.get('sim-image')?.kind, 'image')
+  assert.equal(byName.get('sim-image')?.image.sizes, ['1024x1024', '512x512', '256x256'])
   assert.equal(resolved.latency, { ttft_ms: 30, itl_ms: 5, jitter: 0.1 })
   assert.is(resolved.max_running, 8)
 })

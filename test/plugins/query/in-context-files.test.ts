@@ -48,15 +48,15 @@ test('images become image parts; documents and transcripts one text under header
   assert.is(got.text, '--- document: guide.pdf ---\n[page 1]\nAlpha harbour opens at dawn.\n\n--- audio transcript: call.wav ---\nplease call back')
   assert.equal(got.files, [
     { name: 'cat.png', kind: 'image' },
-    { name: 'guide.pdf', kind: 'doc' },
-    { name: 'call.wav', kind: 'audio' },
+    { name: 'guide.pdf', kind: 'doc', text: '[page 1]\nAlpha harbour opens at dawn.' },
+    { name: 'call.wav', kind: 'audio', text: 'please call back' },
   ])
 })
 
 test('only the files listed are used', async () => {
   const got = await inContextFiles(uploads, { ...ids, chatUpload: { docs: ['guide.pdf'] } })
   assert.equal(got.imageParts, [])
-  assert.equal(got.files, [{ name: 'guide.pdf', kind: 'doc' }])
+  assert.equal(got.files, [{ name: 'guide.pdf', kind: 'doc', text: '[page 1]\nAlpha harbour opens at dawn.' }])
   assert.equal(await inContextFiles(uploads, { ...ids, chatUpload: {} }), { imageParts: [], text: '', files: [] })
 })
 

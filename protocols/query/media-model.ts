@@ -1,0 +1,34 @@
+/**
+ * The model of a Query service media request (image, audio, speech): the request's
+ * `model_name`, which must be a catalog model of the body type's kind, or else the catalog's
+ * first model of that kind. `model_provider`, when sent, must be `gateway` (Sluice's own
+ * catalog): the media body types reach models only through the gateway's routes.
+ */
+import { GatewayError } from '../../kernel/errors.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
+
+type MediaType = 'image' | 'audio_transcription' | 'audio_speech'
+
+const WHAT: Readonly<Record<MediaType, string>> = {
+  image: 'an image generation',
+  audio_transcription: 'a transcription',
+  audio_speech: 'a speech',
+}
+
+export function checkMediaProvider(provider: string | undefined): void {
+  if (provider !== undefined && provider !== 'gateway')
+    throw new GatewayError(400, `model_provider ${provider} does not serve this body type; use gateway (the catalog's models)`, { code: 'invalid_request' })
+}
+
+/** The catalog model that answers: the one asked for, or the first of its kind. */
+export function mediaModel(models: readonly ModelConfig[], type: MediaType, asked: string | undefined): ModelConfig {
+  if (asked !== undefined) {
+    const model = models.find((m) => m.id === asked)
+    if (!model) throw new GatewayError(404, `model_name ${asked} is not in the catalog`)
+    if (model.model_type !== type) throw new GatewayError(400, `model_name ${asked} is not ${WHAT[type]} model`, { code: 'invalid_request' })
+    return model
+  }
+  const first = models.find((m) => m.model_type === type && m.enabled !== false)
+  if (!first) throw new GatewayError(503, `no ${WHAT[type].replace(/^an? /, '')} model is configured`)
+  return first
+}
