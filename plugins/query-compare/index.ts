@@ -12,7 +12,6 @@ import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError, toGatewayError } from '../../kernel/errors.js'
 import { reply, type StreamEvent } from '../../kernel/reply.js'
 import { unitPrices } from '../../kernel/services/catalog/prices.js'
-import { countTokens } from '../../kernel/services/knowledge/tokens.js'
 import { searchCollection, type SearchLimits } from '../../kernel/services/knowledge/search/search-collection.js'
 import type { QueryCompareRequest } from '../../schemas/query-compare-request.schema.js'
 import { buildPrompt } from '../../protocols/query/prompt.js'
@@ -20,7 +19,7 @@ import { resolveModel } from '../../protocols/query/provider.js'
 import { sourcesOf } from '../../protocols/query/sources.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { queryErrorBody } from '../../protocols/query/error-body.js'
-import { INPUT_PARTS, usageMetric, type InputBreakdown, type UsageMetric } from '../../protocols/query/usage-metric.js'
+import { usageMetric, type InputBreakdown, type UsageMetric } from '../../protocols/query/usage-metric.js'
 import { EventChannel } from '../../protocols/query/event-channel.js'
 import { readAnswerStream, streamingBody } from '../../protocols/query/answer-stream.js'
 import { totalMetric } from './usage-total.js'
@@ -38,6 +37,7 @@ export default definePlugin({
   setup(config: QueryCompareConfig, kernel) {
     const providers = config.providers ?? { gateway: {} }
     const answerRoute = config.answer_route ?? 'query-chat'
+    const tokenizeRoute = config.tokenize_route ?? 'tokenize-internal'
     const limits: SearchLimits = { maxTopK: config.max_top_k ?? 100, neighborWindow: 1, variants: 1, variantsModel: kernel.catalog.defaultModel, rerankCandidates: 50 }
     const call = (id: string, body: unknown, o?: Parameters<typeof kernel.call>[2]) => kernel.call(id, body, o)
     const modelOf = (id: string) => kernel.catalog.model(id)
@@ -78,7 +78,12 @@ export default definePlugin({
           inContextText: '',
           imageParts: [],
         })
-        const measured = Object.fromEntries(INPUT_PARTS.map((p) => [p, countTokens(prompt.parts[p])])) as InputBreakdown
+        // The prompt's parts, counted once by the requested model's server (as the query does);
+        // without a count, each model's whole input is reported as system_prompt.
+        const measured: Promise<Partial<InputBreakdown>> = kernel
+          .call(tokenizeRoute, { model: requested, texts: prompt.parts }, options)
+          .then(({ reply: r }) => (r.kind === 'json' && r.status === 200 ? ((r.body as { counts?: Partial<InputBreakdown> }).counts ?? {}) : {}))
+          .catch(() => ({}))
         const chat: Record<string, unknown> = { messages: prompt.messages }
         if (defaults.model_params?.temperature !== undefined) chat.temperature = defaults.model_params.temperature
         if (body.response_format?.type === 'json') chat.response_format = { type: 'json_object' }
@@ -99,7 +104,7 @@ export default definePlugin({
               finish_reason: read.finishReason,
               latency_ms: ms(performance.now() - started),
               time_to_first_token_ms: read.firstDeltaAt === undefined ? null : ms(read.firstDeltaAt - started),
-              usage_metric: usageMetric(measured, used.source === 'none' ? { inputTokens: 0, outputTokens: 0 } : used, unitPrices(answered?.prices)),
+              usage_metric: usageMetric(await measured, used.source === 'none' ? { inputTokens: 0, outputTokens: 0 } : used, unitPrices(answered?.prices)),
             }
           } catch (err) {
             if (ex.signal.aborted) throw err

@@ -253,6 +253,7 @@ test('a compare across three models: deltas tagged by model, one summary each ma
     assert.is(text, s.answer, `${s.model}: deltas add up to the answer`)
     assert.ok(s.latency_ms >= s.time_to_first_token_ms && s.time_to_first_token_ms >= 0, JSON.stringify(s))
     const m = s.usage_metric as UsageMetric
+    assert.ok(m.input_token_details.user_query > 0 && m.input_token_details.system_prompt > 0, JSON.stringify(m.input_token_details))
     const rec = found.find((r) => r.model === s.model && r.promptTokens === m.input_token_count && r.completionTokens === m.output_token_count)
     assert.ok(rec, `a query-chat record of ${s.model} with ${m.input_token_count}/${m.output_token_count} tokens`)
     assert.ok(Math.abs(rec!.value - m.total_token_cost) < 1e-11, `${s.model}: cost ${m.total_token_cost} vs record ${rec!.value}`)

@@ -28,6 +28,8 @@ type Call = { route: string; body: Record<string, unknown>; options?: CallOption
 function answerRoute(calls: Call[], failing?: string) {
   return async (route: string, b: unknown, options?: CallOptions): Promise<CallResult> => {
     const chat = b as Record<string, unknown>
+    // The prompt's parts, counted once, as the tokenize route answers.
+    if (route === 'tokenize-internal') return { reply: reply.json({ counts: { user_query: 4, system_prompt: 3 }, method: 'tokenizer' }), headers: new Map(), usage: new Usage(undefined) }
     calls.push({ route, body: chat, options })
     const model = chat.model as string
     if (model === failing) throw new GatewayError(503, 'The server is overloaded or not ready yet.')
@@ -77,6 +79,7 @@ test('every model answers at once, streamed under the project key; deltas are ta
     assert.is(s.answer, `${s.model} says hi`)
     assert.is(s.usage_metric.input_token_count, 10)
     assert.is(s.usage_metric.output_token_count, 2)
+    assert.is((s.usage_metric as unknown as { input_token_details: { user_query: number } }).input_token_details.user_query, 4, 'the parts as the tokenizer counted them')
     assert.ok(s.latency_ms >= s.time_to_first_token_ms)
   }
   const done = events.at(-1) as { type: string; response: { file: string; response: { response: { model: string }[]; metadata: { models: string[]; usage_metric: { total_token_count: number }; sources: object } } } }
