@@ -16,7 +16,7 @@ import { SerializedEvent, type EventsReply } from './reply.js'
 import { createExchange, type KernelExchange } from './create-exchange.js'
 import { enteredChunkSteps, finishAll, outcomeOf, passChunk, runRequest, type ChainState } from './chain.js'
 import { GatewayError, toGatewayError } from './errors.js'
-import { checkBody } from './body.js'
+import { checkBody, parseJson } from './body.js'
 import { defaultErrorStyle } from './error-styles.js'
 import { describeCause, type Logger } from './log.js'
 import { CLOSE, MessageError, askedFor, errorMessage, eventMessage, matches, readMessage, replyMessage, serializedEventMessage, upgradeRefusal, type MessageId } from '../protocols/websocket/envelope.js'
@@ -96,7 +96,7 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
       const style = routes[0]?.errors ?? defaultErrorStyle
       try {
         if (isBinary) throw new MessageError(null, new GatewayError(400, 'binary messages are not served: send JSON text', { code: 'invalid_request' }))
-        const message = readMessage(data.toString())
+        const message = readMessage(() => parseJson(data as Buffer, gen.config.server.limits.json_max_depth))
         const route = routes.find((r) => matches(r.ws!.match, message.body))
         if (!route || draining) {
           const error = draining ? new GatewayError(503, 'server shutting down') : new GatewayError(400, `no route on this socket serves ${askedFor(routes.flatMap((r) => Object.keys(r.ws!.match ?? {})), message.body)}`, { code: 'invalid_request' })

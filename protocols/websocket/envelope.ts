@@ -31,13 +31,16 @@ export interface IncomingMessage {
 
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
 
-/** Reads one text message. Throws 400 (with the id, when one could be read) for anything but a JSON object with a usable id. */
-export function readMessage(text: string): IncomingMessage {
+/**
+ * Reads one text message, parsed by `parse` (the kernel's, which bounds the nesting depth as for
+ * HTTP bodies). Throws 400 for anything but a JSON object with a usable id.
+ */
+export function readMessage(parse: () => unknown): IncomingMessage {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = parse()
   } catch (err) {
-    throw new MessageError(null, bad(`message is not valid JSON: ${(err as Error).message}`))
+    throw new MessageError(null, err instanceof GatewayError ? err : bad(`message is not valid JSON: ${(err as Error).message}`))
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MessageError(null, bad('a message must be a JSON object'))
   const { id = null, ...body } = value as Record<string, unknown>

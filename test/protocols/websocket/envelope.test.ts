@@ -1,13 +1,15 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { GatewayError } from '../../../kernel/errors.js'
 import { MessageError, askedFor, errorMessage, eventMessage, matches, readMessage, replyMessage, serializedEventMessage, upgradeRefusal } from '../../../protocols/websocket/envelope.js'
 
 const test = suite('protocols/websocket: the envelope')
+const json = (text: string) => () => JSON.parse(text) as unknown
 
 test('readMessage takes the id out and leaves the body', () => {
-  assert.equal(readMessage('{"id":"a1","action":"query","query":"hi"}'), { id: 'a1', body: { action: 'query', query: 'hi' } })
-  assert.equal(readMessage('{"id":7,"x":1}'), { id: 7, body: { x: 1 } })
-  assert.equal(readMessage('{"x":1}'), { id: null, body: { x: 1 } })
+  assert.equal(readMessage(json('{"id":"a1","action":"query","query":"hi"}')), { id: 'a1', body: { action: 'query', query: 'hi' } })
+  assert.equal(readMessage(json('{"id":7,"x":1}')), { id: 7, body: { x: 1 } })
+  assert.equal(readMessage(json('{"x":1}')), { id: null, body: { x: 1 } })
 })
 
 test('readMessage refuses what is not a JSON object with a usable id, as 400s', () => {
@@ -21,13 +23,22 @@ test('readMessage refuses what is not a JSON object with a usable id, as 400s', 
     [`{"id":"${'x'.repeat(129)}"}`, /id must be/],
   ] as const) {
     try {
-      readMessage(text)
+      readMessage(json(text))
       assert.unreachable(text)
     } catch (err) {
       assert.instance(err, MessageError)
       assert.is((err as MessageError).error.status, 400)
       assert.match((err as MessageError).error.message, message)
     }
+  }
+  // The kernel's parser's own 400 (a body nested too deep) passes as it is.
+  const deep = new GatewayError(400, 'request body is nested deeper than 128 levels')
+  try {
+    readMessage(() => {
+      throw deep
+    })
+  } catch (err) {
+    assert.is((err as MessageError).error, deep)
   }
 })
 
