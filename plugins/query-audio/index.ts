@@ -13,8 +13,7 @@ import { unitPrices, valueOf } from '../../kernel/services/catalog/prices.js'
 import { decodeBase64Payload } from '../../protocols/http/base64-payload.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'
-import { checkMediaProvider, mediaModel } from '../../protocols/query/media-model.js'
-import { checkOwnParams } from '../../protocols/query/own-params.js'
+import { mediaRequestModel } from '../../protocols/query/media-model.js'
 import type { QueryAudioRequest } from '../../schemas/query-media.schema.js'
 import { configSchema } from './schema.js'
 
@@ -28,9 +27,6 @@ interface Transcript {
   duration?: unknown
 }
 
-/** Fields a project has defaults for: a service token sends them only with request_source override_params. */
-const OWN_PARAMS = ['model_provider', 'model_name']
-
 export default definePlugin({
   name: 'query-audio',
   config: configSchema,
@@ -41,13 +37,11 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body as QueryAudioRequest
-        checkOwnParams(ex.state.queryAuth!.token.kind, body, OWN_PARAMS)
-        checkMediaProvider(body.model_provider)
+        const model = mediaRequestModel(ex.state.queryAuth!.token.kind, body, kernel.catalog.models(), 'audio_transcription')
         // Checked here so that the error names the Query service's field, not the twin's.
         const audio = decodeBase64Payload(body.audio_file)
         if (!audio) throw bad('audio_file must be base64 (or a base64 data URL)')
         if (audio.data.length > maxFile) throw new GatewayError(413, `audio_file is larger than ${maxFile} bytes`, { code: 'body_too_large' })
-        const model = mediaModel(kernel.catalog.models(), 'audio_transcription', body.model_name)
         if (body.task === 'translate' && model.audio?.translation !== true) throw bad(`model_name ${model.id} does not translate; use a model with translation`)
         const call = {
           model: model.id,

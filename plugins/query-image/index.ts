@@ -11,8 +11,7 @@ import { reply } from '../../kernel/reply.js'
 import { unitPrices, valueOf } from '../../kernel/services/catalog/prices.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'
-import { checkMediaProvider, mediaModel } from '../../protocols/query/media-model.js'
-import { checkOwnParams } from '../../protocols/query/own-params.js'
+import { mediaRequestModel } from '../../protocols/query/media-model.js'
 import type { QueryImageRequest } from '../../schemas/query-media.schema.js'
 import { configSchema } from './schema.js'
 
@@ -24,9 +23,6 @@ interface ImagesReply {
   size?: unknown
 }
 
-/** Fields a project has defaults for: a service token sends them only with request_source override_params. */
-const OWN_PARAMS = ['model_provider', 'model_name']
-
 export default definePlugin({
   name: 'query-image',
   config: configSchema,
@@ -36,9 +32,7 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body as QueryImageRequest
-        checkOwnParams(ex.state.queryAuth!.token.kind, body, OWN_PARAMS)
-        checkMediaProvider(body.model_provider)
-        const model = mediaModel(kernel.catalog.models(), 'image', body.model_name)
+        const model = mediaRequestModel(ex.state.queryAuth!.token.kind, body, kernel.catalog.models(), 'image')
         const call = { model: model.id, prompt: body.query, n: body.n ?? 1, response_format: 'b64_json', ...(body.size ? { size: body.size } : {}) }
         const result = await kernel.call(route, call, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
         const sent = (result.reply.kind === 'json' ? result.reply.body : undefined) as ImagesReply | undefined

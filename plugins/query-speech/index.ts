@@ -12,8 +12,7 @@ import { reply } from '../../kernel/reply.js'
 import { unitPrices, valueOf } from '../../kernel/services/catalog/prices.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'
-import { checkMediaProvider, mediaModel } from '../../protocols/query/media-model.js'
-import { checkOwnParams } from '../../protocols/query/own-params.js'
+import { mediaRequestModel } from '../../protocols/query/media-model.js'
 import type { QuerySpeechRequest } from '../../schemas/query-media.schema.js'
 import { configSchema } from './schema.js'
 import { wholeAudio, withTrueWavSizes } from './whole-audio.js'
@@ -24,9 +23,6 @@ const ROUTE_FORMAT = { pcm16: 'pcm', wav: 'wav', mp3: 'mp3' } as const
 /** Orpheus's audio tokens: 7 per 2048 samples at 24 kHz (plugins/speech/speech-usage.ts). */
 const SECONDS_PER_AUDIO_TOKEN = 2048 / 7 / 24000
 
-/** Fields a project has defaults for: a service token sends them only with request_source override_params. */
-const OWN_PARAMS = ['model_provider', 'model_name']
-
 export default definePlugin({
   name: 'query-speech',
   config: configSchema,
@@ -36,9 +32,7 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body as QuerySpeechRequest
-        checkOwnParams(ex.state.queryAuth!.token.kind, body, OWN_PARAMS)
-        checkMediaProvider(body.model_provider)
-        const model = mediaModel(kernel.catalog.models(), 'audio_speech', body.model_name)
+        const model = mediaRequestModel(ex.state.queryAuth!.token.kind, body, kernel.catalog.models(), 'audio_speech')
         const format = body.output_audio_format ?? 'mp3'
         const sampleRate = model.audio?.sample_rate ?? 24000
         const call = {

@@ -4,6 +4,7 @@
  * rules 2-5 and "Authentication"). Each failure is a 400 naming the field.
  */
 import { GatewayError } from '../../kernel/errors.js'
+import { checkOwnParams } from '../../protocols/query/own-params.js'
 import type { ProjectToken } from '../../kernel/services/query/projects.js'
 import type { EnhancePrompt, HistoryItem, ModelParams, QueryDefaults, QueryRequest, SearchParams } from '../../schemas/query-request.schema.js'
 
@@ -44,11 +45,7 @@ export function resolveParams(body: QueryRequest, defaults: QueryDefaults, token
     const where = body.endpoint === 'realtime' ? ' (realtime is served over the WebSocket)' : ''
     throw bad(`endpoint must be ${endpoints.join(' or ')}${where}`)
   }
-  if (body.request_source !== undefined && body.request_source !== 'override_params') throw bad('request_source must be "override_params"')
-  if (token.kind === 'service' && body.request_source !== 'override_params') {
-    const own = OWN_PARAMETERS.filter((f) => body[f] !== undefined)
-    if (own.length) throw bad(`a service token sends its own parameters only with request_source "override_params" (sent: ${own.join(', ')})`)
-  }
+  checkOwnParams(token.kind, body, OWN_PARAMETERS)
   const searchParams = merged(defaults.search_params, body.search_params)
   const enableSearch = body.enable_search ?? defaults.enable_search ?? false
   if (enableSearch) {

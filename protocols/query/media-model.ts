@@ -6,6 +6,7 @@
  */
 import { GatewayError } from '../../kernel/errors.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
+import { checkOwnParams } from './own-params.js'
 
 type MediaType = 'image' | 'audio_transcription' | 'audio_speech'
 
@@ -31,4 +32,19 @@ export function mediaModel(models: readonly ModelConfig[], type: MediaType, aske
   const first = models.find((m) => m.model_type === type && m.enabled !== false)
   if (!first) throw new GatewayError(503, `no ${WHAT[type].replace(/^an? /, '')} model is configured`)
   return first
+}
+
+/** Fields of a media body that a project has defaults for (the service-token rule applies to them). */
+const MEDIA_OWN_PARAMS = ['model_provider', 'model_name']
+
+/** The checks every media body type makes first, and the model that answers it. */
+export function mediaRequestModel(
+  tokenKind: 'developer' | 'service',
+  body: Readonly<{ model_provider?: string; model_name?: string }> & Readonly<Record<string, unknown>>,
+  models: readonly ModelConfig[],
+  type: MediaType,
+): ModelConfig {
+  checkOwnParams(tokenKind, body, MEDIA_OWN_PARAMS)
+  checkMediaProvider(body.model_provider)
+  return mediaModel(models, type, body.model_name)
 }

@@ -1,7 +1,7 @@
 /**
  * The service-token rule of spec 001 ("Authentication" 2): a service token that sends its own
  * parameters (fields that have a project default) must say `request_source: "override_params"`,
- * else the request is a 400 (the query's own check, plugins/query/params.ts, words it the same).
+ * else the request is a 400. The query and every body type check it here.
  * A developer token may always send them. `request_source`, when
  * sent, must be `override_params` ("Must be `override_params`", Query request table).
  */

@@ -4,41 +4,16 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { repoRoot, defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
 import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
+import { startMainProcess } from '../support/main-process.js'
 
 const test = suite('e2e the npm start process')
-const main = path.join(repoRoot, 'dist', 'bin', 'sluice-server.js')
 
-interface Started {
-  child: ChildProcess
-  url: string
-  stdout: () => string
-  exited: Promise<number | null>
-}
-
-function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const child = spawn(process.execPath, [main], { env: { PATH: process.env.PATH, PORT: '0', SLUICE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
-  child.stderr!.resume()
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 20_000)
-    child.stdout!.on('data', () => {
-      const m = /serving on (http:\/\/\S+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve({ child, url: m[1]!, stdout: () => out, exited })
-      }
-    })
-    void exited.then((code) => reject(new Error(`exited ${code}: ${out}`)))
-  })
-}
+const start = startMainProcess
 
 test('without SLUICE_DEMO_KEY: a key is printed once, kept hashed, and works; the next start prints none', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-'))

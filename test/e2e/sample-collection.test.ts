@@ -6,42 +6,19 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { repoRoot } from '../../kernel/paths.js'
 import { seedSampleCollection } from '../../kernel/services/query/sample-collection.js'
 import { startTestGateway, TEST_KEY } from '../support/gateway.js'
+import { startMainProcess, type MainProcess } from '../support/main-process.js'
 
 const test = suite('e2e the sample collection')
-const main = path.join(repoRoot, 'dist', 'bin', 'sluice-server.js')
 const ADMIN = 'sk-admin-sample-e2e'
 
-interface Started {
-  child: ChildProcess
-  url: string
-  exited: Promise<number | null>
-}
-
-function start(data: string): Promise<Started> {
-  const env = { PATH: process.env.PATH, PORT: '0', SLUICE_LOG_LEVEL: 'warn', SLUICE_DATA: data, SLUICE_ADMIN_KEY: ADMIN, SLUICE_DEMO_KEY: TEST_KEY, SLUICE_DEMO_DEV_TOKEN: 'qt-dev', SLUICE_DEMO_SERVICE_TOKEN: 'qt-svc' }
-  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  let out = ''
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
-  child.stderr!.resume()
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 20_000)
-    child.stdout!.on('data', () => {
-      const m = /serving on (http:\/\/\S+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve({ child, url: m[1]!, exited })
-      }
-    })
-    void exited.then((code) => reject(new Error(`exited ${code}: ${out}`)))
-  })
+function start(data: string): Promise<MainProcess> {
+  return startMainProcess({ SLUICE_DATA: data, SLUICE_ADMIN_KEY: ADMIN, SLUICE_DEMO_KEY: TEST_KEY, SLUICE_DEMO_DEV_TOKEN: 'qt-dev', SLUICE_DEMO_SERVICE_TOKEN: 'qt-svc' })
 }
 
 interface Doc {

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import type { KnowledgeStore } from '../../kernel/services/knowledge/store.js'
@@ -21,6 +22,8 @@ export interface TestKnowledge {
   /** The open log lines: which vector path the store chose. */
   log: string[]
   cleanup(): Promise<void>
+  /** The real PostgreSQL only: runs a statement in the store's schema (e.g. ANALYZE, to have statistics now). */
+  sql?: (text: string) => Promise<void>
 }
 
 export function sqliteTestKnowledge(): TestKnowledge {
@@ -34,7 +37,16 @@ export async function postgresTestKnowledge(): Promise<TestKnowledge | undefined
   const schema = uniqueName('sluice_kb')
   const log: string[] = []
   const store = await openPostgresKnowledge({ url: POSTGRES_URL, schema, log: (l) => log.push(l) })
-  return { store, log, cleanup: () => dropSchema(schema) }
+  const sql = async (text: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` })
+    await client.connect()
+    try {
+      await client.query(text)
+    } finally {
+      await client.end()
+    }
+  }
+  return { store, log, cleanup: () => dropSchema(schema), sql }
 }
 
 export async function pgliteTestKnowledge(): Promise<TestKnowledge> {

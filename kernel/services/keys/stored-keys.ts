@@ -5,9 +5,9 @@
  * `keys_refresh_ms`, by polling the store's change counter (one tiny query).
  */
 import crypto from 'node:crypto'
-import type { KeysTable, StoredGroup, StoredKey } from '../stores/store.js'
+import type { KeysSnapshot, KeysTable, StoredGroup, StoredKey } from '../stores/store.js'
 import type { Logger } from '../../log.js'
-import { describeCause } from '../../log.js'
+import { PolledSnapshot } from '../stores/polled-snapshot.js'
 
 /** Digests bucketed by their first byte; within a bucket each is compared in constant time. */
 export class DigestIndex<T> {
@@ -29,17 +29,14 @@ export class DigestIndex<T> {
 }
 
 export class StoredKeys {
-  private version = -1
   private byId = new Map<string, StoredKey>()
   private index = new DigestIndex<StoredKey>()
   private groupsById = new Map<string, StoredGroup>()
-  private readonly timer: NodeJS.Timeout
-  private refreshing: Promise<void> | undefined
   private readonly listeners = new Set<() => void>()
+  private readonly polled: PolledSnapshot<KeysSnapshot>
 
-  private constructor(readonly table: KeysTable, private readonly log: Logger, refreshMs: number) {
-    this.timer = setInterval(() => void this.poll(), refreshMs)
-    this.timer.unref()
+  private constructor(readonly table: KeysTable, log: Logger, refreshMs: number) {
+    this.polled = new PolledSnapshot(table, (snapshot) => this.apply(snapshot), { refreshMs, log, what: 'key store' })
   }
 
   static async open(table: KeysTable, options: { refreshMs: number; log: Logger }): Promise<StoredKeys> {
@@ -77,40 +74,25 @@ export class StoredKeys {
   }
 
   /** Reloads now (after a write of ours, so the next request sees it). */
-  async reload(): Promise<void> {
-    while (this.refreshing) await this.refreshing
-    this.refreshing = (async () => {
-      try {
-        const snapshot = await this.table.load()
-        const byId = new Map<string, StoredKey>()
-        const index = new DigestIndex<StoredKey>()
-        for (const k of snapshot.keys) {
-          byId.set(k.id, k)
-          if (!k.deleted && k.digest) index.add(Buffer.from(k.digest, 'hex'), k)
-        }
-        this.byId = byId
-        this.index = index
-        this.groupsById = new Map(snapshot.groups.map((g) => [g.id, g]))
-        this.version = snapshot.version
-        for (const listener of this.listeners) listener()
-      } finally {
-        this.refreshing = undefined
-      }
-    })()
-    await this.refreshing
+  reload(): Promise<void> {
+    return this.polled.reload()
   }
 
-  private async poll(): Promise<void> {
-    try {
-      if ((await this.table.version()) !== this.version) await this.reload()
-    } catch (err) {
-      // The cache keeps serving what it has; the next poll tries again.
-      this.log.warn('key store refresh failed', { cause: describeCause(err) })
+  private apply(snapshot: KeysSnapshot): void {
+    const byId = new Map<string, StoredKey>()
+    const index = new DigestIndex<StoredKey>()
+    for (const k of snapshot.keys) {
+      byId.set(k.id, k)
+      if (!k.deleted && k.digest) index.add(Buffer.from(k.digest, 'hex'), k)
     }
+    this.byId = byId
+    this.index = index
+    this.groupsById = new Map(snapshot.groups.map((g) => [g.id, g]))
+    for (const listener of this.listeners) listener()
   }
 
   close(): void {
-    clearInterval(this.timer)
+    this.polled.close()
     this.listeners.clear()
   }
 }

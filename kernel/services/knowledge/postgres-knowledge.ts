@@ -2,8 +2,9 @@
  * The scale-out knowledge store: PostgreSQL through a small pg pool.
  *
  * - Text: a generated `tsvector` column ('english') with a GIN index, ranked by ts_rank_cd (not
- *   BM25). The query's words (letters and digits only) are joined with `|` for to_tsquery, so
- *   any word may match, as in the SQLite store, and no operator of user text reaches the parser.
+ *   BM25) over all the query's words (stop words out), OR-ed as in the SQLite store; but only
+ *   chunks holding one of the query's rarer words are candidates (postgres-lexical.ts says why
+ *   and how). No text of the user reaches the tsquery parser: the lexemes are PostgreSQL's own.
  * - Vectors, decided at open (and said in a log line):
  *   - `pgvector` when `CREATE EXTENSION IF NOT EXISTS vector` succeeds: a `vector` column and one
  *     partial HNSW index (`vector_cosine_ops`) per dimension over `embedding::vector(d)`; every
@@ -20,9 +21,11 @@ import pg from 'pg'
 import { inTransaction as transaction } from '../stores/pg-transaction.js'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
-  boundK, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, queryTokens,
+  boundK, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument,
   type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type ScoredChunk, type StoredChunk, type StoredDocument,
 } from './store.js'
+import { lexicalSql } from './postgres-lexical.js'
+import { searchTerms } from './search-terms.js'
 
 export interface PostgresKnowledgeOptions {
   url: string
@@ -199,13 +202,10 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
 
     async lexical(project, name, query, k, filter) {
       const collection = await resolve(project, name)
-      const tokens = queryTokens(query)
-      if (tokens.length === 0) return []
+      const terms = searchTerms(query)
+      if (terms.length === 0) return []
       const w = where(filter, 4)
-      const r = await pool.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, ts_rank_cd(c.tsv, q) AS score
-          FROM kb_chunks c ${JOIN_DOCUMENT} CROSS JOIN to_tsquery('english', $1) q
-          WHERE c.collection = $2 AND c.tsv @@ q${w.sql} ORDER BY score DESC, c.id LIMIT $3`,
-        [tokens.join(' | '), collection.id, boundK(k), ...w.params])
+      const r = await pool.query<ChunkRow>(lexicalSql(CHUNK_COLUMNS, JOIN_DOCUMENT, w.sql), [terms.join(' '), collection.id, boundK(k), ...w.params])
       return scored(r.rows)
     },
 

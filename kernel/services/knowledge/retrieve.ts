@@ -7,10 +7,16 @@
  * Each leg fetches top_k × 4 so that a chunk ranked modestly by both legs can still win.
  */
 import type { CompiledFilter } from './model.js'
+import { fuseScores } from './fuse-scores.js'
 import type { KnowledgeStore, ScoredChunk, StoredChunk } from './store.js'
 
 export interface FusionOptions {
-  /** The rank constant; 60 by default. */
+  /**
+   * `rrf` (default): reciprocal rank fusion. `score`: each leg's scores scaled to [0, 1] over
+   * the list it returned (min-max) and summed with the weights (fuse-scores.ts).
+   */
+  readonly method?: 'rrf' | 'score'
+  /** The rank constant of RRF; 60 by default. */
   readonly k?: number
   readonly lexicalWeight?: number
   readonly vectorWeight?: number
@@ -69,7 +75,8 @@ async function searchOne(store: KnowledgeStore, req: SearchRequest, fetch: numbe
   ])
   if (lexical && vector) {
     const f = req.fusion ?? {}
-    return fuse([{ hits: lexical, weight: f.lexicalWeight ?? 1 }, { hits: vector, weight: f.vectorWeight ?? 1 }], f.k ?? 60).slice(0, fetch)
+    const legs = [{ hits: lexical, weight: f.lexicalWeight ?? 1 }, { hits: vector, weight: f.vectorWeight ?? 1 }]
+    return (f.method === 'score' ? fuseScores(legs) : fuse(legs, f.k ?? 60)).slice(0, fetch)
   }
   return (lexical ?? vector ?? []).slice(0, fetch)
 }

@@ -4,7 +4,9 @@
  *
  * - Text: `kb_chunks` holds the chunks; `kb_chunks_fts` is an FTS5 index over their content
  *   (external content, `porter unicode61`), kept in step by triggers; ranked by bm25. A query's
- *   words are each double-quoted and joined with OR, so no FTS5 operator from user text runs.
+ *   words, stop words out (search-terms.ts), are each double-quoted and joined with OR, so no
+ *   FTS5 operator from user text runs; FTS5 sorts its matches by rank and the rows are read in
+ *   that order until k pass the collection and the filter.
  * - Vectors: one vec0 table per dimension (`kb_vec_<d>`, the number checked, never user text),
  *   cosine distance, the collection's row id as partition key (it names project and collection
  *   at once), and `source_name` as a metadata column so that conditions on it run inside the KNN.
@@ -21,9 +23,10 @@ import { openSqliteFile } from '../stores/sqlite-file.js'
 import * as sqliteVec from 'sqlite-vec'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
-  boundK, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, queryTokens,
+  boundK, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument,
   type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type ScoredChunk, type StoredChunk, type StoredDocument,
 } from './store.js'
+import { searchTerms } from './search-terms.js'
 
 const schema = `
 CREATE TABLE IF NOT EXISTS kb_collections (
@@ -80,9 +83,9 @@ function where(filter: CompiledFilter | undefined, cols: FilterColumns): { sql: 
   return { sql: ` AND (${f.sql})`, params: [...f.params] }
 }
 
-/** FTS5 query text: every word double-quoted (quotes inside doubled), joined with OR. */
+/** FTS5 query text: every search term (stop words out) double-quoted (quotes inside doubled), joined with OR. */
 export function ftsQuery(query: string): string {
-  return queryTokens(query).map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ')
+  return searchTerms(query).map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ')
 }
 
 const vecTable = (dimension: number) => `kb_vec_${dimension}`
@@ -204,10 +207,14 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
       const match = ftsQuery(query)
       if (!match) return []
       const w = where(filter, columns)
-      // bm25() is negative, more negative better: negated so that higher is better in every leg.
-      const rows = db.prepare(`SELECT ${CHUNK_COLUMNS}, -bm25(kb_chunks_fts) AS score FROM kb_chunks_fts f
-          JOIN kb_chunks c ON c.id = f.rowid ${JOIN_DOCUMENT}
-          WHERE kb_chunks_fts MATCH ? AND c.collection = ?${w.sql} ORDER BY bm25(kb_chunks_fts) LIMIT ?`)
+      // FTS5 is the outer loop (CROSS JOIN) and sorts its matches by `rank` (bm25) itself, keeping
+      // only rowid and score; the chunk and document rows are then read in rank order and the
+      // collection and filter tested until k pass, so LIMIT stops the scan instead of every match
+      // being joined, filtered and sorted with its content. bm25 is negative, more negative
+      // better: negated so that higher is better in every leg.
+      const rows = db.prepare(`SELECT ${CHUNK_COLUMNS}, -f.rank AS score FROM kb_chunks_fts f
+          CROSS JOIN kb_chunks c ON c.id = f.rowid CROSS JOIN kb_documents d ON d.id = c.document
+          WHERE kb_chunks_fts MATCH ? AND c.collection = ?${w.sql} ORDER BY f.rank LIMIT ?`)
         .all(match, collection.id, ...w.params, boundK(k)) as (ChunkRow & { score: number })[]
       return scored(rows)
     },

@@ -5,21 +5,18 @@
  * table's version number, as the key cache does (keys/stored-keys.ts).
  */
 import type { Logger } from '../../log.js'
-import { describeCause } from '../../log.js'
+import { PolledSnapshot } from '../stores/polled-snapshot.js'
 import { DigestIndex } from '../keys/stored-keys.js'
-import type { ProjectsTable, StoredProject, StoredToken } from './projects-table.js'
+import type { ProjectsSnapshot, ProjectsTable, StoredProject, StoredToken } from './projects-table.js'
 
 export class ProjectsCache {
-  private version = -1
   private projectsById = new Map<string, StoredProject>()
   private tokensByProject = new Map<string, StoredToken[]>()
   private index = new DigestIndex<StoredToken>()
-  private refreshing: Promise<void> | undefined
-  private readonly timer: NodeJS.Timeout
+  private readonly polled: PolledSnapshot<ProjectsSnapshot>
 
-  private constructor(readonly table: ProjectsTable, private readonly log: Logger, refreshMs: number) {
-    this.timer = setInterval(() => void this.poll(), refreshMs)
-    this.timer.unref()
+  private constructor(readonly table: ProjectsTable, log: Logger, refreshMs: number) {
+    this.polled = new PolledSnapshot(table, (snapshot) => this.apply(snapshot), { refreshMs, log, what: 'project store' })
   }
 
   static async open(table: ProjectsTable, options: { refreshMs: number; log: Logger }): Promise<ProjectsCache> {
@@ -46,38 +43,23 @@ export class ProjectsCache {
   }
 
   /** Reloads now (after a write of ours, so that the next request sees it). */
-  async reload(): Promise<void> {
-    while (this.refreshing) await this.refreshing
-    this.refreshing = (async () => {
-      try {
-        const snapshot = await this.table.load()
-        const tokensByProject = new Map<string, StoredToken[]>()
-        const index = new DigestIndex<StoredToken>()
-        for (const t of snapshot.tokens) {
-          tokensByProject.set(t.projectId, [...(tokensByProject.get(t.projectId) ?? []), t])
-          index.add(Buffer.from(t.digest, 'hex'), t)
-        }
-        this.projectsById = new Map(snapshot.projects.map((p) => [p.id, p]))
-        this.tokensByProject = tokensByProject
-        this.index = index
-        this.version = snapshot.version
-      } finally {
-        this.refreshing = undefined
-      }
-    })()
-    await this.refreshing
+  reload(): Promise<void> {
+    return this.polled.reload()
   }
 
-  private async poll(): Promise<void> {
-    try {
-      if ((await this.table.version()) !== this.version) await this.reload()
-    } catch (err) {
-      // The view keeps serving what it has; the next poll tries again.
-      this.log.warn('project store refresh failed', { cause: describeCause(err) })
+  private apply(snapshot: ProjectsSnapshot): void {
+    const tokensByProject = new Map<string, StoredToken[]>()
+    const index = new DigestIndex<StoredToken>()
+    for (const t of snapshot.tokens) {
+      tokensByProject.set(t.projectId, [...(tokensByProject.get(t.projectId) ?? []), t])
+      index.add(Buffer.from(t.digest, 'hex'), t)
     }
+    this.projectsById = new Map(snapshot.projects.map((p) => [p.id, p]))
+    this.tokensByProject = tokensByProject
+    this.index = index
   }
 
   close(): void {
-    clearInterval(this.timer)
+    this.polled.close()
   }
 }

@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert'
 import { GatewayError } from '../../../kernel/errors.js'
 import type { CompiledFilter, FilterColumns } from '../../../kernel/services/knowledge/model.js'
 import type { EmbeddedChunk, KnowledgeStore, ScoredChunk } from '../../../kernel/services/knowledge/store.js'
+import { fuseScores } from '../../../kernel/services/knowledge/fuse-scores.js'
 import { fuse, retrieveChunks, retrieveDocuments, retrieveNeighbors, search } from '../../../kernel/services/knowledge/retrieve.js'
 import { pgliteTestKnowledge, postgresTestKnowledge, sqliteTestKnowledge, type TestKnowledge } from '../../support/knowledge-stores.js'
 
@@ -114,6 +115,44 @@ function knowledgeContract(label: string, vectors: KnowledgeStore['vectors'], op
     for (const q of ['gateway" OR NOT "x*', 'NEAR(gateway logs) ^col: -', 'gateway & !logs | (', "'; DROP TABLE kb_chunks; --"])
       await store.lexical(P, C, q, 5)
     assert.equal(await store.lexical(P, C, '"*"()', 5), [])
+  })
+
+  it('lexical: stop words neither match nor rank; a query of stop words only finds nothing, cleanly', async (store) => {
+    // "the" is in four chunks: it used to make all of them hits.
+    assert.equal(contents(await store.lexical(P, C, 'the kittens', 10)), ['Kittens sleep on warm rugs'])
+    assert.equal(contents(await store.lexical(P, C, 'How do I tune THE queue?', 10)), ['Tune the queue for fairness'])
+    for (const q of ['the', 'What is the', 'to be or not to be', "don't"]) assert.equal(await store.lexical(P, C, q, 5), [], q)
+    // In a hybrid search such a query leaves the vector leg to answer alone.
+    const hybrid = await search(store, { project: P, collection: C, topK: 2, query: 'what is the', embedding: vec(0.1, 0.3, 1) })
+    assert.equal(contents(hybrid), ['Kittens sleep on warm rugs', 'Tune the queue for fairness'])
+  })
+
+  it('lexical: only the asked collection\'s chunks, however many better matches another holds', async (store) => {
+    await store.createCollection(P, 'crowd', { dimension: 3 })
+    const crowd = Array.from({ length: 60 }, (_, i) => chunk(i, `gateway gateway gateway fairness queue ${i}`, vec(1, 0, 0)))
+    await store.upsertDocument(P, 'crowd', { sourceName: 'crowd.md', tags: ['red'] }, crowd)
+    // The two stores rank differently (bm25, ts_rank_cd): the set is the promise here.
+    assert.equal(contents(await store.lexical(P, C, 'gateway queue', 5)).sort(),
+      ['Install the gateway on Debian with apt', 'The gateway gateway gateway answers', 'Tune the queue for fairness'])
+    const filtered = await store.lexical(P, C, 'the gateway', 5, taggedRed)
+    assert.equal(contents(filtered), ['Install the gateway on Debian with apt'])
+    assert.is((await store.lexical(P, 'crowd', 'gateway', 100)).length, 60)
+    await store.deleteCollection(P, 'crowd')
+  })
+
+  test('lexical, PostgreSQL with statistics: only chunks holding a rarer word are candidates, ranked by every word', async () => {
+    // SQLite ranks every match (bm25 weighs rarity itself); PGlite's helper runs no SQL beside its socket.
+    if (!opened?.sql) return
+    const { store } = opened
+    await store.createCollection(P, 'common', { dimension: 3 })
+    const plain = Array.from({ length: 30 }, (_, i) => chunk(i, `alpha beta filler ${i}`, vec(1, 0, 0)))
+    await store.upsertDocument(P, 'common', { sourceName: 'c.md' }, [...plain, chunk(30, 'alpha zeta', vec(0, 1, 0))])
+    await opened.sql('ANALYZE kb_chunks')
+    // alpha is in more than a fifth of the table's chunks: it ranks, but a chunk needs zeta to be a hit.
+    assert.equal(contents(await store.lexical(P, 'common', 'alpha zeta', 40)), ['alpha zeta'])
+    // Only common words: they all pick candidates, as before.
+    assert.is((await store.lexical(P, 'common', 'alpha beta', 40)).length, 31)
+    await store.deleteCollection(P, 'common')
   })
 
   it('filters apply inside both legs: a filtered-out chunk never comes back, even as the best match', async (store) => {
@@ -254,6 +293,20 @@ fusion('score = Σ weight / (k + rank), ranks from 1; ties by id', () => {
   assert.equal(fused.map((h) => h.id), [3, 1, 2, 4])
   assert.ok(Math.abs(fused[0]!.score - (1 / 63 + 1 / 61)) < 1e-12)
   assert.equal(fuse([{ hits: [hit(1), hit(2)], weight: 0 }, { hits: [hit(2), hit(1)], weight: 2 }]).map((h) => h.id), [2, 1])
+})
+fusion('score fusion: each leg min-max scaled over its own list, weighted, summed; a missing leg adds 0', () => {
+  const scored = (id: number, score: number): ScoredChunk => ({ ...hit(id), score })
+  // Lexical: 1 far ahead of 2 and 3; vector: 3 just ahead of 1. RRF would put 3 and 1 level-ish.
+  const legs = [
+    { hits: [scored(1, 9), scored(2, 2), scored(3, 1)], weight: 0.8 },
+    { hits: [scored(3, 0.61), scored(1, 0.6), scored(4, 0.1)], weight: 0.2 },
+  ]
+  const fused = fuseScores(legs)
+  assert.equal(fused.map((h) => h.id), [1, 3, 2, 4])
+  assert.ok(Math.abs(fused[0]!.score - (0.8 + 0.2 * (0.5 / 0.51))) < 1e-12)
+  assert.is(fused[3]!.score, 0)
+  // One hit, or equal scores: all scale to 1.
+  assert.equal(fuseScores([{ hits: [scored(5, 0.3)], weight: 1 }, { hits: [], weight: 1 }]).map((h) => [h.id, h.score]), [[5, 1]])
 })
 fusion.run()
 

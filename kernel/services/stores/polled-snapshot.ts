@@ -1,0 +1,56 @@
+/**
+ * A table's snapshot kept in memory for the request path, which never waits on a store: it is
+ * reloaded at once after a write of this process, and when another replica's write moves the
+ * table's version number, which is polled every `refreshMs` (one tiny query). A failed poll
+ * keeps the snapshot it has and tries again at the next tick. Reloads never overlap.
+ */
+import type { Logger } from '../../log.js'
+import { describeCause } from '../../log.js'
+
+export interface VersionedTable<S extends { readonly version: number }> {
+  version(): Promise<number>
+  load(): Promise<S>
+}
+
+export class PolledSnapshot<S extends { readonly version: number }> {
+  private version = -1
+  private refreshing: Promise<void> | undefined
+  private readonly timer: NodeJS.Timeout
+
+  /** `apply` installs a loaded snapshot in the owner's indexes. */
+  constructor(
+    private readonly table: VersionedTable<S>,
+    private readonly apply: (snapshot: S) => void,
+    private readonly options: { readonly refreshMs: number; readonly log: Logger; readonly what: string },
+  ) {
+    this.timer = setInterval(() => void this.poll(), options.refreshMs)
+    this.timer.unref()
+  }
+
+  /** Reloads now (after a write of ours, so that the next request sees it). */
+  async reload(): Promise<void> {
+    while (this.refreshing) await this.refreshing
+    this.refreshing = (async () => {
+      try {
+        const snapshot = await this.table.load()
+        this.apply(snapshot)
+        this.version = snapshot.version
+      } finally {
+        this.refreshing = undefined
+      }
+    })()
+    await this.refreshing
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      if ((await this.table.version()) !== this.version) await this.reload()
+    } catch (err) {
+      this.options.log.warn(`${this.options.what} refresh failed`, { cause: describeCause(err) })
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer)
+  }
+}
