@@ -13,6 +13,7 @@ import { loadDeployment, type LoadOptions } from './config.js'
 import { Generation } from './generation.js'
 import { openServices, type KernelServices } from './services/open.js'
 import { createApp, mountRoutes } from './server.js'
+import { serveWebSockets } from './websocket.js'
 import { refusalResponse } from '../protocols/http/refusal.js'
 import { createLogger, describeCause, type Logger } from './log.js'
 import { PluginRegistry } from './registry.js'
@@ -106,6 +107,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     throw err
   })
   server.keepAliveTimeout = 65_000
+  const sockets = serveWebSockets(server, () => current, log)
   // A client that trickles its headers or body holds a socket and a buffer: both are bounded
   // (Node answers 408 and closes). Replies, however long they stream, are not.
   server.headersTimeout = limits.headers_timeout_ms
@@ -168,9 +170,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       // Stop accepting; idle keep-alive connections go now.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
+      sockets.drain()
       // In-flight requests finish (within the grace bound); then every connection left, idle
       // since, is closed rather than waiting for its keep-alive timeout.
       await Promise.all([current.retire(grace), ...retiring])
+      sockets.close()
       server.closeAllConnections()
       await closed
       // After the last request: buffered usage records are flushed here.

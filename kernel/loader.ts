@@ -91,7 +91,7 @@ function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<
   if (!validate(doc)) throw new PipelineError('PIPELINE_INVALID', file, undefined, undefined, describeErrors(validate.errors))
   const pipeline = doc as unknown as PipelineFile
   return pipeline.routes.map((route) => {
-    if (!route.http && !route.internal) throw new PipelineError('ROUTE_NO_TRANSPORT', file, route.id, undefined, 'needs `http: METHOD /path` or `internal: true`')
+    if (!route.http && !route.ws && !route.internal) throw new PipelineError('ROUTE_NO_TRANSPORT', file, route.id, undefined, 'needs `http: METHOD /path`, `ws: /path` or `internal: true`')
     const provided = new Set<string>()
     const steps = route.steps.map((raw, i) => {
       const [name, rawOptions] = stepParts(raw)
@@ -196,6 +196,7 @@ export async function loadPipelines(options: {
         method,
         path: p === undefined ? undefined : routerPath(r.pipeline.prefix ?? '', p),
         internal: r.config.internal ?? false,
+        ws: r.config.ws === undefined ? undefined : { path: (r.pipeline.prefix ?? '') + r.config.ws, match: r.config.match, authSteps: r.steps.findIndex((s) => s.plugin.provides?.includes('principal')) + 1 },
         body: r.body,
         bodyLimit: r.config.body_limit_bytes,
         errors: errorStyle(r.pipeline.errors),

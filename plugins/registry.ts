@@ -34,6 +34,8 @@ import knowledgeDocuments from './knowledge-documents/index.js'
 import knowledgeSearch from './knowledge-search/index.js'
 import queryAuth from './query-auth/index.js'
 import query from './query/index.js'
+import queryCompare from './query-compare/index.js'
+import queryRealtime from './query-realtime/index.js'
 import adminProjects from './admin-projects/index.js'
 import querySearch from './query-search/index.js'
 import queryVision from './query-vision/index.js'
@@ -47,4 +49,4 @@ import querySpeech from './query-speech/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, imageGeneration, queryImage, queryAudio, querySpeech]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, imageGeneration, queryImage, queryAudio, querySpeech, queryCompare, queryRealtime]

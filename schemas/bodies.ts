@@ -12,6 +12,7 @@ import { queryRerankRequestSchema, querySearchRequestSchema, queryVisionRequestS
 import { imagesRequestSchema } from './images-request.schema.js'
 import { audioFileRequestSchema } from './audio-file-request.schema.js'
 import { queryAudioRequestSchema, queryImageRequestSchema, querySpeechRequestSchema } from './query-media.schema.js'
+import { queryCompareRequestSchema } from './query-compare-request.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
   'chat-request': chatRequestSchema,
@@ -32,4 +33,5 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'query-image-request': queryImageRequestSchema,
   'query-audio-request': queryAudioRequestSchema,
   'query-speech-request': querySpeechRequestSchema,
+  'query-compare-request': queryCompareRequestSchema,
 }

@@ -27,6 +27,13 @@ export const routeSchema = {
     id: { type: 'string', pattern: '^[a-z][a-z0-9-]*$', description: 'Unique across all pipelines; kernel.call names routes by it.' },
     http: { type: 'string', pattern: '^(GET|POST|PUT|PATCH|DELETE) /\\S*$', description: 'Method and path under the prefix, e.g. `POST /chat/completions`; `:name` marks a parameter, `:name+` one that may hold slashes.' },
     internal: { type: 'boolean', default: false, description: 'Callable only in-process (kernel.call).' },
+    ws: { type: 'string', pattern: '^/\\S*$', description: 'A WebSocket path under the prefix (e.g. `/ws`): each JSON text message on a socket there runs a route of that path as an Exchange (docs/api-reference.md, "Query service over WebSocket"). The first route of a path authenticates the upgrade with its steps up to the one providing `principal`.' },
+    match: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: { type: 'string' },
+      description: 'On a `ws:` path served by several routes: the message fields whose values pick this route (e.g. `{action: query_compare}`); the first route, in file order, whose fields all match runs the message.',
+    },
     body: { type: 'string', description: 'Name of a schema in schemas/ (e.g. chat-request) the JSON body must satisfy; `json` for any JSON; `raw` to leave the body unread for a plugin.' },
     body_limit_bytes: { type: 'integer', minimum: 1, description: "Largest request body of this route, below the server's `body_limit_bytes` (e.g. 32 MiB on the Responses and Messages doors)." },
     steps: { type: 'array', minItems: 1, items: step },

@@ -23,6 +23,20 @@ export const serverFileSchema = {
         json_max_depth: { type: 'integer', minimum: 8, maximum: 1000, default: 128, description: 'Deepest nesting of arrays and objects a JSON body may have; deeper bodies get 400 before they are parsed.' },
       },
     },
+    websocket: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The WebSocket transport (routes with `ws:`). Read at start.',
+      properties: {
+        max_payload_bytes: { type: 'integer', minimum: 1024, default: 16777216, description: 'Largest message a client may send (16 MiB: a realtime request carries base64 audio); a larger one closes the socket with 1009.' },
+        ping_interval_ms: { type: 'integer', minimum: 50, default: 30000, description: 'How often the server pings each socket; a socket that has not answered the previous ping by then is terminated (a dead peer).' },
+        max_in_flight: { type: 'integer', minimum: 1, default: 16, description: 'Requests one socket may have running at once; one more closes the socket with 1008.' },
+        high_water_bytes: { type: 'integer', minimum: 1024, default: 1048576, description: 'Past this many bytes queued for a slow reader, streams of the socket stop reading their source until the socket drains.' },
+        max_buffered_bytes: { type: 'integer', minimum: 1024, default: 16777216, description: 'Past this many bytes queued for a reader, the socket is closed with 1008 (a reader too slow).' },
+        drain_timeout_ms: { type: 'integer', minimum: 100, default: 60000, description: 'Longest a stream waits for a slow reader to drain the socket; then the socket is closed with 1008.' },
+      },
+    },
     shutdown_grace_ms: { type: 'integer', minimum: 0, default: 10000, description: 'How long in-flight requests may run on after a shutdown signal.' },
     simulator: {
       type: 'object',

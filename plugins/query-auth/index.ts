@@ -33,7 +33,8 @@ export default definePlugin({
         if (!found) throw unauthorized('invalid access token')
         const { project, token } = found
         const asked = projectIdOf(ex.body) ?? ex.query.get('project_id') ?? undefined
-        if (asked === undefined && token.kind === 'developer' && !config.project_id_later) throw new GatewayError(400, 'project_id is required with a developer token', { code: 'invalid_request' })
+        // At a WebSocket's upgrade there is no body yet: each message is checked when it comes.
+        if (asked === undefined && token.kind === 'developer' && !config.project_id_later && ex.body !== undefined) throw new GatewayError(400, 'project_id is required with a developer token', { code: 'invalid_request' })
         // Another project's id gets the same answer whether or not that project exists.
         if (asked !== undefined && asked !== project.id) throw new GatewayError(403, `this token is not valid for project ${asked}`)
         const key = kernel.keys.key(project.keyId)

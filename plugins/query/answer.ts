@@ -10,7 +10,7 @@ import type { Principal } from '../../kernel/exchange.js'
 import type { CallOptions, CallResult } from '../../kernel/kernel.js'
 import type { Reply } from '../../kernel/reply.js'
 import type { ModelParams } from '../../schemas/query-request.schema.js'
-import type { ChatMessage } from './prompt.js'
+import type { ChatMessage } from '../../protocols/query/prompt.js'
 import type { ResponseType } from './params.js'
 
 export type RouteCall = (routeId: string, body: unknown, options?: CallOptions) => Promise<CallResult>

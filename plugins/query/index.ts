@@ -20,13 +20,14 @@ import type { QueryRequest } from '../../schemas/query-request.schema.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { usageMetric, type UsageMetric } from '../../protocols/query/usage-metric.js'
 import { resolveParams, type QueryParams } from './params.js'
-import { resolveModel } from './provider.js'
+import { resolveModel } from '../../protocols/query/provider.js'
 import { enhancementLines } from './enhancement.js'
-import { buildPrompt } from './prompt.js'
+import { buildPrompt } from '../../protocols/query/prompt.js'
 import { bearsOnQuestion } from './relevance.js'
 import { ask, chatBody, type Answer } from './answer.js'
+import { askStreaming, streamedQuery, type OnDelta } from './stream.js'
 import { countParts } from './token-parts.js'
-import { sourcesOf } from './sources.js'
+import { sourcesOf } from '../../protocols/query/sources.js'
 import { historyContext, rememberTurn } from './history-context.js'
 import { inContextFiles } from './in-context-files.js'
 import { evaluate } from './evaluation.js'
@@ -94,57 +95,60 @@ export default definePlugin({
         const mode = sp.prompt_mode ?? 'restricted'
         const restricted = mode === 'restricted' || mode === 'default'
         const evalContexts = passages?.map((x) => x.text) ?? []
-        let answer: Answer | undefined
-        let metric: UsageMetric
-        let text: string
-        let usedPassages: readonly Passage[] | undefined = passages
-        let imageTokens = kernel.catalog.model(model)?.tokens_per_image ?? 1024
-        if (passages && restricted && !files.text && !files.imageParts.length && !bearsOnQuestion(p.query, passages)) {
-          // Nothing retrieved bears on the question: say so without asking a model.
-          text = config.no_answer_text ?? 'I could not find the answer to this question in the documents of this collection.'
-          usedPassages = []
-          metric = usageMetric({}, ZERO, { input: 0, output: 0 })
-        } else {
-          const prompt = buildPrompt({
+        // Streamed on the WebSocket (stream.ts): the answer's deltas, then this reply's body.
+        const respond = async (onDelta?: OnDelta): Promise<unknown> => {
+          let answer: Answer | undefined
+          let metric: UsageMetric
+          let text: string
+          let usedPassages: readonly Passage[] | undefined = passages
+          let imageTokens = kernel.catalog.model(model)?.tokens_per_image ?? 1024
+          if (passages && restricted && !files.text && !files.imageParts.length && !bearsOnQuestion(p.query, passages)) {
+            // Nothing retrieved bears on the question: say so without asking a model.
+            text = config.no_answer_text ?? 'I could not find the answer to this question in the documents of this collection.'
+            usedPassages = []
+            metric = usageMetric({}, ZERO, { input: 0, output: 0 })
+            await onDelta?.(text)
+          } else {
+            const prompt = buildPrompt({
+              query: p.query,
+              systemPrompt: p.modelParams.system_prompt ?? config.default_system_prompt ?? 'You are a helpful assistant.',
+              enhancement,
+              mode,
+              template: sp.search_prompt,
+              passages: passages?.map((x) => ({ sourceName: x.sourceName, pageNumber: x.chunks[0]?.pageNumber, text: x.text })),
+              history: history.messages,
+              inContextText: files.text,
+              imageParts: files.imageParts,
+            })
+            const body = chatBody(model, prompt.messages, p.modelParams, p.responseType)
+            const asking = performance.now()
+            const answering = onDelta ? askStreaming(call, answerRoute, body, options, onDelta) : ask(call, answerRoute, body, options)
+            const [asked, counted] = await Promise.all([answering, countParts(call, tokenizeRoute, model, prompt.parts, options)])
+            timings.answer_ms = performance.now() - asking
+            answer = asked
+            const used = asked.result.usage.used()
+            const answered = kernel.catalog.model(asked.result.usage.model ?? model)
+            // Image parts are counted as the model counts them (models.yaml tokens_per_image).
+            imageTokens = answered?.tokens_per_image ?? 1024
+            const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * imageTokens }
+            metric = usageMetric(measured, used.source === 'none' ? ZERO : used, unitPrices(answered?.prices))
+            text = asked.text
+          }
+          const judged = p.evalParams.context_utilization || p.evalParams.prompt_guard
+          const evaluation = !judged ? undefined : await evaluate(call, {
+            ...options,
+            flags: p.evalParams,
+            judgeModel: config.evaluation?.judge_model ?? kernel.catalog.defaultModel,
+            guardModel: config.evaluation?.guard_model ?? kernel.catalog.defaultModel,
             query: p.query,
-            systemPrompt: p.modelParams.system_prompt ?? config.default_system_prompt ?? 'You are a helpful assistant.',
-            enhancement,
-            mode,
-            template: sp.search_prompt,
-            passages: passages?.map((x) => ({ sourceName: x.sourceName, pageNumber: x.chunks[0]?.pageNumber, text: x.text })),
-            history: history.messages,
-            inContextText: files.text,
-            imageParts: files.imageParts,
+            answer: text,
+            contexts: evalContexts,
+            modelOf,
           })
-          const body = chatBody(model, prompt.messages, p.modelParams, p.responseType)
-          const asking = performance.now()
-          const [asked, counted] = await Promise.all([ask(call, answerRoute, body, options), countParts(call, tokenizeRoute, model, prompt.parts, options)])
-          timings.answer_ms = performance.now() - asking
-          answer = asked
-          const used = asked.result.usage.used()
-          const answered = kernel.catalog.model(asked.result.usage.model ?? model)
-          // Image parts are counted as the model counts them (models.yaml tokens_per_image).
-          imageTokens = answered?.tokens_per_image ?? 1024
-          const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * imageTokens }
-          metric = usageMetric(measured, used.source === 'none' ? ZERO : used, unitPrices(answered?.prices))
-          text = asked.text
-        }
-        const judged = p.evalParams.context_utilization || p.evalParams.prompt_guard
-        const evaluation = !judged ? undefined : await evaluate(call, {
-          ...options,
-          flags: p.evalParams,
-          judgeModel: config.evaluation?.judge_model ?? kernel.catalog.defaultModel,
-          guardModel: config.evaluation?.guard_model ?? kernel.catalog.defaultModel,
-          query: p.query,
-          answer: text,
-          contexts: evalContexts,
-          modelOf,
-        })
-        if (p.enableHistory && p.sessionId) {
-          await rememberTurn(kernel.query.history, { projectId: project.id, sessionId: p.sessionId, queryId, query: p.query, answer: text, at: kernel.now() })
-        }
-        ex.reply = reply.json(
-          queryResponse('query', shapeAnswer(p, text, answer), {
+          if (p.enableHistory && p.sessionId) {
+            await rememberTurn(kernel.query.history, { projectId: project.id, sessionId: p.sessionId, queryId, query: p.query, answer: text, at: kernel.now() })
+          }
+          return queryResponse('query', shapeAnswer(p, text, answer), {
             sources: sourcesOf(usedPassages),
             query_id: queryId,
             usage_metric: metric,
@@ -156,8 +160,10 @@ export default definePlugin({
             ...(history.messages.length ? { history_messages: history.messages.length } : {}),
             ...(files.files.length ? { files: files.files.map((f) => ({ name: f.name, kind: f.kind, tokens: f.text === undefined ? imageTokens : countTokens(f.text) })) } : {}),
             ...(evaluation ? { evaluation } : {}),
-          }),
-        )
+          })
+        }
+        if (ex.transport === 'ws') ex.reply = reply.events(streamedQuery(respond))
+        else ex.reply = reply.json(await respond())
       },
     }
   },

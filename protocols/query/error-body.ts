@@ -20,6 +20,7 @@ const TYPES: Readonly<Record<number, string>> = {
   415: 'unsupported_media_type',
   429: 'rate_limited',
   500: 'internal',
+  501: 'not_implemented',
   502: 'upstream_error',
   503: 'unavailable',
   504: 'timeout',

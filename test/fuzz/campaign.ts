@@ -16,6 +16,7 @@ import { targetsOf } from './targets.js'
 import { fillPattern } from './path-mutations.js'
 import { plausibleParam } from './valid-bodies.js'
 import { settledHeap, type HeapSample } from './heap.js'
+import { fuzzSockets } from './socket-fuzz.js'
 
 export interface FuzzOptions {
   seed: number
@@ -174,6 +175,12 @@ export async function fuzzGateway(gw: RunningGateway, keys: Keys, options: FuzzO
   }
   await Promise.all(Array.from({ length: options.concurrency }, worker))
   report.unsent = queue.length - next
+  // The WebSocket door: messages on open sockets (its own time budget after the HTTP doors).
+  const only = options.only?.startsWith('websocket#') ? options.only : options.only ? 'none' : undefined
+  const sockets = await fuzzSockets(gw, { seed: options.seed, inputs: options.perDoor, sockets: Math.max(1, options.concurrency / 2), maxBytes: options.maxBytes, timeoutMs: options.requestTimeoutMs, deadline: Date.now() + Math.max(2000, options.seconds * 250), only })
+  report.doors.websocket = sockets.tally
+  report.failures.push(...sockets.failures)
+  report.gateway5xx += sockets.gateway5xx
   report.elapsedMs = performance.now() - started
   agent.destroy()
   report.after = await settledHeap(1000)

@@ -1,7 +1,7 @@
 /**
  * The doors of the fuzz run, one table entry each: what the door sends, where its format
- * belongs, and how input `n` is made. Adding a transport (WebSocket frames, once a route serves
- * them) is adding an entry here.
+ * belongs, and how input `n` is made. The WebSocket door, whose inputs are messages on open
+ * sockets rather than requests, is socket-fuzz.ts.
  */
 import type { Door, Target } from './door.js'
 import { jsonMutation } from './json-mutations.js'
@@ -58,14 +58,6 @@ export function doors(limits: DoorLimits): Door[] {
       home: () => true,
       make(rng, target) {
         return pathMutation(rng, target, plausibleParam(target))
-      },
-    },
-    {
-      name: 'websocket',
-      skip: 'no route serves WebSocket yet (the Query service adds the first); the door is kept so that one does not go unfuzzed',
-      home: () => false,
-      make() {
-        throw new Error('the websocket door has no frame mutations yet')
       },
     },
   ]

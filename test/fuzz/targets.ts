@@ -12,7 +12,8 @@ export function targetsOf(gen: Generation): { targets: Target[]; unserved: strin
   const targets: Target[] = []
   const unserved: string[] = []
   for (const route of gen.routes.values()) {
-    if (route.internal) continue
+    // WebSocket routes have their own door (socket-fuzz.ts).
+    if (route.internal || route.ws) continue
     if (!route.method || route.path === undefined) {
       unserved.push(route.info.id)
       continue

@@ -112,7 +112,8 @@ test('the kernel outside kernel/services/ is about 2,000 lines or fewer', () => 
   const lines = sources('kernel')
     .filter((f) => !isService(f))
     .reduce((n, f) => n + lineCount(fs.readFileSync(path.join(repoRoot, f), 'utf8')), 0)
-  assert.ok(lines <= 2100, `kernel/ outside services: ${lines} lines`)
+  // 2,300 since the WebSocket transport (kernel/websocket.ts) joined the HTTP one.
+  assert.ok(lines <= 2300, `kernel/ outside services: ${lines} lines`)
 })
 
 test.run()

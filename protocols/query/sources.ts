@@ -3,9 +3,8 @@
  * when search is off): by source name, the list of that source's results in rank order, each
  * shaped by `output_fields` as the knowledge base's search returns it.
  */
-import type { Passage } from '../../kernel/services/knowledge/search/search-collection.js'
 
-export function sourcesOf(passages: readonly Passage[] | undefined): Record<string, unknown[]> {
+export function sourcesOf(passages: readonly { readonly sourceName: string; readonly view: unknown }[] | undefined): Record<string, unknown[]> {
   const sources: Record<string, unknown[]> = {}
   for (const p of passages ?? []) (sources[p.sourceName] ??= []).push(p.view)
   return sources

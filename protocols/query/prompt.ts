@@ -9,7 +9,7 @@
  * `{data}` (the context) and `{query}` (the question) filled in, as the user message.
  * `default` (the compare route's name) is `restricted`.
  */
-import type { InputPart } from '../../protocols/query/usage-metric.js'
+import type { InputPart } from './usage-metric.js'
 
 export interface PromptPassage {
   readonly sourceName: string

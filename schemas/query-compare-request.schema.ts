@@ -1,0 +1,45 @@
+/**
+ * The compare request (spec 001, "Compare request", the WebSocket route `query_compare`): one
+ * query answered by the requested model and the project's `compare_models` at once. The spec's
+ * table says `action` must be `query`; on a socket that also serves queries the action is what
+ * tells the routes apart, so a compare is sent with `action: "query_compare"`
+ * (docs/decisions.md). `top_k` is Sluice's addition (the project default otherwise).
+ */
+import type { FromSchema } from 'json-schema-to-ts'
+
+const name = { type: 'string', minLength: 1, maxLength: 256 } as const
+
+export const queryCompareRequestSchema = {
+  $id: 'sluice:query-compare-request',
+  type: 'object',
+  required: ['action', 'query', 'model_provider', 'model_name'],
+  additionalProperties: false,
+  properties: {
+    action: { type: 'string', const: 'query_compare' },
+    query: { type: 'string', minLength: 1, maxLength: 1048576 },
+    model_provider: { type: 'string', minLength: 1, maxLength: 64 },
+    model_name: name,
+    project_id: name,
+    session_id: { type: 'string', minLength: 1, maxLength: 128 },
+    enable_search: { type: 'boolean' },
+    search_params: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        collection: name,
+        top_k: { type: 'integer', minimum: 1, maximum: 100 },
+        output_fields: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 128 } },
+        prompt_mode: { type: 'string', enum: ['default', 'custom'] },
+        search_prompt: { type: 'string', maxLength: 65536 },
+      },
+    },
+    response_format: {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: { type: { type: 'string', enum: ['text', 'json', 'openai'] } },
+    },
+  },
+} as const
+
+export type QueryCompareRequest = FromSchema<typeof queryCompareRequestSchema>
