@@ -100,7 +100,7 @@ export const serverFileSchema = {
           type: 'object',
           additionalProperties: false,
           default: {},
-          description: 'Windows for the vector leg: each chunk is also embedded as windows of whole sentences, and a chunk scores by its best window. Costs about 3.6 times the embedding calls at ingestion (96 tokens, 512-token chunks); queries are unchanged in cost order.',
+          description: 'Windows for the vector leg: each chunk is also embedded as windows of whole sentences, and a chunk scores by its best window. Costs about 4 times the embedding time at ingestion (96 tokens, 512-token chunks); the vector leg searches about 4 times as many vectors.',
           properties: {
             max_tokens: { type: 'integer', minimum: 0, default: 96, description: 'Largest window, in tokens; 0 = off (one vector per chunk). Applies to documents ingested from then on.' },
           },
