@@ -9,14 +9,19 @@
  * re-scores the fused top 20 by use-lite cosine against the whole chunk plus a word-overlap
  * term, a cheap stand-in that shows what a second stage over the fused list can do.
  *
- *   npm run bench -- retrieval-quality [--fusion rrf|score] [--k 60] [--lexical-weight 1] [--vector-weight 1]
+ * Windows (`--windows`, default the product's 96; 0 = off): each chunk's window vectors are
+ * made by the product's own code (KnowledgeBase.embedWindows) and stored with it, so the vector
+ * leg scores a chunk by its best window as a deployment does.
+ *
+ *   npm run bench -- retrieval-quality [--windows 96] [--fusion rrf|score] [--k 60] [--lexical-weight 2] [--vector-weight 1]
  */
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { loadUseLite, USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
 import { chunkDocument, DEFAULT_CHUNKING } from '../kernel/services/knowledge/chunker.js'
 import type { Chunk } from '../kernel/services/knowledge/model.js'
-import { search, type FusionOptions } from '../kernel/services/knowledge/retrieve.js'
+import { DEFAULT_KNOWLEDGE_SETTINGS, DEFAULT_VECTOR_WINDOWS, KnowledgeBase } from '../kernel/services/knowledge/knowledge-base.js'
+import { DEFAULT_FUSION, search, type FusionOptions } from '../kernel/services/knowledge/retrieve.js'
 import type { ScoredChunk } from '../kernel/services/knowledge/store.js'
 import { pgliteTestKnowledge, postgresTestKnowledge, sqliteTestKnowledge, type TestKnowledge } from '../test/support/knowledge-stores.js'
 import { option } from './bench-setup.js'
@@ -28,7 +33,8 @@ const METHODS = ['lexical', 'vector', 'hybrid', 'hybrid+rescore'] as const
 type Method = (typeof METHODS)[number]
 const methodArg = process.argv[process.argv.indexOf('--fusion') + 1]
 const fusionMethod = process.argv.includes('--fusion') && methodArg === 'score' ? 'score' : 'rrf'
-const fusion: FusionOptions = { method: fusionMethod, k: option('k', 60), lexicalWeight: option('lexical-weight', 1), vectorWeight: option('vector-weight', 1) }
+const fusion: FusionOptions = { method: fusionMethod, k: option('k', DEFAULT_FUSION.k), lexicalWeight: option('lexical-weight', DEFAULT_FUSION.lexicalWeight), vectorWeight: option('vector-weight', DEFAULT_FUSION.vectorWeight) }
+const windowTokens = option('windows', DEFAULT_VECTOR_WINDOWS.maxTokens)
 const PROJECT = 'bench'
 const COLLECTION = 'sqlite-doc'
 const RESCORE_DEPTH = 20
@@ -59,6 +65,8 @@ interface Doc {
   file: string
   chunks: Chunk[]
   vectors: Float32Array[]
+  /** Each chunk's window vectors; undefined with --windows 0. */
+  windows: Float32Array[][] | undefined
 }
 
 async function main(): Promise<void> {
@@ -69,13 +77,21 @@ async function main(): Promise<void> {
 
   // Read, chunk and embed once; every store gets the same chunks and vectors.
   const docs: Doc[] = []
+  // Only embedWindows is used: it needs no store, just the settings and an embed function.
+  const windowMaker = new KnowledgeBase(undefined as never, { ...DEFAULT_KNOWLEDGE_SETTINGS, vectorWindows: { maxTokens: windowTokens } })
+  const embedBatched = async (_model: string, texts: readonly string[]) => {
+    const out: Float32Array[] = []
+    for (let i = 0; i < texts.length; i += 32) out.push(...(await embed(texts.slice(i, i + 32))))
+    return out
+  }
   const t0 = performance.now()
   for (const file of corpusFiles()) {
     const chunks = chunkDocument(readPage(file), DEFAULT_CHUNKING)
-    const vectors: Float32Array[] = []
-    for (let i = 0; i < chunks.length; i += 32) vectors.push(...(await embed(chunks.slice(i, i + 32).map((c) => c.content))))
-    docs.push({ file, chunks, vectors })
+    const vectors = await embedBatched('use-lite', chunks.map((c) => c.content))
+    const windows = await windowMaker.embedWindows('use-lite', chunks.map((c) => c.content), vectors, embedBatched)
+    docs.push({ file, chunks, vectors, windows })
   }
+  const windowCount = docs.reduce((n, d) => n + (d.windows?.reduce((m, w) => m + w.length, 0) ?? 0), 0)
   const embedMs = performance.now() - t0
   const chunkCount = docs.reduce((n, d) => n + d.chunks.length, 0)
   const vectorByKey = new Map(docs.flatMap((d) => d.chunks.map((c, i) => [`${d.file}#${c.index}`, d.vectors[i]!] as const)))
@@ -83,6 +99,7 @@ async function main(): Promise<void> {
   const qvs = await embed(questions.map((q) => q.question))
 
   console.log(`retrieval quality: ${docs.length} pages of sqlite3-doc, ${chunkCount} chunks (${DEFAULT_CHUNKING.maxTokens}/${DEFAULT_CHUNKING.overlapTokens} tokens), ${questions.length} questions`)
+  console.log(windowTokens > 0 ? `vector leg: best of ${windowCount} windows of up to ${windowTokens} tokens` : 'vector leg: one vector per chunk (windows off)')
   console.log(`embedding model use-lite (512 dims, in-process, no worker); fusion ${fusionMethod === 'score' ? 'score (min-max per leg)' : `RRF k=${fusion.k}`}, weights lexical ${fusion.lexicalWeight} / vector ${fusion.vectorWeight}; ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`)
   console.log(`read + chunk + embed: ${(embedMs / 1000).toFixed(1)} s (${((chunkCount * 1000) / embedMs).toFixed(1)} chunks/s)${cache.hits() ? `; ${cache.hits()} texts from the embedding cache (rates not comparable)` : ''}`)
   console.log(`hybrid+rescore = fused top ${RESCORE_DEPTH} re-scored by use-lite cosine + word overlap (no neural reranker available offline)\n`)
@@ -111,7 +128,7 @@ async function runStore(label: string, kb: TestKnowledge, docs: Doc[], chunkCoun
   const { store } = kb
   await store.createCollection(PROJECT, COLLECTION, { dimension: USE_LITE_DIMENSIONS })
   const t0 = performance.now()
-  for (const d of docs) await store.upsertDocument(PROJECT, COLLECTION, { sourceName: d.file }, d.chunks.map((c, i) => ({ ...c, embedding: d.vectors[i]! })))
+  for (const d of docs) await store.upsertDocument(PROJECT, COLLECTION, { sourceName: d.file }, d.chunks.map((c, i) => ({ ...c, embedding: d.vectors[i]!, ...(d.windows ? { windows: d.windows[i]! } : {}) })))
   const writeMs = performance.now() - t0
   // PostgreSQL: the statistics autovacuum would gather within a minute of this bulk load (the
   // lexical leg reads how common each word is from them).

@@ -110,6 +110,15 @@ export const serverFileSchema = {
             overlap_tokens: { type: 'integer', minimum: 0, default: 64, description: 'Tokens repeated from one chunk at the start of the next in the same section; at most half of max_tokens.' },
           },
         },
+        vector_windows: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'Windows for the vector leg: each chunk is also embedded as windows of whole sentences, and a chunk scores by its best window. Costs about 4 times the embedding time at ingestion (96 tokens, 512-token chunks); the vector leg searches about 4 times as many vectors.',
+          properties: {
+            max_tokens: { type: 'integer', minimum: 0, default: 96, description: 'Largest window, in tokens; 0 = off (one vector per chunk). Applies to documents ingested from then on.' },
+          },
+        },
         pdf: {
           type: 'object',
           additionalProperties: false,

@@ -18,7 +18,7 @@ import { MetricsRegistry } from './metrics/metrics.js'
 import { memoryState, redactUrl } from './state/open-state.js'
 import { RecordJournal } from './records/journal.js'
 import { reconcileLag, startReconciler } from './state/reconcile.js'
-import { KnowledgeBase, type KnowledgeSettings } from './knowledge/knowledge-base.js'
+import { DEFAULT_VECTOR_WINDOWS, KnowledgeBase, type KnowledgeSettings } from './knowledge/knowledge-base.js'
 import { openSqliteKnowledge } from './knowledge/sqlite-knowledge.js'
 import type { KnowledgeStore } from './knowledge/store.js'
 import { openQueryServices } from './query/open-query.js'
@@ -65,6 +65,7 @@ export function knowledgeSettings(k: Deployment['server']['knowledge']): Knowled
     embeddingKey: k?.embedding_key ?? 'demo',
     chunking: { maxTokens: k?.chunking?.max_tokens ?? 512, overlapTokens: k?.chunking?.overlap_tokens ?? 64 },
     pdf: { maxPages: k?.pdf?.max_pages ?? 2000, timeoutMs: k?.pdf?.timeout_ms ?? 60_000 },
+    vectorWindows: { maxTokens: k?.vector_windows?.max_tokens ?? DEFAULT_VECTOR_WINDOWS.maxTokens },
   }
 }
 

@@ -17,6 +17,7 @@ import type { DocumentInput } from './model.js'
 import { formatOf } from './readers/format.js'
 import { DEFAULT_PDF_LIMITS, type PdfLimits } from './readers/pdf.js'
 import { readDocument, type DocumentBytes } from './readers/read-document.js'
+import { vectorWindows } from './windows.js'
 import { collectionExists, type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type StoredDocument } from './store.js'
 
 /** Embeds `input` with `model`, one vector per input, in order. */
@@ -29,13 +30,23 @@ export interface KnowledgeSettings {
   readonly embeddingKey: string
   readonly chunking: ChunkingOptions
   readonly pdf: PdfLimits
+  /**
+   * `knowledge.vector_windows.max_tokens`: each chunk is also embedded as windows of whole
+   * sentences up to this many tokens, and the vector leg scores a chunk by its best window;
+   * 0 = off (one vector per chunk).
+   */
+  readonly vectorWindows: { readonly maxTokens: number }
 }
+
+/** 96 tokens: the size measured on the retrieval bench (docs/performance.md, "Retrieval quality"). */
+export const DEFAULT_VECTOR_WINDOWS = { maxTokens: 96 }
 
 export const DEFAULT_KNOWLEDGE_SETTINGS: KnowledgeSettings = {
   embeddingModel: 'use-lite',
   embeddingKey: 'demo',
   chunking: DEFAULT_CHUNKING,
   pdf: DEFAULT_PDF_LIMITS,
+  vectorWindows: DEFAULT_VECTOR_WINDOWS,
 }
 
 /** Inputs per embeddings call: well under the route's 2048, so one call stays a modest request. */
@@ -122,8 +133,10 @@ export class KnowledgeBase {
     if (chunks.length === 0) {
       throw new GatewayError(400, `document "${input.sourceName}" has no text to index (a scanned PDF has no text layer)`, { code: 'invalid_request' })
     }
-    const vectors = await this.embedAll(this.modelOf(collection), chunks.map((c) => c.content), embed)
-    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({ ...c, embedding: vectors[i]! }))
+    const model = this.modelOf(collection)
+    const vectors = await this.embedAll(model, chunks.map((c) => c.content), embed)
+    const windows = await this.embedWindows(model, chunks.map((c) => c.content), vectors, embed)
+    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({ ...c, embedding: vectors[i]!, ...(windows ? { windows: windows[i]! } : {}) }))
     return this.store.upsertDocument(project, collectionName, input, embedded)
   }
 
@@ -136,6 +149,21 @@ export class KnowledgeBase {
     checkSourceName(sourceName)
     await this.getCollection(project, collection)
     return this.store.deleteDocument(project, collection, sourceName)
+  }
+
+  /**
+   * The window vectors of each chunk, or undefined when windows are off. A chunk that is one
+   * window reuses its chunk vector (no second call for the same text); the other chunks' windows
+   * are embedded together, in batches, before anything is written.
+   */
+  async embedWindows(model: string, contents: readonly string[], chunkVectors: readonly Float32Array[], embed: Embed): Promise<Float32Array[][] | undefined> {
+    const { maxTokens } = this.settings.vectorWindows
+    if (maxTokens <= 0) return undefined
+    const texts = contents.map((c) => vectorWindows(c, maxTokens))
+    const own = texts.map((t) => t.length <= 1)
+    const flat = await this.embedAll(model, texts.flatMap((t, i) => (own[i] ? [] : t)), embed)
+    let next = 0
+    return texts.map((t, i) => (own[i] ? [chunkVectors[i]!] : t.map(() => flat[next++]!)))
   }
 
   /** Embeds in batches of EMBED_BATCH, checking that each answer has one vector per input. */

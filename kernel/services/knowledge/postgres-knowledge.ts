@@ -16,12 +16,20 @@
  *     over every chunk of the collection that passes the filter. Cost: O(chunks × dimension)
  *     per query in the server, no index; fine for thousands of chunks, slow for millions.
  * - Filters: the compiled SQL applies in the WHERE of both legs, before LIMIT.
+ * - Windows (`knowledge.vector_windows`): `kb_windows` holds each chunk's window vectors (same
+ *   column type as the chunk vectors, one partial HNSW index per dimension under pgvector),
+ *   joined to the chunk and its document so the filter is in the same WHERE as for chunk
+ *   vectors. pgvector: k × WINDOW_OVERFETCH nearest windows (iterative scan), max-pooled per
+ *   chunk, exact max over the filtered windows when fewer than k chunks come out; exact: the
+ *   max over every filtered window, grouped in SQL. `kb_chunks.windows` counts a chunk's windows
+ *   (added with 0 to older tables); chunks with none are searched by their chunk vector,
+ *   restricted to `windows = 0`, and merged by score. No windows in a collection: the old path.
  */
 import pg from 'pg'
 import { inTransaction as transaction } from '../stores/pg-transaction.js'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
-  boundK, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument,
+  bestPerChunk, boundK, checkChunkEmbeddings, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, WINDOW_OVERFETCH,
   type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type ScoredChunk, type StoredChunk, type StoredDocument,
 } from './store.js'
 import { lexicalSql } from './postgres-lexical.js'
@@ -57,6 +65,20 @@ CREATE TABLE IF NOT EXISTS kb_chunks (
 CREATE INDEX IF NOT EXISTS kb_chunks_document ON kb_chunks (document, idx);
 CREATE INDEX IF NOT EXISTS kb_chunks_collection ON kb_chunks (collection);
 CREATE INDEX IF NOT EXISTS kb_chunks_tsv ON kb_chunks USING GIN (tsv);
+ALTER TABLE kb_chunks ADD COLUMN IF NOT EXISTS windows INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS kb_chunks_windowless ON kb_chunks (collection) WHERE windows = 0;
+CREATE TABLE IF NOT EXISTS kb_windows (
+  id BIGSERIAL PRIMARY KEY, collection BIGINT NOT NULL REFERENCES kb_collections (id) ON DELETE CASCADE,
+  chunk BIGINT NOT NULL REFERENCES kb_chunks (id) ON DELETE CASCADE, dims INTEGER NOT NULL, embedding ${embeddingType} NOT NULL
+);
+CREATE INDEX IF NOT EXISTS kb_windows_chunk ON kb_windows (chunk);
+CREATE INDEX IF NOT EXISTS kb_windows_collection ON kb_windows (collection);
+`
+
+/** One partial HNSW index per dimension (a checked integer) on each vector table: HNSW needs a fixed size, collections differ. */
+const hnswSql = (dimension: number) => `
+CREATE INDEX IF NOT EXISTS kb_chunks_hnsw_${dimension} ON kb_chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE dims = ${dimension};
+CREATE INDEX IF NOT EXISTS kb_windows_hnsw_${dimension} ON kb_windows USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE dims = ${dimension};
 `
 
 const CHUNK_COLUMNS = 'c.id, c.document, d.source_name, d.url, d.tags, d.metadata, c.idx, c.content, c.heading_path, c.page_number, c.tokens'
@@ -109,6 +131,11 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       const column = existing.rows[0]?.udt_name
       vectors = column ? (column === 'vector' ? 'pgvector' : 'exact') : hasExtension ? 'pgvector' : 'exact'
       await client.query(schemaSql(vectors === 'pgvector' ? 'vector' : 'real[]'))
+      if (vectors === 'pgvector') {
+        // Tables made before windows existed: the window index of every dimension in use.
+        const dims = await client.query<{ dimension: number }>('SELECT DISTINCT dimension FROM kb_collections')
+        for (const { dimension } of dims.rows) await client.query(hnswSql(dimension))
+      }
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-knowledge-schema'])
     }
@@ -146,6 +173,53 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     return r.rows.map((x) => ({ id: Number(x.id), sourceName: x.source_name, url: x.url, tags: x.tags, metadata: x.metadata, chunks: Number(x.chunks), updatedAt: Number(x.updated_at) }))
   }
   const embeddingParam = (v: Float32Array) => (vectors === 'pgvector' ? vectorText(v) : Array.from(v))
+  /** Exact cosine of `column` against $1 (a real[]), in SQL. */
+  const exactCosine = (column: string) =>
+    `(SELECT sum(a::float8 * b) / NULLIF(sqrt(sum(a::float8 * a)) * sqrt(sum(b::float8 * b)), 0) FROM unnest(${column}, $1::real[]) AS t (a, b))`
+
+  /** Chunk vectors (`extra`: windowless chunks only, a condition in the same WHERE as the filter). */
+  const chunkVectors = async (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined, extra = ''): Promise<ScoredChunk[]> => {
+    const w = where(filter, 4)
+    const params = [embeddingParam(embedding), collection.id, limit, ...w.params]
+    if (vectors === 'exact') {
+      const r = await pool.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, ${exactCosine('c.embedding')} AS score
+          FROM kb_chunks c ${JOIN_DOCUMENT} WHERE c.collection = $2${extra}${w.sql} ORDER BY score DESC NULLS LAST, c.id LIMIT $3`, params)
+      return scored(r.rows)
+    }
+    const d = collection.dimension
+    const rows = await inTransaction(async (c) => {
+      await c.query('SET LOCAL hnsw.iterative_scan = relaxed_order')
+      const r = await c.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, 1 - (c.embedding::vector(${d}) <=> $1::vector(${d})) AS score
+          FROM kb_chunks c ${JOIN_DOCUMENT} WHERE c.dims = ${d} AND c.collection = $2${extra}${w.sql}
+          ORDER BY c.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $3`, params)
+      return r.rows
+    })
+    return scored(rows).sort((a, b) => b.score - a.score)
+  }
+
+  /** Chunks by their best window, the filter in the same WHERE: the exact max in SQL, or HNSW windows max-pooled here. */
+  const windowVectors = async (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined): Promise<ScoredChunk[]> => {
+    const w = where(filter, 4)
+    const d = collection.dimension
+    const exactMax = async (score: string) => {
+      const r = await pool.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, b.score FROM (
+            SELECT x.chunk, max(${score}) AS score FROM kb_windows x JOIN kb_chunks c ON c.id = x.chunk ${JOIN_DOCUMENT}
+            WHERE x.collection = $2${w.sql} GROUP BY x.chunk) b
+          JOIN kb_chunks c ON c.id = b.chunk ${JOIN_DOCUMENT} ORDER BY b.score DESC NULLS LAST, c.id LIMIT $3`,
+        [embeddingParam(embedding), collection.id, limit, ...w.params])
+      return scored(r.rows)
+    }
+    if (vectors === 'exact') return exactMax(exactCosine('x.embedding'))
+    const rows = await inTransaction(async (c) => {
+      await c.query('SET LOCAL hnsw.iterative_scan = relaxed_order')
+      const r = await c.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, 1 - (x.embedding::vector(${d}) <=> $1::vector(${d})) AS score
+          FROM kb_windows x JOIN kb_chunks c ON c.id = x.chunk ${JOIN_DOCUMENT} WHERE x.dims = ${d} AND x.collection = $2${w.sql}
+          ORDER BY x.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $3`, [embeddingParam(embedding), collection.id, boundK(limit * WINDOW_OVERFETCH), ...w.params])
+      return r.rows
+    })
+    const best = bestPerChunk(scored(rows), limit)
+    return best.length >= limit ? best : exactMax(`1 - (x.embedding::vector(${d}) <=> $1::vector(${d}))`)
+  }
 
   return {
     kind: 'postgres',
@@ -156,10 +230,7 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       const inserted = await pool.query('INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project, name) DO NOTHING',
         [project, name, dimension, embeddingModel ?? null, Date.now()])
       if (inserted.rowCount === 0) throw collectionExists(name)
-      if (vectors === 'pgvector') {
-        // One partial index per dimension (a checked integer): HNSW needs a fixed size, collections differ.
-        await pool.query(`CREATE INDEX IF NOT EXISTS kb_chunks_hnsw_${dimension} ON kb_chunks USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE dims = ${dimension}`)
-      }
+      if (vectors === 'pgvector') await pool.query(hnswSql(dimension))
       return (await infos(project, name))[0]!
     },
     async listCollections(project) {
@@ -178,15 +249,22 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
 
     async upsertDocument(project, name, document: DocumentInput, chunks: readonly EmbeddedChunk[]) {
       const collection = await resolve(project, name)
-      chunks.forEach((c, i) => checkEmbedding(name, collection.dimension, c.embedding, `embedding of chunk ${i}`))
+      checkChunkEmbeddings(name, collection.dimension, chunks)
       await inTransaction(async (c) => {
         await c.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [collection.id, document.sourceName])
         const doc = await c.query<{ id: string }>('INSERT INTO kb_documents (collection, source_name, url, tags, metadata, updated_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
           [collection.id, document.sourceName, document.url ?? null, JSON.stringify(document.tags ?? []), JSON.stringify(document.metadata ?? {}), Date.now()])
         const cast = vectors === 'pgvector' ? '::vector' : '::real[]'
         for (const ch of chunks) {
-          await c.query(`INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, dims, embedding) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9${cast})`,
-            [collection.id, doc.rows[0]!.id, ch.index, ch.content, JSON.stringify(ch.headingPath), ch.pageNumber ?? null, ch.tokens, collection.dimension, embeddingParam(ch.embedding)])
+          const windows = ch.windows ?? []
+          const row = await c.query<{ id: string }>(`INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, dims, embedding, windows) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9${cast}, $10) RETURNING id`,
+            [collection.id, doc.rows[0]!.id, ch.index, ch.content, JSON.stringify(ch.headingPath), ch.pageNumber ?? null, ch.tokens, collection.dimension, embeddingParam(ch.embedding), windows.length])
+          if (windows.length === 0) continue
+          // One statement per chunk: its windows as an array of vectors (text form under pgvector), unnested.
+          const arrayCast = vectors === 'pgvector' ? '::vector[]' : '::text[]'
+          const values = windows.map((w) => (vectors === 'pgvector' ? vectorText(w) : `{${Array.from(w).join(',')}}`))
+          await c.query(`INSERT INTO kb_windows (collection, chunk, dims, embedding) SELECT $1, $2, $3, e${vectors === 'pgvector' ? '' : '::real[]'} FROM unnest($4${arrayCast}) AS e`,
+            [collection.id, row.rows[0]!.id, collection.dimension, values])
         }
       })
       return (await documentRows(collection.id, document.sourceName))[0]!
@@ -212,23 +290,14 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     async vector(project, name, embedding, k, filter) {
       const collection = await resolve(project, name)
       checkEmbedding(name, collection.dimension, embedding, 'query embedding')
-      const w = where(filter, 4)
-      const params = [embeddingParam(embedding), collection.id, boundK(k), ...w.params]
-      if (vectors === 'exact') {
-        const r = await pool.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS},
-            (SELECT sum(a::float8 * b) / NULLIF(sqrt(sum(a::float8 * a)) * sqrt(sum(b::float8 * b)), 0) FROM unnest(c.embedding, $1::real[]) AS t (a, b)) AS score
-            FROM kb_chunks c ${JOIN_DOCUMENT} WHERE c.collection = $2${w.sql} ORDER BY score DESC NULLS LAST, c.id LIMIT $3`, params)
-        return scored(r.rows)
-      }
-      const d = collection.dimension
-      const rows = await inTransaction(async (c) => {
-        await c.query('SET LOCAL hnsw.iterative_scan = relaxed_order')
-        const r = await c.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, 1 - (c.embedding::vector(${d}) <=> $1::vector(${d})) AS score
-            FROM kb_chunks c ${JOIN_DOCUMENT} WHERE c.dims = ${d} AND c.collection = $2${w.sql}
-            ORDER BY c.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $3`, params)
-        return r.rows
-      })
-      return scored(rows).sort((a, b) => b.score - a.score)
+      const limit = boundK(k)
+      const flags = await pool.query<{ windowed: boolean; windowless: boolean }>(`SELECT EXISTS (SELECT 1 FROM kb_windows WHERE collection = $1) AS windowed,
+          EXISTS (SELECT 1 FROM kb_chunks WHERE collection = $1 AND windows = 0) AS windowless`, [collection.id])
+      const { windowed, windowless } = flags.rows[0]!
+      if (!windowed) return chunkVectors(collection, embedding, limit, filter)
+      const byWindow = await windowVectors(collection, embedding, limit, filter)
+      if (!windowless) return byWindow
+      return bestPerChunk([...byWindow, ...(await chunkVectors(collection, embedding, limit, filter, ' AND c.windows = 0'))], limit)
     },
 
     async neighbors(project, name, chunkIds, window) {

@@ -5,6 +5,10 @@
  * RRF fuses by rank position, not score, which sidesteps the legs' incomparable scales (bm25,
  * ts_rank_cd, cosine): score = Σ weight / (k + rank), rank from 1, k = 60 (Cormack et al.).
  * Each leg fetches top_k × 4 so that a chunk ranked modestly by both legs can still win.
+ *
+ * Default weights lexical 2 / vector 1: with the windowed vector leg, the one setting measured to
+ * beat both legs on SQLite and PostgreSQL (docs/performance.md, "Retrieval quality"); the
+ * lexical leg is the stronger of the two there, and equal weights let the weaker drag it down.
  */
 import type { CompiledFilter } from './model.js'
 import { fuseScores } from './fuse-scores.js'
@@ -18,9 +22,13 @@ export interface FusionOptions {
   readonly method?: 'rrf' | 'score'
   /** The rank constant of RRF; 60 by default. */
   readonly k?: number
+  /** 2 by default (DEFAULT_FUSION). */
   readonly lexicalWeight?: number
+  /** 1 by default. */
   readonly vectorWeight?: number
 }
+
+export const DEFAULT_FUSION = { method: 'rrf', k: 60, lexicalWeight: 2, vectorWeight: 1 } as const
 
 export interface SearchRequest {
   readonly project: string
@@ -75,8 +83,8 @@ async function searchOne(store: KnowledgeStore, req: SearchRequest, fetch: numbe
   ])
   if (lexical && vector) {
     const f = req.fusion ?? {}
-    const legs = [{ hits: lexical, weight: f.lexicalWeight ?? 1 }, { hits: vector, weight: f.vectorWeight ?? 1 }]
-    return (f.method === 'score' ? fuseScores(legs) : fuse(legs, f.k ?? 60)).slice(0, fetch)
+    const legs = [{ hits: lexical, weight: f.lexicalWeight ?? DEFAULT_FUSION.lexicalWeight }, { hits: vector, weight: f.vectorWeight ?? DEFAULT_FUSION.vectorWeight }]
+    return (f.method === 'score' ? fuseScores(legs) : fuse(legs, f.k ?? DEFAULT_FUSION.k)).slice(0, fetch)
   }
   return (lexical ?? vector ?? []).slice(0, fetch)
 }

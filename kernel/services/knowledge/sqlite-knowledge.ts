@@ -18,12 +18,21 @@
  *   passes the filter (vec_distance_cosine) gives the right answer: a selective filter makes
  *   that scan small, a broad one rarely needs it. Its limit: a filter that is broad yet passes
  *   few of the nearest chunks scans the whole collection (brute force, as vec0 itself is).
+ * - Windows (`knowledge.vector_windows`): a second vec0 table per dimension (`kb_win_<d>`) with
+ *   the same partition key and `source_name` metadata column, plus `chunk_id` as metadata, so
+ *   the same KNN statement and the same filter paths serve it; `kb_windows` maps window ids to
+ *   chunks for point deletes. The window KNN over-fetches k × WINDOW_OVERFETCH windows, keeps
+ *   each chunk's best, and falls back to the exact max over every window of the chunks the
+ *   filter passes when fewer than k chunks come out. `kb_chunks.windows` counts a chunk's
+ *   windows: chunks with none (windows off, or stored before windows existed; the column is
+ *   added with 0 when an older file opens) are searched by their chunk vector, restricted to
+ *   `windows = 0`, and merged by score. A collection without windows takes the old path only.
  */
 import { openSqliteFile } from '../stores/sqlite-file.js'
 import * as sqliteVec from 'sqlite-vec'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
-  boundK, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument,
+  bestPerChunk, boundK, checkChunkEmbeddings, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, WINDOW_OVERFETCH,
   type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type ScoredChunk, type StoredChunk, type StoredDocument,
 } from './store.js'
 import { searchTerms } from './search-terms.js'
@@ -40,8 +49,11 @@ CREATE TABLE IF NOT EXISTS kb_documents (
 CREATE TABLE IF NOT EXISTS kb_chunks (
   id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, document INTEGER NOT NULL,
   idx INTEGER NOT NULL CHECK (idx >= 0), content TEXT NOT NULL, heading_path TEXT NOT NULL,
-  page_number INTEGER, tokens INTEGER NOT NULL CHECK (tokens >= 0)
+  page_number INTEGER, tokens INTEGER NOT NULL CHECK (tokens >= 0), windows INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS kb_windows (id INTEGER PRIMARY KEY, collection INTEGER NOT NULL, chunk INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS kb_windows_chunk ON kb_windows (chunk);
+CREATE INDEX IF NOT EXISTS kb_windows_collection ON kb_windows (collection);
 CREATE INDEX IF NOT EXISTS kb_chunks_document ON kb_chunks (document, idx);
 CREATE INDEX IF NOT EXISTS kb_chunks_collection ON kb_chunks (collection);
 CREATE VIRTUAL TABLE IF NOT EXISTS kb_chunks_fts USING fts5(content, content='kb_chunks', content_rowid='id', tokenize='porter unicode61');
@@ -89,15 +101,27 @@ export function ftsQuery(query: string): string {
 }
 
 const vecTable = (dimension: number) => `kb_vec_${dimension}`
+const winTable = (dimension: number) => `kb_win_${dimension}`
+
+/** Files made before windows existed: the count column (0 = search by the chunk vector) and its index. */
+function migrateWindows(db: ReturnType<typeof openSqliteFile>): void {
+  const cols = db.prepare(`SELECT name FROM pragma_table_info('kb_chunks')`).pluck().all() as string[]
+  if (!cols.includes('windows')) db.exec('ALTER TABLE kb_chunks ADD COLUMN windows INTEGER NOT NULL DEFAULT 0')
+  db.exec('CREATE INDEX IF NOT EXISTS kb_chunks_windowless ON kb_chunks (collection) WHERE windows = 0')
+}
 
 export function openSqliteKnowledge(dataDir: string, log: (line: string) => void = () => undefined): KnowledgeStore {
   const db = openSqliteFile(dataDir, 'knowledge.db')
   sqliteVec.load(db)
   db.exec(schema)
+  migrateWindows(db)
   log('knowledge store: sqlite, vectors by sqlite-vec (exact cosine, filters inside the KNN where vec0 can)')
 
   const ensureVecTable = (dimension: number) =>
-    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(dimension)} USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[${dimension}] distance_metric=cosine, collection INTEGER PARTITION KEY, source_name TEXT)`)
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(dimension)} USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[${dimension}] distance_metric=cosine, collection INTEGER PARTITION KEY, source_name TEXT);
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${winTable(dimension)} USING vec0(window_id INTEGER PRIMARY KEY, embedding float[${dimension}] distance_metric=cosine, collection INTEGER PARTITION KEY, source_name TEXT, chunk_id INTEGER)`)
+  // Existing files: the window table of every dimension in use (dimensions are checked integers).
+  for (const d of db.prepare('SELECT DISTINCT dimension FROM kb_collections').pluck().all() as number[]) ensureVecTable(d)
 
   const findCollection = db.prepare('SELECT id, name, dimension FROM kb_collections WHERE project = ? AND name = ?')
   const resolve = (project: string, name: string): Collection => {
@@ -120,6 +144,8 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
       .map((r) => ({ id: r.id, sourceName: r.source_name, url: r.url, tags: JSON.parse(r.tags), metadata: JSON.parse(r.metadata), chunks: r.chunks, updatedAt: r.updated_at }))
 
   const removeDocument = (collection: Collection, documentId: number) => {
+    db.prepare(`DELETE FROM ${winTable(collection.dimension)} WHERE window_id IN (SELECT x.id FROM kb_windows x JOIN kb_chunks c ON c.id = x.chunk WHERE c.document = ?)`).run(documentId)
+    db.prepare('DELETE FROM kb_windows WHERE chunk IN (SELECT id FROM kb_chunks WHERE document = ?)').run(documentId)
     db.prepare(`DELETE FROM ${vecTable(collection.dimension)} WHERE chunk_id IN (SELECT id FROM kb_chunks WHERE document = ?)`).run(documentId)
     db.prepare('DELETE FROM kb_chunks WHERE document = ?').run(documentId)
     db.prepare('DELETE FROM kb_documents WHERE id = ?').run(documentId)
@@ -130,17 +156,26 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     if (old !== undefined) removeDocument(collection, old)
     const documentId = Number(db.prepare('INSERT INTO kb_documents (collection, source_name, url, tags, metadata, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(collection.id, document.sourceName, document.url ?? null, JSON.stringify(document.tags ?? []), JSON.stringify(document.metadata ?? {}), Date.now()).lastInsertRowid)
-    const insertChunk = db.prepare('INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    const insertChunk = db.prepare('INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, windows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     const insertVector = db.prepare(`INSERT INTO ${vecTable(collection.dimension)} (chunk_id, embedding, collection, source_name) VALUES (?, ?, ?, ?)`)
+    const insertWindowRow = db.prepare('INSERT INTO kb_windows (collection, chunk) VALUES (?, ?)')
+    const insertWindow = db.prepare(`INSERT INTO ${winTable(collection.dimension)} (window_id, embedding, collection, source_name, chunk_id) VALUES (?, ?, ?, ?, ?)`)
     for (const c of chunks) {
-      const id = insertChunk.run(collection.id, documentId, c.index, c.content, JSON.stringify(c.headingPath), c.pageNumber ?? null, c.tokens).lastInsertRowid
+      const windows = c.windows ?? []
+      const id = insertChunk.run(collection.id, documentId, c.index, c.content, JSON.stringify(c.headingPath), c.pageNumber ?? null, c.tokens, windows.length).lastInsertRowid
       // vec0 wants BigInt keys and integer columns (sqlite-vec issue #270).
       insertVector.run(BigInt(id), c.embedding, BigInt(collection.id), document.sourceName)
+      for (const w of windows) {
+        const windowId = insertWindowRow.run(collection.id, id).lastInsertRowid
+        insertWindow.run(BigInt(windowId), w, BigInt(collection.id), document.sourceName, BigInt(id))
+      }
     }
     return documentId
   })
 
   const dropCollection = db.transaction((collection: Collection) => {
+    db.prepare(`DELETE FROM ${winTable(collection.dimension)} WHERE window_id IN (SELECT id FROM kb_windows WHERE collection = ?)`).run(collection.id)
+    db.prepare('DELETE FROM kb_windows WHERE collection = ?').run(collection.id)
     db.prepare(`DELETE FROM ${vecTable(collection.dimension)} WHERE chunk_id IN (SELECT id FROM kb_chunks WHERE collection = ?)`).run(collection.id)
     db.prepare('DELETE FROM kb_chunks WHERE collection = ?').run(collection.id)
     db.prepare('DELETE FROM kb_documents WHERE collection = ?').run(collection.id)
@@ -149,13 +184,16 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
 
   const scored = (rows: (ChunkRow & { score: number })[]): ScoredChunk[] => rows.map((r) => ({ ...chunkFromRow(r), score: r.score }))
 
-  /** The KNN query with the filter inside it; undefined when vec0 refuses one of its constraints. */
-  const knn = (collection: Collection, embedding: Float32Array, fetch: number, filter: CompiledFilter | undefined, cols: FilterColumns) => {
+  /**
+   * The KNN query with the filter inside it; undefined when vec0 refuses one of its constraints.
+   * `table` is the chunk vectors or the window vectors: both carry chunk_id, collection and source_name.
+   */
+  const knn = (table: string, collection: Collection, embedding: Float32Array, fetch: number, filter: CompiledFilter | undefined, cols: FilterColumns, extra = '') => {
     const w = where(filter, cols)
     // CROSS JOIN keeps vec0 as the outer loop, so its KNN runs first and the joins follow.
-    const sql = `SELECT ${CHUNK_COLUMNS}, 1 - v.distance AS score FROM ${vecTable(collection.dimension)} v
+    const sql = `SELECT ${CHUNK_COLUMNS}, 1 - v.distance AS score FROM ${table} v
       CROSS JOIN kb_chunks c ON c.id = v.chunk_id CROSS JOIN kb_documents d ON d.id = c.document
-      WHERE v.embedding MATCH ? AND v.k = ? AND v.collection = ?${w.sql} ORDER BY v.distance`
+      WHERE v.embedding MATCH ? AND v.k = ? AND v.collection = ?${extra}${w.sql} ORDER BY v.distance`
     try {
       return db.prepare(sql).all(embedding, BigInt(fetch), BigInt(collection.id), ...w.params) as (ChunkRow & { score: number })[]
     } catch (err) {
@@ -163,6 +201,39 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
       throw err
     }
   }
+
+  /** Chunk vectors; `extra` (windowless chunks only) is applied after the KNN, like a filter. */
+  const chunkVectors = (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined, extra = ''): ScoredChunk[] => {
+    const table = vecTable(collection.dimension)
+    if (!filter && !extra) return scored(knn(table, collection, embedding, limit, undefined, columns) ?? [])
+    const fetch = boundK(limit * 4)
+    const rows = knn(table, collection, embedding, fetch, filter, knnColumns, extra) ?? knn(table, collection, embedding, fetch, filter, columns, extra)
+    if (rows && rows.length >= limit) return scored(rows.slice(0, limit))
+    // Too few survived the over-fetch: exact cosine over every chunk the filter passes.
+    const w = where(filter, columns)
+    const exact = db.prepare(`SELECT ${CHUNK_COLUMNS}, 1 - vec_distance_cosine(v.embedding, ?) AS score FROM kb_chunks c ${JOIN_DOCUMENT}
+        JOIN ${table} v ON v.chunk_id = c.id
+        WHERE c.collection = ?${extra}${w.sql} ORDER BY score DESC LIMIT ?`)
+      .all(embedding, collection.id, ...w.params, limit) as (ChunkRow & { score: number })[]
+    return scored(exact)
+  }
+
+  /** Chunks by their best window: KNN over windows, over-fetched, max-pooled; exact when too few chunks come out. */
+  const windowVectors = (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined): ScoredChunk[] => {
+    const table = winTable(collection.dimension)
+    const fetch = boundK(limit * WINDOW_OVERFETCH)
+    const rows = filter ? knn(table, collection, embedding, fetch, filter, knnColumns) ?? knn(table, collection, embedding, fetch, filter, columns) : knn(table, collection, embedding, fetch, undefined, columns)
+    const best = bestPerChunk(scored(rows ?? []), limit)
+    if (best.length >= limit) return best
+    const w = where(filter, columns)
+    const exact = db.prepare(`SELECT ${CHUNK_COLUMNS}, max(1 - vec_distance_cosine(v.embedding, ?)) AS score FROM kb_chunks c ${JOIN_DOCUMENT}
+        JOIN kb_windows x ON x.chunk = c.id JOIN ${table} v ON v.window_id = x.id
+        WHERE c.collection = ?${w.sql} GROUP BY c.id ORDER BY score DESC, c.id LIMIT ?`)
+      .all(embedding, collection.id, ...w.params, limit) as (ChunkRow & { score: number })[]
+    return scored(exact)
+  }
+  const hasWindows = db.prepare('SELECT EXISTS (SELECT 1 FROM kb_windows WHERE collection = ?)').pluck()
+  const hasWindowless = db.prepare('SELECT EXISTS (SELECT 1 FROM kb_chunks WHERE collection = ? AND windows = 0)').pluck()
 
   return {
     kind: 'sqlite',
@@ -188,7 +259,7 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
 
     async upsertDocument(project, name, document, chunks) {
       const collection = resolve(project, name)
-      chunks.forEach((c, i) => checkEmbedding(name, collection.dimension, c.embedding, `embedding of chunk ${i}`))
+      checkChunkEmbeddings(name, collection.dimension, chunks)
       upsert(collection, document, chunks)
       return documentRows(collection.id, document.sourceName)[0]!
     },
@@ -223,17 +294,10 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
       const collection = resolve(project, name)
       checkEmbedding(name, collection.dimension, embedding, 'query embedding')
       const limit = boundK(k)
-      if (!filter) return scored(knn(collection, embedding, limit, undefined, columns) ?? [])
-      const fetch = boundK(limit * 4)
-      const rows = knn(collection, embedding, fetch, filter, knnColumns) ?? knn(collection, embedding, fetch, filter, columns)
-      if (rows && rows.length >= limit) return scored(rows.slice(0, limit))
-      // Too few survived the over-fetch: exact cosine over every chunk the filter passes.
-      const w = where(filter, columns)
-      const exact = db.prepare(`SELECT ${CHUNK_COLUMNS}, 1 - vec_distance_cosine(v.embedding, ?) AS score FROM kb_chunks c ${JOIN_DOCUMENT}
-          JOIN ${vecTable(collection.dimension)} v ON v.chunk_id = c.id
-          WHERE c.collection = ?${w.sql} ORDER BY score DESC LIMIT ?`)
-        .all(embedding, collection.id, ...w.params, limit) as (ChunkRow & { score: number })[]
-      return scored(exact)
+      if (!hasWindows.get(collection.id)) return chunkVectors(collection, embedding, limit, filter)
+      const windowed = windowVectors(collection, embedding, limit, filter)
+      if (!hasWindowless.get(collection.id)) return windowed
+      return bestPerChunk([...windowed, ...chunkVectors(collection, embedding, limit, filter, ' AND c.windows = 0')], limit)
     },
 
     async neighbors(project, name, chunkIds, window) {

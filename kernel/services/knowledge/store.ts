@@ -34,6 +34,12 @@ export interface StoredDocument {
 /** A chunk as the caller writes it: the chunker's chunk plus its embedding. */
 export interface EmbeddedChunk extends Chunk {
   readonly embedding: Float32Array
+  /**
+   * Vectors of the chunk's windows (windows.ts), when ingestion makes them
+   * (`knowledge.vector_windows`). Absent or empty: the vector leg scores the chunk by
+   * `embedding`, as before windows existed.
+   */
+  readonly windows?: readonly Float32Array[]
 }
 
 /** A chunk as the stores return it, with its document's fields a filter or an answer needs. */
@@ -80,7 +86,12 @@ export interface KnowledgeStore {
 
   /** Best `k` chunks for the words of `query` (never passed raw to the engine). */
   lexical(project: string, collection: string, query: string, k: number, filter?: CompiledFilter): Promise<ScoredChunk[]>
-  /** Best `k` chunks by cosine similarity; the filter applies before the `k` are chosen. */
+  /**
+   * Best `k` chunks by cosine similarity; the filter applies before the `k` are chosen. A chunk
+   * stored with windows scores by its best window (max over its windows); a chunk without them
+   * (windows off, or stored before windows existed) by its chunk vector. Both are cosines of the
+   * same query vector, so the two kinds rank in one list.
+   */
   vector(project: string, collection: string, embedding: Float32Array, k: number, filter?: CompiledFilter): Promise<ScoredChunk[]>
   /** The chunks within ±`window` positions of each given chunk, in their documents; document order. */
   neighbors(project: string, collection: string, chunkIds: readonly number[], window: number): Promise<StoredChunk[]>
@@ -129,3 +140,27 @@ export function queryTokens(query: string): string[] {
 export function boundK(k: number): number {
   return Math.max(1, Math.min(4096, Math.floor(k)))
 }
+
+/** Every vector of the chunks (chunk vectors and window vectors) has the collection's dimension. */
+export function checkChunkEmbeddings(collection: string, expected: number, chunks: readonly EmbeddedChunk[]): void {
+  chunks.forEach((c, i) => {
+    checkEmbedding(collection, expected, c.embedding, `embedding of chunk ${i}`)
+    c.windows?.forEach((w, j) => checkEmbedding(collection, expected, w, `embedding of window ${j} of chunk ${i}`))
+  })
+}
+
+/**
+ * One hit per chunk, its best score kept, best first, at most `k`: window hits (several per
+ * chunk) max-pooled into chunk hits, and merged with chunk-vector hits of windowless chunks.
+ */
+export function bestPerChunk(hits: readonly ScoredChunk[], k: number): ScoredChunk[] {
+  const best = new Map<number, ScoredChunk>()
+  for (const h of hits) {
+    const seen = best.get(h.id)
+    if (!seen || h.score > seen.score) best.set(h.id, h)
+  }
+  return [...best.values()].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k)
+}
+
+/** Window hits fetched per chunk wanted: a chunk has about 4-6 windows at 96 tokens, several of which may rank close. */
+export const WINDOW_OVERFETCH = 8
