@@ -177,3 +177,20 @@ export type ModelParams = FromSchema<typeof modelParamsSchema>
 export type SearchParams = FromSchema<typeof searchParamsSchema>
 export type EnhancePrompt = FromSchema<typeof enhancePromptSchema>
 export type HistoryItem = FromSchema<typeof historyItemSchema>
+
+/**
+ * The `providers` option of the steps that answer queries (`query`, `query-compare`): the
+ * `model_provider` values a request may name. `gateway` is Sluice's own catalog; another is an
+ * OpenAI-compatible server declared as a backend of models.yaml.
+ */
+export const queryProvidersSchema = {
+  type: 'object',
+  description:
+    "`model_provider` values: `gateway` (Sluice's own catalog: `model_name` is a catalog id, a family or `auto`) and OpenAI-compatible endpoints, each a backend of models.yaml (`model_name` is a model it serves, by catalog id or served name). Every provider is reached through the gateway's routes, so it is queued, budgeted and recorded the same way.",
+  additionalProperties: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { backend: { type: 'string', minLength: 1, description: 'The models.yaml backend of this provider; unset: the whole catalog.' } },
+  },
+  default: { gateway: {} },
+} as const

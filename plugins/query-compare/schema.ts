@@ -1,19 +1,11 @@
 import type { FromSchema } from 'json-schema-to-ts'
+import { queryProvidersSchema } from '../../schemas/query-request.schema.js'
 
 export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    providers: {
-      type: 'object',
-      description: "`model_provider` values, as the `query` step's: `gateway` (Sluice's catalog) and OpenAI-compatible endpoints, each a backend of models.yaml.",
-      additionalProperties: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { backend: { type: 'string', minLength: 1, description: 'The models.yaml backend of this provider; unset: the whole catalog.' } },
-      },
-      default: { gateway: {} },
-    },
+    providers: queryProvidersSchema,
     answer_route: { type: 'string', default: 'query-chat', description: 'The in-process chat route every model is asked through (kernel.call, streamed).' },
     tokenize_route: { type: 'string', default: 'tokenize-internal', description: "The in-process route that counts the prompt's parts with the model server's tokenizer (once, with the requested model's)." },
     default_system_prompt: { type: 'string', default: 'You are a helpful assistant.', description: 'The system prompt when the project has none.' },

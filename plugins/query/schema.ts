@@ -1,20 +1,11 @@
 import type { FromSchema } from 'json-schema-to-ts'
+import { queryProvidersSchema } from '../../schemas/query-request.schema.js'
 
 export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    providers: {
-      type: 'object',
-      description:
-        "`model_provider` values: `gateway` (Sluice's own catalog: `model_name` is a catalog id, a family or `auto`) and OpenAI-compatible endpoints, each a backend of models.yaml (`model_name` is a model it serves, by catalog id or served name). Every provider is reached through the gateway's routes, so it is queued, budgeted and recorded the same way.",
-      additionalProperties: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { backend: { type: 'string', minLength: 1, description: 'The models.yaml backend of this provider; unset: the whole catalog.' } },
-      },
-      default: { gateway: {} },
-    },
+    providers: queryProvidersSchema,
     answer_route: { type: 'string', default: 'query-chat', description: 'The in-process chat route the answer is asked of (kernel.call).' },
     tokenize_route: { type: 'string', default: 'tokenize-internal', description: "The in-process route that counts the prompt's parts with the model server's tokenizer." },
     default_system_prompt: { type: 'string', default: 'You are a helpful assistant.', description: 'The system prompt when neither the request nor the project gives one.' },
