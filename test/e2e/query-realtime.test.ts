@@ -122,6 +122,23 @@ test('realtime: wav and mp3 output; modalities [text] only gives no audio deltas
   client.close()
 })
 
+test('realtime: raw pcm16 input (24 kHz mono, no header) is heard as the same recording; an odd byte count is 400', async () => {
+  const pcm = speechWav.subarray(44)
+  const client = await open()
+  client.send(realtime('p1', { audio_file: pcm.toString('base64'), model_params: { input_audio_format: 'pcm16', modalities: ['text'] } }))
+  const msgs = await client.finished('p1', 60_000)
+  assert.is(msgs.at(-1)!.type, 'response.done', JSON.stringify(msgs.at(-1)))
+  const heard = msgs[0]!
+  assert.is(heard.type, 'realtime.transcript')
+  assert.ok(Math.abs(heard.audio_seconds - pcm.length / 2 / 24000) < 0.05, `${heard.audio_seconds} s`)
+  assert.is(msgs.at(-1)!.response.usage.transcription.audio_seconds, heard.audio_seconds)
+  client.send(realtime('p2', { audio_file: pcm.subarray(0, 3).toString('base64'), model_params: { input_audio_format: 'pcm16' } }))
+  const [odd] = await client.finished('p2')
+  assert.is(odd!.error.status, 400)
+  assert.match(odd!.error.message, /whole 16-bit samples/)
+  client.close()
+})
+
 test('semantic caching: the same question twice is answered from the cache without a model call; another is not', async () => {
   const client = await open()
   const asked = { semantic_caching: true, model_params: { modalities: ['text'] }, query: 'Cache test: answer the question in the recording.' }
