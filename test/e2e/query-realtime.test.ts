@@ -139,6 +139,24 @@ test('realtime: raw pcm16 input (24 kHz mono, no header) is heard as the same re
   client.close()
 })
 
+test('realtime with search: the collection is searched as for a query, and the sources come in response.done', async () => {
+  const res = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'pets' }) })
+  assert.is(res.status, 201, await res.text())
+  const put = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections/pets/documents/cats.md`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ text: '# Cats\n\nCats sleep between twelve and sixteen hours each day.' }),
+  })
+  assert.is(put.status, 200, await put.text())
+  const client = await open()
+  client.send(realtime('s1', { query: 'How long do cats sleep?', enable_search: true, search_params: { collection: 'pets', top_k: 1 }, model_params: { modalities: ['text'] } }))
+  const done = (await client.finished('s1', 60_000)).at(-1)!
+  assert.is(done.type, 'response.done', JSON.stringify(done))
+  assert.equal(Object.keys(done.response.sources), ['cats.md'])
+  assert.ok(done.response.usage.answer.usage_metric.input_token_details.knowledge_base > 0, 'the passage is in the prompt')
+  client.close()
+})
+
 test('semantic caching: the same question twice is answered from the cache without a model call; another is not', async () => {
   const client = await open()
   const asked = { semantic_caching: true, model_params: { modalities: ['text'] }, query: 'Cache test: answer the question in the recording.' }
