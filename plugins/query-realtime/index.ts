@@ -14,7 +14,7 @@ import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply } from '../../kernel/reply.js'
 import { memorySemanticCache } from '../../kernel/services/query/semantic-cache.js'
-import { checkOwnParams } from '../../protocols/query/own-params.js'
+import { checkOwnParams, QUERY_OWN_PARAMETERS } from '../../protocols/query/own-params.js'
 import { mediaModel } from '../../protocols/query/media-model.js'
 import type { QueryRequest } from '../../schemas/query-request.schema.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
@@ -23,9 +23,6 @@ import { cacheScope } from './cache-scope.js'
 import { embedQuestion, speak, transcribe, type CallContext, type OutputFormat } from './route-calls.js'
 import { realtimeStream, type AnswerSource, type SpeechPlan } from './realtime-stream.js'
 import { configSchema } from './schema.js'
-
-/** The query's fields a project has defaults for (the service-token rule), checked here too because a cached answer skips the query step. */
-const OWN_PARAMETERS = ['model_provider', 'model_name', 'model_params', 'enable_search', 'search_params', 'enable_history', 'response_format', 'enhance_prompt', 'eval_params'] as const
 
 export default definePlugin({
   name: 'query-realtime',
@@ -52,7 +49,8 @@ export default definePlugin({
       async request(ex, next) {
         const body = ex.body as QueryRequest
         const { project, token } = ex.state.queryAuth!
-        checkOwnParams(token.kind, body, OWN_PARAMETERS)
+        // Checked here too: a cached answer skips the query step, which checks it otherwise.
+        checkOwnParams(token.kind, body, QUERY_OWN_PARAMETERS)
         const params = { ...project.defaults.model_params, ...body.model_params }
         const audioIn = inputAudio(body.audio_file, params.input_audio_format, config.max_file_bytes ?? 47185920)
         const models = kernel.catalog.models()

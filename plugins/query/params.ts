@@ -4,7 +4,7 @@
  * rules 2-5 and "Authentication"). Each failure is a 400 naming the field.
  */
 import { GatewayError } from '../../kernel/errors.js'
-import { checkOwnParams } from '../../protocols/query/own-params.js'
+import { checkOwnParams, QUERY_OWN_PARAMETERS } from '../../protocols/query/own-params.js'
 import type { ProjectToken } from '../../kernel/services/query/projects.js'
 import type { EnhancePrompt, HistoryItem, ModelParams, QueryDefaults, QueryRequest, SearchParams } from '../../schemas/query-request.schema.js'
 
@@ -27,9 +27,6 @@ export interface QueryParams {
   readonly chatUpload?: QueryRequest['chat_upload']
 }
 
-/** The request fields a project has defaults for: sending any of them is sending "own parameters". */
-export const OWN_PARAMETERS = ['model_provider', 'model_name', 'model_params', 'enable_search', 'search_params', 'enable_history', 'response_format', 'enhance_prompt', 'eval_params'] as const
-
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
 
 function merged<T extends object>(base: T | undefined, over: T | undefined): T {
@@ -45,7 +42,7 @@ export function resolveParams(body: QueryRequest, defaults: QueryDefaults, token
     const where = body.endpoint === 'realtime' ? ' (realtime is served over the WebSocket)' : ''
     throw bad(`endpoint must be ${endpoints.join(' or ')}${where}`)
   }
-  checkOwnParams(token.kind, body, OWN_PARAMETERS)
+  checkOwnParams(token.kind, body, QUERY_OWN_PARAMETERS)
   const searchParams = merged(defaults.search_params, body.search_params)
   const enableSearch = body.enable_search ?? defaults.enable_search ?? false
   if (enableSearch) {

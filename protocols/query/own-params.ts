@@ -9,6 +9,9 @@ import { GatewayError } from '../../kernel/errors.js'
 
 export const OVERRIDE_PARAMS = 'override_params'
 
+/** The query request's fields a project has defaults for: sending any of them is sending "own parameters". */
+export const QUERY_OWN_PARAMETERS = ['model_provider', 'model_name', 'model_params', 'enable_search', 'search_params', 'enable_history', 'response_format', 'enhance_prompt', 'eval_params'] as const
+
 /** Throws the 400 when a service token sends any of `fields` without `request_source: "override_params"`. */
 export function checkOwnParams(tokenKind: 'developer' | 'service', body: Readonly<Record<string, unknown>>, fields: readonly string[]): void {
   const source = body.request_source
