@@ -11,85 +11,24 @@ import WebSocket from 'ws'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_KEY, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
 import type { UsageMetric } from '../../protocols/query/usage-metric.js'
+import { QueryWsClient, socketUrl, type Json } from '../support/query-ws-client.js'
 
 const test = suite('e2e query service (WebSocket)')
 const ADMIN = 'sk-admin-query-ws-e2e'
 let gw: TestGateway
 
-type Json = Record<string, any>
 
-/** A client that files messages by id and says how the socket closed. */
-class Client {
-  readonly messages: Json[] = []
-  readonly closed: Promise<{ code: number; reason: string }>
-  private listeners = new Set<() => void>()
-
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      this.messages.push(JSON.parse(data.toString()) as Json)
-      for (const l of this.listeners) l()
-    })
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
-  }
-
-  static async open(token: string | null = TEST_SERVICE_TOKEN, options: WebSocket.ClientOptions = {}): Promise<Client> {
-    const ws = new WebSocket(socketUrl(token), options)
-    const client = new Client(ws)
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve())
-      ws.once('error', reject)
-    })
-    return client
-  }
-
-  send(message: object | string): void {
-    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message))
-  }
-
-  of(id: string | null): Json[] {
-    return this.messages.filter((m) => m.id === id)
-  }
-
-  /** The messages of `id` up to its last one (an error or a `*.done`). */
-  async finished(id: string | null, ms = 10_000): Promise<Json[]> {
-    const last = () => this.of(id).find((m) => m.type === 'error' || /\.done$/.test(m.type))
-    if (!last()) {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no end for ${id}: ${JSON.stringify(this.of(id)).slice(0, 500)}`)), ms)
-        const l = () => {
-          if (!last()) return
-          clearTimeout(timer)
-          this.listeners.delete(l)
-          resolve()
-        }
-        this.listeners.add(l)
-      })
-    }
-    return this.of(id)
-  }
-
-  async firstOf(id: string, ms = 10_000): Promise<void> {
-    const start = Date.now()
-    while (this.of(id).length === 0) {
-      if (Date.now() - start > ms) throw new Error(`nothing for ${id}`)
-      await sleep(5)
-    }
-  }
-
-  close(): void {
-    this.ws.close()
-  }
-}
+/** The shared test client, on this suite's gateway (the service token unless told). */
+const Client = { open: (token: string | null = TEST_SERVICE_TOKEN, options: WebSocket.ClientOptions = {}) => QueryWsClient.open(gw.url, token, options) }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const socketUrl = (token: string | null) => `${gw.url.replace(/^http/, 'ws')}/query/v1/ws${token === null ? '' : `?access_token=${encodeURIComponent(token)}`}`
 const query = (id: string, extra: object = {}) => ({ id, action: 'query', endpoint: 'query', query: 'What does the handbook say about keys?', ...extra })
 const compare = (id: string, extra: object = {}) => ({ id, action: 'query_compare', query: 'Which model answers best?', model_provider: 'gateway', model_name: 'sim-chat-instruct', ...extra })
 
 /** The HTTP status of a refused upgrade (ws's `unexpected-response`), with its body. */
 function refusal(token: string | null): Promise<{ status: number; body: Json }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(socketUrl(token))
+    const ws = new WebSocket(socketUrl(gw.url, token))
     ws.on('open', () => reject(new Error('the socket opened')))
     ws.on('error', () => undefined)
     ws.on('unexpected-response', (_req, res) => {
