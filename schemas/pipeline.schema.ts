@@ -31,8 +31,8 @@ export const routeSchema = {
     match: {
       type: 'object',
       minProperties: 1,
-      additionalProperties: { type: 'string' },
-      description: 'On a `ws:` path served by several routes: the message fields whose values pick this route (e.g. `{action: query_compare}`); the first route, in file order, whose fields all match runs the message.',
+      additionalProperties: { type: ['string', 'null'] },
+      description: 'On a `ws:` path served by several routes: the message fields whose values pick this route (e.g. `{action: query_compare}`; `null`: the field is absent); the first route, in file order, whose fields all match runs the message.',
     },
     body: { type: 'string', description: 'Name of a schema in schemas/ (e.g. chat-request) the JSON body must satisfy; `json` for any JSON; `raw` to leave the body unread for a plugin.' },
     body_limit_bytes: { type: 'integer', minimum: 1, description: "Largest request body of this route, below the server's `body_limit_bytes` (e.g. 32 MiB on the Responses and Messages doors)." },

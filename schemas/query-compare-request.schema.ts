@@ -1,9 +1,9 @@
 /**
  * The compare request (spec 001, "Compare request", the WebSocket route `query_compare`): one
- * query answered by the requested model and the project's `compare_models` at once. The spec's
- * table says `action` must be `query`; on a socket that also serves queries the action is what
- * tells the routes apart, so a compare is sent with `action: "query_compare"`
- * (docs/decisions.md). `top_k` is Sluice's addition (the project default otherwise).
+ * query answered by the requested model and the project's `compare_models` at once. As the spec
+ * writes it, a compare has `action: "query"` and no `endpoint` (a query always has one), and is
+ * served as such; `action: "query_compare"` names the route outright (docs/decisions.md).
+ * `top_k` is Sluice's addition (the project default otherwise).
  */
 import type { FromSchema } from 'json-schema-to-ts'
 
@@ -15,7 +15,7 @@ export const queryCompareRequestSchema = {
   required: ['action', 'query', 'model_provider', 'model_name'],
   additionalProperties: false,
   properties: {
-    action: { type: 'string', const: 'query_compare' },
+    action: { type: 'string', enum: ['query', 'query_compare'] },
     query: { type: 'string', minLength: 1, maxLength: 1048576 },
     model_provider: { type: 'string', minLength: 1, maxLength: 64 },
     model_name: name,

@@ -59,10 +59,10 @@ export class MessageError extends Error {
   }
 }
 
-/** Whether a route's `match` fields all equal the message's. */
-export function matches(match: Readonly<Record<string, string>> | undefined, body: Record<string, unknown>): boolean {
+/** Whether a route's `match` fields all equal the message's (`null`: the message lacks the field). */
+export function matches(match: Readonly<Record<string, string | null>> | undefined, body: Record<string, unknown>): boolean {
   if (!match) return true
-  for (const k in match) if (body[k] !== match[k]) return false
+  for (const k in match) if (body[k] !== (match[k] ?? undefined)) return false
   return true
 }
 

@@ -205,6 +205,16 @@ test('a compare across three models: deltas tagged by model, one summary each ma
   client.close()
 })
 
+test("the spec's form of a compare (action query, no endpoint) is a compare; with endpoint query it is a query", async () => {
+  const client = await Client.open()
+  client.send({ ...compare('spec-compare'), action: 'query' })
+  client.send(query('spec-query'))
+  const [compared, queried] = await Promise.all([client.finished('spec-compare'), client.finished('spec-query')])
+  assert.is(compared.at(-1)!.type, 'compare.done', JSON.stringify(compared.at(-1)))
+  assert.is(queried.at(-1)!.type, 'query.done', JSON.stringify(queried.at(-1)))
+  client.close()
+})
+
 test('a cut upstream ends the query with an error message, never a silent stop', async () => {
   const client = await Client.open()
   await simulator({ failure: { rate: 100, types: ['cut_stream'], cut_after_chunks: 3 } })

@@ -27,9 +27,14 @@ export function socketTargets(gen: ReturnType<RunningGateway['generation']>): So
   const out: SocketTarget[] = []
   for (const r of gen.routes.values()) {
     if (!r.ws) continue
-    out.push({ routeId: r.info.id, path: r.ws.path, match: r.ws.match ?? {}, schema: r.body.kind === 'json' ? r.body.schema : undefined })
+    out.push({ routeId: r.info.id, path: r.ws.path, match: presentFields(r.ws.match), schema: r.body.kind === 'json' ? r.body.schema : undefined })
   }
   return out
+}
+
+/** A route's match as fields a message carries (a `null` match is a field left out). */
+function presentFields(match: Readonly<Record<string, string | null>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(match ?? {}).filter((e): e is [string, string] => e[1] !== null))
 }
 
 /** A valid message of each socket schema: small answers, so a run stays fast. */
