@@ -46,6 +46,7 @@ function fakeTable() {
     async spent() {
       return 0
     },
+    async ping() {},
     async purge(before: number) {
       table.purgedBefore.push(before)
       return 0

@@ -27,6 +27,7 @@
  */
 import pg from 'pg'
 import { inTransaction as transaction } from '../stores/pg-transaction.js'
+import { withTimeout } from '../with-timeout.js'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
   bestPerChunk, boundK, checkChunkEmbeddings, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, WINDOW_OVERFETCH,
@@ -224,6 +225,11 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
   return {
     kind: 'postgres',
     vectors,
+
+    async ping() {
+      // A bounded wait: a probe must answer even when the server is gone.
+      await withTimeout(pool.query('SELECT 1'), 2000, 'PostgreSQL did not answer within 2 s')
+    },
 
     async createCollection(project, name, { dimension, embeddingModel }) {
       checkDimension(dimension)

@@ -239,6 +239,10 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     kind: 'sqlite',
     vectors: 'sqlite-vec',
 
+    async ping() {
+      db.prepare('SELECT 1').get()
+    },
+
     async createCollection(project, name, { dimension, embeddingModel }) {
       checkDimension(dimension)
       if (findCollection.get(project, name)) throw collectionExists(name)

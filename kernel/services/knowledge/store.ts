@@ -98,6 +98,9 @@ export interface KnowledgeStore {
   /** Every chunk of the given documents, in document order. */
   documentChunks(project: string, collection: string, documentIds: readonly number[]): Promise<StoredChunk[]>
 
+  /** A cheap round trip (`SELECT 1`), for the readiness probe; rejects when the store does not answer. */
+  ping(): Promise<void>
+
   close(): Promise<void>
 }
 

@@ -20,6 +20,8 @@ export interface UsageRecords {
   summarize(period: UsagePeriod, by: UsageDimension): Promise<UsageRow[]>
   /** Indicative value spent by a key or a group by requests started in [since, until) (seeds and reconciles term budgets). */
   spent(scope: SpendScope, since: number, until?: number): Promise<number>
+  /** A cheap query on the records store, for the readiness probe. */
+  ping(): Promise<void>
 }
 
 export interface RecordWriterOptions {
@@ -77,6 +79,10 @@ export class RecordWriter implements UsageRecords {
       this.dropped.inc({}, excess)
     }
     if (this.buffer.length >= this.options.batch && !this.writing) void this.flush()
+  }
+
+  ping(): Promise<void> {
+    return this.table.ping()
   }
 
   async flush(): Promise<void> {

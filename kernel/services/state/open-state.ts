@@ -10,6 +10,7 @@ export function memoryState(now: () => number = Date.now): SharedState {
     kind: 'memory',
     ledger,
     queues,
+    async ping() {},
     async close() {
       ledger.close()
       queues.close()

@@ -9,6 +9,7 @@ import { RedisLedger } from './redis-ledger.js'
 import { RedisQueues } from './redis-queues.js'
 import { describeCause } from '../../log.js'
 import { redactUrl } from './open-state.js'
+import { withTimeout } from '../with-timeout.js'
 
 /** Connects to Redis (failing the start when it cannot: a configured Redis is required). */
 export async function redisState(options: { url: string; prefix: string; leaseMs: number; log: Logger }): Promise<SharedState> {
@@ -39,6 +40,10 @@ export async function redisState(options: { url: string; prefix: string; leaseMs
     kind: 'redis',
     ledger,
     queues,
+    async ping() {
+      // A bounded wait: commands queue while ioredis reconnects, and a probe must answer.
+      await withTimeout(redis.ping(), 2000, 'Redis did not answer within 2 s')
+    },
     async close() {
       ledger.close()
       await queues.close()

@@ -10,5 +10,7 @@ export interface SharedState {
   readonly kind: 'memory' | 'redis'
   readonly ledger: BudgetLedger
   readonly queues: FairQueues
+  /** A cheap round trip (Redis PING), for the readiness probe; rejects when the state does not answer. */
+  ping(): Promise<void>
   close(): Promise<void>
 }

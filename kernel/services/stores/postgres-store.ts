@@ -4,6 +4,7 @@
  * parameterized.
  */
 import pg from 'pg'
+import { withTimeout } from '../with-timeout.js'
 import { inTransaction as transaction } from './pg-transaction.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
@@ -75,6 +76,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
   const bump = (c: pg.PoolClient) => c.query(`UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'`)
 
   const records: RecordsTable = {
+    async ping() {
+      // A bounded wait: a probe must answer even when the server is gone.
+      await withTimeout(pool.query('SELECT 1'), 2000, 'PostgreSQL did not answer within 2 s')
+    },
     async insert(batch: readonly UsageRecord[]) {
       for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
         const slice = batch.slice(start, start + ROWS_PER_STATEMENT)

@@ -74,6 +74,9 @@ export function openSqliteStore(dataDir: string): Store {
   const ph = () => '?'
 
   const records: RecordsTable = {
+    async ping() {
+      db.prepare('SELECT 1').get()
+    },
     async insert(batch) {
       if (batch.length > 0) insertMany(batch)
     },

@@ -83,6 +83,8 @@ export interface RecordsTable {
   spent(scope: SpendScope, since: number, until?: number): Promise<number>
   /** Deletes records older than `before` (epoch ms); returns how many. */
   purge(before: number): Promise<number>
+  /** A cheap round trip (`SELECT 1`), for the readiness probe; rejects when the store does not answer. */
+  ping(): Promise<void>
 }
 
 /** A key as the store keeps it: its secret only as a SHA-256 digest. */
