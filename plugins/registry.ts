@@ -27,6 +27,7 @@ import adminGroups from './admin-groups/index.js'
 import adminUsage from './admin-usage/index.js'
 import metrics from './metrics/index.js'
 import probe from './probe/index.js'
+import openapi from './openapi/index.js'
 import anthropicMessages from './anthropic-messages/index.js'
 import tokenCount from './token-count/index.js'
 import openaiResponses from './openai-responses/index.js'
@@ -49,5 +50,5 @@ import queryAudio from './query-audio/index.js'
 import querySpeech from './query-speech/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
-  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, probe, anthropicMessages, tokenCount, openaiResponses,
+  budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, probe, openapi, anthropicMessages, tokenCount, openaiResponses,
   knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, imageGeneration, queryImage, queryAudio, querySpeech, queryCompare, queryRealtime]

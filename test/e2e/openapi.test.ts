@@ -1,0 +1,92 @@
+/**
+ * The OpenAPI documents of the default deployment: /openapi.json and each /openapi/<pipeline>.json
+ * are valid OpenAPI 3.1 (checked by @seriousme/openapi-schema-validator, which validates
+ * against the official 3.1 schema), and every HTTP route the gateway loaded appears in them
+ * with its method and path; the reference page lists the routes.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { startTestGateway, type TestGateway } from '../support/gateway.js'
+
+const test = suite('e2e OpenAPI documents')
+let gateway: TestGateway | undefined
+
+interface Doc {
+  openapi: string
+  info: { description: string }
+  tags: { name: string }[]
+  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>>
+}
+
+test.before(async () => {
+  gateway = await startTestGateway()
+})
+test.after(async () => {
+  await gateway?.close()
+})
+
+async function getDoc(path: string): Promise<Doc> {
+  const res = await fetch(`${gateway!.url}${path}`)
+  assert.is(res.status, 200, path)
+  return (await res.json()) as Doc
+}
+
+async function assertValid(doc: Doc, name: string): Promise<void> {
+  const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0])
+  assert.ok(result.valid, `${name}: ${JSON.stringify(result.errors, null, 1)?.slice(0, 2000)}`)
+}
+
+/** The loaded HTTP routes as `method path`, in OpenAPI's path syntax (`:id` and `*id` → `{id}`). */
+function loadedRoutes(): string[] {
+  const out: string[] = []
+  for (const route of gateway!.generation().routes.values()) {
+    if (!route.method || route.path === undefined || route.internal) continue
+    out.push(`${route.method.toLowerCase()} ${route.path.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}')}`)
+  }
+  return out
+}
+
+test('the merged document is valid OpenAPI 3.1 and holds every loaded HTTP route', async () => {
+  const doc = await getDoc('/openapi.json')
+  assert.is(doc.openapi, '3.1.0')
+  await assertValid(doc, '/openapi.json')
+  const routes = loadedRoutes()
+  assert.ok(routes.length > 20, `${routes.length} routes`)
+  for (const r of routes) {
+    const [method, path] = r.split(' ') as [string, string]
+    assert.ok(doc.paths[path]?.[method], `${r} is missing`)
+  }
+  assert.match(doc.info.description, '/catalog?wsdl')
+  // Bearer where the route authenticates, a request body from its schema, the pipeline's error shape.
+  const chat = doc.paths['/v1/chat/completions']!.post!
+  assert.equal(chat.security, [{ bearer: [] }])
+  assert.ok(chat.requestBody)
+  assert.ok(chat.responses.default)
+  assert.is(doc.paths['/healthz']!.get!.security, undefined)
+})
+
+test('each HTTP pipeline has its own valid document; an unknown one is 404', async () => {
+  const merged = await getDoc('/openapi.json')
+  for (const { name } of merged.tags) {
+    const doc = await getDoc(`/openapi/${name}.json`)
+    await assertValid(doc, name)
+    assert.ok(Object.keys(doc.paths).length > 0, name)
+  }
+  assert.ok(merged.tags.some((t) => t.name === 'gateway'))
+  const missing = await fetch(`${gateway!.url}/openapi/nope.json`)
+  assert.is(missing.status, 404)
+})
+
+test('the reference page is self-contained HTML listing the routes', async () => {
+  const res = await fetch(`${gateway!.url}/openapi`)
+  assert.is(res.status, 200)
+  assert.match(res.headers.get('content-type') ?? '', 'text/html')
+  const html = await res.text()
+  // Nothing loaded from elsewhere (schema descriptions may mention URLs as text).
+  assert.not.match(html, /<script|<link|src=|href="https?:/)
+  assert.match(html, '/v1/chat/completions')
+  assert.match(html, '/readyz')
+})
+
+test.run()
