@@ -66,7 +66,6 @@ export default definePlugin({
         const options = { principal: ex.principal!, signal: ex.signal, parentId: ex.id }
         const sp = p.searchParams
         const started = performance.now()
-        const timed = <T>(work: Promise<T>, into: (ms: number) => void): Promise<T> => work.finally(() => into(performance.now() - started))
         const timings = { retrieval_ms: 0, answer_ms: 0 }
         const [files, history, found] = await Promise.all([
           inContextFiles(kernel.query.uploads, { projectId: project.id, sessionId: p.sessionId, queryId: p.uploadId, chatUpload: p.chatUpload }),
@@ -80,15 +79,12 @@ export default definePlugin({
             maxTurns: config.history_turns ?? 50,
           }),
           p.enableSearch
-            ? timed(
-                searchCollection(
-                  { ...sp, project: project.id, collection: sp.collection!, query: p.query, top_k: sp.top_k ?? 5, retrieval_type: sp.retrieval_type ?? 'chunk' },
-                  limits,
-                  { knowledge: kernel.knowledge, call, modelOf, ...options },
-                ),
-                (ms) => (timings.retrieval_ms = ms),
-              )
-            : Promise.resolve(undefined),
+            ? searchCollection(
+                { ...sp, project: project.id, collection: sp.collection!, query: p.query, top_k: sp.top_k ?? 5, retrieval_type: sp.retrieval_type ?? 'chunk' },
+                limits,
+                { knowledge: kernel.knowledge, call, modelOf, ...options },
+              ).finally(() => (timings.retrieval_ms = performance.now() - started))
+            : undefined,
         ])
         const queryId = `q-${randomUUID()}`
         const passages = found?.passages
@@ -101,7 +97,6 @@ export default definePlugin({
           let metric: UsageMetric
           let text: string
           let usedPassages: readonly Passage[] | undefined = passages
-          let imageTokens = kernel.catalog.model(model)?.tokens_per_image ?? 1024
           if (passages && restricted && !files.text && !files.imageParts.length && !bearsOnQuestion(p.query, passages)) {
             // Nothing retrieved bears on the question: say so without asking a model.
             text = config.no_answer_text ?? 'I could not find the answer to this question in the documents of this collection.'
@@ -129,8 +124,7 @@ export default definePlugin({
             const used = asked.result.usage.used()
             const answered = kernel.catalog.model(asked.result.usage.model ?? model)
             // Image parts are counted as the model counts them (models.yaml tokens_per_image).
-            imageTokens = answered?.tokens_per_image ?? 1024
-            const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * imageTokens }
+            const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * imageTokensOf(answered) }
             metric = usageMetric(measured, used.source === 'none' ? ZERO : used, unitPrices(answered?.prices))
             text = asked.text
           }
@@ -148,6 +142,7 @@ export default definePlugin({
           if (p.enableHistory && p.sessionId) {
             await rememberTurn(kernel.query.history, { projectId: project.id, sessionId: p.sessionId, queryId, query: p.query, answer: text, at: kernel.now() })
           }
+          const imageTokens = imageTokensOf(kernel.catalog.model(answer?.result.usage.model ?? model))
           return queryResponse('query', shapeAnswer(p, text, answer), {
             sources: sourcesOf(usedPassages),
             query_id: queryId,
@@ -170,6 +165,9 @@ export default definePlugin({
 })
 
 const round = (ms: number): number => Math.round(ms * 10) / 10
+
+/** Prompt tokens of one image part for a model (models.yaml tokens_per_image). */
+const imageTokensOf = (model: { tokens_per_image?: number } | undefined): number => model?.tokens_per_image ?? 1024
 
 /** The caller's structured-output schema must itself be a schema ajv can compile (else 400). */
 function checkSchema(p: QueryParams): void {

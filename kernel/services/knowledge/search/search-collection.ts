@@ -138,35 +138,31 @@ export async function searchCollection(s: CollectionSearch, limits: SearchLimits
     passages = chunks.map((c) => ({ sourceName: c.sourceName, score: c.score ?? 0, rerankScore: c.rerank_score, text: c.content, chunks: [c], view: shape(c) }))
   } else if (s.retrieval_type === 'document') {
     const docs = await reranked(await retrieveDocuments(kb.store, req, s.token_budget), (d) => joined(d.chunks))
-    passages = docs.map((d) => ({
-      sourceName: d.sourceName,
-      score: d.score,
-      rerankScore: d.rerank_score,
-      text: joined(d.chunks),
-      chunks: d.chunks,
-      view: { source_name: d.sourceName, score: d.score, ...rerankScore(d.rerank_score), truncated: d.truncated, chunks: d.chunks.map(shape) },
-    }))
+    passages = docs.map((d) => grouped(d, shape, { truncated: d.truncated }))
   } else {
     const found = await reranked(await retrieveNeighbors(kb.store, req, limits.neighborWindow), (p) => joined(p.chunks))
-    passages = found.map((p) => ({
-      sourceName: p.sourceName,
-      score: p.score,
-      rerankScore: p.rerank_score,
-      text: joined(p.chunks),
-      chunks: p.chunks,
-      view: {
-        source_name: p.sourceName,
-        score: p.score,
-        ...rerankScore(p.rerank_score),
-        hits: p.chunks.filter((c) => p.hits.includes(c.id)).map((c) => c.index),
-        chunks: p.chunks.map(shape),
-      },
-    }))
+    passages = found.map((p) => grouped(p, shape, { hits: p.chunks.filter((c) => p.hits.includes(c.id)).map((c) => c.index) }))
   }
   return { retrievalType: s.retrieval_type, legs, variants, rerankerModel: plan?.model, passages, shape }
 }
 
 const joined = (chunks: readonly StoredChunk[]): string => chunks.map((c) => c.content).join('\n')
+
+/** A document or a neighbourhood as one passage; `extra` is what its view adds (`truncated`, `hits`). */
+function grouped(
+  g: { sourceName: string; score: number; rerank_score?: number; chunks: readonly StoredChunk[] },
+  shape: ChunkShape,
+  extra: Record<string, unknown>,
+): Passage {
+  return {
+    sourceName: g.sourceName,
+    score: g.score,
+    rerankScore: g.rerank_score,
+    text: joined(g.chunks),
+    chunks: g.chunks,
+    view: { source_name: g.sourceName, score: g.score, ...rerankScore(g.rerank_score), ...extra, chunks: g.chunks.map(shape) },
+  }
+}
 
 function rerankScore(s: number | undefined): { rerank_score?: number } {
   return s === undefined ? {} : { rerank_score: s }
