@@ -25,9 +25,20 @@ async function loadKeys(): Promise<{ keys: Key[]; groups: Group[]; lastUse: Map<
 
 function Secret({ made, onDismiss }: { made: Made; onDismiss: () => void }) {
   const [copied, setCopied] = useState(false)
+  const [note, setNote] = useState('')
+  // The clipboard API exists only in a secure context (https, or localhost): elsewhere the
+  // secret is selected for Ctrl+C instead.
   const copy = async () => {
-    await navigator.clipboard.writeText(made.secret)
-    setCopied(true)
+    try {
+      await navigator.clipboard.writeText(made.secret)
+      setCopied(true)
+    } catch {
+      const range = document.createRange()
+      range.selectNodeContents(document.querySelector('[data-testid=secret]')!)
+      getSelection()?.removeAllRanges()
+      getSelection()?.addRange(range)
+      setNote('Selected: press Ctrl+C (⌘C) to copy')
+    }
   }
   return (
     <section class="secret" role="region" aria-labelledby="secret-title">
@@ -38,7 +49,7 @@ function Secret({ made, onDismiss }: { made: Made; onDismiss: () => void }) {
         <button type="button" onClick={copy}>
           Copy
         </button>{' '}
-        <span role="status">{copied ? 'Copied' : ''}</span>
+        <span role="status">{copied ? 'Copied' : note}</span>
       </p>
       <button type="button" class="secondary" onClick={onDismiss}>
         I have copied it
