@@ -11,9 +11,11 @@ import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway
 const test = suite('e2e portal api')
 let gw: TestGateway
 const ADMIN = 'sk-admin-portal'
+/** The gateway's clock, moved by the expiry test. */
+let skew = 0
 
 test.before(async () => {
-  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN } })
+  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN }, now: () => Date.now() + skew })
 })
 test.after(async () => gw.close())
 
@@ -85,6 +87,17 @@ test('sign-out ends the session: the cookie no longer opens anything', async () 
   assert.is(out.status, 200)
   assert.match(out.headers.get('set-cookie') ?? '', /^sluice_portal=; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=0/)
   assert.is((await call('GET', '/keys', headers)).status, 401)
+})
+
+test('a session ends 8 hours after sign-in (absolute, not sliding)', async () => {
+  const s = await signIn()
+  skew = 8 * 3_600_000 - 60_000
+  assert.is((await call('GET', '/keys', { cookie: s.cookie })).status, 200, 'a minute before the end')
+  skew = 8 * 3_600_000 + 1
+  const res = await call('GET', '/keys', { cookie: s.cookie })
+  skew = 0
+  assert.is(res.status, 401)
+  assert.is((await call('GET', '/keys', { cookie: s.cookie })).status, 401, 'an expired session is gone, also when the clock is back')
 })
 
 test('the models route: the catalog with retirement and the live queue per backend', async () => {

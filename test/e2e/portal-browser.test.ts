@@ -191,6 +191,72 @@ run('the models tab shows the catalog and each backend\'s queue; the tabs work f
   await shot('groups')
 })
 
+run('rotate asks first; accepted, the new secret is shown once and the old one stops at once', async () => {
+  await page.getByRole('tab', { name: 'Keys' }).click()
+  page.once('dialog', (d) => void d.dismiss())
+  await page.getByRole('button', { name: `Rotate key ${KEY_ID}` }).click()
+  assert.is(await page.getByTestId('secret').count(), 0, 'dismissed: nothing rotated')
+  assert.is(await chatStatus(secret), 200)
+  let asked = ''
+  page.once('dialog', (d) => {
+    asked = d.message()
+    void d.accept()
+  })
+  await page.getByRole('button', { name: `Rotate key ${KEY_ID}` }).click()
+  const rotated = (await page.getByTestId('secret').textContent()) ?? ''
+  assert.match(asked, /Rotate the secret of key browser-alice/)
+  assert.ok(rotated.startsWith('sk-') && rotated !== secret)
+  assert.is(await chatStatus(secret), 401, 'the old secret is refused')
+  assert.is(await chatStatus(rotated), 200)
+  await page.getByRole('button', { name: 'I have copied it' }).click()
+  secret = rotated
+})
+
+run("a group's tokens per minute and weight are edited in the groups tab", async () => {
+  await page.getByRole('tab', { name: 'Groups' }).click()
+  await page.getByRole('button', { name: 'Edit group demo' }).click()
+  const form = page.getByRole('form', { name: 'Edit group demo' })
+  await form.getByLabel('Tokens per minute').fill('500000')
+  await form.getByLabel('Fairness weight').fill('2')
+  await form.getByRole('button', { name: 'Save group' }).click()
+  await page.getByRole('row', { name: /demo/ }).filter({ hasText: '500,000' }).waitFor()
+  const group = await adminGet<{ tokens_per_minute: number; weight: number; models: string[] }>('/groups/demo')
+  assert.equal([group.tokens_per_minute, group.weight, group.models], [500000, 2, ['*']])
+  assert.is(await chatStatus(secret), 200)
+})
+
+run('the knowledge base tab: a file uploaded into a collection, with its chunks counted', async () => {
+  const made = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'portal-docs' }),
+  })
+  assert.is(made.status, 201)
+  await page.getByRole('tab', { name: 'Knowledge base' }).click()
+  await page.getByRole('button', { name: 'Documents of portal-docs' }).click()
+  await page.getByLabel(/^File/).setInputFiles({ name: 'roses.md', mimeType: 'text/markdown', buffer: Buffer.from('# Roses\n\nPrune roses in late winter, above an outward-facing bud.\n') })
+  await page.getByRole('button', { name: 'Upload' }).click()
+  await page.getByRole('status').filter({ hasText: 'roses.md added.' }).waitFor({ timeout: 60_000 })
+  const row = page.getByRole('row', { name: /roses\.md/ })
+  await row.waitFor()
+  const docs = (await (await fetch(`${gw.url}/knowledge/v1/projects/demo/collections/portal-docs/documents`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: { source_name: string; chunks: number }[] }
+  const doc = docs.data.find((d) => d.source_name === 'roses.md')!
+  assert.ok(doc.chunks >= 1)
+  assert.is(await row.locator('td').first().textContent(), String(doc.chunks))
+  await shot('knowledge')
+})
+
+run('delete asks first; accepted, the key is gone and its secret refused', async () => {
+  await page.getByRole('tab', { name: 'Keys' }).click()
+  page.once('dialog', (d) => void d.dismiss())
+  await page.getByRole('button', { name: `Delete key ${KEY_ID}` }).click()
+  assert.is(await chatStatus(secret), 200, 'dismissed: nothing deleted')
+  page.once('dialog', (d) => void d.accept())
+  await page.getByRole('button', { name: `Delete key ${KEY_ID}` }).click()
+  await page.locator(`tr[data-key="${KEY_ID}"]`).waitFor({ state: 'detached' })
+  assert.is(await chatStatus(secret), 401)
+})
+
 run('sign out: the cookie is gone and the API answers 401', async () => {
   await page.getByRole('button', { name: 'Sign out' }).click()
   await page.getByLabel('Admin key').waitFor()
