@@ -24,7 +24,7 @@ export function BarChart({ title, bars, format }: { title: string; bars: readonl
           </text>
         )}
         {bars.map((b, i) => {
-          const w = ((width - labelWidth - 60) * b.value) / max
+          const w = ((width - labelWidth - 80) * b.value) / max
           return (
             <g key={b.label} class="bar" data-label={b.label} data-value={b.value} transform={`translate(0 ${i * row})`}>
               <title>{`${b.label}: ${format(b.value)}`}</title>

@@ -144,6 +144,19 @@ run('the usage chart is drawn from the real records', async () => {
   assert.is(tokens, summary.data.find((r) => r.key === KEY_ID)!.total_tokens)
   assert.ok(tokens > 0)
   assert.is(await bar('Requests', KEY_ID).locator('rect').count(), 1, 'a drawn bar')
+  // Requests over time: 24 columns whose counts add up to the period's records.
+  const all = (await adminGet<{ data: unknown[] }>(`/records?from=${Date.now() - 86_400_000}`)).data.length
+  const columns = await page.locator('svg[data-chart="Requests over time"] g.bucket').evaluateAll((gs) => gs.map((g) => Number(g.getAttribute('data-value'))))
+  assert.is(columns.length, 24)
+  assert.is(columns.reduce((a, b) => a + b, 0), all)
+  assert.is(columns[23], all, 'all made within the last hour: the last column')
+  // A custom period that ends before the requests: nothing drawn.
+  await page.getByLabel('Period').selectOption('custom')
+  await page.getByLabel('From', { exact: true }).fill('2026-01-01T00:00')
+  await page.getByLabel('To', { exact: true }).fill('2026-01-02T00:00')
+  await page.locator('svg[data-chart="Requests"]').getByText('no requests in this period').waitFor()
+  await page.getByLabel('Period').selectOption('day')
+  await bar('Requests', KEY_ID).waitFor()
   await page.getByLabel('Per', { exact: true }).selectOption('model')
   await page.locator('svg[data-chart="Requests"] g.bar[data-label="sim-chat-instruct"]').waitFor()
   await shot('usage')

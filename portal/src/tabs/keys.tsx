@@ -3,7 +3,7 @@
  * next request); create (the secret shown once, with a copy button), rotate and delete, each
  * destructive step confirmed first.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type Group, type Key, type List, type UsageRow } from '../api.js'
 import { when } from '../format.js'
 import { useLoad } from '../use-load.js'
@@ -26,6 +26,9 @@ async function loadKeys(): Promise<{ keys: Key[]; groups: Group[]; lastUse: Map<
 function Secret({ made, onDismiss }: { made: Made; onDismiss: () => void }) {
   const [copied, setCopied] = useState(false)
   const [note, setNote] = useState('')
+  // Focus moves to the new secret, so that keyboard and screen-reader users land on it.
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [made.secret])
   // The clipboard API exists only in a secure context (https, or localhost): elsewhere the
   // secret is selected for Ctrl+C instead.
   const copy = async () => {
@@ -42,7 +45,7 @@ function Secret({ made, onDismiss }: { made: Made; onDismiss: () => void }) {
   }
   return (
     <section class="secret" role="region" aria-labelledby="secret-title">
-      <h3 id="secret-title">Secret of key {made.key.id}</h3>
+      <h3 id="secret-title" tabIndex={-1} ref={heading}>Secret of key {made.key.id}</h3>
       <p>Copy it now: it is shown this once and cannot be read again (rotate the key to get a new one).</p>
       <p>
         <code data-testid="secret">{made.secret}</code>{' '}

@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks'
 import { api, type List, type UsageRecord, type UsageRow } from '../api.js'
 import { BarChart } from '../bar-chart.js'
+import { bucketize, TimeChart } from '../time-chart.js'
 import { download, toCsv } from '../csv.js'
 import { count, value, when } from '../format.js'
 import { useLoad } from '../use-load.js'
@@ -17,15 +18,27 @@ const PERIODS = [
   { id: 'month', label: 'Last 30 days', ms: 30 * 86_400_000 },
 ] as const
 
+/** A time as a datetime-local field writes it (local time, to the minute). */
+function localInput(t: number): string {
+  const d = new Date(t - new Date(t).getTimezoneOffset() * 60_000)
+  return d.toISOString().slice(0, 16)
+}
+
 const RECORD_COLUMNS = ['at', 'request_id', 'key', 'group', 'route', 'model', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'value', 'status', 'outcome', 'total_ms'] as const
 
 export function UsageTab() {
   const [by, setBy] = useState<'key' | 'model'>('key')
-  const [period, setPeriod] = useState<(typeof PERIODS)[number]['id']>('day')
-  const [to, setTo] = useState(() => Date.now())
-  const from = to - PERIODS.find((p) => p.id === period)!.ms
+  const [period, setPeriod] = useState<(typeof PERIODS)[number]['id'] | 'custom'>('day')
+  const [now, setNow] = useState(() => Date.now())
+  // A custom period: two datetime-local fields, in the browser's time zone.
+  const [custom, setCustom] = useState(() => ({ from: localInput(now - 86_400_000), to: localInput(now) }))
+  const preset = PERIODS.find((p) => p.id === period)
+  const from = preset ? now - preset.ms : Date.parse(custom.from)
+  const to = preset ? now : Date.parse(custom.to)
   const range = `from=${from}&to=${to}`
   const { data, error } = useLoad(() => api.get<List<UsageRow>>(`/usage?by=${by}&${range}`), [by, range])
+  // The records of the period (newest 10,000), for the requests-over-time chart.
+  const timeline = useLoad(() => api.get<List<UsageRecord>>(`/records?${range}&limit=10000`), [range])
   const [problem, setProblem] = useState('')
   const rows = data?.data ?? []
   const name = (r: UsageRow) => (by === 'key' ? r.key : r.model) ?? ''
@@ -43,20 +56,29 @@ export function UsageTab() {
   return (
     <section aria-labelledby="usage-title">
       <h2 id="usage-title">Usage</h2>
-      <form class="inline" onSubmit={(e) => { e.preventDefault(); setTo(Date.now()) }}>
+      <form class="inline" onSubmit={(e) => { e.preventDefault(); setNow(Date.now()) }}>
         <label for="usage-by">Per</label>
         <select id="usage-by" value={by} onChange={(e) => setBy((e.currentTarget as HTMLSelectElement).value as 'key' | 'model')}>
           <option value="key">key</option>
           <option value="model">model</option>
         </select>
         <label for="usage-period">Period</label>
-        <select id="usage-period" value={period} onChange={(e) => { setPeriod((e.currentTarget as HTMLSelectElement).value as typeof period); setTo(Date.now()) }}>
+        <select id="usage-period" value={period} onChange={(e) => { setPeriod((e.currentTarget as HTMLSelectElement).value as typeof period); setNow(Date.now()) }}>
           {PERIODS.map((p) => (
             <option key={p.id} value={p.id}>
               {p.label}
             </option>
           ))}
+          <option value="custom">Custom…</option>
         </select>
+        {period === 'custom' && (
+          <>
+            <label for="usage-from">From</label>
+            <input id="usage-from" type="datetime-local" required value={custom.from} onChange={(e) => setCustom({ ...custom, from: (e.currentTarget as HTMLInputElement).value })} />
+            <label for="usage-to">To</label>
+            <input id="usage-to" type="datetime-local" required value={custom.to} onChange={(e) => setCustom({ ...custom, to: (e.currentTarget as HTMLInputElement).value })} />
+          </>
+        )}
         <button type="submit">Refresh</button>
         <button type="button" class="secondary" onClick={exportSummary}>
           Export summary (CSV)
@@ -74,6 +96,7 @@ export function UsageTab() {
         </p>
       )}
       <div class="charts" aria-live="polite">
+        <TimeChart title="Requests over time" buckets={bucketize((timeline.data?.data ?? []).map((r) => Date.parse(r.at)), from, to, 24)} label={(t) => new Date(t).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })} />
         <BarChart title="Requests" bars={rows.map((r) => ({ label: name(r), value: r.requests }))} format={count} />
         <BarChart title="Tokens" bars={rows.map((r) => ({ label: name(r), value: r.total_tokens }))} format={count} />
         <BarChart title="Indicative value" bars={rows.map((r) => ({ label: name(r), value: r.value }))} format={value} />
