@@ -239,14 +239,12 @@ run("a group's tokens per minute and weight are edited in the groups tab", async
 })
 
 run('the knowledge base tab: a file uploaded into a collection, with its chunks counted', async () => {
-  const made = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'portal-docs' }),
-  })
-  assert.is(made.status, 201)
   await page.getByRole('tab', { name: 'Knowledge base' }).click()
-  await page.getByRole('button', { name: 'Documents of portal-docs' }).click()
+  await page.getByLabel('Project').locator('option[value="demo"]').waitFor({ state: 'attached' })
+  assert.is(await page.getByLabel('Project').inputValue(), 'demo')
+  await page.getByLabel('New collection').fill('portal-docs')
+  await page.getByRole('button', { name: 'Create collection' }).click()
+  await page.getByRole('heading', { name: 'Documents of portal-docs' }).waitFor({ timeout: 60_000 })
   await page.getByLabel(/^File/).setInputFiles({ name: 'roses.md', mimeType: 'text/markdown', buffer: Buffer.from('# Roses\n\nPrune roses in late winter, above an outward-facing bud.\n') })
   await page.getByRole('button', { name: 'Upload' }).click()
   await page.getByRole('status').filter({ hasText: 'roses.md added.' }).waitFor({ timeout: 60_000 })
@@ -256,6 +254,9 @@ run('the knowledge base tab: a file uploaded into a collection, with its chunks 
   const doc = docs.data.find((d) => d.source_name === 'roses.md')!
   assert.ok(doc.chunks >= 1)
   assert.is(await row.locator('td').first().textContent(), String(doc.chunks))
+  const collection = page.getByRole('row', { name: /^portal-docs/ })
+  await collection.filter({ has: page.locator('td', { hasText: /^1$/ }) }).first().waitFor()
+  assert.is(await collection.locator('td').nth(1).textContent(), String(doc.chunks), 'the collection counts the chunks')
   await shot('knowledge')
 })
 

@@ -90,12 +90,28 @@ export function KnowledgeTab() {
   const chosen = project ?? projects.data?.data[0]?.id
   const collections = useLoad(() => (chosen ? api.get<List<Collection>>(`/projects/${encodeURIComponent(chosen)}/collections`) : Promise.resolve({ data: [] })), [chosen])
   const [open, setOpen] = useState<string>()
+  const [problem, setProblem] = useState('')
+  const create = async (e: Event) => {
+    e.preventDefault()
+    const form = e.currentTarget as HTMLFormElement
+    const name = (form.elements.namedItem('kb-collection') as HTMLInputElement).value.trim()
+    if (!chosen) return
+    setProblem('')
+    try {
+      await api.post(`/projects/${encodeURIComponent(chosen)}/collections`, { name })
+      form.reset()
+      setOpen(name)
+    } catch (err) {
+      setProblem(err instanceof Error ? err.message : String(err))
+    }
+    await collections.reload()
+  }
   return (
     <section aria-labelledby="kb-title">
       <h2 id="kb-title">Knowledge base</h2>
-      {(projects.error || collections.error) && (
+      {(projects.error || collections.error || problem) && (
         <p role="alert" class="error">
-          {projects.error || collections.error}
+          {projects.error || collections.error || problem}
         </p>
       )}
       <form class="inline" onSubmit={(e) => e.preventDefault()}>
@@ -107,6 +123,11 @@ export function KnowledgeTab() {
             </option>
           ))}
         </select>
+      </form>
+      <form class="inline" onSubmit={create}>
+        <label for="kb-collection">New collection</label>
+        <input id="kb-collection" name="kb-collection" required pattern="[A-Za-z0-9._\-]+" />
+        <button type="submit">Create collection</button>
       </form>
       <table>
         <caption class="visually-hidden">Collections</caption>
