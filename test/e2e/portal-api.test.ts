@@ -100,6 +100,13 @@ test('a session ends 8 hours after sign-in (absolute, not sliding)', async () =>
   assert.is((await call('GET', '/keys', { cookie: s.cookie })).status, 401, 'an expired session is gone, also when the clock is back')
 })
 
+test('a hot reload keeps operators signed in (sessions belong to the gateway, not to a pipeline set)', async () => {
+  const s = await signIn()
+  assert.ok(await gw.reload())
+  assert.is((await call('GET', '/keys', { cookie: s.cookie })).status, 200)
+  assert.is((await call('PATCH', '/keys/demo', { cookie: s.cookie, 'x-csrf-token': String(s.body.csrf_token) }, { enabled: true })).status, 200)
+})
+
 test('the models route: the catalog with retirement and the live queue per backend', async () => {
   const s = await signIn()
   const res = await call('GET', '/models', { cookie: s.cookie })
