@@ -17,7 +17,15 @@ import { browserMissing, openBrowser, screenshotDir, type Browser } from '../sup
 
 const skip = browserMissing && process.env.CI !== 'true'
 const test = suite(`e2e portal in chromium${skip ? ' (skipped: chromium is not installed)' : ''}`)
-const run = skip ? test.skip : test
+/** Why the browser could not start (under CI=true without chromium): each test fails with it. */
+let setupError: unknown
+const run = skip
+  ? test.skip
+  : (name: string, fn: () => Promise<void>) =>
+      test(name, async () => {
+        if (setupError) throw setupError
+        await fn()
+      })
 let gw: TestGateway
 let browser: Browser
 let page: Page
@@ -28,7 +36,12 @@ let secret = ''
 test.before(async () => {
   if (skip) return
   gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN } })
-  browser = await openBrowser()
+  try {
+    browser = await openBrowser()
+  } catch (err) {
+    setupError = err
+    return
+  }
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url })
   page = await browser.context.newPage()
   page.setDefaultTimeout(15_000)
