@@ -71,6 +71,7 @@ export default definePlugin({
             audio_seconds: r.audioSeconds,
             characters: r.characters,
             value: r.value,
+            last_at: new Date(r.lastAt).toISOString(),
           })),
         })
       },

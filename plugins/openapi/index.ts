@@ -14,9 +14,11 @@ import { httpPipelines } from './pipelines.js'
 
 /** The steps that authenticate a caller by bearer token (they provide the principal). */
 const AUTH_STEPS = new Set(['auth', 'admin-auth', 'query-auth'])
+/** The portal's session check (its sign-in step is open: it takes the admin key in the body). */
+const COOKIE_STEPS = new Set(['portal-auth', 'portal-auth:session', 'portal-auth:status', 'portal-auth:sign-out'])
 
 function documentOf(pipelines: readonly OpenApiPipeline[], title: string) {
-  return buildOpenApi({ title, version: '1', pipelines, bodySchemas, authSteps: AUTH_STEPS })
+  return buildOpenApi({ title, version: '1', pipelines, bodySchemas, authSteps: AUTH_STEPS, cookieSteps: COOKIE_STEPS })
 }
 
 export default definePlugin({

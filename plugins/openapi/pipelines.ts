@@ -24,9 +24,12 @@ interface RawPipeline {
   routes?: RawRoute[]
 }
 
-/** A step is `name` or `{ name: options }`. */
+/** A step is `name` or `{ name: options }`; one with an `action` option reads `name:action`. */
 function stepName(step: unknown): string {
-  return typeof step === 'string' ? step : Object.keys(step as object)[0] ?? ''
+  if (typeof step === 'string') return step
+  const [name, options] = Object.entries(step as object)[0] ?? ['', undefined]
+  const action = (options as { action?: unknown } | null | undefined)?.action
+  return typeof action === 'string' ? `${name}:${action}` : name
 }
 
 export function httpPipelines(config: Deployment): OpenApiPipeline[] {

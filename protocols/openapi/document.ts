@@ -30,7 +30,12 @@ export interface OpenApiInput {
   readonly bodySchemas: Readonly<Record<string, object>>
   /** Steps that authenticate the caller (those providing a principal). */
   readonly authSteps: ReadonlySet<string>
+  /** Steps that let a caller on by the portal's session cookie (`name` or `name:action`). */
+  readonly cookieSteps?: ReadonlySet<string>
 }
+
+/** The portal's session cookie as an OpenAPI security scheme. */
+const PORTAL_SESSION = { type: 'apiKey', in: 'cookie', name: 'sluice_portal', description: 'The operator portal\'s session, from POST /portal/api/session; changes also need its x-csrf-token header.' }
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> }
 
@@ -66,6 +71,7 @@ function operation(route: OpenApiRoute, pipeline: OpenApiPipeline, input: OpenAp
   else if (route.body === 'json') op.requestBody = { required: true, content: { 'application/json': { schema: {} } } }
   else if (route.body === 'raw') op.requestBody = { content: { '*/*': { schema: {} } } }
   if (route.steps.some((s) => input.authSteps.has(s))) op.security = [{ bearer: [] }]
+  else if (route.steps.some((s) => input.cookieSteps?.has(s))) op.security = [{ portalSession: [] }]
   return op
 }
 
@@ -89,6 +95,6 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
     externalDocs: { description: 'WSDL of the SOAP service catalog', url: '/catalog?wsdl' },
     tags: input.pipelines.map((p) => ({ name: p.name })),
     paths,
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, ...(input.cookieSteps ? { portalSession: PORTAL_SESSION } : {}) } },
   }
 }

@@ -64,6 +64,11 @@ test('the merged document is valid OpenAPI 3.1 and holds every loaded HTTP route
   assert.ok(chat.requestBody)
   assert.ok(chat.responses.default)
   assert.is(doc.paths['/healthz']!.get!.security, undefined)
+  // The portal's API: its session cookie, except the sign-in itself (the admin key in the body).
+  assert.equal(doc.paths['/portal/api/keys']!.get!.security, [{ portalSession: [] }])
+  assert.equal(doc.paths['/portal/api/session']!.delete!.security, [{ portalSession: [] }])
+  assert.is(doc.paths['/portal/api/session']!.post!.security, undefined)
+  assert.is(doc.paths['/portal']!.get!.security, undefined)
 })
 
 test('each HTTP pipeline has its own valid document; an unknown one is 404', async () => {

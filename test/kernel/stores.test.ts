@@ -76,14 +76,14 @@ function storeContract(label: string, open: () => Promise<{ store: Store; cleanu
     const many = Array.from({ length: 1200 }, (_, i) => record(100 + i, { requestId: `bulk-${i}`, keyId: 'bulk', group: 'bulk' }))
     await store.records.insert(many)
     const rows = await store.records.summarize({ from: T0, to: T0 + 10_000_000, keyId: 'bulk' }, 'key')
-    assert.equal(rows, [{ name: 'bulk', requests: 1200, promptTokens: 12_000, completionTokens: many.reduce((s, r) => s + r.completionTokens, 0), cachedTokens: 2400, audioSeconds: 0, characters: 0, value: 600 }])
+    assert.equal(rows, [{ name: 'bulk', requests: 1200, promptTokens: 12_000, completionTokens: many.reduce((s, r) => s + r.completionTokens, 0), cachedTokens: 2400, audioSeconds: 0, characters: 0, value: 600, lastAt: T0 + 1299 * 1000 }])
   })
 
   it('records: usage summed per key, per model and per group', async (store) => {
     const period = { from: T0, to: T0 + 10_000 }
     assert.equal(await store.records.summarize(period, 'key'), [
-      { name: 'alice', requests: 1, promptTokens: 10, completionTokens: 2, cachedTokens: 2, audioSeconds: 0, characters: 0, value: 0.5 },
-      { name: 'bob', requests: 2, promptTokens: 20, completionTokens: 4, cachedTokens: 4, audioSeconds: 0, characters: 0, value: 1 },
+      { name: 'alice', requests: 1, promptTokens: 10, completionTokens: 2, cachedTokens: 2, audioSeconds: 0, characters: 0, value: 0.5, lastAt: T0 + 2000 },
+      { name: 'bob', requests: 2, promptTokens: 20, completionTokens: 4, cachedTokens: 4, audioSeconds: 0, characters: 0, value: 1, lastAt: T0 + 3000 },
     ])
     assert.equal((await store.records.summarize(period, 'model')).map((r) => [r.name, r.requests]), [['sim-chat-instruct', 2], ['sim-chat-thinking', 1]])
     assert.equal((await store.records.summarize(period, 'group')).map((r) => [r.name, r.requests]), [['ops', 2], ['research', 1]])

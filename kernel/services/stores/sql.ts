@@ -65,6 +65,7 @@ export function usageRowFromRow(row: Row): UsageRow {
     audioSeconds: num(row.audio_seconds),
     characters: num(row.characters),
     value: num(row.value),
+    lastAt: num(row.last_at),
   }
 }
 
@@ -89,7 +90,7 @@ export function periodWhere(period: UsagePeriod, ph: (n: number) => string): { s
 export const summaryColumns = `COUNT(*) AS requests, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
   COALESCE(SUM(completion_tokens), 0) AS completion_tokens, COALESCE(SUM(cached_tokens), 0) AS cached_tokens,
   COALESCE(SUM(audio_seconds), 0) AS audio_seconds, COALESCE(SUM(characters), 0) AS characters,
-  COALESCE(SUM(value), 0) AS value`
+  COALESCE(SUM(value), 0) AS value, MAX(at) AS last_at`
 
 export function keyFromRow(row: Row): StoredKey {
   const budget = row.budget ? (JSON.parse(String(row.budget)) as StoredKey['budget']) : undefined

@@ -64,6 +64,8 @@ export interface UsageRow {
   readonly audioSeconds: number
   readonly characters: number
   readonly value: number
+  /** Start of the period's latest request (epoch ms): a key's "last use" in the portal. */
+  readonly lastAt: number
 }
 
 /** Whose spending a sum of records is: one key's, or one group's. */

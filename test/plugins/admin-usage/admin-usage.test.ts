@@ -34,8 +34,8 @@ test('per key this month (the default period): requests, tokens, value', async (
   const b = body(await act('summary'))!
   assert.is(b.from, '2026-05-01T00:00:00.000Z')
   assert.equal(b.data, [
-    { key: 'alice', requests: 2, prompt_tokens: 20, completion_tokens: 10, cached_tokens: 2, total_tokens: 30, audio_seconds: 0, characters: 0, value: 0.5 },
-    { key: 'bob', requests: 1, prompt_tokens: 10, completion_tokens: 5, cached_tokens: 1, total_tokens: 15, audio_seconds: 0, characters: 0, value: 0.25 },
+    { key: 'alice', requests: 2, prompt_tokens: 20, completion_tokens: 10, cached_tokens: 2, total_tokens: 30, audio_seconds: 0, characters: 0, value: 0.5, last_at: '2026-05-14T11:59:59.000Z' },
+    { key: 'bob', requests: 1, prompt_tokens: 10, completion_tokens: 5, cached_tokens: 1, total_tokens: 15, audio_seconds: 0, characters: 0, value: 0.25, last_at: '2026-05-14T11:59:57.000Z' },
   ])
 })
 

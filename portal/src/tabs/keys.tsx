@@ -1,0 +1,155 @@
+/**
+ * Keys: each key with its group, state and last use; an on/off switch (applies to the key's
+ * next request); create (the secret shown once, with a copy button), rotate and delete, each
+ * destructive step confirmed first.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { api, type Group, type Key, type List, type UsageRow } from '../api.js'
+import { when } from '../format.js'
+import { useLoad } from '../use-load.js'
+
+interface Made {
+  key: Key
+  secret: string
+}
+
+async function loadKeys(): Promise<{ keys: Key[]; groups: Group[]; lastUse: Map<string, string> }> {
+  // Last use: the newest record of each key, over all the records kept.
+  const [keys, groups, usage] = await Promise.all([
+    api.get<List<Key>>('/keys'),
+    api.get<List<Group>>('/groups'),
+    api.get<List<UsageRow>>(`/usage?by=key&from=0&to=${Date.now() + 60_000}`),
+  ])
+  return { keys: keys.data, groups: groups.data, lastUse: new Map(usage.data.map((r) => [r.key ?? '', r.last_at])) }
+}
+
+function Secret({ made, onDismiss }: { made: Made; onDismiss: () => void }) {
+  const [copied, setCopied] = useState(false)
+  const [note, setNote] = useState('')
+  // Focus moves to the new secret, so that keyboard and screen-reader users land on it.
+  const heading = useRef<HTMLHeadingElement>(null)
+  useEffect(() => heading.current?.focus(), [made.secret])
+  // The clipboard API exists only in a secure context (https, or localhost): elsewhere the
+  // secret is selected for Ctrl+C instead.
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(made.secret)
+      setCopied(true)
+    } catch {
+      const range = document.createRange()
+      range.selectNodeContents(document.querySelector('[data-testid=secret]')!)
+      getSelection()?.removeAllRanges()
+      getSelection()?.addRange(range)
+      setNote('Selected: press Ctrl+C (⌘C) to copy')
+    }
+  }
+  return (
+    <section class="secret" role="region" aria-labelledby="secret-title">
+      <h3 id="secret-title" tabIndex={-1} ref={heading}>Secret of key {made.key.id}</h3>
+      <p>Copy it now: it is shown this once and cannot be read again (rotate the key to get a new one).</p>
+      <p>
+        <code data-testid="secret">{made.secret}</code>{' '}
+        <button type="button" onClick={copy}>
+          Copy
+        </button>{' '}
+        <span role="status">{copied ? 'Copied' : note}</span>
+      </p>
+      <button type="button" class="secondary" onClick={onDismiss}>
+        I have copied it
+      </button>
+    </section>
+  )
+}
+
+export function KeysTab() {
+  const { data, error, reload } = useLoad(loadKeys)
+  const [made, setMade] = useState<Made>()
+  const [problem, setProblem] = useState('')
+  const act = async (work: () => Promise<unknown>) => {
+    setProblem('')
+    try {
+      await work()
+    } catch (err) {
+      setProblem(err instanceof Error ? err.message : String(err))
+    }
+    await reload()
+  }
+  const create = (e: Event) => {
+    e.preventDefault()
+    const form = e.currentTarget as HTMLFormElement
+    const id = (form.elements.namedItem('key-id') as HTMLInputElement).value.trim()
+    const group = (form.elements.namedItem('key-group') as HTMLSelectElement).value
+    void act(async () => {
+      setMade(await api.post<Made>('/keys', { ...(id ? { id } : {}), group }))
+      form.reset()
+    })
+  }
+  const toggle = (k: Key) => act(() => api.patch(`/keys/${encodeURIComponent(k.id)}`, { enabled: !k.enabled }))
+  const rotate = (k: Key) => {
+    if (!confirm(`Rotate the secret of key ${k.id}? The current secret stops working at once.`)) return
+    void act(async () => setMade(await api.post<Made>(`/keys/${encodeURIComponent(k.id)}/rotate`)))
+  }
+  const remove = (k: Key) => {
+    if (!confirm(`Delete key ${k.id}? Requests with it are refused from now on.`)) return
+    void act(() => api.delete(`/keys/${encodeURIComponent(k.id)}`))
+  }
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">Keys</h2>
+      {(error || problem) && (
+        <p role="alert" class="error">
+          {error || problem}
+        </p>
+      )}
+      {made && <Secret made={made} onDismiss={() => setMade(undefined)} />}
+      <form class="inline" onSubmit={create} aria-labelledby="create-key-title">
+        <h3 id="create-key-title">Create a key</h3>
+        <label for="key-id">Id (optional)</label>
+        <input id="key-id" name="key-id" pattern="[A-Za-z0-9._\-]+" placeholder="generated" />
+        <label for="key-group">Group</label>
+        <select id="key-group" name="key-group" required>
+          {data?.groups.map((g) => (
+            <option key={g.id} value={g.id}>
+              {g.id}
+            </option>
+          ))}
+        </select>
+        <button type="submit">Create key</button>
+      </form>
+      <table>
+        <caption class="visually-hidden">API keys</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Group</th>
+            <th scope="col">State</th>
+            <th scope="col">Last use</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data?.keys.map((k) => (
+            <tr key={k.id} data-key={k.id}>
+              <th scope="row">{k.id}</th>
+              <td>{k.group}</td>
+              <td>
+                <button type="button" role="switch" class="switch" aria-checked={k.enabled} aria-label={`Key ${k.id} enabled`} onClick={() => void toggle(k)}>
+                  <span aria-hidden="true">{k.enabled ? 'On' : 'Off'}</span>
+                </button>
+              </td>
+              <td>{when(data.lastUse.get(k.id))}</td>
+              <td class="actions">
+                <button type="button" class="secondary" onClick={() => rotate(k)} aria-label={`Rotate key ${k.id}`}>
+                  Rotate
+                </button>
+                <button type="button" class="danger" onClick={() => remove(k)} aria-label={`Delete key ${k.id}`}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}

@@ -1,0 +1,87 @@
+/**
+ * Models: the catalog (type, capabilities, boons, retirement status and dates) and, per
+ * backend, its capacity and the requests waiting and running now, refreshed every 5 seconds.
+ */
+import { useEffect } from 'preact/hooks'
+import { api } from '../api.js'
+import { when } from '../format.js'
+import { useLoad } from '../use-load.js'
+
+interface ModelsView {
+  at: string
+  models: { id: string; model_type: string; backend: string; capabilities: string[]; reasoning: string; boons: string[]; status: string; replacement: string | null; deprecated_at: string | null; retire_at: string | null; retired: boolean }[]
+  backends: { name: string; capacity: number; waiting: number; running: number }[]
+}
+
+export function ModelsTab() {
+  const { data, error, reload } = useLoad(() => api.get<ModelsView>('/models'))
+  useEffect(() => {
+    const timer = setInterval(() => void reload(), 5000)
+    return () => clearInterval(timer)
+  }, [reload])
+  return (
+    <section aria-labelledby="models-title">
+      <h2 id="models-title">Models</h2>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <h3>Backends now</h3>
+      <p class="hint">
+        As of {when(data?.at)}; refreshed every 5 seconds. <button type="button" class="secondary" onClick={() => void reload()}>Refresh now</button>
+      </p>
+      <table>
+        <caption class="visually-hidden">Backends: capacity, waiting and running requests</caption>
+        <thead>
+          <tr>
+            <th scope="col">Backend</th>
+            <th scope="col">Capacity</th>
+            <th scope="col">Running</th>
+            <th scope="col">Queue depth</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data?.backends.map((b) => (
+            <tr key={b.name} data-backend={b.name}>
+              <th scope="row">{b.name}</th>
+              <td>{b.capacity}</td>
+              <td>{b.running}</td>
+              <td>{b.waiting}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Catalog</h3>
+      <table>
+        <caption class="visually-hidden">Models of the catalog</caption>
+        <thead>
+          <tr>
+            <th scope="col">Model</th>
+            <th scope="col">Type</th>
+            <th scope="col">Backend</th>
+            <th scope="col">Capabilities</th>
+            <th scope="col">Boons</th>
+            <th scope="col">Status</th>
+            <th scope="col">Retirement</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data?.models.map((m) => (
+            <tr key={m.id}>
+              <th scope="row">{m.id}</th>
+              <td>{m.model_type}</td>
+              <td>{m.backend}</td>
+              <td>{[...m.capabilities, ...(m.reasoning === 'mapped' ? ['reasoning'] : [])].join(', ') || '—'}</td>
+              <td>{m.boons.join(', ') || '—'}</td>
+              <td>{m.retired ? 'retired' : m.status}</td>
+              <td>
+                {m.retire_at ? `announced ${when(m.deprecated_at)}, retires ${when(m.retire_at)}${m.replacement ? `; use ${m.replacement}` : ''}` : '—'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
