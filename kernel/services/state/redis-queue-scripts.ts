@@ -22,6 +22,8 @@ local S, GC, GW, GWAIT, GRUN, GLLK = base .. 'state', base .. 'gc', base .. 'gw'
 local KC, KWAIT, KRUN = base .. 'kc', base .. 'kwait', base .. 'krun'
 local WAITERS, WEXP, SLOTS, RUN, HOLDS = base .. 'waiters', base .. 'wexp', base .. 'slots', base .. 'run', base .. 'holds'
 local function kq(gk) return base .. 'kq:' .. gk end
+-- The id whose grant the running script returns in its reply (ENQUEUE sets it).
+local replying = nil
 local function hnum(h, f) return tonumber(redis.call('HGET', h, f)) or 0 end
 local function fmt(x) return string.format('%.17g', x) end
 local function weight(g) local w = hnum(GW, g) if w <= 0 then return 1 end return w end
@@ -62,7 +64,8 @@ local function grant(id, w)
   redis.call('HINCRBY', KRUN, gk, 1)
   redis.call('HSET', SLOTS, id, cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m }))
   redis.call('ZADD', RUN, w.lease or (now + lease), id)
-  redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id)
+  -- The enqueue script's own request learns of its grant from the reply: no message for it.
+  if id ~= replying then redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id) end
 end
 
 local function releaseSlot(id, actual)
@@ -181,6 +184,7 @@ end
  */
 export const ENQUEUE = `${PRELUDE}
 local id, g, k, w, cost, model, process, capacity, oldSeq = ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10], ARGV[11], ARGV[12], tonumber(ARGV[13])
+replying = id
 expire()
 redis.call('HSET', S, 'capacity', capacity)
 redis.call('HSET', GW, g, w)
