@@ -105,38 +105,42 @@ return out
 `
 
 /**
- * KEYS: per line 4: term (counter, log, amounts, sum) with a 5th, its minutes (hash: start
- * minute → settled, 'until' → reconciled up to), or sliding (log, amounts, sum, unused).
- * ARGV: now, ticket, n, minute, then per line: kind, reserved, actual, ms.
+ * The settlements of one event-loop turn, applied one after the other. ARGV[1]: how many; then
+ * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. KEYS, in
+ * the same order, per line: term (counter, log, amounts, sum, its minutes: hash of start
+ * minute → settled, 'until' → reconciled up to) or sliding (log, amounts, sum, unused).
  */
 const SETTLE = `${PRUNE}
-local now, ticket, n, minute = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
-local k = 0
-for i = 1, n do
-  local b = 4 + (i - 1) * 4
-  local actual = tonumber(ARGV[b + 3])
-  if ARGV[b + 1] == 't' then
-    take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
-    -- Counted even when the lease ran out meanwhile: it was used.
-    if redis.call('EXISTS', KEYS[k + 1]) == 1 then
-      redis.call('INCRBYFLOAT', KEYS[k + 1], fmt(actual))
-      redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
-      local ttl = redis.call('PTTL', KEYS[k + 1])
-      if ttl > 0 then redis.call('PEXPIRE', KEYS[k + 5], ttl) end
+local a, k = 2, 0
+for _ = 1, tonumber(ARGV[1]) do
+  local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
+  a = a + 4
+  for i = 1, n do
+    local actual = tonumber(ARGV[a + 2])
+    if ARGV[a] == 't' then
+      take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
+      -- Counted even when the lease ran out meanwhile: it was used.
+      if redis.call('EXISTS', KEYS[k + 1]) == 1 then
+        redis.call('INCRBYFLOAT', KEYS[k + 1], fmt(actual))
+        redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
+        local ttl = redis.call('PTTL', KEYS[k + 1])
+        if ttl > 0 then redis.call('PEXPIRE', KEYS[k + 5], ttl) end
+      end
+      k = k + 5
+    else
+      local ms = tonumber(ARGV[a + 3])
+      local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+      prune(log, amt, sum, now - ms)
+      local old = redis.call('HGET', amt, ticket)
+      if old then
+        redis.call('HSET', amt, ticket, fmt(actual))
+        redis.call('INCRBYFLOAT', sum, fmt(actual - tonumber(old)))
+      elseif actual > 0 then
+        add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
+      end
+      k = k + 4
     end
-    k = k + 5
-  else
-    local ms = tonumber(ARGV[b + 4])
-    local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
-    prune(log, amt, sum, now - ms)
-    local old = redis.call('HGET', amt, ticket)
-    if old then
-      redis.call('HSET', amt, ticket, fmt(actual))
-      redis.call('INCRBYFLOAT', sum, fmt(actual - tonumber(old)))
-    elseif actual > 0 then
-      add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
-    end
-    k = k + 4
+    a = a + 4
   end
 end
 return 1
@@ -212,6 +216,8 @@ export class RedisLedger implements BudgetLedger {
   /** Open term reservations of this process, by ticket: what the heartbeat renews. */
   private readonly open = new Map<string, readonly string[]>()
   private readonly heartbeat: NodeJS.Timeout | undefined
+  /** Settlements waiting for the end of this event-loop turn (see settle). */
+  private settling: { keys: string[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
 
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 10_000
@@ -247,6 +253,7 @@ export class RedisLedger implements BudgetLedger {
 
   async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     const id = crypto.randomUUID()
+    void this.flushSettlements()
     const keys = lines.flatMap((l) => this.keysOf(l.counter, l.window))
     const args: (string | number)[] = [now, units.min, units.max, id, lines.length, this.leaseMs]
     for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
@@ -279,12 +286,32 @@ export class RedisLedger implements BudgetLedger {
     await this.scripts.seed(keys.length, ...keys, String(value), ttl, until, member, window.expiresAt)
   }
 
-  async settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
+  /**
+   * Settlements go out batched: those of one event-loop turn in one script (applied in order,
+   * each as if alone), so that under load a settlement costs a fraction of a round trip.
+   */
+  settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
     this.open.delete(ticket.id)
     const keys = ticket.lines.flatMap((l) => (l.window.kind === 'term' ? [...this.termKeys(l.counter), `${this.prefix}${l.counter}:minutes`] : this.keysOf(l.counter, l.window)))
     const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
     ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', String(l.reserved), String(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
-    await this.scripts.settle(keys.length, ...keys, ...args)
+    if (this.settling.length === 0) setImmediate(() => void this.flushSettlements())
+    return new Promise((resolve, reject) => this.settling.push({ keys, args, resolve, reject }))
+  }
+
+  /** Also called before a reservation, so that Redis sees settlements and reservations in the order they were made. */
+  private async flushSettlements(): Promise<void> {
+    if (this.settling.length === 0) return
+    const batch = this.settling
+    this.settling = []
+    const keys = batch.flatMap((s) => s.keys)
+    const args = batch.flatMap((s) => s.args)
+    try {
+      await this.scripts.settle(keys.length, ...keys, batch.length, ...args)
+      for (const s of batch) s.resolve()
+    } catch (err) {
+      for (const s of batch) s.reject(err)
+    }
   }
 
   /** Renews the leases of this process's open term reservations (one script for all of them). */
@@ -338,5 +365,7 @@ export class RedisLedger implements BudgetLedger {
 
   close(): void {
     clearInterval(this.heartbeat)
+    // Sent now, before the connection is closed.
+    void this.flushSettlements()
   }
 }

@@ -219,21 +219,29 @@ if redis.call('ZSCORE', RUN, id) then return {1, seq} end
 return {0, seq}
 `
 
-/** ARGV[5..]: id, actual cost, anticipation ms. Returns 1 when a slot is now held for the key. */
+/**
+ * ARGV[5..]: triples of id, actual cost, anticipation ms: the releases of one event-loop turn,
+ * applied one after the other exactly as separate scripts would be (each pumps before the next).
+ * Returns, per release, 1 when a slot is now held for its key.
+ */
 export const RELEASE = `${PRELUDE}
-local id, actual, anticipation = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 expire()
-local s = releaseSlot(id, actual)
-local held = 0
-if s and anticipation > 0 and redis.call('HLEN', WAITERS) > 0 then
-  local gk = s.g .. SEP .. s.k
-  if hnum(KWAIT, gk) == 0 and not redis.call('HGET', HOLDS, gk) and wouldBeNext(s.g, gk) then
-    redis.call('HSET', HOLDS, gk, now + anticipation)
-    held = 1
+local out = {}
+for i = 5, #ARGV, 3 do
+  local id, actual, anticipation = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  local s = releaseSlot(id, actual)
+  local held = 0
+  if s and anticipation > 0 and redis.call('HLEN', WAITERS) > 0 then
+    local gk = s.g .. SEP .. s.k
+    if hnum(KWAIT, gk) == 0 and not redis.call('HGET', HOLDS, gk) and wouldBeNext(s.g, gk) then
+      redis.call('HSET', HOLDS, gk, now + anticipation)
+      held = 1
+    end
   end
+  pump()
+  out[#out + 1] = held
 end
-pump()
-return held
+return out
 `
 
 /** ARGV[5]: id. Returns 'cancelled' (it was waiting), 'running' (granted meanwhile) or 'gone'. */

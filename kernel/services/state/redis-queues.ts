@@ -45,6 +45,8 @@ export class RedisQueues implements FairQueues {
   private readonly scripts: Record<'enqueue' | 'release' | 'cancel' | 'heartbeat', Script>
   private readonly heartbeat: NodeJS.Timeout
   private readonly holdTimers = new Set<NodeJS.Timeout>()
+  /** Releases waiting for the end of this event-loop turn, per pool (see release). */
+  private readonly releasing = new Map<string, { id: string; request: QueueRequest; actualCost: number; done: () => void }[]>()
   private readonly channel: string
 
   private readonly prefix: string
@@ -109,9 +111,43 @@ export class RedisQueues implements FairQueues {
     }
   }
 
-  private async release(id: string, request: QueueRequest, actualCost: number): Promise<void> {
+  /**
+   * Releases go out batched: those of one event-loop turn, per pool, in one script (applied in
+   * order, each as if alone), so that under load a release costs a fraction of a round trip.
+   */
+  private release(id: string, request: QueueRequest, actualCost: number): Promise<void> {
+    let batch = this.releasing.get(request.pool)
+    if (!batch) {
+      batch = []
+      this.releasing.set(request.pool, batch)
+      if (this.releasing.size === 1) setImmediate(() => void this.flushReleases())
+    }
+    return new Promise<void>((done) => batch.push({ id, request, actualCost, done }))
+  }
+
+  /** Also called before an enqueue, so that Redis sees releases and enqueues in the order they were made. */
+  private async flushReleases(): Promise<void> {
+    if (this.releasing.size === 0) return
+    const pools = [...this.releasing]
+    this.releasing.clear()
+    await Promise.all(pools.map(async ([pool, batch]) => {
+      let held: unknown[] = []
+      try {
+        const args = batch.flatMap((r) => [r.id, r.actualCost, r.request.anticipationMs])
+        held = (await this.scripts.release(0, ...this.args(pool), ...args)) as unknown[]
+      } catch (err) {
+        // The leases run out and Redis takes the slots back; nothing else to do here.
+        this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool, cause: describeCause(err) })
+      }
+      batch.forEach((r, i) => {
+        this.released(r.id, r.request, Number(held[i] ?? 0))
+        r.done()
+      })
+    }))
+  }
+
+  private released(id: string, request: QueueRequest, held: number): void {
     try {
-      const held = Number(await this.scripts.release(0, ...this.args(request.pool), id, actualCost, request.anticipationMs))
       if (held === 1) {
         // When the hold ends unused, the slot goes to the line: a heartbeat pumps it.
         const timer = setTimeout(() => {
@@ -121,9 +157,6 @@ export class RedisQueues implements FairQueues {
         timer.unref()
         this.holdTimers.add(timer)
       }
-    } catch (err) {
-      // The lease runs out and Redis takes the slot back; nothing else to do here.
-      this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool: request.pool, cause: describeCause(err) })
     } finally {
       this.slots.delete(id)
     }
@@ -204,6 +237,7 @@ export class RedisQueues implements FairQueues {
 
   /** Puts a waiter in the shared line (`seq`: its old place, or '' for a new one). */
   private async enqueue(id: string, request: QueueRequest, seq: number | ''): Promise<void> {
+    void this.flushReleases()
     const [now, place] = (await this.scripts.enqueue(
       0, ...this.args(request.pool), id, request.group, request.key, request.groupWeight, request.cost, request.model, this.process, request.capacity, seq,
     )) as [number, number]
@@ -279,6 +313,7 @@ export class RedisQueues implements FairQueues {
 
   async close(): Promise<void> {
     clearInterval(this.heartbeat)
+    await this.flushReleases()
     for (const t of this.holdTimers) clearTimeout(t)
     for (const [id, w] of this.waiters) {
       this.waiters.delete(id)
