@@ -58,50 +58,62 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
- * KEYS: per line 4: term (counter, its reservations: log, amounts, sum) or sliding (log,
- * amounts, sum, unused). ARGV: now, min, max, ticket, n, lease, then per line: kind (t|s),
- * limit, fixed, perUnit, ms (sliding). Returns {1, units, amount…}, {0, line} (cannot afford
- * min) or {-1, line} (term counter to seed). Leases run on Redis's clock, windows on `now`.
+ * The reservations of one event-loop turn, checked and made one after the other. ARGV[1]: how
+ * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
+ * limit, fixed, perUnit, ms (sliding). KEYS, in the same order, per line 4: term (counter, its
+ * reservations: log, amounts, sum) or sliding (log, amounts, sum, unused). Returns per
+ * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
+ * to seed). Leases run on Redis's clock, windows on `now`.
  */
 const RESERVE = `${PRUNE}
-local now, umin, umax, ticket, n, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local eps = ${EPSILON}
-local used = {}
-for i = 1, n do
-  local b, k = 6 + (i - 1) * 5, (i - 1) * 4
-  if ARGV[b + 1] == 't' then
-    local v = redis.call('GET', KEYS[k + 1])
-    if not v then return {-1, i - 1} end
-    used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
-  else
-    used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
+local function reserve(a, k0)
+  local now, umin, umax, ticket, n, lease = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  local used = {}
+  for i = 1, n do
+    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
+    if ARGV[b + 1] == 't' then
+      local v = redis.call('GET', KEYS[k + 1])
+      if not v then return {-1, i - 1} end
+      used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
+    else
+      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
+    end
   end
-end
-local granted = umax
-for i = 1, n do
-  local b = 6 + (i - 1) * 5
-  local limit, fixed, per = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
-  local room = limit - used[i]
-  if fixed + per * umin > room + eps then return {0, i - 1} end
-  if per > 0 then
-    local u = math.floor((room - fixed + eps) / per)
-    if u < granted then granted = u end
+  local granted = umax
+  for i = 1, n do
+    local b = a + 5 + (i - 1) * 5
+    local limit, fixed, per = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
+    local room = limit - used[i]
+    if fixed + per * umin > room + eps then return {0, i - 1} end
+    if per > 0 then
+      local u = math.floor((room - fixed + eps) / per)
+      if u < granted then granted = u end
+    end
   end
-end
-if granted < umin then granted = umin end
-local out = {1, granted}
-for i = 1, n do
-  local b, k = 6 + (i - 1) * 5, (i - 1) * 4
-  local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
-  if ARGV[b + 1] == 't' then
-    add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
-  else
-    local ms = tonumber(ARGV[b + 5])
-    add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
+  if granted < umin then granted = umin end
+  local out = {1, granted}
+  for i = 1, n do
+    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
+    local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
+    if ARGV[b + 1] == 't' then
+      add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
+    else
+      local ms = tonumber(ARGV[b + 5])
+      add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
+    end
+    out[#out + 1] = fmt(amount)
   end
-  out[#out + 1] = fmt(amount)
+  return out
 end
-return out
+local results, a, k = {}, 2, 0
+for r = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[a + 4])
+  results[r] = reserve(a, k)
+  a = a + 6 + n * 5
+  k = k + n * 4
+end
+return results
 `
 
 /**
@@ -216,8 +228,9 @@ export class RedisLedger implements BudgetLedger {
   /** Open term reservations of this process, by ticket: what the heartbeat renews. */
   private readonly open = new Map<string, readonly string[]>()
   private readonly heartbeat: NodeJS.Timeout | undefined
-  /** Settlements waiting for the end of this event-loop turn (see settle). */
+  /** Settlements and reservations waiting for the end of this event-loop turn (see settle, batchReserve). */
   private settling: { keys: string[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
+  private reserving: { keys: string[]; args: (string | number)[]; resolve: (result: (number | string)[]) => void; reject: (err: unknown) => void }[] = []
 
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 10_000
@@ -253,13 +266,12 @@ export class RedisLedger implements BudgetLedger {
 
   async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     const id = crypto.randomUUID()
-    void this.flushSettlements()
     const keys = lines.flatMap((l) => this.keysOf(l.counter, l.window))
     const args: (string | number)[] = [now, units.min, units.max, id, lines.length, this.leaseMs]
     for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
     for (let attempt = 0; attempt < 4; attempt++) {
-      const result = (await this.scripts.reserve(keys.length, ...keys, ...args)) as (number | string)[]
+      const result = await this.batchReserve(keys, args)
       const code = Number(result[0])
       if (code === 1) {
         const granted = Number(result[1])
@@ -274,6 +286,35 @@ export class RedisLedger implements BudgetLedger {
       await this.seed(line.counter, line.window, now)
     }
     throw new Error('budget ledger: a term counter could not be seeded')
+  }
+
+  /**
+   * Reservations go out batched: those of one event-loop turn in one script (checked and made
+   * in order, each as if alone), settlements made before them first.
+   */
+  private batchReserve(keys: string[], args: (string | number)[]): Promise<(number | string)[]> {
+    if (this.reserving.length === 0) setImmediate(() => void this.flushReservations())
+    return new Promise((resolve, reject) => this.reserving.push({ keys, args, resolve, reject }))
+  }
+
+  private async flushReservations(): Promise<void> {
+    void this.flushSettlements()
+    if (this.reserving.length === 0) return
+    const batch = this.reserving
+    this.reserving = []
+    try {
+      const [numKeys, args] = this.batchArgs(batch)
+      const results = (await this.scripts.reserve(numKeys, ...args)) as (number | string)[][]
+      batch.forEach((r, i) => r.resolve(results[i]!))
+    } catch (err) {
+      for (const r of batch) r.reject(err)
+    }
+  }
+
+  /** A batch as one script call takes it: the number of keys, then the keys, how many, the arguments. */
+  private batchArgs(batch: readonly { keys: string[]; args: (string | number)[] }[]): [number, (string | number)[]] {
+    const keys = batch.flatMap((b) => b.keys)
+    return [keys.length, [...keys, batch.length, ...batch.flatMap((b) => b.args)]]
   }
 
   private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {
@@ -299,15 +340,14 @@ export class RedisLedger implements BudgetLedger {
     return new Promise((resolve, reject) => this.settling.push({ keys, args, resolve, reject }))
   }
 
-  /** Also called before a reservation, so that Redis sees settlements and reservations in the order they were made. */
+  /** Also called before reservations go out, so that Redis sees settlements before the reservations made after them. */
   private async flushSettlements(): Promise<void> {
     if (this.settling.length === 0) return
     const batch = this.settling
     this.settling = []
-    const keys = batch.flatMap((s) => s.keys)
-    const args = batch.flatMap((s) => s.args)
     try {
-      await this.scripts.settle(keys.length, ...keys, batch.length, ...args)
+      const [numKeys, args] = this.batchArgs(batch)
+      await this.scripts.settle(numKeys, ...args)
       for (const s of batch) s.resolve()
     } catch (err) {
       for (const s of batch) s.reject(err)
@@ -366,6 +406,6 @@ export class RedisLedger implements BudgetLedger {
   close(): void {
     clearInterval(this.heartbeat)
     // Sent now, before the connection is closed.
-    void this.flushSettlements()
+    void this.flushReservations()
   }
 }
