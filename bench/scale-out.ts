@@ -10,6 +10,10 @@
  * exact, whatever else the machine runs.
  *
  *   npm run bench -- scale-out [--seconds 2] [--rounds 3] [--connections 64] [--postgres postgres://...]
+ *
+ * `--compare <dist folder>` adds a third target, interleaved with the others: the scale-out
+ * gateway of another build (e.g. the commit before a change, built in a worktree of its own),
+ * on the same Redis under another prefix, for a before/after in one run.
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -31,6 +35,8 @@ const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 const pgIndex = process.argv.indexOf('--postgres')
 const POSTGRES = pgIndex >= 0 ? process.argv[pgIndex + 1]! : 'postgres://postgres@127.0.0.1:5432/test'
+const compareIndex = process.argv.indexOf('--compare')
+const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!) : undefined
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -63,7 +69,7 @@ async function privateRedis(): Promise<{ url: string; stop(): void }> {
 }
 
 /** The bench config with budgets on the bench key's group and key, and optionally Redis + PostgreSQL. */
-function config(simUrl: string, stores?: { redis: string; postgres: string }): string {
+function config(simUrl: string, stores?: { redis: string; postgres: string; prefix: string }): string {
   const dir = gatewayConfigFor(simUrl, KEY, { connections: 1000, capacity: 1000 })
   const keysFile = path.join(dir, 'keys.yaml')
   const keys = load(fs.readFileSync(keysFile, 'utf8')) as { groups: Record<string, Record<string, unknown>>; keys: Record<string, unknown>[] }
@@ -72,7 +78,7 @@ function config(simUrl: string, stores?: { redis: string; postgres: string }): s
   fs.writeFileSync(keysFile, dump(keys))
   const serverFile = path.join(dir, 'server.yaml')
   const server = load(fs.readFileSync(serverFile, 'utf8')) as Record<string, Record<string, unknown>>
-  if (stores) Object.assign(server.stores!, { redis_url: stores.redis, postgres_url: stores.postgres, postgres_schema: `bench_scaleout_${process.pid}` })
+  if (stores) Object.assign(server.stores!, { redis_url: stores.redis, redis_prefix: stores.prefix, postgres_url: stores.postgres, postgres_schema: `bench_${stores.prefix}${process.pid}` })
   fs.writeFileSync(serverFile, dump(server))
   return dir
 }
@@ -95,7 +101,7 @@ async function main() {
   const embedded = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [config(sim.url)], data())
   // --profile: the scale-out gateway writes a CPU profile to bench/profiles/ when it stops.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
-  const scaled = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [config(sim.url, { redis: redis.url, postgres: POSTGRES })], data(), profile)
+  const scaled = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' })], data(), profile)
   const admin = new Redis(redis.url)
   const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true })
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
@@ -103,6 +109,10 @@ async function main() {
     ['embedded', embedded],
     ['scale-out (Redis + PostgreSQL)', scaled],
   ]
+  if (COMPARE) {
+    const other = await startChild(path.join(COMPARE, 'bench', 'gateway-process.js'), [config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' })], data())
+    targets.push([`scale-out, ${path.basename(path.dirname(COMPARE))}`, other])
+  }
   console.log(`Sluice scale-out benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, medians; key with a term budget and a token window\n`)
 
   for (const [, child] of targets) await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 0.5, maxRequests: 2000 })
@@ -119,12 +129,16 @@ async function main() {
     const sorted = [...runs.get(name)!].sort((a, b) => a.rps - b.rps)
     const m = sorted[Math.floor(sorted.length / 2)]!
     medians.set(name, m)
-    console.log(`${name.padEnd(32)} ${formatLoad(m)}   ${m.cpu.toFixed(3)} ms CPU/req`)
+    console.log(`${name.padEnd(34)} ${formatLoad(m)}   ${m.cpu.toFixed(3)} ms CPU/req`)
   }
   const e = medians.get('embedded')!
   const s = medians.get('scale-out (Redis + PostgreSQL)')!
   console.log(`\nscale-out req/s ÷ embedded        ${(s.rps / e.rps).toFixed(2)}   (budget >= 0.85)`)
   console.log(`scale-out CPU/req ÷ embedded      ${(s.cpu / e.cpu).toFixed(2)}`)
+  if (COMPARE) {
+    const c = medians.get(targets[2]![0])!
+    console.log(`${targets[2]![0]} req/s ÷ embedded   ${(c.rps / e.rps).toFixed(2)};  CPU/req ÷ embedded ${(c.cpu / e.cpu).toFixed(2)}`)
+  }
 
   // Redis commands per request: a fixed number of requests, the private server's statistics before and after.
   const before = await commandStats(admin)
@@ -140,8 +154,7 @@ async function main() {
   for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
 
   admin.disconnect()
-  embedded.stop()
-  scaled.stop()
+  for (const [, child] of targets) child.stop()
   sim.stop()
   // Give the gateway time to write its profile before Redis goes.
   await new Promise((res) => setTimeout(res, profile.length ? 2000 : 500))
