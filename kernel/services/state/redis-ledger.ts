@@ -58,85 +58,101 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
- * KEYS: per line 4: term (counter, its reservations: log, amounts, sum) or sliding (log,
- * amounts, sum, unused). ARGV: now, min, max, ticket, n, lease, then per line: kind (t|s),
- * limit, fixed, perUnit, ms (sliding). Returns {1, units, amount…}, {0, line} (cannot afford
- * min) or {-1, line} (term counter to seed). Leases run on Redis's clock, windows on `now`.
+ * The reservations of one event-loop turn, checked and made one after the other. ARGV[1]: how
+ * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
+ * limit, fixed, perUnit, ms (sliding). KEYS, in the same order, per line 4: term (counter, its
+ * reservations: log, amounts, sum) or sliding (log, amounts, sum, unused). Returns per
+ * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
+ * to seed). Leases run on Redis's clock, windows on `now`.
  */
 const RESERVE = `${PRUNE}
-local now, umin, umax, ticket, n, lease = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local eps = ${EPSILON}
-local used = {}
-for i = 1, n do
-  local b, k = 6 + (i - 1) * 5, (i - 1) * 4
-  if ARGV[b + 1] == 't' then
-    local v = redis.call('GET', KEYS[k + 1])
-    if not v then return {-1, i - 1} end
-    used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
-  else
-    used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
+local function reserve(a, k0)
+  local now, umin, umax, ticket, n, lease = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  local used = {}
+  for i = 1, n do
+    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
+    if ARGV[b + 1] == 't' then
+      local v = redis.call('GET', KEYS[k + 1])
+      if not v then return {-1, i - 1} end
+      used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
+    else
+      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
+    end
   end
-end
-local granted = umax
-for i = 1, n do
-  local b = 6 + (i - 1) * 5
-  local limit, fixed, per = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
-  local room = limit - used[i]
-  if fixed + per * umin > room + eps then return {0, i - 1} end
-  if per > 0 then
-    local u = math.floor((room - fixed + eps) / per)
-    if u < granted then granted = u end
+  local granted = umax
+  for i = 1, n do
+    local b = a + 5 + (i - 1) * 5
+    local limit, fixed, per = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
+    local room = limit - used[i]
+    if fixed + per * umin > room + eps then return {0, i - 1} end
+    if per > 0 then
+      local u = math.floor((room - fixed + eps) / per)
+      if u < granted then granted = u end
+    end
   end
-end
-if granted < umin then granted = umin end
-local out = {1, granted}
-for i = 1, n do
-  local b, k = 6 + (i - 1) * 5, (i - 1) * 4
-  local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
-  if ARGV[b + 1] == 't' then
-    add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
-  else
-    local ms = tonumber(ARGV[b + 5])
-    add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
+  if granted < umin then granted = umin end
+  local out = {1, granted}
+  for i = 1, n do
+    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
+    local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
+    if ARGV[b + 1] == 't' then
+      add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
+    else
+      local ms = tonumber(ARGV[b + 5])
+      add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
+    end
+    out[#out + 1] = fmt(amount)
   end
-  out[#out + 1] = fmt(amount)
+  return out
 end
-return out
+local results, a, k = {}, 2, 0
+for r = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[a + 4])
+  results[r] = reserve(a, k)
+  a = a + 6 + n * 5
+  k = k + n * 4
+end
+return results
 `
 
 /**
- * KEYS: per line 4: term (counter, log, amounts, sum) with a 5th, its minutes (hash: start
- * minute → settled, 'until' → reconciled up to), or sliding (log, amounts, sum, unused).
- * ARGV: now, ticket, n, minute, then per line: kind, reserved, actual, ms.
+ * The settlements of one event-loop turn, applied one after the other. ARGV[1]: how many; then
+ * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. KEYS, in
+ * the same order, per line: term (counter, log, amounts, sum, its minutes: hash of start
+ * minute → settled, 'until' → reconciled up to) or sliding (log, amounts, sum, unused).
  */
 const SETTLE = `${PRUNE}
-local now, ticket, n, minute = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4]
-local k = 0
-for i = 1, n do
-  local b = 4 + (i - 1) * 4
-  local actual = tonumber(ARGV[b + 3])
-  if ARGV[b + 1] == 't' then
-    take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
-    -- Counted even when the lease ran out meanwhile: it was used.
-    if redis.call('EXISTS', KEYS[k + 1]) == 1 then
-      redis.call('INCRBYFLOAT', KEYS[k + 1], fmt(actual))
-      redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
-      local ttl = redis.call('PTTL', KEYS[k + 1])
-      if ttl > 0 then redis.call('PEXPIRE', KEYS[k + 5], ttl) end
+local a, k = 2, 0
+for _ = 1, tonumber(ARGV[1]) do
+  local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
+  a = a + 4
+  for i = 1, n do
+    local actual = tonumber(ARGV[a + 2])
+    if ARGV[a] == 't' then
+      take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
+      -- Counted even when the lease ran out meanwhile: it was used.
+      if redis.call('EXISTS', KEYS[k + 1]) == 1 then
+        redis.call('INCRBYFLOAT', KEYS[k + 1], fmt(actual))
+        redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
+        local ttl = redis.call('PTTL', KEYS[k + 1])
+        if ttl > 0 then redis.call('PEXPIRE', KEYS[k + 5], ttl) end
+      end
+      k = k + 5
+    else
+      local ms = tonumber(ARGV[a + 3])
+      local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+      prune(log, amt, sum, now - ms)
+      local old = redis.call('HGET', amt, ticket)
+      if old then
+        redis.call('HSET', amt, ticket, fmt(actual))
+        redis.call('INCRBYFLOAT', sum, fmt(actual - tonumber(old)))
+      elseif actual > 0 then
+        add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
+      end
+      k = k + 4
     end
-    k = k + 5
-  else
-    local ms = tonumber(ARGV[b + 4])
-    local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
-    prune(log, amt, sum, now - ms)
-    local old = redis.call('HGET', amt, ticket)
-    if old then
-      redis.call('HSET', amt, ticket, fmt(actual))
-      redis.call('INCRBYFLOAT', sum, fmt(actual - tonumber(old)))
-    elseif actual > 0 then
-      add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
-    end
-    k = k + 4
+    a = a + 4
   end
 end
 return 1
@@ -212,6 +228,9 @@ export class RedisLedger implements BudgetLedger {
   /** Open term reservations of this process, by ticket: what the heartbeat renews. */
   private readonly open = new Map<string, readonly string[]>()
   private readonly heartbeat: NodeJS.Timeout | undefined
+  /** Settlements and reservations waiting for the end of this event-loop turn (see settle, batchReserve). */
+  private settling: { keys: string[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
+  private reserving: { keys: string[]; args: (string | number)[]; resolve: (result: (number | string)[]) => void; reject: (err: unknown) => void }[] = []
 
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 10_000
@@ -252,7 +271,7 @@ export class RedisLedger implements BudgetLedger {
     for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
     for (let attempt = 0; attempt < 4; attempt++) {
-      const result = (await this.scripts.reserve(keys.length, ...keys, ...args)) as (number | string)[]
+      const result = await this.batchReserve(keys, args)
       const code = Number(result[0])
       if (code === 1) {
         const granted = Number(result[1])
@@ -269,6 +288,35 @@ export class RedisLedger implements BudgetLedger {
     throw new Error('budget ledger: a term counter could not be seeded')
   }
 
+  /**
+   * Reservations go out batched: those of one event-loop turn in one script (checked and made
+   * in order, each as if alone), settlements made before them first.
+   */
+  private batchReserve(keys: string[], args: (string | number)[]): Promise<(number | string)[]> {
+    if (this.reserving.length === 0) setImmediate(() => void this.flushReservations())
+    return new Promise((resolve, reject) => this.reserving.push({ keys, args, resolve, reject }))
+  }
+
+  private async flushReservations(): Promise<void> {
+    void this.flushSettlements()
+    if (this.reserving.length === 0) return
+    const batch = this.reserving
+    this.reserving = []
+    try {
+      const [numKeys, args] = this.batchArgs(batch)
+      const results = (await this.scripts.reserve(numKeys, ...args)) as (number | string)[][]
+      batch.forEach((r, i) => r.resolve(results[i]!))
+    } catch (err) {
+      for (const r of batch) r.reject(err)
+    }
+  }
+
+  /** A batch as one script call takes it: the number of keys, then the keys, how many, the arguments. */
+  private batchArgs(batch: readonly { keys: string[]; args: (string | number)[] }[]): [number, (string | number)[]] {
+    const keys = batch.flatMap((b) => b.keys)
+    return [keys.length, [...keys, batch.length, ...batch.flatMap((b) => b.args)]]
+  }
+
   private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {
     const value = window.seed ? await window.seed() : 0
     const ttl = Math.max(1000, window.expiresAt - now)
@@ -279,12 +327,31 @@ export class RedisLedger implements BudgetLedger {
     await this.scripts.seed(keys.length, ...keys, String(value), ttl, until, member, window.expiresAt)
   }
 
-  async settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
+  /**
+   * Settlements go out batched: those of one event-loop turn in one script (applied in order,
+   * each as if alone), so that under load a settlement costs a fraction of a round trip.
+   */
+  settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
     this.open.delete(ticket.id)
     const keys = ticket.lines.flatMap((l) => (l.window.kind === 'term' ? [...this.termKeys(l.counter), `${this.prefix}${l.counter}:minutes`] : this.keysOf(l.counter, l.window)))
     const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
     ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', String(l.reserved), String(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
-    await this.scripts.settle(keys.length, ...keys, ...args)
+    if (this.settling.length === 0) setImmediate(() => void this.flushSettlements())
+    return new Promise((resolve, reject) => this.settling.push({ keys, args, resolve, reject }))
+  }
+
+  /** Also called before reservations go out, so that Redis sees settlements before the reservations made after them. */
+  private async flushSettlements(): Promise<void> {
+    if (this.settling.length === 0) return
+    const batch = this.settling
+    this.settling = []
+    try {
+      const [numKeys, args] = this.batchArgs(batch)
+      await this.scripts.settle(numKeys, ...args)
+      for (const s of batch) s.resolve()
+    } catch (err) {
+      for (const s of batch) s.reject(err)
+    }
   }
 
   /** Renews the leases of this process's open term reservations (one script for all of them). */
@@ -338,5 +405,7 @@ export class RedisLedger implements BudgetLedger {
 
   close(): void {
     clearInterval(this.heartbeat)
+    // Sent now, before the connection is closed.
+    void this.flushReservations()
   }
 }

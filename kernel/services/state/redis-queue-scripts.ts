@@ -22,6 +22,8 @@ local S, GC, GW, GWAIT, GRUN, GLLK = base .. 'state', base .. 'gc', base .. 'gw'
 local KC, KWAIT, KRUN = base .. 'kc', base .. 'kwait', base .. 'krun'
 local WAITERS, WEXP, SLOTS, RUN, HOLDS = base .. 'waiters', base .. 'wexp', base .. 'slots', base .. 'run', base .. 'holds'
 local function kq(gk) return base .. 'kq:' .. gk end
+-- The ids whose grants the running script returns in its reply (ENQUEUE sets them).
+local replying = {}
 local function hnum(h, f) return tonumber(redis.call('HGET', h, f)) or 0 end
 local function fmt(x) return string.format('%.17g', x) end
 local function weight(g) local w = hnum(GW, g) if w <= 0 then return 1 end return w end
@@ -62,7 +64,8 @@ local function grant(id, w)
   redis.call('HINCRBY', KRUN, gk, 1)
   redis.call('HSET', SLOTS, id, cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m }))
   redis.call('ZADD', RUN, w.lease or (now + lease), id)
-  redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id)
+  -- The enqueue script's own request learns of its grant from the reply: no message for it.
+  if not replying[id] then redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id) end
 end
 
 local function releaseSlot(id, actual)
@@ -174,62 +177,82 @@ end
 `
 
 /**
- * ARGV[5..]: id, group, key, weight, cost, model, process, capacity, seq. `seq` is empty for a new
- * request; a waiter that lost its entry (its process was cut from Redis past its lease) comes
- * back with its old one, and goes back to its old place in its key's line, its counters kept.
- * Returns {1 when granted at once, seq}.
+ * ARGV[5..]: per request (the enqueues of one event-loop turn, put in line one after the other
+ * exactly as separate scripts would), id, group, key, weight, cost, model, process, capacity,
+ * seq. `seq` is empty for a new request; a waiter that lost its entry (its process was cut from
+ * Redis past its lease) comes back with its old one, and goes back to its old place in its
+ * key's line, its counters kept. Returns per request {1 when granted by the end of the script,
+ * seq}; those grants are not published (the reply tells).
  */
 export const ENQUEUE = `${PRELUDE}
-local id, g, k, w, cost, model, process, capacity, oldSeq = ARGV[5], ARGV[6], ARGV[7], ARGV[8], tonumber(ARGV[9]), ARGV[10], ARGV[11], ARGV[12], tonumber(ARGV[13])
-expire()
-redis.call('HSET', S, 'capacity', capacity)
-redis.call('HSET', GW, g, w)
-local gk = g .. SEP .. k
-local held = redis.call('HGET', HOLDS, gk)
-if not held and not oldSeq then lift(g, gk) end
-local seq = oldSeq or redis.call('HINCRBY', S, 'seq', 1)
-redis.call('HSET', WAITERS, id, cjson.encode({ g = g, k = k, c = cost, s = seq, p = process, m = model }))
-redis.call('ZADD', WEXP, now + lease, id)
-local placed = false
-if oldSeq then
-  for _, other in ipairs(redis.call('LRANGE', kq(gk), 0, -1)) do
-    local raw = redis.call('HGET', WAITERS, other)
-    if raw and cjson.decode(raw).s > seq then
-      redis.call('LINSERT', kq(gk), 'BEFORE', other, id)
-      placed = true
-      break
+local function enqueue(a)
+  local id, g, k, w, cost, model, process, capacity, oldSeq = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4]), ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], tonumber(ARGV[a + 8])
+  redis.call('HSET', S, 'capacity', capacity)
+  redis.call('HSET', GW, g, w)
+  local gk = g .. SEP .. k
+  local held = redis.call('HGET', HOLDS, gk)
+  if not held and not oldSeq then lift(g, gk) end
+  local seq = oldSeq or redis.call('HINCRBY', S, 'seq', 1)
+  redis.call('HSET', WAITERS, id, cjson.encode({ g = g, k = k, c = cost, s = seq, p = process, m = model }))
+  redis.call('ZADD', WEXP, now + lease, id)
+  local placed = false
+  if oldSeq then
+    for _, other in ipairs(redis.call('LRANGE', kq(gk), 0, -1)) do
+      local raw = redis.call('HGET', WAITERS, other)
+      if raw and cjson.decode(raw).s > seq then
+        redis.call('LINSERT', kq(gk), 'BEFORE', other, id)
+        placed = true
+        break
+      end
     end
   end
+  if not placed then redis.call('RPUSH', kq(gk), id) end
+  redis.call('HINCRBY', KWAIT, gk, 1)
+  redis.call('HINCRBY', GWAIT, g, 1)
+  if held then
+    -- The slot kept for this key: served now.
+    redis.call('HDEL', HOLDS, gk)
+    grant(id, takeWaiter(id, true))
+  end
+  pump()
+  return seq
 end
-if not placed then redis.call('RPUSH', kq(gk), id) end
-redis.call('HINCRBY', KWAIT, gk, 1)
-redis.call('HINCRBY', GWAIT, g, 1)
-if held then
-  -- The slot kept for this key: served now.
-  redis.call('HDEL', HOLDS, gk)
-  grant(id, takeWaiter(id, true))
-end
-pump()
+for i = 5, #ARGV, 9 do replying[ARGV[i]] = true end
+expire()
+local seqs = {}
+for i = 5, #ARGV, 9 do seqs[#seqs + 1] = enqueue(i) end
 touch()
-if redis.call('ZSCORE', RUN, id) then return {1, seq} end
-return {0, seq}
+local out = {}
+for n, seq in ipairs(seqs) do
+  local id = ARGV[5 + (n - 1) * 9]
+  if redis.call('ZSCORE', RUN, id) then out[n] = {1, seq} else out[n] = {0, seq} end
+end
+return out
 `
 
-/** ARGV[5..]: id, actual cost, anticipation ms. Returns 1 when a slot is now held for the key. */
+/**
+ * ARGV[5..]: triples of id, actual cost, anticipation ms: the releases of one event-loop turn,
+ * applied one after the other exactly as separate scripts would be (each pumps before the next).
+ * Returns, per release, 1 when a slot is now held for its key.
+ */
 export const RELEASE = `${PRELUDE}
-local id, actual, anticipation = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 expire()
-local s = releaseSlot(id, actual)
-local held = 0
-if s and anticipation > 0 and redis.call('HLEN', WAITERS) > 0 then
-  local gk = s.g .. SEP .. s.k
-  if hnum(KWAIT, gk) == 0 and not redis.call('HGET', HOLDS, gk) and wouldBeNext(s.g, gk) then
-    redis.call('HSET', HOLDS, gk, now + anticipation)
-    held = 1
+local out = {}
+for i = 5, #ARGV, 3 do
+  local id, actual, anticipation = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+  local s = releaseSlot(id, actual)
+  local held = 0
+  if s and anticipation > 0 and redis.call('HLEN', WAITERS) > 0 then
+    local gk = s.g .. SEP .. s.k
+    if hnum(KWAIT, gk) == 0 and not redis.call('HGET', HOLDS, gk) and wouldBeNext(s.g, gk) then
+      redis.call('HSET', HOLDS, gk, now + anticipation)
+      held = 1
+    end
   end
+  pump()
+  out[#out + 1] = held
 end
-pump()
-return held
+return out
 `
 
 /** ARGV[5]: id. Returns 'cancelled' (it was waiting), 'running' (granted meanwhile) or 'gone'. */

@@ -45,6 +45,10 @@ export class RedisQueues implements FairQueues {
   private readonly scripts: Record<'enqueue' | 'release' | 'cancel' | 'heartbeat', Script>
   private readonly heartbeat: NodeJS.Timeout
   private readonly holdTimers = new Set<NodeJS.Timeout>()
+  /** Enqueues waiting for the end of this event-loop turn, per pool (see batchEnqueue). */
+  private readonly enqueuing = new Map<string, { args: (string | number)[]; resolve: (reply: [number, number]) => void; reject: (err: unknown) => void }[]>()
+  /** Releases waiting for the end of this event-loop turn, per pool (see release). */
+  private readonly releasing = new Map<string, { id: string; request: QueueRequest; actualCost: number; done: () => void }[]>()
   private readonly channel: string
 
   private readonly prefix: string
@@ -109,9 +113,43 @@ export class RedisQueues implements FairQueues {
     }
   }
 
-  private async release(id: string, request: QueueRequest, actualCost: number): Promise<void> {
+  /**
+   * Releases go out batched: those of one event-loop turn, per pool, in one script (applied in
+   * order, each as if alone), so that under load a release costs a fraction of a round trip.
+   */
+  private release(id: string, request: QueueRequest, actualCost: number): Promise<void> {
+    let batch = this.releasing.get(request.pool)
+    if (!batch) {
+      batch = []
+      this.releasing.set(request.pool, batch)
+      if (this.releasing.size === 1) setImmediate(() => void this.flushReleases())
+    }
+    return new Promise<void>((done) => batch.push({ id, request, actualCost, done }))
+  }
+
+  /** Also called before enqueues go out, so that Redis sees releases before the enqueues made after them. */
+  private async flushReleases(): Promise<void> {
+    if (this.releasing.size === 0) return
+    const pools = [...this.releasing]
+    this.releasing.clear()
+    await Promise.all(pools.map(async ([pool, batch]) => {
+      let held: unknown[] = []
+      try {
+        const args = batch.flatMap((r) => [r.id, r.actualCost, r.request.anticipationMs])
+        held = (await this.scripts.release(0, ...this.args(pool), ...args)) as unknown[]
+      } catch (err) {
+        // The leases run out and Redis takes the slots back; nothing else to do here.
+        this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool, cause: describeCause(err) })
+      }
+      batch.forEach((r, i) => {
+        this.released(r.id, r.request, Number(held[i] ?? 0))
+        r.done()
+      })
+    }))
+  }
+
+  private released(id: string, request: QueueRequest, held: number): void {
     try {
-      const held = Number(await this.scripts.release(0, ...this.args(request.pool), id, actualCost, request.anticipationMs))
       if (held === 1) {
         // When the hold ends unused, the slot goes to the line: a heartbeat pumps it.
         const timer = setTimeout(() => {
@@ -121,9 +159,6 @@ export class RedisQueues implements FairQueues {
         timer.unref()
         this.holdTimers.add(timer)
       }
-    } catch (err) {
-      // The lease runs out and Redis takes the slot back; nothing else to do here.
-      this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool: request.pool, cause: describeCause(err) })
     } finally {
       this.slots.delete(id)
     }
@@ -204,9 +239,7 @@ export class RedisQueues implements FairQueues {
 
   /** Puts a waiter in the shared line (`seq`: its old place, or '' for a new one). */
   private async enqueue(id: string, request: QueueRequest, seq: number | ''): Promise<void> {
-    const [now, place] = (await this.scripts.enqueue(
-      0, ...this.args(request.pool), id, request.group, request.key, request.groupWeight, request.cost, request.model, this.process, request.capacity, seq,
-    )) as [number, number]
+    const [now, place] = await this.batchEnqueue(request.pool, [id, request.group, request.key, request.groupWeight, request.cost, request.model, this.process, request.capacity, seq])
     const waiter = this.waiters.get(id)
     if (!waiter) {
       // Its grant message came before this reply: it holds its slot.
@@ -218,6 +251,34 @@ export class RedisQueues implements FairQueues {
     }
     waiter.seq = Number(place)
     if (Number(now) === 1) this.granted(id)
+  }
+
+  /**
+   * Enqueues go out batched like releases: those of one event-loop turn, per pool, in one
+   * script (put in line in order, each as if alone), the releases made before them first.
+   */
+  private batchEnqueue(pool: string, args: (string | number)[]): Promise<[number, number]> {
+    let batch = this.enqueuing.get(pool)
+    if (!batch) {
+      batch = []
+      this.enqueuing.set(pool, batch)
+      if (this.enqueuing.size === 1) setImmediate(() => void this.flushEnqueues())
+    }
+    return new Promise((resolve, reject) => batch.push({ args, resolve, reject }))
+  }
+
+  private async flushEnqueues(): Promise<void> {
+    void this.flushReleases()
+    const pools = [...this.enqueuing]
+    this.enqueuing.clear()
+    await Promise.all(pools.map(async ([pool, batch]) => {
+      try {
+        const results = (await this.scripts.enqueue(0, ...this.args(pool), ...batch.flatMap((e) => e.args))) as [number, number][]
+        batch.forEach((e, i) => e.resolve(results[i]!))
+      } catch (err) {
+        for (const e of batch) e.reject(err)
+      }
+    }))
   }
 
   /** A waiter Redis no longer has: back to its old place, or failed now (503) if even that fails. */
@@ -279,6 +340,8 @@ export class RedisQueues implements FairQueues {
 
   async close(): Promise<void> {
     clearInterval(this.heartbeat)
+    // What this turn made goes out first (releases, then enqueues): the waiters are then cancelled below.
+    await this.flushEnqueues()
     for (const t of this.holdTimers) clearTimeout(t)
     for (const [id, w] of this.waiters) {
       this.waiters.delete(id)

@@ -1,0 +1,165 @@
+/**
+ * Scale-out against embedded, one process each (ARCHITECTURE.md: at most 15% of a process's
+ * throughput). Two gateway processes in front of one zero-latency simulator: one with the
+ * state in its own memory and SQLite records, one with Redis and PostgreSQL on loopback. The
+ * bench key has a monthly budget and a per-minute token budget, so every request reserves and
+ * settles. Rounds are interleaved; medians count.
+ *
+ * Redis is a private redis-server started by this bench on a free port, so its command
+ * statistics (INFO commandstats) count this gateway's commands only: the figure per request is
+ * exact, whatever else the machine runs.
+ *
+ *   npm run bench -- scale-out [--seconds 2] [--rounds 3] [--connections 64] [--postgres postgres://...]
+ *
+ * `--compare <dist folder>` adds a third target, interleaved with the others: the scale-out
+ * gateway of another build (e.g. the commit before a change, built in a worktree of its own),
+ * on the same Redis under another prefix, for a before/after in one run.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { dump, load } from 'js-yaml'
+import { Redis } from 'ioredis'
+import { startChild, type Child } from './children.js'
+import { runLoad, type LoadResult } from './load.js'
+import { repoRoot } from '../kernel/paths.js'
+import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
+
+const SECONDS = option('seconds', 2)
+const ROUNDS = option('rounds', 3)
+const CONNECTIONS = option('connections', 64)
+const COUNTED = option('counted', 2000)
+const KEY = 'sk-bench'
+const dist = path.join(repoRoot, 'dist')
+const pgIndex = process.argv.indexOf('--postgres')
+const POSTGRES = pgIndex >= 0 ? process.argv[pgIndex + 1]! : 'postgres://postgres@127.0.0.1:5432/test'
+const compareIndex = process.argv.indexOf('--compare')
+const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!) : undefined
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port
+      s.close(() => resolve(port))
+    })
+    s.on('error', reject)
+  })
+}
+
+/** A redis-server of this bench's own (no persistence), killed at the end. */
+async function privateRedis(): Promise<{ url: string; stop(): void }> {
+  const port = await freePort()
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const url = `redis://127.0.0.1:${port}`
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 })
+  probe.on('error', () => undefined)
+  for (let i = 0; i < 50; i++) {
+    try {
+      await probe.connect()
+      break
+    } catch {
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  probe.disconnect()
+  return { url, stop: () => child.kill('SIGTERM') }
+}
+
+/** The bench config with budgets on the bench key's group and key, and optionally Redis + PostgreSQL. */
+function config(simUrl: string, stores?: { redis: string; postgres: string; prefix: string }): string {
+  const dir = gatewayConfigFor(simUrl, KEY, { connections: 1000, capacity: 1000 })
+  const keysFile = path.join(dir, 'keys.yaml')
+  const keys = load(fs.readFileSync(keysFile, 'utf8')) as { groups: Record<string, Record<string, unknown>>; keys: Record<string, unknown>[] }
+  Object.assign(keys.groups.bench!, { budget: { amount: 1e9, term: 'month' }, tokens_per_minute: 1e12 })
+  Object.assign(keys.keys[0]!, { budget: { amount: 1e9, term: 'month' } })
+  fs.writeFileSync(keysFile, dump(keys))
+  const serverFile = path.join(dir, 'server.yaml')
+  const server = load(fs.readFileSync(serverFile, 'utf8')) as Record<string, Record<string, unknown>>
+  if (stores) Object.assign(server.stores!, { redis_url: stores.redis, redis_prefix: stores.prefix, postgres_url: stores.postgres, postgres_schema: `bench_${stores.prefix}${process.pid}` })
+  fs.writeFileSync(serverFile, dump(server))
+  return dir
+}
+
+/** Calls per command, and the server's own CPU time (ms) under the key 'cpu ms'. */
+async function commandStats(redis: Redis): Promise<Map<string, number>> {
+  const text = await redis.info('commandstats') + (await redis.info('cpu'))
+  const stats = new Map<string, number>()
+  for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats.set(m[1]!, Number(m[2]))
+  const cpu = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0)
+  stats.set('cpu ms', (cpu('used_cpu_user') + cpu('used_cpu_sys')) * 1000)
+  return stats
+}
+
+async function main() {
+  const redis = await privateRedis()
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(2000), '--port', '0'])
+  // Each gateway with a data folder of its own (its SQLite records, when embedded).
+  const data = () => ({ SLUICE_DATA: fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-data-')) })
+  const embedded = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [config(sim.url)], data())
+  // --profile: the scale-out gateway writes a CPU profile to bench/profiles/ when it stops.
+  const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
+  const scaled = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' })], data(), profile)
+  const admin = new Redis(redis.url)
+  const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true })
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
+  const targets: [string, Child][] = [
+    ['embedded', embedded],
+    ['scale-out (Redis + PostgreSQL)', scaled],
+  ]
+  if (COMPARE) {
+    const other = await startChild(path.join(COMPARE, 'bench', 'gateway-process.js'), [config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' })], data())
+    targets.push([`scale-out, ${path.basename(path.dirname(COMPARE))}`, other])
+  }
+  console.log(`Sluice scale-out benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, medians; key with a term budget and a token window\n`)
+
+  for (const [, child] of targets) await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 0.5, maxRequests: 2000 })
+  const runs = new Map<string, (LoadResult & { cpu: number })[]>()
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, child] of targets) {
+      const cpu0 = child.cpuMs()
+      const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: SECONDS, maxRequests: 500_000 })
+      runs.set(name, [...(runs.get(name) ?? []), { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests) }])
+    }
+  }
+  const medians = new Map<string, LoadResult & { cpu: number }>()
+  for (const [name] of targets) {
+    const sorted = [...runs.get(name)!].sort((a, b) => a.rps - b.rps)
+    const m = sorted[Math.floor(sorted.length / 2)]!
+    medians.set(name, m)
+    console.log(`${name.padEnd(34)} ${formatLoad(m)}   ${m.cpu.toFixed(3)} ms CPU/req`)
+  }
+  const e = medians.get('embedded')!
+  const s = medians.get('scale-out (Redis + PostgreSQL)')!
+  console.log(`\nscale-out req/s ÷ embedded        ${(s.rps / e.rps).toFixed(2)}   (budget >= 0.85)`)
+  console.log(`scale-out CPU/req ÷ embedded      ${(s.cpu / e.cpu).toFixed(2)}`)
+  if (COMPARE) {
+    const c = medians.get(targets[2]![0])!
+    console.log(`${targets[2]![0]} req/s ÷ embedded   ${(c.rps / e.rps).toFixed(2)};  CPU/req ÷ embedded ${(c.cpu / e.cpu).toFixed(2)}`)
+  }
+
+  // Redis commands per request: a fixed number of requests, the private server's statistics before and after.
+  const before = await commandStats(admin)
+  const r = await runLoad({ url: scaled.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
+  // Settlements and releases run after the replies: let them land.
+  await new Promise((res) => setTimeout(res, 300))
+  const after = await commandStats(admin)
+  const serverCpu = after.get('cpu ms')! - before.get('cpu ms')!
+  const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && cmd !== 'cpu ms')
+  const total = delta.reduce((sum, [, n]) => sum + n, 0)
+  console.log(`\nRedis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
+  console.log(`Redis server CPU per request: ${(serverCpu / r.requests).toFixed(3)} ms`)
+  for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
+
+  admin.disconnect()
+  for (const [, child] of targets) child.stop()
+  sim.stop()
+  // Give the gateway time to write its profile before Redis goes.
+  await new Promise((res) => setTimeout(res, profile.length ? 2000 : 500))
+  redis.stop()
+  process.exit(0)
+}
+
+await main()
