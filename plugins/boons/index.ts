@@ -8,6 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { configSchema } from './schema.js'
 import { describeImages } from './vision.js'
+import { speculable, speculate } from './speculation.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
 
 declare module '../../kernel/exchange.js' {
@@ -21,13 +22,14 @@ export default definePlugin({
   config: configSchema,
   requires: ['model'],
   setup(config, kernel) {
+    const speculations = kernel.metrics.counter('sluice_speculation_total', 'Speculation boon outcomes: accepted, rejected (by the check or cut) and skipped (draft or check failed).')
     return {
       async request(ex, next) {
         const acted: string[] = []
         const off = ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off'
         const model = ex.state.model!.model
         const vision = model.boons?.vision
-        const body = ex.body as { messages?: { content?: unknown }[] }
+        const body = ex.body as { messages?: { content?: unknown }[]; [field: string]: unknown }
         if (!off && vision?.helper_model && boonActs(model, 'vision') && Array.isArray(body.messages)) {
           const n = await describeImages(kernel, ex, body.messages, {
             route: config.route ?? 'chat-internal',
@@ -36,6 +38,28 @@ export default definePlugin({
             helper: vision.helper_model,
           })
           if (n > 0) acted.push('vision')
+        }
+        // Speculation last: the draft reads the request as the model would (images already described).
+        const spec = model.boons?.speculation
+        if (!off && spec?.helper_model && boonActs(model, 'speculation') && speculable(body)) {
+          const outcome = await speculate(kernel, ex, body, {
+            route: config.route ?? 'chat-internal',
+            question: config.speculation_question ?? '',
+            draftModel: spec.helper_model,
+            largeModel: model.id,
+            servedName: model.served_name ?? model.id,
+            minYes: spec.min_yes_probability ?? 0.5,
+            maxDraftTokens: spec.max_draft_tokens ?? 512,
+          })
+          speculations.inc({ outcome: outcome.kind })
+          // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
+          if (outcome.kind !== 'skipped') acted.push('speculation')
+          if (outcome.kind === 'accepted') {
+            ex.state.boons = { acted }
+            ex.headers.set(`${ex.headerPrefix}boons`, acted.join(', '))
+            ex.reply = outcome.reply
+            return
+          }
         }
         ex.state.boons = { acted }
         if (acted.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, acted.join(', '))
