@@ -10,6 +10,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import OpenAI from 'openai'
+import Anthropic from '@anthropic-ai/sdk'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 
 const test = suite('e2e speculation boon')
@@ -148,6 +149,21 @@ test('streamed, accepted: the draft as a stream, finish and usage; streamed, rej
   assert.is(rejected.text, own.text)
   assert.is(rejected.text, (await largeOwn(REJECT)).choices[0]!.message.content)
   assert.equal([rejected.usage?.prompt_tokens, rejected.usage?.completion_tokens], [own.usage?.prompt_tokens, own.usage?.completion_tokens])
+})
+
+test('the Responses API and the Messages API speculate too: their replies carry the accepted draft, streamed or not', async () => {
+  const draft = await draftOf(ACCEPT)
+  const response = await client.responses.create({ model: 'sim-large', input: ACCEPT }).withResponse()
+  assert.is(response.response.headers.get('x-gateway-boons'), 'speculation')
+  assert.is(response.data.output_text, draft)
+  let text = ''
+  for await (const event of await client.responses.create({ model: 'sim-large', input: ACCEPT, stream: true })) if (event.type === 'response.output_text.delta') text += event.delta
+  assert.is(text, draft)
+  const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0, timeout: 30_000 })
+  const message = await anthropic.messages.create({ model: 'sim-large', max_tokens: 512, messages: ask(ACCEPT) })
+  assert.equal(message.content, [{ type: 'text', text: draft }])
+  const streamedMessage = await anthropic.messages.stream({ model: 'sim-large', max_tokens: 512, messages: ask(ACCEPT) }).finalMessage()
+  assert.equal(streamedMessage.content.map((b) => (b.type === 'text' ? b.text : b.type)), [draft])
 })
 
 test('x-gateway-boons: off makes no draft: only the large model is called', async () => {
