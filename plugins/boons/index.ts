@@ -8,7 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { configSchema } from './schema.js'
 import { describeImages } from './vision.js'
-import { speculable, speculate } from './speculation.js'
+import { speculateFor } from './speculation.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
 
 declare module '../../kernel/exchange.js' {
@@ -40,30 +40,15 @@ export default definePlugin({
           if (n > 0) acted.push('vision')
         }
         // Speculation last: the draft reads the request as the model would (images already described).
-        const spec = model.boons?.speculation
-        if (!off && spec?.helper_model && boonActs(model, 'speculation') && speculable(body)) {
-          const outcome = await speculate(kernel, ex, body, {
-            route: config.route ?? 'chat-internal',
-            question: config.speculation_question ?? '',
-            draftModel: spec.helper_model,
-            largeModel: model.id,
-            servedName: model.served_name ?? model.id,
-            minYes: spec.min_yes_probability ?? 0.5,
-            maxDraftTokens: spec.max_draft_tokens ?? 512,
-          })
-          speculations.inc({ outcome: outcome.kind })
-          // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
-          if (outcome.kind !== 'skipped') acted.push('speculation')
-          if (outcome.kind === 'accepted') {
-            ex.state.boons = { acted }
-            ex.headers.set(`${ex.headerPrefix}boons`, acted.join(', '))
-            ex.reply = outcome.reply
-            return
-          }
-        }
+        const speculation = off ? undefined : await speculateFor(kernel, ex, model, body, config)
+        if (speculation) speculations.inc({ outcome: speculation.kind })
+        // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
+        if (speculation && speculation.kind !== 'skipped') acted.push('speculation')
         ex.state.boons = { acted }
         if (acted.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, acted.join(', '))
-        await next()
+        // An accepted draft is the reply: the model is not called.
+        if (speculation?.kind === 'accepted') ex.reply = speculation.reply
+        else await next()
       },
     }
   },

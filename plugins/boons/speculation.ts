@@ -10,6 +10,9 @@
  * draft and the check on top of the large model's own answer.
  */
 import type { Exchange } from '../../kernel/exchange.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
+import { boonActs } from '../../kernel/services/catalog/boons.js'
+import type { BoonsConfig } from './schema.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply, type Reply } from '../../kernel/reply.js'
@@ -132,4 +135,22 @@ export async function speculate(kernel: Kernel, ex: Exchange, body: Body, option
   const shape = { model: options.servedName, includeUsage: body.stream_options?.include_usage === true }
   const answer = body.stream === true ? reply.events(draftStream(draft, text, shape), { terminator: '[DONE]' }) : reply.json(draftCompletion(draft, text, shape))
   return { kind: 'accepted', reply: answer, yes: verdict.yes }
+}
+
+/**
+ * Speculation for this request, when the model opted in (models.yaml) and the request is one it
+ * can serve; undefined otherwise (nothing was called).
+ */
+export async function speculateFor(kernel: Kernel, ex: Exchange, model: ModelConfig, body: Body, config: BoonsConfig): Promise<Speculation | undefined> {
+  const boon = model.boons?.speculation
+  if (!boon?.helper_model || !boonActs(model, 'speculation') || !speculable(body)) return undefined
+  return speculate(kernel, ex, body, {
+    route: config.route ?? 'chat-internal',
+    question: config.speculation_question ?? '',
+    draftModel: boon.helper_model,
+    largeModel: model.id,
+    servedName: model.served_name ?? model.id,
+    minYes: boon.min_yes_probability ?? 0.5,
+    maxDraftTokens: boon.max_draft_tokens ?? 512,
+  })
 }
