@@ -15,6 +15,32 @@ const boon = {
   },
 } as const
 
+/**
+ * The speculation boon: `helper_model` is the small draft model; the model itself checks the
+ * draft (plugins/boons/README.md, "speculation").
+ */
+const speculationBoon = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    active: { type: 'boolean', default: true },
+    helper_model: { type: 'string', description: 'Catalog id of the small draft model that answers first.' },
+    min_yes_probability: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      default: 0.5,
+      description: "The draft is accepted when the model's probability of answering `yes` to the check (over `yes` and `no`, from its top logprobs) is at least this; without logprobs, when its one token is `yes`.",
+    },
+    max_draft_tokens: {
+      type: 'integer',
+      minimum: 1,
+      default: 512,
+      description: 'Longest draft (the request\'s own max_tokens when lower). A draft cut at this length is rejected without a check: it is not a complete answer.',
+    },
+  },
+} as const
+
 const level = { type: 'string', enum: ['none', 'low', 'medium', 'high'] } as const
 
 /** Request fields merged into the upstream body for one reasoning level. */
@@ -102,7 +128,7 @@ export const modelSchema = {
         vision: boon,
         web_search: boon,
         image_generation: boon,
-        speculation: boon,
+        speculation: speculationBoon,
       },
     },
     status: { type: 'string', enum: ['deprecated'], description: 'Present while the model is being retired.' },

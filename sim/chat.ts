@@ -46,7 +46,7 @@ export function handleChatCompletions(sim: SimContext, req: IncomingMessage, res
           cachedTokens: ticket.cachedTokens,
         }),
     },
-    sim.runEnv(req, res, failure, arrival),
+    sim.runEnv(req, res, failure, arrival, engine.model),
   )
 }
 

@@ -54,7 +54,7 @@ export function handleCompletions(sim: SimContext, req: IncomingMessage, res: Se
       script: (ticket) =>
         completionStreamScript(header, plans, request.includeUsage ? usageOf(promptTokens, completionTokens, ticket.cachedTokens) : undefined),
     },
-    sim.runEnv(req, res, failure, arrival),
+    sim.runEnv(req, res, failure, arrival, engine.model),
   )
 }
 

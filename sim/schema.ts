@@ -1,6 +1,7 @@
 /**
  * `config/simulator.yaml`: what the model-server simulator serves and how it behaves.
- * One entry per simulated model; latency, capacity and failure settings are global, and each
+ * One entry per simulated model; latency (scaled per model by `latency_factor`), capacity and
+ * failure settings are global, and each
  * model behaves as its own vLLM server (its own waiting line, prefix cache and metrics).
  */
 import type { FromSchema } from 'json-schema-to-ts'
@@ -50,6 +51,12 @@ export const simModelSchema = {
     },
     completions: { type: 'boolean', default: false, description: 'Serves the legacy POST /v1/completions (prompt in, text out).' },
     max_model_len: { type: 'integer', minimum: 16, default: 8192, description: 'Context length: prompt plus output tokens.' },
+    latency_factor: {
+      type: 'number',
+      minimum: 0,
+      default: 1,
+      description: 'How slow this model is against the global `latency` (its ttft_ms and itl_ms are multiplied by it): below 1 a small fast model, above 1 a large slow one. At zero global latency it changes nothing.',
+    },
     embedding_dims: { type: 'integer', minimum: 1, maximum: 8192, default: 384, description: 'Length of the vectors of an embedding model.' },
     matryoshka: {
       type: 'boolean',

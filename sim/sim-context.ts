@@ -47,10 +47,14 @@ export class SimContext {
     return first
   }
 
-  runEnv(req: IncomingMessage, res: ServerResponse, failure: FailurePlan, arrival: number): RunEnv {
+  /** How a request runs; `model` scales the global latency by its `latency_factor` (a larger, slower model). */
+  runEnv(req: IncomingMessage, res: ServerResponse, failure: FailurePlan, arrival: number, model?: SimModelConfig): RunEnv {
+    const factor = model?.latency_factor ?? 1
+    const base = this.settings.latency
+    const latency = factor === 1 ? base : { ...base, ttft_ms: base.ttft_ms * factor, itl_ms: base.itl_ms * factor }
     return {
       res,
-      latency: requestLatency(this.settings.latency, req.headers, failure.stallMs),
+      latency: requestLatency(latency, req.headers, failure.stallMs),
       cutAfterChunks: failure.cutAfterChunks,
       jitter: this.random,
       active: this.active,

@@ -8,6 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { configSchema } from './schema.js'
 import { describeImages } from './vision.js'
+import { speculateFor } from './speculation.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
 
 declare module '../../kernel/exchange.js' {
@@ -21,13 +22,14 @@ export default definePlugin({
   config: configSchema,
   requires: ['model'],
   setup(config, kernel) {
+    const speculations = kernel.metrics.counter('sluice_speculation_total', 'Speculation boon outcomes: accepted, rejected (by the check or cut) and skipped (draft or check failed).')
     return {
       async request(ex, next) {
         const acted: string[] = []
         const off = ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off'
         const model = ex.state.model!.model
         const vision = model.boons?.vision
-        const body = ex.body as { messages?: { content?: unknown }[] }
+        const body = ex.body as { messages?: { content?: unknown }[]; [field: string]: unknown }
         if (!off && vision?.helper_model && boonActs(model, 'vision') && Array.isArray(body.messages)) {
           const n = await describeImages(kernel, ex, body.messages, {
             route: config.route ?? 'chat-internal',
@@ -37,9 +39,16 @@ export default definePlugin({
           })
           if (n > 0) acted.push('vision')
         }
+        // Speculation last: the draft reads the request as the model would (images already described).
+        const speculation = off ? undefined : await speculateFor(kernel, ex, model, body, config)
+        if (speculation) speculations.inc({ outcome: speculation.kind })
+        // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
+        if (speculation && speculation.kind !== 'skipped') acted.push('speculation')
         ex.state.boons = { acted }
         if (acted.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, acted.join(', '))
-        await next()
+        // An accepted draft is the reply: the model is not called.
+        if (speculation?.kind === 'accepted') ex.reply = speculation.reply
+        else await next()
       },
     }
   },

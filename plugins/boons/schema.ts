@@ -11,6 +11,12 @@ export const configSchema = {
       description: 'What the vision helper is asked for each image.',
     },
     describe_max_tokens: { type: 'integer', minimum: 16, default: 400, description: 'Longest description of one image.' },
+    speculation_question: {
+      type: 'string',
+      minLength: 1,
+      default: "Is the assistant's last reply a correct and complete answer to the conversation before it?",
+      description: 'What the large model is asked about a draft (speculation); the line asking for one label, yes or no, is added.',
+    },
   },
 } as const
 

@@ -27,6 +27,7 @@ config('defaults are filled in and the input is left alone', () => {
   assert.is(model.reasoning, 'none')
   assert.is(model.reasoning_field, 'reasoning')
   assert.is(model.embedding_dims, 384)
+  assert.is(model.latency_factor, 1)
 })
 
 config('invalid configs are refused with the reason', () => {
@@ -36,13 +37,14 @@ config('invalid configs are refused with the reason', () => {
   assert.throws(() => validateSimConfig({ models: [] }), refused)
   assert.throws(() => validateSimConfig({ models: [{ name: 'm' }, { name: 'm' }] }), /listed twice/)
   assert.throws(() => validateSimConfig({ models: [{ name: 'm' }], failure: { types: ['meteor'] } }), refused)
+  assert.throws(() => validateSimConfig({ models: [{ name: 'm', latency_factor: -1 }] }), refused)
 })
 
 config('config/simulator.yaml: the served names the catalog relies on', () => {
   const resolved = loadSimConfig(path.join(repoRoot, 'config', 'simulator.yaml'))
   assert.equal(
     resolved.models.map((m) => m.name),
-    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet', 'sim-image'],
+    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-draft-1b', 'sim-large-70b', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet', 'sim-image'],
   )
   const byName = new Map(resolved.models.map((m) => [m.name, m]))
   assert.is(byName.get('sim-instruct-8b')?.completions, true)
@@ -51,6 +53,7 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   assert.is(byName.get('sim-thinker-8b')?.reasoning_field, 'reasoning')
   assert.is(byName.get('sim-vision-7b')?.thinking_default, false)
   assert.is(byName.get('sim-vision-7b')?.reasoning_field, 'reasoning_content')
+  assert.equal([byName.get('sim-draft-1b')?.latency_factor, byName.get('sim-large-70b')?.latency_factor], [0.4, 4], 'the speculation pair: a fast draft, a slow large model')
   assert.is(byName.get('sim-embed-384')?.kind, 'embedding')
   assert.is(byName.get('sim-rerank')?.kind, 'rerank')
   assert.is(byName.get('sim-orpheus')?.kind, 'speech')

@@ -46,7 +46,7 @@ test('retrieve: by id, by family, by reported server name; retired still retriev
   assert.is(((await get('sim-retired-chat')).reply as { body: ModelEntry }).body.status, 'deprecated')
 })
 
-test('boon_details: active only for a boon that acts (vision with its helper, on a text-only model)', async () => {
+test('boon_details: active only for a boon that acts (vision with its helper on a text-only model; speculation with a draft, on a model that does not reason)', async () => {
   const boony = (id: string, served: string, boons: object, extra: object = {}) => ({ id, model_type: 'chat', backend: 'sim', served_name: served, boons, ...extra })
   const configDir = configDirWith({
     'models.yaml': modelsWith({
@@ -55,6 +55,8 @@ test('boon_details: active only for a boon that acts (vision with its helper, on
         boony('b-off', 'b-off', { vision: { helper_model: 'sim-vision', active: false } }),
         boony('b-helperless', 'b-helperless', { vision: {} }),
         boony('b-sees', 'b-sees', { vision: { helper_model: 'sim-vision' } }, { supports_vision: true }),
+        boony('b-thinks', 'b-thinks', { speculation: { helper_model: 'sim-chat-instruct' } }, { reasoning: { mode: 'mapped', default_level: 'low', levels: { low: {} } } }),
+        boony('b-self', 'b-self', { speculation: { helper_model: 'b-self' } }),
       ],
     }),
   })
@@ -66,8 +68,10 @@ test('boon_details: active only for a boon that acts (vision with its helper, on
     { name: 'vision', active: true, helper_model: 'sim-vision' },
     { name: 'web_search', active: false },
     { name: 'image_generation', active: false, helper_model: 'sim-vision' },
-    { name: 'speculation', active: false, helper_model: 'sim-chat-instruct' },
+    { name: 'speculation', active: true, helper_model: 'sim-chat-instruct' },
   ])
+  assert.equal((await entry('b-thinks')).boon_details, [{ name: 'speculation', active: false, helper_model: 'sim-chat-instruct' }], 'a draft cannot stand in for reasoning')
+  assert.equal((await entry('b-self')).boon_details, [{ name: 'speculation', active: false, helper_model: 'b-self' }], 'its own draft')
   assert.equal((await entry('b-off')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'switched off')
   assert.equal((await entry('b-helperless')).boon_details, [{ name: 'vision', active: false }], 'no helper to describe images')
   assert.equal((await entry('b-sees')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'the model reads images itself')
