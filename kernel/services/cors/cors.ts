@@ -11,7 +11,6 @@
 import type { ParameterizedContext } from 'koa'
 import type Router from '@koa/router'
 import type { PipelineFile } from '../../../schemas/pipeline.schema.js'
-import type { LoadedRoute } from '../../route.js'
 import { GatewayError } from '../../errors.js'
 
 export type CorsConfig = NonNullable<PipelineFile['cors']>
@@ -80,8 +79,16 @@ function preflight(policy: CorsPolicy, methods: readonly string[], ctx: Ctx): vo
   ctx.set('access-control-max-age', policy.maxAge)
 }
 
+/** What a preflight needs of a loaded route (structural: route.ts imports this file's types). */
+interface CorsRoute {
+  readonly cors?: CorsPolicy
+  readonly internal: boolean
+  readonly method?: string
+  readonly path?: string
+}
+
 /** One OPTIONS handler per path that routes of a CORS pipeline serve, answering preflights. */
-export function mountPreflights(router: Router, routes: Iterable<LoadedRoute>): void {
+export function mountPreflights(router: Router, routes: Iterable<CorsRoute>): void {
   const byPath = new Map<string, { policy: CorsPolicy; methods: string[] }>()
   for (const r of routes) {
     if (!r.cors || r.internal || !r.method || r.path === undefined) continue
