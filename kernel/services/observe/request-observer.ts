@@ -37,12 +37,13 @@ export class RequestObserver {
     const usage = ex.usage
     const used = usage.used()
     const trace = traceOf(ex)
+    // One shape for every line (absent fields are undefined, which JSON leaves out): no spreads.
     this.accessLog!.write({
       time: new Date(end).toISOString(),
       request_id: ex.id,
       trace_id: trace.traceId,
       span_id: trace.spanId,
-      ...(trace.parentId ? { parent_span_id: trace.parentId } : {}),
+      parent_span_id: trace.parentId,
       transport: ex.transport,
       method: ex.method,
       path: ex.path,
@@ -53,7 +54,7 @@ export class RequestObserver {
       model: usage.model ?? null,
       status: outcome.status,
       outcome: outcome.kind,
-      ...(outcome.error?.code !== undefined ? { error_code: String(outcome.error.code) } : {}),
+      error_code: outcome.error?.code === undefined ? undefined : String(outcome.error.code),
       tokens_in: used.inputTokens,
       tokens_out: used.outputTokens,
       tokens_cached: used.cachedTokens,

