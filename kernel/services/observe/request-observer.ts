@@ -12,10 +12,12 @@ import { AccessLog, type AccessLogSettings } from './access-log.js'
 import { RequestMetrics } from './request-metrics.js'
 import { registerProcessMetrics } from './process-metrics.js'
 import { traceOf } from './trace-context.js'
+import { describeCause } from '../../log.js'
 
 export class RequestObserver {
   private readonly requests: RequestMetrics
   private readonly processMetrics: { close(): void }
+  private failed = false
 
   constructor(metrics: Metrics, private readonly accessLog: AccessLog | undefined, private readonly now: () => number) {
     this.requests = new RequestMetrics(metrics)
@@ -27,10 +29,16 @@ export class RequestObserver {
     return new RequestObserver(metrics, settings ? new AccessLog(settings, dataDir, dropped) : undefined, now)
   }
 
+  /** Never throws: it runs inside the chain's finish, where a throw would lose the request's finish phases. */
   end(ex: Exchange, outcome: Outcome): void {
-    const end = this.now()
-    this.requests.end(ex, outcome, Math.max(0, end - ex.startedAt) / 1000)
-    if (this.accessLog && ex.transport !== 'internal') this.log(ex, outcome, end)
+    try {
+      const end = this.now()
+      this.requests.end(ex, outcome, Math.max(0, end - ex.startedAt) / 1000)
+      if (this.accessLog && ex.transport !== 'internal') this.log(ex, outcome, end)
+    } catch (err) {
+      if (!this.failed) ex.log.error('request metrics or access log failed (reported once)', { cause: describeCause(err) })
+      this.failed = true
+    }
   }
 
   private log(ex: Exchange, outcome: Outcome, end: number): void {
