@@ -4,8 +4,8 @@
  *    dist/bench) imports a package that is not a dependency.
  * 2. package.json, the lock file, dist/, config/ and pipelines/ copied into an empty folder,
  *    `npm ci --omit=dev --prefer-offline` there, then `node dist/bin/sluice-server.js`: /readyz
- *    answers 200 and a chat request is served by the embedded simulator; `sluice config check`
- *    passes. Install scripts are skipped there and better-sqlite3's compiled addon is copied
+ *    answers 200 and a chat request is served by the embedded simulator, whose access-log line
+ *    is on stdout (the shipped default) after a graceful stop; `sluice config check` passes. Install scripts are skipped there and better-sqlite3's compiled addon is copied
  *    from this checkout (the same version, built for this Node): compiling SQLite again would
  *    take minutes and proves nothing about which packages the code imports.
  */
@@ -57,7 +57,7 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; 
 }
 
 /** Starts the server; resolves with its URL once it prints the line saying where it serves. */
-function startServer(dir: string): Promise<{ child: ChildProcess; url: string }> {
+function startServer(dir: string): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
   const child = spawn(process.execPath, ['dist/bin/sluice-server.js'], {
     cwd: dir,
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', SLUICE_DATA: path.join(dir, 'data'), SLUICE_DEMO_KEY: DEMO_KEY },
@@ -70,7 +70,7 @@ function startServer(dir: string): Promise<{ child: ChildProcess; url: string }>
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString()
       const m = /serving on (http:\/\/\S+)/.exec(out)
-      if (m) resolve({ child, url: m[1]! })
+      if (m) resolve({ child, url: m[1]!, stdout: () => out })
     })
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err.slice(-2000)}`)))
   })
@@ -105,6 +105,17 @@ test('npm ci --omit=dev in an empty folder, then node dist/bin/sluice-server.js:
     const body = (await res.json()) as { choices: { message: { content: string } }[]; usage: { completion_tokens: number } }
     assert.ok(body.choices[0]!.message.content.length > 0)
     assert.ok(body.usage.completion_tokens > 0)
+    const requestId = res.headers.get('x-gateway-request-id')
+
+    // A graceful stop writes the access log's last batch: the shipped default is stdout.
+    const exited = new Promise((resolve) => child!.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+    const line = started.stdout().split('\n').find((l) => l.includes(`"request_id":"${requestId}"`))
+    assert.ok(line, 'the chat request has an access-log line on stdout')
+    const entry = JSON.parse(line) as { route: string; status: number; key_id: string; tokens_out: number }
+    assert.equal([entry.route, entry.status, entry.key_id, entry.tokens_out], ['chat', 200, 'demo', body.usage.completion_tokens])
+    assert.not.ok(started.stdout().includes(DEMO_KEY), 'no secret on stdout')
   } finally {
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve))
