@@ -10,6 +10,7 @@ import { configCommand, CONFIG_USAGE } from './cli/config-check.js'
 import { ingestCommand, INGEST_USAGE } from './cli/ingest.js'
 import { keysCommand, KEYS_USAGE } from './cli/keys.js'
 import { usageCommand, USAGE_USAGE } from './cli/usage.js'
+import { backupCommand, BACKUP_USAGE } from './cli/backup.js'
 
 const USAGE = `usage: sluice <command> [options]
 
@@ -18,6 +19,7 @@ commands:
   usage                 requests and tokens per key, model or group (sluice usage --help)
   config check          validate config/ and pipelines/ as the boot does, without starting
   ingest <folder>       bulk-load a folder into a knowledge collection
+  backup <folder>       online backup of the SQLite data folder (sluice backup --help)
 
 common options:
   --url <url>           the gateway (default $SLUICE_URL or http://127.0.0.1:8080)
@@ -36,6 +38,7 @@ const commands: Record<string, { run: (args: string[], io: Io) => Promise<number
   usage: { run: usageCommand, usage: USAGE_USAGE },
   config: { run: configCommand, usage: CONFIG_USAGE },
   ingest: { run: ingestCommand, usage: INGEST_USAGE },
+  backup: { run: backupCommand, usage: BACKUP_USAGE },
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -18,8 +18,8 @@ export interface ChainState {
   finished: boolean
   /** What `finish` phases threw: logged by the kernel, failed on by the harness. */
   finishErrors?: { step: string; error: unknown }[]
-  /** Told of the finish phases while they run, so a shutdown can wait for them (records). */
-  track?: (finishing: Promise<void>) => void
+  /** Told of the request's end and its finish phases while they run (metrics; a shutdown waits for records). */
+  track?: (finishing: Promise<void>, ex: Exchange, outcome: Outcome) => void
 }
 
 export async function runRequest(route: LoadedRoute, ex: Exchange, state: ChainState): Promise<void> {
@@ -43,7 +43,7 @@ export function finishAll(route: LoadedRoute, ex: Exchange, state: ChainState, o
   if (state.finished) return Promise.resolve()
   state.finished = true
   const finishing = runFinish(route, ex, state, outcome)
-  state.track?.(finishing)
+  state.track?.(finishing, ex, outcome)
   return finishing
 }
 

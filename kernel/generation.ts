@@ -49,6 +49,7 @@ export class Generation implements Kernel {
   readonly metrics: Metrics
   readonly knowledge: KernelServices['knowledge']
   readonly query: KernelServices['query']
+  private readonly observer: KernelServices['observer']
   readonly log: Logger
   readonly now: () => number
   readonly router = new Router()
@@ -82,6 +83,7 @@ export class Generation implements Kernel {
     this.metrics = options.services.metrics
     this.knowledge = options.services.knowledge
     this.query = options.services.query
+    this.observer = options.services.observer
   }
 
   static async create(options: GenerationOptions): Promise<Generation> {
@@ -129,7 +131,8 @@ export class Generation implements Kernel {
 
   /** Finish phases still running: a retiring generation waits for them, so no record is lost. */
   private readonly finishing = new Set<Promise<void>>()
-  readonly track = (finishing: Promise<void>): void => {
+  readonly track: NonNullable<ChainState['track']> = (finishing, ex, outcome) => {
+    this.observer.end(ex, outcome)
     this.finishing.add(finishing)
     void finishing.finally(() => this.finishing.delete(finishing))
   }

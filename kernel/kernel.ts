@@ -2,17 +2,17 @@
  * What the kernel gives every plugin: the deployment's config and the shared services.
  * Plugins depend on these interfaces only; the implementations live beside them in kernel/.
  */
-import type { Dispatcher } from 'undici'
-import type { Exchange, Principal } from './exchange.js'
-import type { UpstreamCall, UpstreamResponse } from './services/backends/call.js'
+import type { Principal } from './exchange.js'
 import type { Logger } from './log.js'
 import type { Reply } from './reply.js'
-import type { BackendConfig, ModelsFile } from '../schemas/models.schema.js'
+import type { ModelsFile } from '../schemas/models.schema.js'
 import type { KeysFile } from '../schemas/keys.schema.js'
 import type { Catalog } from './services/catalog/catalog-api.js'
 import type { KeyAdmin, KeyStore } from './services/keys/key-store.js'
+import type { Backends } from './services/backends/backends-api.js'
 
 export type { Catalog } from './services/catalog/catalog-api.js'
+export type { Backends } from './services/backends/backends-api.js'
 export type { GroupRecord, KeyAdmin, KeyChange, KeyRecord, KeyStore, NewKey, TermBudget } from './services/keys/key-store.js'
 import type { ServerFile } from '../schemas/server.schema.js'
 import type { UsageRecords } from './services/records/records.js'
@@ -32,18 +32,6 @@ export interface Deployment {
   readonly keys: KeysFile
   /** Other config files by name (e.g. `catalog.yaml`), parsed YAML, for plugins that own them. */
   file(name: string): unknown
-}
-
-/** The model servers: keep-alive pools, and the one call every adapter makes. */
-export interface Backends {
-  /** The pool for a backend, and its base URL (origin + path prefix, without a trailing slash). */
-  get(name: string): { dispatcher: Dispatcher; baseUrl: string; origin: string; pathPrefix: string; config: BackendConfig }
-  /**
-   * Calls the model server of `call.model`: upstream headers, errors passed through with the
-   * server's status and message, 502 when it cannot be reached, aborted with the request. Marks
-   * `ex.usage` as having reached that model; the caller reports what it used.
-   */
-  call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse>
 }
 
 export interface CallOptions {

@@ -15,6 +15,7 @@ import type { PluginRegistry } from './registry.js'
 import type { BodyMode, LoadedRoute, LoadedStep } from './route.js'
 import { describeCause } from './log.js'
 import { errorStyle } from './error-styles.js'
+import { corsPolicy } from './services/cors/cors.js'
 
 /**
  * Why a pipeline did not load, as a stable code (tests and tools match on it, never on the
@@ -203,6 +204,7 @@ export async function loadPipelines(options: {
         steps,
         chunkSteps: steps.filter((s) => s.phases.chunk).reverse(),
         demand: r.steps.find((s) => s.plugin.reachesModel)?.plugin.reachesModel?.demand,
+        cors: r.pipeline.cors && corsPolicy(r.pipeline.cors),
       })
     }
   } catch (err) {

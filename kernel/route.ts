@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv'
 import type { DemandOf, Phases } from './plugin.js'
 import type { RouteInfo } from './exchange.js'
 import type { ErrorStyle } from './error-styles.js'
+import type { CorsPolicy } from './services/cors/cors.js'
 
 export interface LoadedStep {
   readonly name: string
@@ -33,4 +34,6 @@ export interface LoadedRoute {
   readonly chunkSteps: readonly LoadedStep[]
   /** What a request may cost, from the route's model-reaching step; none when no step reaches a model. */
   readonly demand?: DemandOf
+  /** The pipeline's `cors:`, compiled (services/cors). */
+  readonly cors?: CorsPolicy
 }

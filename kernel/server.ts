@@ -9,6 +9,7 @@ import { serveHttp, type HttpContext } from './http.js'
 import { GatewayError, toGatewayError } from './errors.js'
 import { defaultErrorStyle } from './error-styles.js'
 import { describeCause, type Logger } from './log.js'
+import { applyCors, mountPreflights } from './services/cors/cors.js'
 
 export interface GenerationHolder {
   current(): Generation
@@ -19,9 +20,11 @@ export function mountRoutes(gen: Generation): void {
   for (const route of gen.routes.values()) {
     if (route.internal || !route.method || route.path === undefined) continue
     gen.router.register(route.path, [route.method], async (ctx) => {
+      if (route.cors) applyCors(route.cors, ctx)
       await serveHttp(gen, route, ctx as unknown as HttpContext, ctx.params as Record<string, string | string[] | undefined>)
     })
   }
+  mountPreflights(gen.router, gen.routes.values())
   gen.dispatch = gen.router.routes() as Koa.Middleware
 }
 

@@ -64,6 +64,33 @@ export const pipelineSchema = {
         },
       ],
     },
+    cors: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['origins'],
+      description: 'Cross-origin requests from browsers to the routes of this pipeline: the kernel answers preflights (OPTIONS) and adds the allow headers to replies, errors included. Without `cors:`, no CORS headers and OPTIONS gets 405.',
+      properties: {
+        origins: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string', pattern: '^(\\*|https?://(\\*\\.)?[A-Za-z0-9.-]+(:([0-9]{1,5}|\\*))?)$' },
+          description: 'Allowed origins: exact (`https://app.example.com`), any port (`http://localhost:*`), any subdomain (`https://*.example.com`), or `*` (any origin; not with credentials).',
+        },
+        methods: { type: 'array', items: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] }, description: "Methods a preflight allows; default: the methods of the path's routes." },
+        headers: { type: 'array', items: { type: 'string', pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$' }, description: 'Request headers a preflight allows (e.g. authorization, content-type); default: those the browser asks for.' },
+        expose_headers: { type: 'array', items: { type: 'string', pattern: '^([A-Za-z0-9!#$%&\'+.^_`|~-]+|\\*)$' }, description: 'Response headers a page may read (e.g. x-gateway-request-id); `*`: all (not with credentials).' },
+        credentials: { type: 'boolean', default: false, description: 'Allow cookies and HTTP authentication (Access-Control-Allow-Credentials); needs explicit origins and header names.' },
+        max_age: { type: 'integer', minimum: 0, maximum: 86400, default: 600, description: 'Seconds a browser may cache a preflight answer.' },
+      },
+      if: { properties: { credentials: { const: true } }, required: ['credentials'] },
+      then: {
+        properties: {
+          origins: { not: { contains: { const: '*' } } },
+          expose_headers: { not: { contains: { const: '*' } } },
+          headers: { not: { contains: { const: '*' } } },
+        },
+      },
+    },
     routes: { type: 'array', minItems: 1, items: routeSchema },
   },
 } as const

@@ -83,6 +83,28 @@ export const serverFileSchema = {
         keys_refresh_ms: { type: 'integer', minimum: 100, default: 2000, description: 'How often the key cache checks the store for changes made by other replicas (changes made here apply at once).' },
       },
     },
+    access_log: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'One JSON line per client request (request and trace ids, route, key id, model, status, tokens, timings; never prompt text or secrets), written in batches off the request path. Read at start.',
+      properties: {
+        enabled: { type: 'boolean', default: true, description: 'false: no access log.' },
+        to: { type: 'string', minLength: 1, default: 'stdout', description: '`stdout`, `stderr`, or a file (relative to the data folder) that lines are appended to.' },
+        flush_ms: { type: 'integer', minimum: 10, maximum: 60000, default: 250, description: 'How often buffered lines are written, in one write.' },
+        max_buffered_bytes: { type: 'integer', minimum: 65536, default: 8388608, description: 'Past this many bytes buffered or waiting for the destination, lines are dropped and counted (sluice_access_log_dropped_total) rather than held.' },
+      },
+    },
+    metrics: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'Who may read GET /metrics (the `metrics` plugin). Nothing set: open, as a scrape target on a private network usually is.',
+      properties: {
+        token_hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$', description: 'sha256 of a bearer token for Prometheus (SLUICE_METRICS_TOKEN, the secret itself, overrides). Set: /metrics needs this token or the admin key.' },
+        require_admin_key: { type: 'boolean', default: false, description: 'true: /metrics needs the admin key (or the metrics token when one is set).' },
+      },
+    },
     admin: {
       type: 'object',
       additionalProperties: false,

@@ -15,6 +15,7 @@ import { RecordWriter } from './records/records.js'
 import { ResponseKeeper } from './responses/kept-responses.js'
 import { StoredKeys } from './keys/stored-keys.js'
 import { MetricsRegistry } from './metrics/metrics.js'
+import { metricsAccess } from './metrics/metrics-access.js'
 import { memoryState, redactUrl } from './state/open-state.js'
 import { RecordJournal } from './records/journal.js'
 import { reconcileLag, startReconciler } from './state/reconcile.js'
@@ -24,6 +25,7 @@ import type { KnowledgeStore } from './knowledge/store.js'
 import { openQueryServices } from './query/open-query.js'
 import type { QueryServices } from './query/query-services.js'
 import { querySettings } from './query/query-settings.js'
+import { RequestObserver } from './observe/request-observer.js'
 
 export interface KernelServices {
   readonly store: Store
@@ -34,6 +36,8 @@ export interface KernelServices {
   readonly metrics: MetricsRegistry
   readonly knowledge: KnowledgeBase
   readonly query: QueryServices
+  /** Request series and the access log, told of every request's end. */
+  readonly observer: RequestObserver
   close(): Promise<void>
 }
 
@@ -89,7 +93,7 @@ function projectsFile(deployment: Deployment): unknown {
 export async function openServices(deployment: Deployment, options: { env: NodeJS.ProcessEnv; log: Logger; now?: () => number; announce?: (line: string) => void }): Promise<KernelServices> {
   const settings = storeSettings(deployment.server.stores ?? {}, options.env)
   const { log } = options
-  const metrics = new MetricsRegistry()
+  const metrics = new MetricsRegistry(metricsAccess(deployment.server.metrics, options.env))
   const opened: { close(): Promise<void> }[] = []
   try {
     let store: Store
@@ -147,6 +151,13 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       log,
     })
     const responses = new ResponseKeeper(store.responses, { retentionDays: settings.responsesRetentionDays, maxPerKey: settings.responsesPerKey, log, now: options.now })
+    const access = deployment.server.access_log
+    const observer = RequestObserver.open(
+      metrics,
+      access?.enabled === false ? undefined : { to: access?.to ?? 'stdout', flushMs: access?.flush_ms ?? 250, maxBufferedBytes: access?.max_buffered_bytes ?? 8_388_608 },
+      deployment.dataDir,
+      options.now ?? Date.now,
+    )
     log.info('stores opened', { records: store.kind, state: state.kind })
     return {
       store,
@@ -157,8 +168,10 @@ export async function openServices(deployment: Deployment, options: { env: NodeJ
       metrics,
       knowledge,
       query,
+      observer,
       async close() {
         reconciler.stop()
+        await observer.close()
         storedKeys.close()
         responses.close()
         await records.close()

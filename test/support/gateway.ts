@@ -80,7 +80,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     dataDir,
     env: { SLUICE_DEMO_DEV_TOKEN: TEST_DEV_TOKEN, SLUICE_DEMO_SERVICE_TOKEN: TEST_SERVICE_TOKEN, ...(options.env ?? { SLUICE_DEMO_KEY: TEST_KEY }) },
     log: options.log ?? createLogger({ level: 'debug', sink }),
-    server: { port: 0, watch: false, ...options.server },
+    // The access log goes to a file of the test's data folder (read by the tests of the log).
+    server: { port: 0, watch: false, access_log: { enabled: true, to: 'access.log', flush_ms: 50, max_buffered_bytes: 8_388_608 }, ...options.server },
     announce: () => undefined,
   })
   return Object.assign(gateway, {

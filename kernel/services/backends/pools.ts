@@ -13,6 +13,7 @@ import type { GroupConfig } from '../../../schemas/keys.schema.js'
 import { GatewayError } from '../../errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
 import type { UpstreamCall, UpstreamResponse } from './call.js'
+import { upstreamTraceHeaders } from '../observe/trace-context.js'
 
 export type { UpstreamCall, UpstreamResponse }
 
@@ -98,17 +99,20 @@ export class BackendPools implements Backends {
 }
 
 /**
- * The headers of a call to a model server: the backend's own headers, its bearer key, and,
- * for a group allowed to send them, the request headers it is configured to receive as the
- * client sent them.
+ * The headers of a call to a model server: the backend's own headers, its bearer key, for a
+ * group allowed to send them, the request headers it is configured to receive as the client
+ * sent them, and the W3C trace context (the client's trace continued, or a fresh one).
  */
 function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean): Record<string, string> {
   const headers: Record<string, string> = { ...backend.headers }
   if (backend.api_key) headers.authorization = `Bearer ${backend.api_key}`
-  if (!forward) return headers
-  for (const name of backend.forward_headers ?? []) {
-    const value = ex.header(name)
-    if (value !== undefined) headers[name] = value
+  if (forward) {
+    for (const name of backend.forward_headers ?? []) {
+      const value = ex.header(name)
+      if (value !== undefined) headers[name] = value
+    }
   }
+  // Last, so that a forwarded or configured traceparent never replaces the checked one.
+  upstreamTraceHeaders(ex, headers)
   return headers
 }

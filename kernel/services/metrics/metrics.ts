@@ -4,10 +4,14 @@
  * set up again by a reload finds its own). Labels carry model and pool names only: never key
  * ids, group names or request content.
  */
+import type { MetricsAccess } from './metrics-access.js'
+
 export type Labels = Readonly<Record<string, string>>
 
 export interface Counter {
   inc(labels?: Labels, by?: number): void
+  /** The series of one label set, resolved once (for the request path: no per-call label work). */
+  series(labels: Labels): { inc(by?: number): void }
 }
 
 export interface Histogram {
@@ -24,8 +28,12 @@ export interface Metrics {
   histogram(name: string, help: string, buckets: readonly number[]): Histogram
   /** Registers (or replaces, after a reload) the collector of a gauge. */
   gauge(name: string, help: string, collect: GaugeCollector): void
+  /** A counter kept elsewhere (the process's CPU time) and read when scraped. */
+  collectedCounter(name: string, help: string, collect: GaugeCollector): void
   /** The exposition text of every metric. */
   render(): string
+  /** Who may read the exposition (server.yaml `metrics:`). */
+  readonly access: MetricsAccess
 }
 
 const labelKey = (labels: Labels): string => {
@@ -46,6 +54,12 @@ class CounterMetric implements Counter {
   inc(labels: Labels = {}, by = 1): void {
     const key = labelKey(labels)
     this.values.set(key, (this.values.get(key) ?? 0) + by)
+  }
+  series(labels: Labels): { inc(by?: number): void } {
+    const key = labelKey(labels)
+    const values = this.values
+    if (!values.has(key)) values.set(key, 0)
+    return { inc: (by = 1) => void values.set(key, values.get(key)! + by) }
   }
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`]
@@ -93,9 +107,9 @@ class HistogramMetric implements Histogram {
 }
 
 class GaugeMetric {
-  constructor(readonly name: string, public help: string, public collect: GaugeCollector) {}
+  constructor(readonly name: string, public help: string, public collect: GaugeCollector, readonly type: 'gauge' | 'counter' = 'gauge') {}
   render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`]
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`]
     for (const [labels, v] of this.collect()) lines.push(`${this.name}${braces(labelKey(labels))} ${formatNumber(v)}`)
     return lines.join('\n')
   }
@@ -106,6 +120,8 @@ type Metric = CounterMetric | HistogramMetric | GaugeMetric
 export class MetricsRegistry implements Metrics {
   private readonly metrics = new Map<string, Metric>()
 
+  constructor(readonly access: MetricsAccess = { protected: false, adminOnly: true, isMetricsToken: () => false }) {}
+
   counter(name: string, help: string): Counter {
     return this.get(name, CounterMetric, () => new CounterMetric(name, help))
   }
@@ -114,14 +130,18 @@ export class MetricsRegistry implements Metrics {
     return this.get(name, HistogramMetric, () => new HistogramMetric(name, help, buckets))
   }
 
-  gauge(name: string, help: string, collect: GaugeCollector): void {
+  gauge(name: string, help: string, collect: GaugeCollector, type: 'gauge' | 'counter' = 'gauge'): void {
     const existing = this.metrics.get(name)
     if (existing instanceof GaugeMetric) {
       existing.collect = collect
       existing.help = help
       return
     }
-    this.get(name, GaugeMetric, () => new GaugeMetric(name, help, collect))
+    this.get(name, GaugeMetric, () => new GaugeMetric(name, help, collect, type))
+  }
+
+  collectedCounter(name: string, help: string, collect: GaugeCollector): void {
+    this.gauge(name, help, collect, 'counter')
   }
 
   render(): string {

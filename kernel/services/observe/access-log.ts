@@ -1,0 +1,100 @@
+/**
+ * The access log: one JSON line per request, batched. `write` only appends to a buffer; a
+ * timer writes the buffer in one call (stdout, stderr or a file opened for appending), so the
+ * request path never waits on a disk or a pipe. A destination that stops draining (a stuck
+ * log collector) costs a bounded amount of memory: past the bound, lines are dropped and
+ * counted (`sluice_access_log_dropped_total`) rather than blocking or growing without end.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Writable } from 'node:stream'
+import type { Counter } from '../metrics/metrics.js'
+
+export interface AccessLogSettings {
+  /** `stdout`, `stderr`, or a file (relative to the data folder), appended to. */
+  readonly to: string
+  readonly flushMs: number
+  /** Most bytes buffered or waiting in the destination before lines are dropped. */
+  readonly maxBufferedBytes: number
+}
+
+/** What an access-log line says. Identifiers and figures only: never prompt text or secrets. */
+export interface AccessEntry {
+  time: string
+  request_id: string
+  trace_id: string
+  span_id: string
+  parent_span_id?: string
+  transport: string
+  method: string
+  path: string
+  pipeline: string
+  route: string
+  key_id: string | null
+  group: string | null
+  model: string | null
+  status: number
+  outcome: string
+  error_code?: string
+  tokens_in: number
+  tokens_out: number
+  tokens_cached: number
+  usage_source: string
+  queue_ms: number | null
+  ttft_ms: number | null
+  duration_ms: number
+}
+
+export class AccessLog {
+  private pending: string[] = []
+  private pendingBytes = 0
+  private readonly timer: NodeJS.Timeout
+  private readonly out: Writable
+  private readonly ownsStream: boolean
+  private closed = false
+
+  constructor(private readonly settings: AccessLogSettings, dataDir: string, private readonly dropped: Counter) {
+    if (settings.to === 'stdout' || settings.to === 'stderr') {
+      this.out = settings.to === 'stdout' ? process.stdout : process.stderr
+      this.ownsStream = false
+    } else {
+      const file = path.resolve(dataDir, settings.to)
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      // Opened for appending: a rotation by `copytruncate` keeps working.
+      this.out = fs.createWriteStream(file, { flags: 'a' })
+      this.out.on('error', () => undefined)
+      this.ownsStream = true
+    }
+    this.timer = setInterval(() => this.flush(), settings.flushMs)
+    this.timer.unref()
+  }
+
+  write(entry: AccessEntry): void {
+    if (this.closed) return
+    const line = JSON.stringify(entry) + '\n'
+    if (this.pendingBytes + this.out.writableLength + line.length > this.settings.maxBufferedBytes) {
+      this.dropped.inc()
+      return
+    }
+    this.pending.push(line)
+    this.pendingBytes += line.length
+  }
+
+  /** Writes what is buffered, in one call. */
+  flush(): void {
+    if (this.pending.length === 0) return
+    const text = this.pending.join('')
+    this.pending = []
+    this.pendingBytes = 0
+    this.out.write(text)
+  }
+
+  /** Writes what is left; a file is closed once written. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    clearInterval(this.timer)
+    this.flush()
+    this.closed = true
+    if (this.ownsStream) await new Promise<void>((resolve) => this.out.end(resolve))
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * What the kernel observes of every request once its reply has ended (the chain calls `end`
+ * once, from `finishAll`, beside the finish phases): the request series (request-metrics.ts)
+ * and, for client requests (HTTP, WebSocket messages; not in-process calls, whose model use is
+ * in their usage records), one access-log line. All of it is synchronous and allocation-light:
+ * counters, a JSON line appended to a buffer.
+ */
+import type { Exchange } from '../../exchange.js'
+import type { Outcome } from '../../plugin.js'
+import type { Metrics } from '../metrics/metrics.js'
+import { AccessLog, type AccessLogSettings } from './access-log.js'
+import { RequestMetrics } from './request-metrics.js'
+import { registerProcessMetrics } from './process-metrics.js'
+import { traceOf } from './trace-context.js'
+import { describeCause } from '../../log.js'
+
+export class RequestObserver {
+  private readonly requests: RequestMetrics
+  private readonly processMetrics: { close(): void }
+  private failed = false
+
+  constructor(metrics: Metrics, private readonly accessLog: AccessLog | undefined, private readonly now: () => number) {
+    this.requests = new RequestMetrics(metrics)
+    this.processMetrics = registerProcessMetrics(metrics)
+  }
+
+  static open(metrics: Metrics, settings: AccessLogSettings | undefined, dataDir: string, now: () => number): RequestObserver {
+    const dropped = metrics.counter('sluice_access_log_dropped_total', 'Access-log lines dropped because the destination did not keep up.')
+    return new RequestObserver(metrics, settings ? new AccessLog(settings, dataDir, dropped) : undefined, now)
+  }
+
+  /** Never throws: it runs inside the chain's finish, where a throw would lose the request's finish phases. */
+  end(ex: Exchange, outcome: Outcome): void {
+    try {
+      const end = this.now()
+      this.requests.end(ex, outcome, Math.max(0, end - ex.startedAt) / 1000)
+      if (this.accessLog && ex.transport !== 'internal') this.log(ex, outcome, end)
+    } catch (err) {
+      if (!this.failed) ex.log.error('request metrics or access log failed (reported once)', { cause: describeCause(err) })
+      this.failed = true
+    }
+  }
+
+  private log(ex: Exchange, outcome: Outcome, end: number): void {
+    const usage = ex.usage
+    const used = usage.used()
+    const trace = traceOf(ex)
+    // One shape for every line (absent fields are undefined, which JSON leaves out): no spreads.
+    this.accessLog!.write({
+      time: new Date(end).toISOString(),
+      request_id: ex.id,
+      trace_id: trace.traceId,
+      span_id: trace.spanId,
+      parent_span_id: trace.parentId,
+      transport: ex.transport,
+      method: ex.method,
+      path: ex.path,
+      pipeline: ex.route.pipeline,
+      route: ex.route.id,
+      key_id: ex.principal?.keyId ?? null,
+      group: ex.principal?.group ?? null,
+      model: usage.model ?? null,
+      status: outcome.status,
+      outcome: outcome.kind,
+      error_code: outcome.error?.code === undefined ? undefined : String(outcome.error.code),
+      tokens_in: used.inputTokens,
+      tokens_out: used.outputTokens,
+      tokens_cached: used.cachedTokens,
+      usage_source: used.source,
+      queue_ms: ex.state.queue?.waitedMs ?? null,
+      ttft_ms: usage.firstTokenAt === undefined ? null : Math.max(0, usage.firstTokenAt - ex.startedAt),
+      duration_ms: Math.max(0, end - ex.startedAt),
+    })
+  }
+
+  async close(): Promise<void> {
+    this.processMetrics.close()
+    await this.accessLog?.close()
+  }
+}
