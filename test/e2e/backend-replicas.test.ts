@@ -110,6 +110,8 @@ test('load is spread over every replica', async () => {
   const answers = await load(30, 6)
   assert.equal(answers.filter((a) => !a.ok), [])
   sims.forEach((s, i) => assert.ok(served(s) > before[i]!, `replica ${i} served some of the requests`))
+  // Every request ended (streams included): nothing is left outstanding.
+  for (const s of sims) assert.is(await replicaGauge('sluice_backend_replica_outstanding', s), 0)
 })
 
 test('a replica killed during load: every request answered whole by the others, none to it once ejected', async () => {
