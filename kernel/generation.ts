@@ -76,7 +76,7 @@ export class Generation implements Kernel {
       adminKeyHash: options.deployment.server.admin?.key_hash,
       now: this.now,
     })
-    this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id))
+    this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id), options.services.metrics)
     this.records = options.services.records
     this.responses = options.services.responses
     this.state = options.services.state

@@ -50,12 +50,65 @@ const levelMapping = {
   additionalProperties: true,
 } as const
 
+/** How a backend with several replicas picks one (docs/operator-guide.md, "Replicas"). */
+const routingSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    policy: {
+      type: 'string',
+      enum: ['prefix_aware', 'least_loaded', 'round_robin'],
+      default: 'prefix_aware',
+      description: '`prefix_aware`: a prompt whose prefix a replica served goes back to it while that replica is not overloaded, else the least loaded; `least_loaded`: fewest outstanding requests; `round_robin`: in turn.',
+    },
+    prefix_block_chars: { type: 'integer', minimum: 16, default: 256, description: 'Characters of the rendered prompt per hashed prefix block.' },
+    prefix_index_blocks: { type: 'integer', minimum: 1, default: 65536, description: 'Block hashes remembered (least recently used forgotten first).' },
+    overload_slack: { type: 'integer', minimum: 0, default: 4, description: 'A replica is overloaded when its outstanding requests exceed the least loaded replica\'s by more than this.' },
+  },
+} as const
+
+/** Active health checks of each replica (only for a backend with several). */
+const healthCheckSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    path: { type: 'string', pattern: '^/', default: '/health', description: 'GET below the replica URL; any status below 400 passes (vLLM, SGLang, llama.cpp and TGI all serve /health).' },
+    interval_ms: { type: 'integer', minimum: 50, default: 5000 },
+    timeout_ms: { type: 'integer', minimum: 10, default: 2000 },
+  },
+} as const
+
+/** Passive outlier ejection in Envoy's manner (only for a backend with several replicas). */
+const outlierSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    consecutive_failures: { type: 'integer', minimum: 1, default: 5, description: 'Consecutive 5xx answers or connection failures that eject a replica.' },
+    base_ejection_ms: { type: 'integer', minimum: 1, default: 30000, description: 'Ejected for this times the number of times it was ejected; back in after that and a passing health check.' },
+    max_ejection_percent: { type: 'integer', minimum: 0, maximum: 100, default: 50, description: 'At most this share of the replicas ejected at once (one may always be).' },
+  },
+} as const
+
 export const backendSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['url'],
+  anyOf: [{ required: ['url'] }, { required: ['replicas'] }],
   properties: {
     url: { type: 'string', description: "Base URL of the model server's OpenAI-compatible API (ending before /v1), or `embedded` for the in-process simulator, or `embedded-embedder` for the in-process Universal Sentence Encoder lite (model `use-lite`)." },
+    replicas: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 31,
+      uniqueItems: true,
+      items: { type: 'string', pattern: '^https?://' },
+      description: 'Base URLs of several replicas of the same model server (beside `url`, which is then the first, or instead of it; 32 in all at most). Load is spread and failing replicas are taken out (docs/operator-guide.md, "Replicas").',
+    },
+    routing: routingSchema,
+    health_check: healthCheckSchema,
+    outlier_detection: outlierSchema,
     protocol: { type: 'string', enum: ['openai'], default: 'openai', description: 'Which adapter speaks to it.' },
     capacity: { type: 'integer', minimum: 1, default: 8, description: 'Concurrent requests the server runs at once (the fair queue keeps to it).' },
     connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive connections in the pool.' },

@@ -103,7 +103,7 @@ async function runTimed(job: GenerationJob, env: RunEnv, admission: Admission): 
     const ticket = job.engine.startRun(job.prompts, job.completionTokens, queueSeconds)
     const outcome: RunOutcome = { finishedReason: job.finishedReason, completionTokens: 0, ttftSeconds: undefined, e2eSeconds: 0 }
     try {
-      if (job.stream) await deliverStream(job.script(ticket), job, env, life, outcome)
+      if (job.stream) await deliverStream(job.script(ticket), job, env, life, outcome, ticket)
       else await deliverJson(job, env, life, ticket, outcome)
     } finally {
       outcome.e2eSeconds = (performance.now() - env.arrival) / 1000
@@ -114,12 +114,14 @@ async function runTimed(job: GenerationJob, env: RunEnv, admission: Admission): 
   }
 }
 
-function firstTokenDelay(env: RunEnv): number {
-  return env.latency.stallMs + sampleMs(env.latency.ttftMs, env.latency.jitter, env.jitter)
+/** The wait before the first token: stall, ttft, and the prefill of what the prefix cache lacked. */
+function firstTokenDelay(env: RunEnv, ticket: RunTicket): number {
+  const prefill = (ticket.promptTokens - ticket.cachedTokens) * env.latency.prefillMsPerToken
+  return env.latency.stallMs + sampleMs(env.latency.ttftMs, env.latency.jitter, env.jitter) + prefill
 }
 
 async function deliverJson(job: GenerationJob, env: RunEnv, life: RequestLife, ticket: RunTicket, outcome: RunOutcome): Promise<void> {
-  let wait = firstTokenDelay(env)
+  let wait = firstTokenDelay(env, ticket)
   const gaps: number[] = []
   for (let i = 1; i < job.tokenSteps; i++) gaps.push(sampleMs(env.latency.itlMs, env.latency.jitter, env.jitter))
   for (const gap of gaps) wait += gap
@@ -139,10 +141,10 @@ async function deliverJson(job: GenerationJob, env: RunEnv, life: RequestLife, t
   sendJson(env.res, 200, job.json(ticket))
 }
 
-async function deliverStream(script: StreamScript, job: GenerationJob, env: RunEnv, life: RequestLife, outcome: RunOutcome): Promise<void> {
+async function deliverStream(script: StreamScript, job: GenerationJob, env: RunEnv, life: RequestLife, outcome: RunOutcome, ticket: RunTicket): Promise<void> {
   const { res } = env
   const cutAfter = env.cutAfterChunks
-  if (!(await sleep(firstTokenDelay(env), life.signal))) {
+  if (!(await sleep(firstTokenDelay(env, ticket), life.signal))) {
     outcome.finishedReason = 'abort'
     return
   }

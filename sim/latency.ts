@@ -10,6 +10,7 @@ export interface LatencySettings {
   ttft_ms: number
   itl_ms: number
   jitter: number
+  prefill_ms_per_token?: number
 }
 
 export interface RequestLatency {
@@ -18,6 +19,8 @@ export interface RequestLatency {
   jitter: number
   /** Extra wait before the first token (failure injection: `stall`). */
   stallMs: number
+  /** Added to the time to first token for each prompt token the prefix cache did not have. */
+  prefillMsPerToken: number
 }
 
 export function requestLatency(settings: LatencySettings, headers: IncomingHttpHeaders, stallMs: number): RequestLatency {
@@ -26,6 +29,7 @@ export function requestLatency(settings: LatencySettings, headers: IncomingHttpH
     itlMs: headerMs(headers['x-sim-itl-ms']) ?? settings.itl_ms,
     jitter: settings.jitter,
     stallMs,
+    prefillMsPerToken: settings.prefill_ms_per_token ?? 0,
   }
 }
 
@@ -39,7 +43,7 @@ export function headerMs(value: string | string[] | undefined): number | undefin
 
 /** True when nothing in this request needs a timer: the zero-latency fast path. */
 export function isInstant(latency: RequestLatency): boolean {
-  return latency.ttftMs === 0 && latency.itlMs === 0 && latency.stallMs === 0
+  return latency.ttftMs === 0 && latency.itlMs === 0 && latency.stallMs === 0 && latency.prefillMsPerToken === 0
 }
 
 export function sampleMs(base: number, jitter: number, random: SeededRandom): number {

@@ -9,6 +9,7 @@ import { Scheduler, type SchedulerLimits } from './scheduler.js'
 
 /** What a running request holds until it ends. */
 export interface RunTicket {
+  readonly promptTokens: number
   readonly cachedTokens: number
   readonly kvBlocks: number
 }
@@ -63,7 +64,7 @@ export class ModelEngine {
     m.promptTokens += promptTokens
     m.prefixCacheQueries += promptTokens
     m.prefixCacheHits += cachedTokens
-    return { cachedTokens, kvBlocks }
+    return { promptTokens, cachedTokens, kvBlocks }
   }
 
   /** The request ended (finished, cut or abandoned): free its slot and record it. */

@@ -83,6 +83,12 @@ export const simConfigSchema = {
       properties: {
         ttft_ms: { type: 'number', minimum: 0, default: 0, description: 'Time to first token, after the request got a running slot.' },
         itl_ms: { type: 'number', minimum: 0, default: 0, description: 'Inter-token latency: time between two output tokens.' },
+        prefill_ms_per_token: {
+          type: 'number',
+          minimum: 0,
+          default: 0,
+          description: "Prefill time of each prompt token not found in the prefix cache, added to the time to first token (llm-d-inference-sim's prefill-time-per-token): cached prefixes answer sooner.",
+        },
         jitter: {
           type: 'number',
           minimum: 0,

@@ -17,7 +17,7 @@ config('defaults are filled in and the input is left alone', () => {
   const input = { models: [{ name: 'm' }] }
   const resolved = validateSimConfig(input)
   assert.equal(input, { models: [{ name: 'm' }] })
-  assert.equal(resolved.latency, { ttft_ms: 0, itl_ms: 0, jitter: 0 })
+  assert.equal(resolved.latency, { ttft_ms: 0, itl_ms: 0, jitter: 0, prefill_ms_per_token: 0 })
   assert.is(resolved.max_running, 8)
   assert.is(resolved.max_waiting, 1000)
   assert.is(resolved.failure.rate, 0)
@@ -62,7 +62,7 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   assert.is(byName.get('sim-whisper')?.kind, 'transcription')
   assert.is(byName.get('sim-image')?.kind, 'image')
   assert.equal(byName.get('sim-image')?.image.sizes, ['1024x1024', '512x512', '256x256'])
-  assert.equal(resolved.latency, { ttft_ms: 30, itl_ms: 5, jitter: 0.1 })
+  assert.equal(resolved.latency, { ttft_ms: 30, itl_ms: 5, jitter: 0.1, prefill_ms_per_token: 0 })
   assert.is(resolved.max_running, 8)
 })
 

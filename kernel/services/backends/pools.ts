@@ -1,74 +1,134 @@
 /**
  * The backends service: keep-alive connection pools to the model servers (one undici Pool per
- * backend, made on first use and closed with the generation), and the one call every adapter
+ * replica, made on first use and closed with the generation), and the one call every adapter
  * makes to a model server. The call sets the upstream headers, passes a server's errors
  * through with its status and message, turns a failure to reach it into 502 (or the request's
  * own stop reason), aborts with the request, and marks `ex.usage` as having reached a model.
+ * A backend with several replicas (replica-set.ts) picks one per attempt and retries on
+ * another while nothing has reached the client (retry.ts).
  */
-import { Pool, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import type { Backends, Catalog } from '../../kernel.js'
 import type { Exchange } from '../../exchange.js'
 import type { BackendConfig } from '../../../schemas/models.schema.js'
 import type { GroupConfig } from '../../../schemas/keys.schema.js'
+import type { Metrics } from '../metrics/metrics.js'
 import { GatewayError } from '../../errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
 import type { UpstreamCall, UpstreamResponse } from './call.js'
 import { upstreamTraceHeaders } from '../observe/trace-context.js'
+import { ReplicaSet, type Tried } from './replica-set.js'
+import type { Replica } from './replica.js'
+import { firstChunk, retriable } from './retry.js'
+import { registerReplicaGauges } from './replica-metrics.js'
 
 export type { UpstreamCall, UpstreamResponse }
 
 type Handle = ReturnType<Backends['get']>
 
 export class BackendPools implements Backends {
-  // One handle per backend, made on first use: requests only look it up.
-  private readonly handles = new Map<string, Handle>()
+  // One replica set per backend, made on first use: requests only look it up.
+  private readonly sets = new Map<string, ReplicaSet>()
 
   constructor(
     private readonly catalog: Catalog,
     /** The caller's group, whose `forward_headers` decides whether client headers pass on. */
     private readonly groupOf: (id: string) => GroupConfig | undefined = () => undefined,
-  ) {}
+    metrics?: Metrics,
+  ) {
+    if (metrics) registerReplicaGauges(metrics, () => this.sets.values())
+  }
 
-  get(name: string): Handle {
-    const known = this.handles.get(name)
+  /** The replicas of a backend (made on first use). */
+  replicaSet(name: string): ReplicaSet {
+    const known = this.sets.get(name)
     if (known) return known
     const config = this.catalog.backend(name)
     if (!config) throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: new Error(`backend ${name} has no URL (embedded simulator off?)`) })
-    const url = new URL(config.baseUrl)
-    const pool = new Pool(url.origin, {
-      connections: config.connections ?? 64,
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      // The request's own deadline governs; these only bound a silent peer.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    })
-    const handle: Handle = { dispatcher: pool, baseUrl: config.baseUrl, origin: url.origin, pathPrefix: url.pathname.replace(/\/$/, ''), config }
-    this.handles.set(name, handle)
-    return handle
+    const set = new ReplicaSet(name, config)
+    this.sets.set(name, set)
+    return set
+  }
+
+  /** A serving replica's pool: what the readiness probe asks (one replica up is enough). */
+  get(name: string): Handle {
+    const set = this.replicaSet(name)
+    const r = set.representative()
+    return { dispatcher: r.pool, baseUrl: r.baseUrl, origin: r.origin, pathPrefix: r.pathPrefix, config: this.catalog.backend(name)! }
   }
 
   async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
-    const backend = this.get(call.model.backend)
+    const set = this.replicaSet(call.model.backend)
     const group = ex.principal ? this.groupOf(ex.principal.group) : undefined
-    const headers = upstreamHeaders(ex, backend.config, group?.forward_headers === true)
+    const headers = upstreamHeaders(ex, this.catalog.backend(call.model.backend)!, group?.forward_headers === true)
     if (typeof call.body === 'string') headers['content-type'] = 'application/json'
     if (call.accept) headers.accept = call.accept
     // From here on the request has reached a model: it is metered whatever happens next.
     ex.usage.model = call.model.id
-    let res: Dispatcher.ResponseData
-    try {
-      res = await backend.dispatcher.request({ origin: backend.origin, path: backend.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
-    } catch (err) {
-      throw transportFailure(ex.signal, err, false)
+    return this.attempt(ex, set, call, headers, 0)
+  }
+
+  /**
+   * One attempt on a replica not yet tried. Another follows, on another replica, for what
+   * cannot have reached the client: a connection refused or reset before the answer's headers,
+   * a 502 or 503, a body that broke before its first byte (streams) or before its end (JSON,
+   * which is read whole before anything is relayed).
+   */
+  private async attempt(ex: Exchange, set: ReplicaSet, call: UpstreamCall, headers: Record<string, string>, tried: Tried): Promise<UpstreamResponse> {
+    let lastError: GatewayError | DOMException | undefined
+    for (;;) {
+      const replica = set.pick(call.body, tried)
+      if (!replica) throw lastError ?? new GatewayError(502, 'upstream request failed', { code: 'upstream_failed' })
+      tried |= 1 << replica.index
+      set.begin(replica)
+      let res: Dispatcher.ResponseData
+      try {
+        res = await replica.pool.request({ origin: replica.origin, path: replica.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
+      } catch (err) {
+        set.end(replica)
+        lastError = transportFailure(ex.signal, err, false)
+        if (ex.signal.aborted) throw lastError
+        set.failed(replica)
+        continue
+      }
+      if (res.statusCode >= 400) {
+        const text = await res.body.text().catch(() => '')
+        set.end(replica)
+        if (res.statusCode >= 500) set.failed(replica)
+        else set.succeeded(replica)
+        lastError = upstreamError(res.statusCode, text)
+        if (retriable(res.statusCode) && !ex.signal.aborted) continue
+        throw lastError
+      }
+      res.body.once('close', () => set.end(replica))
+      if (set.replicas.length > 1 && call.accept === 'text/event-stream') {
+        // Nothing is relayed before the stream's first bytes: a replica that dies before them is retried.
+        const ok = await firstChunk(res.body).then(
+          () => true,
+          (err: unknown) => {
+            lastError = transportFailure(ex.signal, err, false)
+            return false
+          },
+        )
+        if (!ok) {
+          if (ex.signal.aborted) throw lastError!
+          set.failed(replica)
+          continue
+        }
+      }
+      set.succeeded(replica)
+      return this.response(ex, set, call, headers, tried, replica, res)
     }
-    if (res.statusCode >= 400) {
-      const text = await res.body.text().catch(() => '')
-      throw upstreamError(res.statusCode, text)
-    }
+  }
+
+  private response(ex: Exchange, set: ReplicaSet, call: UpstreamCall, headers: Record<string, string>, tried: Tried, replica: Replica, res: Dispatcher.ResponseData): UpstreamResponse {
     const body = res.body
-    const failure = (err: unknown, streaming: boolean) => transportFailure(ex.signal, err, streaming)
+    const failure = (err: unknown, streaming: boolean) => {
+      if (!ex.signal.aborted) set.failed(replica)
+      return transportFailure(ex.signal, err, streaming)
+    }
     const ct = res.headers['content-type']
+    const pools = this
     return {
       status: res.statusCode,
       contentType: Array.isArray(ct) ? ct[0] : ct,
@@ -85,7 +145,10 @@ export class BackendPools implements Backends {
         try {
           return await body.text()
         } catch (err) {
-          throw failure(err, false)
+          const error = failure(err, false)
+          // Read whole before anything is relayed: another replica may still answer.
+          if (ex.signal.aborted || !set.untried(tried)) throw error
+          return (await pools.attempt(ex, set, call, headers, tried)).text()
         }
       },
     }
@@ -93,8 +156,8 @@ export class BackendPools implements Backends {
 
   /** Closes the pools once their requests end; `cut`: ends the requests still running, now. */
   async close(cut = false): Promise<void> {
-    await Promise.all([...this.handles.values()].map((h) => (cut ? (h.dispatcher as Pool).destroy() : (h.dispatcher as Pool).close()).catch(() => undefined)))
-    this.handles.clear()
+    await Promise.all([...this.sets.values()].map((s) => s.close(cut)))
+    this.sets.clear()
   }
 }
 

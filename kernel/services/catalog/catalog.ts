@@ -33,7 +33,8 @@ export function createCatalog(deployment: Deployment, options: CatalogOptions): 
   }
   const backends = new Map<string, BackendConfig & { name: string; baseUrl: string }>()
   for (const [name, b] of Object.entries(file.backends)) {
-    let baseUrl = b.url
+    // With `replicas` only, the first names the backend (the backends service spreads load over all).
+    let baseUrl = b.url ?? b.replicas?.[0] ?? ''
     if (b.url === 'embedded' || b.url === 'embedded-embedder') {
       const url = options.embeddedUrls?.[b.url]
       if (!url) continue
