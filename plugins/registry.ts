@@ -48,7 +48,9 @@ import imageGeneration from './image-generation/index.js'
 import queryImage from './query-image/index.js'
 import queryAudio from './query-audio/index.js'
 import querySpeech from './query-speech/index.js'
+import webSearch from './web-search/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, probe, openapi, anthropicMessages, tokenCount, openaiResponses,
-  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, imageGeneration, queryImage, queryAudio, querySpeech, queryCompare, queryRealtime]
+  knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, imageGeneration, queryImage, queryAudio, querySpeech, queryCompare, queryRealtime,
+  webSearch]
