@@ -33,7 +33,7 @@ export function checkModels(file: string, models: ModelsFile): void {
       // The helper does the boon's kind of work: an image model draws, a chat model describes.
       const wanted = name === 'image_generation' ? 'image' : 'chat'
       const helper = boon?.helper_model ? models.models.find((h) => h.id === boon.helper_model) : undefined
-      if (helper && helper.model_type !== wanted) throw new ConfigError(`${file}: model ${m.id}: boon ${name}: helper_model ${helper.id} is not a ${wanted} model`)
+      if (helper && helper.model_type !== wanted) throw new ConfigError(`${file}: model ${m.id}: boon ${name}: helper_model ${helper.id} is not ${wanted === 'image' ? 'an' : 'a'} ${wanted} model`)
     }
   }
   for (const f of models.families ?? []) {
