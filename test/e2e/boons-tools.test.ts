@@ -24,10 +24,10 @@ let engine: FakeSearxng
 let gw: TestGateway
 
 test.before(async () => {
-  engine = await startFakeSearxng(3000)
+  engine = await startFakeSearxng(30_000)
   gw = await startTestGateway({
     env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
-    server: { web_search: { provider: 'searxng', url: engine.url, timeout_ms: 500, default_results: 5, max_results: 10, local: { project: 'demo', collection: 'sample' } } },
+    server: { web_search: { provider: 'searxng', url: engine.url, timeout_ms: 2000, default_results: 5, max_results: 10, local: { project: 'demo', collection: 'sample' } } },
   })
 })
 test.after(async () => {
@@ -222,7 +222,7 @@ test('POST /v1/web_search: results in the common shape, recorded; every error', 
   assert.match(failed.body.error!.message, /the web search provider answered 500/)
   const slow = await post(gw, { query: 'slow' })
   assert.is(slow.status, 504)
-  assert.match(slow.body.error!.message, /did not answer within 500 ms/)
+  assert.match(slow.body.error!.message, /did not answer within 2000 ms/)
 
   const records = (await recordsSince(gw, from)).filter((r) => r.route === 'web-search')
   assert.equal(records.map((r) => r.status).sort(), [200, 502, 504], 'each search that reached the provider is recorded, with its status')

@@ -22,7 +22,8 @@ export function searxngProvider(settings: SearxngSettings): WebSearchProvider {
   const base = settings.url.replace(/\/+$/, '')
   return {
     name: 'searxng',
-    description: `web search results from the SearXNG instance at ${new URL(base).host}`,
+    // The instance's address is the operator's business, not the client's or the model's.
+    description: 'web search results from a SearXNG instance',
     async search(query, maxResults, caller) {
       const url = `${base}/search?${new URLSearchParams({ q: query, format: 'json' })}`
       const signal = caller.signal ? AbortSignal.any([caller.signal, AbortSignal.timeout(settings.timeoutMs)]) : AbortSignal.timeout(settings.timeoutMs)
