@@ -15,7 +15,8 @@ import { reply, type StreamItem } from '../../kernel/reply.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
 import { configSchema, type BoonsConfig } from './schema.js'
 import { describeImages } from './vision.js'
-import { toolBoonsFor } from './tool-boons.js'
+import { toolBoonsFor, type ToolBoon } from './tool-boons.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
 import { answerStreamed, answerWhole } from './tool-rounds.js'
 
 declare module '../../kernel/exchange.js' {
@@ -71,6 +72,13 @@ export default definePlugin({
   requires: ['model'],
   setup(config, kernel) {
     const route = config.route ?? 'chat-internal'
+    // The tool boons of each model, made once per load (a reload makes a new setup).
+    const toolBoons = new Map<string, ToolBoon[]>()
+    const toolBoonsOf = (model: ModelConfig): ToolBoon[] => {
+      let boons = toolBoons.get(model.id)
+      if (!boons) toolBoons.set(model.id, (boons = toolBoonsFor(kernel, config, model)))
+      return boons
+    }
     const acting = (ex: Exchange, acted: Iterable<string>) => {
       const names = [...acted]
       ex.state.boons = { acted: names }
@@ -86,9 +94,12 @@ export default definePlugin({
         for (const boon of preparing) if (await boon.prepare(kernel, config, ex)) acted.add(boon.name)
         const body = ex.body as ChatBody
         const model = ex.state.model!.model
-        // The client's own tool of the same name wins; `tool_choice: none` asks for no tool at all.
-        const own = new Set((body.tools ?? []).map((t) => t.function?.name))
-        const tools = body.tool_choice === 'none' ? [] : toolBoonsFor(kernel, config, model).filter((b) => !own.has(b.tool.function.name))
+        // `tool_choice: none` asks for no tool at all; the client's own tool of the same name wins.
+        let tools = body.tool_choice === 'none' ? [] : toolBoonsOf(model)
+        if (tools.length > 0 && body.tools?.length) {
+          const own = new Set(body.tools.map((t) => t.function?.name))
+          tools = tools.filter((b) => !own.has(b.tool.function.name))
+        }
         if (tools.length === 0 || !Array.isArray(body.messages)) {
           acting(ex, acted)
           return next()
