@@ -51,8 +51,9 @@ import querySpeech from './query-speech/index.js'
 import adminModels from './admin-models/index.js'
 import portalAuth from './portal-auth/index.js'
 import portalAssets from './portal-assets/index.js'
+import webSearch from './web-search/index.js'
 
 export const builtinPlugins = [auth, model, modelCatalog, reasoning, capabilities, boons, backend, maxTokens, soapCodec, serviceCatalog, rerank, speech, speechVoices, multipartUpload, transcription, verdicts,
   budget, fairQueue, usageRecords, adminAuth, adminKeys, adminGroups, adminUsage, metrics, probe, openapi, anthropicMessages, tokenCount, openaiResponses,
   knowledgeCollections, knowledgeDocuments, knowledgeSearch, queryAuth, query, adminProjects, querySearch, queryVision, queryRerank, jsonUpload, queryUpload, imageGeneration, queryImage, queryAudio, querySpeech, queryCompare, queryRealtime,
-  adminModels, portalAuth, portalAssets]
+  adminModels, portalAuth, portalAssets, webSearch]

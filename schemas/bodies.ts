@@ -13,6 +13,7 @@ import { imagesRequestSchema } from './images-request.schema.js'
 import { audioFileRequestSchema } from './audio-file-request.schema.js'
 import { queryAudioRequestSchema, queryImageRequestSchema, querySpeechRequestSchema } from './query-media.schema.js'
 import { queryCompareRequestSchema } from './query-compare-request.schema.js'
+import { webSearchRequestSchema } from './web-search-request.schema.js'
 
 export const bodySchemas: Readonly<Record<string, object>> = {
   'chat-request': chatRequestSchema,
@@ -34,4 +35,5 @@ export const bodySchemas: Readonly<Record<string, object>> = {
   'query-audio-request': queryAudioRequestSchema,
   'query-speech-request': querySpeechRequestSchema,
   'query-compare-request': queryCompareRequestSchema,
+  'web-search-request': webSearchRequestSchema,
 }

@@ -153,6 +153,31 @@ export const serverFileSchema = {
         },
       },
     },
+    web_search: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The web search provider behind POST /v1/web_search and the web_search boon. `local` (the default) searches a knowledge-base collection and says so: nothing leaves the machine. `searxng` sends the query, and only the query, to a SearXNG-compatible JSON API.',
+      if: { properties: { provider: { const: 'searxng' } }, required: ['provider'] },
+      then: { required: ['url'] },
+      properties: {
+        provider: { type: 'string', enum: ['local', 'searxng'], default: 'local', description: '`local`: a knowledge-base collection (not the web); `searxng`: GET {url}/search?q=...&format=json.' },
+        url: { type: 'string', pattern: '^https?://', description: 'Base URL of the SearXNG instance (required with provider searxng), e.g. http://127.0.0.1:8888.' },
+        timeout_ms: { type: 'integer', minimum: 100, default: 10000, description: 'Longest wait for the provider; then 504.' },
+        default_results: { type: 'integer', minimum: 1, default: 5, description: 'Results returned when a request (or the model\'s tool call) does not say how many.' },
+        max_results: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'The most results a request may ask for; more is 400 on the endpoint and capped for the boon.' },
+        local: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'The collection the local provider searches (lexical search: no model call).',
+          properties: {
+            project: { type: 'string', minLength: 1, default: 'demo' },
+            collection: { type: 'string', minLength: 1, default: 'sample' },
+          },
+        },
+      },
+    },
     query: {
       type: 'object',
       additionalProperties: false,

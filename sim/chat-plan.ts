@@ -12,7 +12,7 @@ import type { SimModelConfig } from './schema.js'
 import { hashString, SeededRandom } from './seeded-random.js'
 import { answerWords, responseLength, shortPhrase, thinkingWords } from './text-generation.js'
 import { charsPerToken, splitFixed, splitWords } from './tokens.js'
-import { chooseTool, planToolCall, toolResultQuote, type PlannedToolCall } from './tools.js'
+import { chooseTool, lastUserText, planToolCall, toolResultQuote, type PlannedToolCall } from './tools.js'
 import { planVerdictAnswer } from './verdict-answers.js'
 
 export type ChatFinishReason = 'stop' | 'length' | 'tool_calls'
@@ -74,7 +74,7 @@ export function planChatChoice(input: ChatPlanInput): ChoicePlan {
   if (tool) {
     plan.content = null
     // The name is one token; the arguments get what is left of the limit.
-    plan.toolCall = planToolCall(tool.tool, tool.finishReason, random, Math.max(0, remaining - 1) * charsPerToken)
+    plan.toolCall = planToolCall(tool.tool, tool.finishReason, random, Math.max(0, remaining - 1) * charsPerToken, lastUserText(request))
     plan.toolCallPieces = [plan.toolCall.name, ...splitFixed(plan.toolCall.arguments)]
     return finish(plan, plan.toolCall.finishReason, request, random)
   }

@@ -1,19 +1,70 @@
 /**
  * boons: the add-ons the gateway gives a model (models.yaml `boons`). The client turns them
  * all off for a request with `x-gateway-boons: off`; the response's `x-gateway-boons` lists
- * the ones that acted. Implemented: `vision` (a helper model describes images for a text-only
- * model). `web_search`, `image_generation` and `speculation` are listed in the catalog when
- * configured but do not act yet (docs/decisions.md).
+ * the ones that acted. They run as a list, in order:
+ * - `vision` (vision.ts): a helper model describes images for a text-only model;
+ * - the tool boons (tool-boons.ts, tool-rounds.ts): `web_search` and `image_generation` give the
+ *   model a tool the gateway runs itself; when a model has one, the request is answered by
+ *   rounds through the internal chat route instead of the steps after this one;
+ * - `speculation` (speculation.ts), last: a draft model answers and the model checks it; an
+ *   accepted draft is the reply.
  */
 import { definePlugin } from '../../kernel/plugin.js'
-import { configSchema } from './schema.js'
-import { describeImages } from './vision.js'
+import type { Exchange } from '../../kernel/exchange.js'
+import type { Kernel } from '../../kernel/kernel.js'
+import { reply, type StreamItem } from '../../kernel/reply.js'
 import { speculateFor } from './speculation.js'
 import { boonActs } from '../../kernel/services/catalog/boons.js'
+import { configSchema, type BoonsConfig } from './schema.js'
+import { describeImages } from './vision.js'
+import { toolBoonsFor, type ToolBoon } from './tool-boons.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
+import { answerStreamed, answerWhole } from './tool-rounds.js'
 
 declare module '../../kernel/exchange.js' {
   interface ExchangeState {
     boons?: { acted: string[] }
+  }
+}
+
+type ChatBody = Record<string, unknown> & { messages: Record<string, unknown>[]; tools?: { function?: { name?: string } }[]; stream?: boolean; tool_choice?: unknown }
+
+/** A boon that prepares the request before the model answers it; resolves with whether it acted. */
+interface PreparingBoon {
+  readonly name: string
+  prepare(kernel: Kernel, config: BoonsConfig, ex: Exchange): Promise<boolean>
+}
+
+/** The boons that change the request, in the order they run (a new one is one more entry). */
+const preparing: readonly PreparingBoon[] = [
+  {
+    name: 'vision',
+    async prepare(kernel, config, ex) {
+      const model = ex.state.model!.model
+      const helper = model.boons?.vision?.helper_model
+      const body = ex.body as { messages?: { content?: unknown }[] }
+      if (!helper || !boonActs(model, 'vision') || !Array.isArray(body.messages)) return false
+      const n = await describeImages(kernel, ex, body.messages, {
+        route: config.route ?? 'chat-internal',
+        prompt: config.describe_prompt ?? '',
+        maxTokens: config.describe_max_tokens ?? 400,
+        helper,
+      })
+      return n > 0
+    },
+  },
+]
+
+/** Resumes a generator whose first step was already taken. */
+async function* resumed(first: IteratorResult<StreamItem>, rest: AsyncIterator<StreamItem>): AsyncGenerator<StreamItem> {
+  try {
+    if (!first.done) yield first.value
+    for (let r = first; !r.done; ) {
+      r = await rest.next()
+      if (!r.done) yield r.value
+    }
+  } finally {
+    await rest.return?.()
   }
 }
 
@@ -22,33 +73,65 @@ export default definePlugin({
   config: configSchema,
   requires: ['model'],
   setup(config, kernel) {
+    const route = config.route ?? 'chat-internal'
     const speculations = kernel.metrics.counter('sluice_speculation_total', 'Speculation boon outcomes: accepted, rejected (by the check or cut) and skipped (draft or check failed).')
+    // The tool boons of each model, made once per load (a reload makes a new setup).
+    const toolBoons = new Map<string, ToolBoon[]>()
+    const toolBoonsOf = (model: ModelConfig): ToolBoon[] => {
+      let boons = toolBoons.get(model.id)
+      if (!boons) toolBoons.set(model.id, (boons = toolBoonsFor(kernel, config, model)))
+      return boons
+    }
+    const acting = (ex: Exchange, acted: Iterable<string>) => {
+      const names = [...acted]
+      ex.state.boons = { acted: names }
+      if (names.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, names.join(', '))
+    }
     return {
       async request(ex, next) {
-        const acted: string[] = []
-        const off = ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off'
-        const model = ex.state.model!.model
-        const vision = model.boons?.vision
-        const body = ex.body as { messages?: { content?: unknown }[]; [field: string]: unknown }
-        if (!off && vision?.helper_model && boonActs(model, 'vision') && Array.isArray(body.messages)) {
-          const n = await describeImages(kernel, ex, body.messages, {
-            route: config.route ?? 'chat-internal',
-            prompt: config.describe_prompt ?? '',
-            maxTokens: config.describe_max_tokens ?? 400,
-            helper: vision.helper_model,
-          })
-          if (n > 0) acted.push('vision')
+        if (ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off') {
+          acting(ex, [])
+          return next()
         }
-        // Speculation last: the draft reads the request as the model would (images already described).
-        const speculation = off ? undefined : await speculateFor(kernel, ex, model, body, config)
-        if (speculation) speculations.inc({ outcome: speculation.kind })
-        // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
-        if (speculation && speculation.kind !== 'skipped') acted.push('speculation')
-        ex.state.boons = { acted }
-        if (acted.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, acted.join(', '))
-        // An accepted draft is the reply: the model is not called.
-        if (speculation?.kind === 'accepted') ex.reply = speculation.reply
-        else await next()
+        const acted = new Set<string>()
+        for (const boon of preparing) if (await boon.prepare(kernel, config, ex)) acted.add(boon.name)
+        const body = ex.body as ChatBody
+        const model = ex.state.model!.model
+        // `tool_choice: none` asks for no tool at all; the client's own tool of the same name wins.
+        let tools = body.tool_choice === 'none' ? [] : toolBoonsOf(model)
+        if (tools.length > 0 && body.tools?.length) {
+          const own = new Set(body.tools.map((t) => t.function?.name))
+          tools = tools.filter((b) => !own.has(b.tool.function.name))
+        }
+        if (tools.length === 0 || !Array.isArray(body.messages)) {
+          // Speculation last: the draft reads the request as the model would (images already
+          // described). It never applies with tools, so it cannot meet the tool boons' rounds.
+          const speculation = await speculateFor(kernel, ex, model, body, config)
+          if (speculation) speculations.inc({ outcome: speculation.kind })
+          // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
+          if (speculation && speculation.kind !== 'skipped') acted.add('speculation')
+          acting(ex, acted)
+          // An accepted draft is the reply: the model is not called.
+          if (speculation?.kind === 'accepted') ex.reply = speculation.reply
+          else await next()
+          return
+        }
+        // The rounds ask the answering model by its own id, at the reasoning level this request was served.
+        const served = ex.state.reasoning?.served
+        const base: ChatBody = { ...body, model: model.id, ...(model.reasoning?.mode === 'mapped' && served ? { reasoning_effort: served } : {}) }
+        const setup = { kernel, ex, route, maxRounds: config.max_rounds ?? 3, boons: tools, acted }
+        if (body.stream === true) {
+          const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
+          const events = answerStreamed(setup, base, wantsUsage)
+          // The rounds before the answer run now, so the header can say which boons acted.
+          const first = await events.next()
+          acting(ex, acted)
+          ex.reply = reply.events(resumed(first, events), { terminator: '[DONE]' })
+        } else {
+          const answer = await answerWhole(setup, base)
+          acting(ex, acted)
+          ex.reply = reply.json(answer)
+        }
       },
     }
   },

@@ -44,7 +44,7 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   const resolved = loadSimConfig(path.join(repoRoot, 'config', 'simulator.yaml'))
   assert.equal(
     resolved.models.map((m) => m.name),
-    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-draft-1b', 'sim-large-70b', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet', 'sim-image'],
+    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-tools-8b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-draft-1b', 'sim-large-70b', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet', 'sim-image'],
   )
   const byName = new Map(resolved.models.map((m) => [m.name, m]))
   assert.is(byName.get('sim-instruct-8b')?.completions, true)

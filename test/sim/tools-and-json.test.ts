@@ -141,4 +141,49 @@ tools('response_format json_object: a JSON object', async ({ sim }) => {
   assert.not.ok(Array.isArray(value))
 })
 
+const addOnTools = [
+  { type: 'function', function: { name: 'web_search', parameters: { type: 'object', properties: { query: { type: 'string' }, count: { type: 'integer', minimum: 1 } }, required: ['query'] } } },
+  { type: 'function', function: { name: 'generate_image', parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'what to draw' } }, required: ['prompt'] } } },
+  ...toolList,
+]
+
+tools("a gateway add-on's tool is called when asked to search or draw, with the user's words as its argument", async ({ sim }) => {
+  const call = async (text: string) => (await postJson(sim, '/v1/chat/completions', chatBody(text, { tools: addOnTools }))).body.choices[0]
+  const search = await call('Please search for tide tables in Brest')
+  assert.is(search.finish_reason, 'tool_calls')
+  assert.is(search.message.tool_calls[0].function.name, 'web_search')
+  assert.equal(JSON.parse(search.message.tool_calls[0].function.arguments), { query: 'Please search for tide tables in Brest' })
+  const draw = await call('draw a heron at dawn')
+  assert.is(draw.message.tool_calls[0].function.name, 'generate_image')
+  assert.equal(JSON.parse(draw.message.tool_calls[0].function.arguments), { prompt: 'draw a heron at dawn' })
+  const plain = await call('what is a heron?')
+  assert.is(plain.finish_reason, 'stop', 'no search or draw asked: an answer')
+  assert.is(typeof plain.message.content, 'string')
+  // A tool's name still wins over the add-on intent.
+  assert.is((await call('search with get_time for Paris')).message.tool_calls[0].function.name, 'get_time')
+})
+
+tools('an add-on intent without the tool offered is an answer; a constrained argument gets generated JSON', async ({ sim }) => {
+  const none = (await postJson(sim, '/v1/chat/completions', chatBody('Please search for tide tables', { tools: toolList }))).body.choices[0]
+  assert.is(none.finish_reason, 'stop')
+  const bounded = [{ type: 'function', function: { name: 'web_search', parameters: { type: 'object', properties: { query: { type: 'string', maxLength: 5 } }, required: ['query'] } } }]
+  const call = (await postJson(sim, '/v1/chat/completions', chatBody('Please search for tide tables', { tools: bounded }))).body.choices[0]
+  const args = JSON.parse(call.message.tool_calls[0].function.arguments) as { query: string }
+  assert.ok(args.query.length <= 5, 'the schema holds: not the user words')
+})
+
+tools('after a tool result the model answers quoting it', async ({ sim }) => {
+  const body = {
+    ...chatBody('Please search for tide tables', { tools: addOnTools }),
+    messages: [
+      { role: 'user', content: 'Please search for tide tables' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'web_search', arguments: '{"query":"tide tables"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"results":[{"title":"Tides"}]}' },
+    ],
+  }
+  const choice = (await postJson(sim, '/v1/chat/completions', body)).body.choices[0]
+  assert.is(choice.finish_reason, 'stop')
+  assert.match(choice.message.content ?? "", /^The tool returned: \{"results":\[\{"title":"Tides"\}\]\}/)
+})
+
 tools.run()

@@ -30,6 +30,10 @@ export function checkModels(file: string, models: ModelsFile): void {
     if (m.replacement && !ids.has(m.replacement)) throw new ConfigError(`${file}: model ${m.id}: replacement ${m.replacement} is not a model`)
     for (const [name, boon] of Object.entries(m.boons ?? {})) {
       if (boon?.helper_model && !ids.has(boon.helper_model)) throw new ConfigError(`${file}: model ${m.id}: boon ${name}: helper_model ${boon.helper_model} is not a model`)
+      // The helper does the boon's kind of work: an image model draws, a chat model describes.
+      const wanted = name === 'image_generation' ? 'image' : 'chat'
+      const helper = boon?.helper_model ? models.models.find((h) => h.id === boon.helper_model) : undefined
+      if (helper && helper.model_type !== wanted) throw new ConfigError(`${file}: model ${m.id}: boon ${name}: helper_model ${helper.id} is not ${wanted === 'image' ? 'an' : 'a'} ${wanted} model`)
     }
   }
   for (const f of models.families ?? []) {

@@ -46,12 +46,14 @@ test('retrieve: by id, by family, by reported server name; retired still retriev
   assert.is(((await get('sim-retired-chat')).reply as { body: ModelEntry }).body.status, 'deprecated')
 })
 
-test('boon_details: active only for a boon that acts (vision with its helper on a text-only model; speculation with a draft, on a model that does not reason)', async () => {
+test('boon_details: active only for a boon that acts (vision with its helper on a text-only model; the tool boons on a model that calls functions, image_generation with its image helper; speculation with a draft, on a model that does not reason)', async () => {
   const boony = (id: string, served: string, boons: object, extra: object = {}) => ({ id, model_type: 'chat', backend: 'sim', served_name: served, boons, ...extra })
   const configDir = configDirWith({
     'models.yaml': modelsWith({
       models: [
-        boony('b-all', 'b-all', { vision: { helper_model: 'sim-vision' }, web_search: {}, image_generation: { helper_model: 'sim-vision' }, speculation: { helper_model: 'sim-chat-instruct' } }),
+        boony('b-all', 'b-all', { vision: { helper_model: 'sim-vision' }, web_search: {}, image_generation: { helper_model: 'sim-image' }, speculation: { helper_model: 'sim-chat-instruct' } }),
+        boony('b-tools', 'b-tools', { web_search: {}, image_generation: { helper_model: 'sim-image' } }, { supports_function_calling: true }),
+        boony('b-tools-half', 'b-tools-half', { web_search: { active: false }, image_generation: {} }, { supports_function_calling: true }),
         boony('b-off', 'b-off', { vision: { helper_model: 'sim-vision', active: false } }),
         boony('b-helperless', 'b-helperless', { vision: {} }),
         boony('b-sees', 'b-sees', { vision: { helper_model: 'sim-vision' } }, { supports_vision: true }),
@@ -67,14 +69,29 @@ test('boon_details: active only for a boon that acts (vision with its helper on 
   assert.equal(all.boon_details, [
     { name: 'vision', active: true, helper_model: 'sim-vision' },
     { name: 'web_search', active: false },
-    { name: 'image_generation', active: false, helper_model: 'sim-vision' },
+    { name: 'image_generation', active: false, helper_model: 'sim-image' },
     { name: 'speculation', active: true, helper_model: 'sim-chat-instruct' },
-  ])
+  ], 'the tool boons need a model that calls functions')
   assert.equal((await entry('b-thinks')).boon_details, [{ name: 'speculation', active: false, helper_model: 'sim-chat-instruct' }], 'a draft cannot stand in for reasoning')
   assert.equal((await entry('b-self')).boon_details, [{ name: 'speculation', active: false, helper_model: 'b-self' }], 'its own draft')
+  assert.equal((await entry('b-tools')).boon_details, [
+    { name: 'web_search', active: true },
+    { name: 'image_generation', active: true, helper_model: 'sim-image' },
+  ])
+  assert.equal((await entry('b-tools-half')).boon_details, [
+    { name: 'web_search', active: false },
+    { name: 'image_generation', active: false },
+  ], 'switched off; no image model to draw with')
   assert.equal((await entry('b-off')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'switched off')
   assert.equal((await entry('b-helperless')).boon_details, [{ name: 'vision', active: false }], 'no helper to describe images')
   assert.equal((await entry('b-sees')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'the model reads images itself')
+})
+
+test('an image_generation helper that is not an image model stops the boot', () => {
+  const configDir = configDirWith({
+    'models.yaml': modelsWith({ models: [{ id: 'b-bad', model_type: 'chat', backend: 'sim', served_name: 'b-bad', boons: { image_generation: { helper_model: 'sim-vision' } } }] }),
+  })
+  assert.throws(() => makeKernel({ configDir }), /model b-bad: boon image_generation: helper_model sim-vision is not an image model/)
 })
 
 test('retrieve: an unknown id is 404 model X is not registered', async () => {

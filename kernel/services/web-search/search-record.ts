@@ -1,0 +1,33 @@
+/**
+ * The usage record of one search: under the caller's key, with the route that ran it
+ * (`web-search` for the endpoint, `web-search-internal` for the boon), `model` naming the
+ * provider (`web_search:searxng`, `web_search:local`) and no tokens. The record says that a
+ * search happened, never what was searched.
+ */
+import type { Exchange } from '../../exchange.js'
+import type { Kernel } from '../../kernel.js'
+
+export function recordSearch(kernel: Kernel, ex: Exchange, provider: string, status: number): void {
+  kernel.records.add({
+    at: ex.startedAt,
+    requestId: ex.id,
+    keyId: ex.principal?.keyId ?? '',
+    group: ex.principal?.group ?? '',
+    route: ex.route.id,
+    modelRequested: 'web_search',
+    model: `web_search:${provider}`,
+    upstreamModel: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    audioSeconds: 0,
+    characters: 0,
+    usageSource: 'none',
+    value: 0,
+    status,
+    outcome: status < 400 ? 'done' : status === 499 ? 'aborted' : 'failed',
+    queueMs: null,
+    ttftMs: null,
+    totalMs: Math.max(0, kernel.now() - ex.startedAt),
+  })
+}

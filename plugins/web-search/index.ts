@@ -1,0 +1,41 @@
+/**
+ * web-search: POST /v1/web_search, query in, results out, through the deployment's provider
+ * (server.yaml `web_search`: a SearXNG-compatible API, or the local knowledge-base provider that
+ * says it is not the web). The web_search boon runs its searches through this step too (route
+ * `web-search-internal`), so every search is recorded under the caller's key the same way:
+ * that a search happened and with which provider, never its words.
+ */
+import { definePlugin } from '../../kernel/plugin.js'
+import { GatewayError, toGatewayError } from '../../kernel/errors.js'
+import { reply } from '../../kernel/reply.js'
+import { webSearchSettings } from '../../kernel/services/web-search/provider.js'
+import { recordSearch } from '../../kernel/services/web-search/search-record.js'
+import type { WebSearchRequest } from '../../schemas/web-search-request.schema.js'
+import { configSchema } from './schema.js'
+
+export default definePlugin({
+  name: 'web-search',
+  config: configSchema,
+  requires: ['principal'],
+  setup(_config, kernel) {
+    const settings = webSearchSettings(kernel)
+    return {
+      async request(ex, next) {
+        const body = ex.body as WebSearchRequest
+        if (body.query.trim() === '') throw new GatewayError(400, 'invalid request: query is blank', { code: 'invalid_request' })
+        const count = body.max_results ?? settings.defaultResults
+        if (count > settings.maxResults) throw new GatewayError(400, `max_results ${count} is over this gateway's limit of ${settings.maxResults}`, { code: 'invalid_request' })
+        const { provider } = settings
+        try {
+          const results = await provider.search(body.query.trim(), count, { principal: ex.principal!, signal: ex.signal })
+          recordSearch(kernel, ex, provider.name, 200)
+          ex.reply = reply.json({ query: body.query, provider: provider.name, provider_description: provider.description, results })
+        } catch (err) {
+          recordSearch(kernel, ex, provider.name, ex.signal.aborted ? 499 : toGatewayError(err).status)
+          throw err
+        }
+        await next()
+      },
+    }
+  },
+})
