@@ -174,6 +174,16 @@ export interface Run {
 }
 
 /** Validates options exactly as the loader does; throws with the reason when they are bad. */
+/** The error a load throws, as text ('' when it loads). */
+export async function loadError(load: () => Promise<unknown>): Promise<string> {
+  try {
+    await load()
+    return ''
+  } catch (err) {
+    return String(err)
+  }
+}
+
 export async function setupPlugin<C>(plugin: PluginDefinition<C>, options: unknown = {}, kernel: Kernel = makeKernel()): Promise<Phases> {
   const checked = checkOptions(plugin as AnyPlugin, options)
   if (!checked.ok) throw new Error(`bad options: ${checked.reason}`)

@@ -52,10 +52,14 @@ async function recordsSince(g: TestGateway, from: string): Promise<RecordView[]>
 }
 
 const ask = (content: string) => ({ model: 'sim-chat-tools', messages: [{ role: 'user' as const, content }] })
-const since = () => new Date(Date.now() - 1).toISOString()
+/** A time after every record of the tests before (their last round may end within the same millisecond). */
+const since = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 2))
+  return new Date().toISOString()
+}
 
 test('web_search: the provider is asked with the query, the client sees one answer with usage summed; records under the key, no words', async () => {
-  const from = since()
+  const from = await since()
   const hits = engine.queries.length
   const { data, response } = await gw.openai().chat.completions.create(ask('Please search for the zebracorn lighthouse')).withResponse()
   assert.is(engine.queries.length, hits + 1, 'the provider was called once')
@@ -134,7 +138,7 @@ test("a client's own tool is still offered and its call reaches the client, whol
 
 test('x-gateway-boons: off offers no tool, sets no header, asks no provider', async () => {
   const hits = engine.queries.length
-  const from = since()
+  const from = await since()
   const { data, response } = await gw.openai().chat.completions.create(ask('Please search for the zebracorn lighthouse'), { headers: { 'x-gateway-boons': 'off' } }).withResponse()
   assert.is(response.headers.get('x-gateway-boons'), null)
   assert.is(engine.queries.length, hits)
@@ -145,7 +149,7 @@ test('x-gateway-boons: off offers no tool, sets no header, asks no provider', as
 })
 
 test('image_generation: the PNG is appended as a Markdown data URL, whole and streamed; the image call is recorded', async () => {
-  const from = since()
+  const from = await since()
   const { data, response } = await gw.openai().chat.completions.create(ask('draw a quokka on a bicycle')).withResponse()
   assert.is(response.headers.get('x-gateway-boons'), 'image_generation')
   const content = data.choices[0]!.message.content!
@@ -197,7 +201,7 @@ async function post(g: TestGateway, body: unknown, key: string | null = TEST_KEY
 }
 
 test('POST /v1/web_search: results in the common shape, recorded; every error', async () => {
-  const from = since()
+  const from = await since()
   const ok = await post(gw, { query: 'lighthouses', max_results: 1 })
   assert.is(ok.status, 200)
   assert.is(ok.body.provider, 'searxng')

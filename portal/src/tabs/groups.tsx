@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks'
 import { api, type Group, type List } from '../api.js'
 import { count, value } from '../format.js'
 import { useLoad } from '../use-load.js'
+import { DataTable } from '../data-table.js'
 
 function GroupForm({ group, onSaved, onCancel }: { group?: Group; onSaved: () => void; onCancel?: () => void }) {
   const [error, setError] = useState('')
@@ -84,37 +85,23 @@ export function GroupsTab() {
           {error}
         </p>
       )}
-      <table>
-        <caption class="visually-hidden">Groups</caption>
-        <thead>
-          <tr>
-            <th scope="col">Group</th>
-            <th scope="col">Permitted models</th>
-            <th scope="col">Budget</th>
-            <th scope="col">Tokens per minute</th>
-            <th scope="col">Fairness weight</th>
-            <th scope="col">Source</th>
-            <th scope="col">Edit</th>
+      <DataTable caption="Groups" columns={['Group', 'Permitted models', 'Budget', 'Tokens per minute', 'Fairness weight', 'Source', 'Edit']}>
+        {data?.data.map((g) => (
+          <tr key={g.id} data-group={g.id}>
+            <th scope="row">{g.id}</th>
+            <td>{g.models.join(', ')}</td>
+            <td>{g.budget ? `${value(g.budget.amount)} per ${g.budget.term}` : 'none'}</td>
+            <td>{g.tokens_per_minute === null ? 'no limit' : count(g.tokens_per_minute)}</td>
+            <td>{g.weight}</td>
+            <td>{g.source}</td>
+            <td>
+              <button type="button" class="secondary" aria-expanded={editing === g.id} onClick={() => setEditing(editing === g.id ? undefined : g.id)} aria-label={`Edit group ${g.id}`}>
+                Edit
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {data?.data.map((g) => (
-            <tr key={g.id} data-group={g.id}>
-              <th scope="row">{g.id}</th>
-              <td>{g.models.join(', ')}</td>
-              <td>{g.budget ? `${value(g.budget.amount)} per ${g.budget.term}` : 'none'}</td>
-              <td>{g.tokens_per_minute === null ? 'no limit' : count(g.tokens_per_minute)}</td>
-              <td>{g.weight}</td>
-              <td>{g.source}</td>
-              <td>
-                <button type="button" class="secondary" aria-expanded={editing === g.id} onClick={() => setEditing(editing === g.id ? undefined : g.id)} aria-label={`Edit group ${g.id}`}>
-                  Edit
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       {editing && data && <GroupForm key={editing} group={data.data.find((g) => g.id === editing)} onSaved={saved} onCancel={() => setEditing(undefined)} />}
       <details>
         <summary>New group</summary>

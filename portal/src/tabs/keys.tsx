@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type Group, type Key, type List, type UsageRow } from '../api.js'
 import { when } from '../format.js'
 import { useLoad } from '../use-load.js'
+import { DataTable } from '../data-table.js'
 
 interface Made {
   key: Key
@@ -116,40 +117,28 @@ export function KeysTab() {
         </select>
         <button type="submit">Create key</button>
       </form>
-      <table>
-        <caption class="visually-hidden">API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Group</th>
-            <th scope="col">State</th>
-            <th scope="col">Last use</th>
-            <th scope="col">Actions</th>
+      <DataTable caption="API keys" columns={['Key', 'Group', 'State', 'Last use', 'Actions']}>
+        {data?.keys.map((k) => (
+          <tr key={k.id} data-key={k.id}>
+            <th scope="row">{k.id}</th>
+            <td>{k.group}</td>
+            <td>
+              <button type="button" role="switch" class="switch" aria-checked={k.enabled} aria-label={`Key ${k.id} enabled`} onClick={() => void toggle(k)}>
+                <span aria-hidden="true">{k.enabled ? 'On' : 'Off'}</span>
+              </button>
+            </td>
+            <td>{when(data.lastUse.get(k.id))}</td>
+            <td class="actions">
+              <button type="button" class="secondary" onClick={() => rotate(k)} aria-label={`Rotate key ${k.id}`}>
+                Rotate
+              </button>
+              <button type="button" class="danger" onClick={() => remove(k)} aria-label={`Delete key ${k.id}`}>
+                Delete
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {data?.keys.map((k) => (
-            <tr key={k.id} data-key={k.id}>
-              <th scope="row">{k.id}</th>
-              <td>{k.group}</td>
-              <td>
-                <button type="button" role="switch" class="switch" aria-checked={k.enabled} aria-label={`Key ${k.id} enabled`} onClick={() => void toggle(k)}>
-                  <span aria-hidden="true">{k.enabled ? 'On' : 'Off'}</span>
-                </button>
-              </td>
-              <td>{when(data.lastUse.get(k.id))}</td>
-              <td class="actions">
-                <button type="button" class="secondary" onClick={() => rotate(k)} aria-label={`Rotate key ${k.id}`}>
-                  Rotate
-                </button>
-                <button type="button" class="danger" onClick={() => remove(k)} aria-label={`Delete key ${k.id}`}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   )
 }

@@ -7,6 +7,7 @@ import { useState } from 'preact/hooks'
 import { api, type List } from '../api.js'
 import { count, when } from '../format.js'
 import { useLoad } from '../use-load.js'
+import { DataTable } from '../data-table.js'
 
 interface Collection {
   name: string
@@ -59,27 +60,16 @@ function Documents({ project, collection, onChange }: { project: string; collect
         <button type="submit">Upload</button>
         <span role="status">{status}</span>
       </form>
-      <table>
-        <caption class="visually-hidden">Documents</caption>
-        <thead>
-          <tr>
-            <th scope="col">Document</th>
-            <th scope="col">Chunks</th>
-            <th scope="col">Tags</th>
-            <th scope="col">Updated</th>
+      <DataTable caption="Documents" columns={['Document', 'Chunks', 'Tags', 'Updated']}>
+        {data?.data.map((d) => (
+          <tr key={d.source_name}>
+            <th scope="row">{d.source_name}</th>
+            <td>{count(d.chunks)}</td>
+            <td>{d.tags.join(', ')}</td>
+            <td>{when(d.updated_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {data?.data.map((d) => (
-            <tr key={d.source_name}>
-              <th scope="row">{d.source_name}</th>
-              <td>{count(d.chunks)}</td>
-              <td>{d.tags.join(', ')}</td>
-              <td>{when(d.updated_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   )
 }
@@ -129,35 +119,22 @@ export function KnowledgeTab() {
         <input id="kb-collection" name="kb-collection" required pattern="[A-Za-z0-9._\-]+" />
         <button type="submit">Create collection</button>
       </form>
-      <table>
-        <caption class="visually-hidden">Collections</caption>
-        <thead>
-          <tr>
-            <th scope="col">Collection</th>
-            <th scope="col">Documents</th>
-            <th scope="col">Chunks</th>
-            <th scope="col">Embedding model</th>
-            <th scope="col">Created</th>
-            <th scope="col">Open</th>
+      <DataTable caption="Collections" columns={['Collection', 'Documents', 'Chunks', 'Embedding model', 'Created', 'Open']}>
+        {collections.data?.data.map((c) => (
+          <tr key={c.name}>
+            <th scope="row">{c.name}</th>
+            <td>{count(c.documents)}</td>
+            <td>{count(c.chunks)}</td>
+            <td>{c.embedding_model}</td>
+            <td>{when(c.created_at)}</td>
+            <td>
+              <button type="button" class="secondary" aria-expanded={open === c.name} onClick={() => setOpen(open === c.name ? undefined : c.name)} aria-label={`Documents of ${c.name}`}>
+                Documents
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {collections.data?.data.map((c) => (
-            <tr key={c.name}>
-              <th scope="row">{c.name}</th>
-              <td>{count(c.documents)}</td>
-              <td>{count(c.chunks)}</td>
-              <td>{c.embedding_model}</td>
-              <td>{when(c.created_at)}</td>
-              <td>
-                <button type="button" class="secondary" aria-expanded={open === c.name} onClick={() => setOpen(open === c.name ? undefined : c.name)} aria-label={`Documents of ${c.name}`}>
-                  Documents
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       {chosen && open && <Documents project={chosen} collection={open} onChange={() => void collections.reload()} />}
     </section>
   )

@@ -6,6 +6,7 @@ import { useEffect } from 'preact/hooks'
 import { api } from '../api.js'
 import { when } from '../format.js'
 import { useLoad } from '../use-load.js'
+import { DataTable } from '../data-table.js'
 
 interface ModelsView {
   at: string
@@ -31,57 +32,32 @@ export function ModelsTab() {
       <p class="hint">
         As of {when(data?.at)}; refreshed every 5 seconds. <button type="button" class="secondary" onClick={() => void reload()}>Refresh now</button>
       </p>
-      <table>
-        <caption class="visually-hidden">Backends: capacity, waiting and running requests</caption>
-        <thead>
-          <tr>
-            <th scope="col">Backend</th>
-            <th scope="col">Capacity</th>
-            <th scope="col">Running</th>
-            <th scope="col">Queue depth</th>
+      <DataTable caption="Backends: capacity, waiting and running requests" columns={['Backend', 'Capacity', 'Running', 'Queue depth']}>
+        {data?.backends.map((b) => (
+          <tr key={b.name} data-backend={b.name}>
+            <th scope="row">{b.name}</th>
+            <td>{b.capacity}</td>
+            <td>{b.running}</td>
+            <td>{b.waiting}</td>
           </tr>
-        </thead>
-        <tbody>
-          {data?.backends.map((b) => (
-            <tr key={b.name} data-backend={b.name}>
-              <th scope="row">{b.name}</th>
-              <td>{b.capacity}</td>
-              <td>{b.running}</td>
-              <td>{b.waiting}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <h3>Catalog</h3>
-      <table>
-        <caption class="visually-hidden">Models of the catalog</caption>
-        <thead>
-          <tr>
-            <th scope="col">Model</th>
-            <th scope="col">Type</th>
-            <th scope="col">Backend</th>
-            <th scope="col">Capabilities</th>
-            <th scope="col">Boons</th>
-            <th scope="col">Status</th>
-            <th scope="col">Retirement</th>
+      <DataTable caption="Models of the catalog" columns={['Model', 'Type', 'Backend', 'Capabilities', 'Boons', 'Status', 'Retirement']}>
+        {data?.models.map((m) => (
+          <tr key={m.id}>
+            <th scope="row">{m.id}</th>
+            <td>{m.model_type}</td>
+            <td>{m.backend}</td>
+            <td>{[...m.capabilities, ...(m.reasoning === 'mapped' ? ['reasoning'] : [])].join(', ') || '—'}</td>
+            <td>{m.boons.join(', ') || '—'}</td>
+            <td>{m.retired ? 'retired' : m.status}</td>
+            <td>
+              {m.retire_at ? `announced ${when(m.deprecated_at)}, retires ${when(m.retire_at)}${m.replacement ? `; use ${m.replacement}` : ''}` : '—'}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {data?.models.map((m) => (
-            <tr key={m.id}>
-              <th scope="row">{m.id}</th>
-              <td>{m.model_type}</td>
-              <td>{m.backend}</td>
-              <td>{[...m.capabilities, ...(m.reasoning === 'mapped' ? ['reasoning'] : [])].join(', ') || '—'}</td>
-              <td>{m.boons.join(', ') || '—'}</td>
-              <td>{m.retired ? 'retired' : m.status}</td>
-              <td>
-                {m.retire_at ? `announced ${when(m.deprecated_at)}, retires ${when(m.retire_at)}${m.replacement ? `; use ${m.replacement}` : ''}` : '—'}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   )
 }

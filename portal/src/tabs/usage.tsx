@@ -10,6 +10,7 @@ import { bucketize, TimeChart } from '../time-chart.js'
 import { download, toCsv } from '../csv.js'
 import { count, value, when } from '../format.js'
 import { useLoad } from '../use-load.js'
+import { DataTable } from '../data-table.js'
 
 const PERIODS = [
   { id: 'hour', label: 'Last hour', ms: 3_600_000 },
@@ -101,33 +102,19 @@ export function UsageTab() {
         <BarChart title="Tokens" bars={rows.map((r) => ({ label: name(r), value: r.total_tokens }))} format={count} />
         <BarChart title="Indicative value" bars={rows.map((r) => ({ label: name(r), value: r.value }))} format={value} />
       </div>
-      <table>
-        <caption class="visually-hidden">Usage per {by}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{by === 'key' ? 'Key' : 'Model'}</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Prompt tokens</th>
-            <th scope="col">Completion tokens</th>
-            <th scope="col">Total tokens</th>
-            <th scope="col">Indicative value</th>
-            <th scope="col">Last request</th>
+      <DataTable caption={`Usage per ${by}`} columns={[by === 'key' ? 'Key' : 'Model', 'Requests', 'Prompt tokens', 'Completion tokens', 'Total tokens', 'Indicative value', 'Last request']}>
+        {rows.map((r) => (
+          <tr key={name(r)}>
+            <th scope="row">{name(r)}</th>
+            <td>{count(r.requests)}</td>
+            <td>{count(r.prompt_tokens)}</td>
+            <td>{count(r.completion_tokens)}</td>
+            <td>{count(r.total_tokens)}</td>
+            <td>{value(r.value)}</td>
+            <td>{when(r.last_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={name(r)}>
-              <th scope="row">{name(r)}</th>
-              <td>{count(r.requests)}</td>
-              <td>{count(r.prompt_tokens)}</td>
-              <td>{count(r.completion_tokens)}</td>
-              <td>{count(r.total_tokens)}</td>
-              <td>{value(r.value)}</td>
-              <td>{when(r.last_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </section>
   )
 }

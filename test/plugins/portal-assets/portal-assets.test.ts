@@ -5,17 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import portalAssets from '../../../plugins/portal-assets/index.js'
 import { readBuilt } from '../../../plugins/portal-assets/files.js'
-import { runPlugin, setupPlugin } from '../../harness.js'
-
-/** The error a load throws, as text ('' when it loads). */
-async function loadError(load: () => Promise<unknown>): Promise<string> {
-  try {
-    await load()
-    return ''
-  } catch (err) {
-    return String(err)
-  }
-}
+import { loadError, runPlugin, setupPlugin } from '../../harness.js'
 
 const test = suite('plugin portal-assets')
 

@@ -1,18 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import portalAuth from '../../../plugins/portal-auth/index.js'
-import { makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
+import { loadError, makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
 import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
-
-/** The error a load throws, as text ('' when it loads). */
-async function loadError(load: () => Promise<unknown>): Promise<string> {
-  try {
-    await load()
-    return ''
-  } catch (err) {
-    return String(err)
-  }
-}
 
 const test = suite('plugin portal-auth')
 let clock = Date.parse('2026-05-01T08:00:00Z')
