@@ -1,6 +1,7 @@
 /**
  * A backend with three simulator replicas, each a real server on its own port with its own
- * prefix cache and waiting line: load is spread; a replica killed during a bounded load loop
+ * prefix cache and waiting line (the third its own process, so that it can be killed with
+ * SIGKILL: no goodbye on its sockets): load is spread; a replica killed during a bounded load loop
  * (200 requests at concurrency 16, half streamed) costs no client anything (every reply whole,
  * every stream ends with one finish and [DONE]) and gets no request once ejected; brought back
  * on its port, it is used again after its health check; requests that share a long system
@@ -8,6 +9,12 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { dump, load as loadYaml } from 'js-yaml'
+import { defaultConfigDir, repoRoot } from '../../kernel/paths.js'
 import { loadSimConfig, startSimulator, type RunningSimulator } from '../../sim/index.js'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { modelsWith } from '../support/deployment-files.js'
@@ -17,19 +24,63 @@ const SERVED = 'sim-instruct-8b'
 const MODEL = 'sim-pooled'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-let sims: RunningSimulator[] = []
-let gw: TestGateway
-
-/** A simulator with a little time to first token, so a kill finds requests in flight. */
-function startSim(port = 0): Promise<RunningSimulator> {
-  const config = loadSimConfig()
-  return startSimulator({ ...config, latency: { ttft_ms: 10, itl_ms: 0, jitter: 0 } }, { port, log: () => undefined })
+/** A replica as the test sees it: its URL and port, and how many requests its model served. */
+interface Sim {
+  readonly url: string
+  readonly port: number
+  served(): Promise<number>
 }
 
-const served = (sim: RunningSimulator): number => sim.stats().models[SERVED]?.requests ?? 0
+let sims: Sim[] = []
+let child: ChildProcess | undefined
+const inProcess: RunningSimulator[] = []
+let gw: TestGateway
+const LATENCY = { ttft_ms: 10, itl_ms: 0, jitter: 0 }
+
+/** A simulator in this process, with a little time to first token, so a kill finds requests in flight. */
+async function startSim(): Promise<Sim> {
+  const sim = await startSimulator({ ...loadSimConfig(), latency: LATENCY }, { port: 0, log: () => undefined })
+  inProcess.push(sim)
+  return { url: sim.url, port: sim.port, served: async () => sim.stats().models[SERVED]?.requests ?? 0 }
+}
+
+/** A simulator in a process of its own (`node dist/sim/main.js`), counted through its vLLM metrics. */
+async function startSimProcess(port = 0): Promise<Sim> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-replica-sim-')), 'simulator.yaml')
+  const config = loadYaml(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<string, unknown>
+  fs.writeFileSync(file, dump({ ...config, latency: LATENCY }))
+  const proc = spawn(process.execPath, [path.join(repoRoot, 'dist', 'sim', 'main.js'), '--config', file, '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  child = proc
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString()
+      const m = /listening on (http:\/\/\S+)/.exec(out)
+      if (m) resolve(m[1]!)
+    })
+    proc.once('exit', (code) => reject(new Error(`the simulator process exited with ${code}`)))
+  })
+  proc.stdout!.resume()
+  const served = async (): Promise<number> => {
+    const text = await (await fetch(`${url}/metrics`)).text()
+    const counted = text.split('\n').filter((l) => l.startsWith('vllm:request_success_total{') && l.includes(`model_name="${SERVED}"`))
+    return counted.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0)
+  }
+  return { url, port: Number(new URL(url).port), served }
+}
+
+/** SIGKILL: the process ends at once, its sockets closed by the kernel, mid-reply. */
+async function kill(proc: ChildProcess): Promise<void> {
+  const gone = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
+  proc.kill('SIGKILL')
+  await gone
+}
+
+const served = (sim: Sim): Promise<number> => sim.served()
+const servedAll = (): Promise<number[]> => Promise.all(sims.map(served))
 
 test.before(async () => {
-  sims = await Promise.all([startSim(), startSim(), startSim()])
+  sims = await Promise.all([startSim(), startSim(), startSimProcess()])
   gw = await startTestGateway({
     files: {
       'config/models.yaml': modelsWith({
@@ -49,7 +100,8 @@ test.before(async () => {
 
 test.after(async () => {
   await gw?.close()
-  await Promise.all(sims.map((s) => s.close().catch(() => undefined)))
+  child?.kill('SIGKILL')
+  await Promise.all(inProcess.map((s) => s.close().catch(() => undefined)))
 })
 
 interface Answer {
@@ -81,7 +133,7 @@ async function ask(content: string, stream: boolean, system?: string): Promise<A
   return { ok: whole, detail: text.slice(-300) }
 }
 
-async function replicaGauge(name: string, sim: RunningSimulator): Promise<number> {
+async function replicaGauge(name: string, sim: Sim): Promise<number> {
   const text = await (await fetch(`${gw.url}/metrics`)).text()
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('backend="pooled"') && l.includes(`replica="127.0.0.1:${sim.port}"`))
   assert.ok(line, `${name} for replica ${sim.port} is in /metrics`)
@@ -106,39 +158,39 @@ async function load(count: number, concurrency: number, midway?: { at: number; r
 }
 
 test('load is spread over every replica', async () => {
-  const before = sims.map(served)
+  const before = await servedAll()
   const answers = await load(30, 6)
   assert.equal(answers.filter((a) => !a.ok), [])
-  sims.forEach((s, i) => assert.ok(served(s) > before[i]!, `replica ${i} served some of the requests`))
+  ;(await servedAll()).forEach((n, i) => assert.ok(n > before[i]!, `replica ${i} served some of the requests`))
   // Every request ended (streams included): nothing is left outstanding.
   for (const s of sims) assert.is(await replicaGauge('sluice_backend_replica_outstanding', s), 0)
 })
 
-test('a replica killed during load: every request answered whole by the others, none to it once ejected', async () => {
+test('a replica killed (SIGKILL) during load: every request answered whole by the others, none to it once ejected', async () => {
   const victim = sims[2]!
-  const answers = await load(200, 16, { at: 60, run: () => victim.close() })
+  const answers = await load(200, 16, { at: 60, run: () => kill(child!) })
   const bad = answers.filter((a) => !a.ok)
   assert.is(answers.length, 200)
   assert.equal(bad, [], 'every reply whole (non-streamed parsed, streams with one finish and [DONE])')
   assert.is(await replicaGauge('sluice_backend_replica_ejected', victim), 1, 'the dead replica is out')
   // Once out, it gets nothing: the gateway sends it no request while the others answer.
   const sentBefore = await replicaGauge('sluice_backend_replica_requests', victim)
-  const servedBefore = served(sims[0]!) + served(sims[1]!)
+  const servedBefore = (await served(sims[0]!)) + (await served(sims[1]!))
   const more = await load(40, 8)
   assert.equal(more.filter((a) => !a.ok), [])
   assert.is(await replicaGauge('sluice_backend_replica_requests', victim), sentBefore, 'no request sent to the ejected replica')
-  assert.is(served(sims[0]!) + served(sims[1]!) - servedBefore, 40, 'the two others served all 40')
+  assert.is((await served(sims[0]!)) + (await served(sims[1]!)) - servedBefore, 40, 'the two others served all 40')
 })
 
 test('a replica brought back on its port is used again after its health check', async () => {
   const port = sims[2]!.port
-  sims[2] = await startSim(port)
+  sims[2] = await startSimProcess(port)
   // The health check runs every 100 ms and the ejection lasts 500 ms: bounded wait for it.
   for (let i = 0; i < 100 && (await replicaGauge('sluice_backend_replica_ejected', sims[2])) === 1; i++) await sleep(50)
   assert.is(await replicaGauge('sluice_backend_replica_ejected', sims[2]), 0, 'back in')
   const answers = await load(30, 6)
   assert.equal(answers.filter((a) => !a.ok), [])
-  assert.ok(served(sims[2]) > 0, 'the replica brought back served requests')
+  assert.ok((await served(sims[2])) > 0, 'the replica brought back served requests')
 })
 
 test('requests sharing a long system prompt land on one replica and report cached tokens', async () => {
@@ -147,12 +199,12 @@ test('requests sharing a long system prompt land on one replica and report cache
     const landed = new Set<number>()
     const cached: number[] = []
     for (let turn = 0; turn < 5; turn++) {
-      const before = sims.map(served)
+      const before = await servedAll()
       const answer = await ask(`turn ${turn}: what now?`, false, system)
       assert.ok(answer.ok, answer.detail)
       cached.push(answer.cached ?? 0)
-      sims.forEach((s, i) => {
-        if (served(s) > before[i]!) landed.add(i)
+      ;(await servedAll()).forEach((n, i) => {
+        if (n > before[i]!) landed.add(i)
       })
     }
     assert.is(landed.size, 1, 'one replica served every request of this system prompt')
