@@ -64,7 +64,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
 }
 
 function applyHeaders(ctx: HttpContext, ex: KernelExchange): void {
-  for (const [k, v] of ex.headers) ctx.set(k, v)
+  for (const [k, v] of ex.headers) ctx.res.setHeader(k, v) // Koa's set allocates four arrays a header
   ex.sealHeaders()
 }
 
