@@ -7,6 +7,7 @@
  *
  *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 2] [--rounds 3] [--idle 9500])
  *   [--gateway-node "<node flags>"] [--compare-node "<node flags>": a second gateway, interleaved]
+ *   [--compare <dist folder>: the gateway of another build, interleaved (a before/after in one run)]
  */
 import { setMaxListeners } from 'node:events'
 import os from 'node:os'
@@ -73,6 +74,14 @@ async function main() {
     targets.push({ name: comparedName, url: compared.url, model: 'sim-chat-instruct' })
     processOf[comparedName] = compared
   }
+  // --compare <dist folder>: the gateway of another build (a "before"), interleaved with this one.
+  const otherDist = process.argv.includes('--compare') ? path.resolve(process.argv[process.argv.indexOf('--compare') + 1]!) : undefined
+  const other = otherDist && (await startChild(path.join(otherDist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, gatewayNode))
+  const otherName = 'sluice --compare build'
+  if (other) {
+    targets.push({ name: otherName, url: other.url, model: 'sim-chat-instruct' })
+    processOf[otherName] = other
+  }
   const results: Record<string, LoadResult & { cpuPerRequest: number }> = {}
   /**
    * Each target runs ROUNDS times, interleaved with the others, and the median run counts, so
@@ -127,6 +136,16 @@ async function main() {
     for (const mode of ['whole', 'stream']) console.log(`${mode.padEnd(7)} rps ${comparedName} / proxy   ${ratio(r(`${comparedName} ${mode} c64`).rps, r(`node:http proxy ${mode} c64`).rps).padStart(6)}`)
     console.log(`peak memory at 64 connections, ${comparedName}   ${compared.peakRssMb().toFixed(0).padStart(6)} MB`)
     compared.stop()
+  }
+  if (other) {
+    for (const mode of ['whole', 'stream']) {
+      const [a, b] = [r(`sluice chat route ${mode} c64`), r(`${otherName} ${mode} c64`)]
+      console.log(`${mode.padEnd(7)} this build / --compare build: rps ${ratio(a.rps, b.rps)}, CPU/req ${ratio(a.cpuPerRequest, b.cpuPerRequest)}`)
+    }
+    const c1 = r(`${otherName} whole c1`).p50 - r('simulator direct whole c1').p50
+    console.log(`one connection: p50 added over the simulator, --compare build  ${c1.toFixed(3)} ms`)
+    console.log(`peak memory at 64 connections, --compare build   ${other.peakRssMb().toFixed(0).padStart(6)} MB`)
+    other.stop()
   }
 
   if (IDLE > 0) {

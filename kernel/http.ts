@@ -14,6 +14,7 @@ import { enteredChunkSteps, finishAll, outcomeOf, passChunk, runRequest, wrapByt
 import { GatewayError, toGatewayError } from './errors.js'
 import { checkBody, incomingBody, parseJson, readAll } from './body.js'
 import { describeCause } from './log.js'
+import { jsonText } from './services/replies/relayed-json.js'
 
 export type HttpContext = ParameterizedContext<{ requestId: string }>
 
@@ -44,10 +45,9 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
   })
   const state: ChainState = { entered: 0, finished: false, track: gen.track }
   const res = ctx.res
-  const onClose = () => {
+  res.once('close', () => {
     if (!res.writableFinished) ex.abortByClient()
-  }
-  res.once('close', onClose)
+  })
   try {
     if (route.body.kind === 'json') {
       ex.body = checkBody(route.body, parseJson(await readAll(ctx.req, bodyLimit), server.limits.json_max_depth))
@@ -64,7 +64,7 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
 }
 
 function applyHeaders(ctx: HttpContext, ex: KernelExchange): void {
-  for (const [k, v] of ex.headers) ctx.set(k, v)
+  for (const [k, v] of ex.headers) ctx.res.setHeader(k, v) // Koa's set allocates four arrays a header
   ex.sealHeaders()
 }
 
@@ -95,7 +95,7 @@ async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainSt
   ctx.status = reply.status
   if (reply.kind === 'json') {
     ctx.type = 'application/json'
-    ctx.body = JSON.stringify(reply.body)
+    ctx.body = jsonText(reply)
   } else if (reply.kind === 'text') {
     ctx.type = reply.contentType
     ctx.body = reply.text

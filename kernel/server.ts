@@ -36,7 +36,7 @@ export function createApp(holder: GenerationHolder, log: Logger): Koa {
     const gen = holder.current()
     const requestId = crypto.randomUUID()
     ctx.state.requestId = requestId
-    ctx.set(`${gen.config.server.header_prefix}request-id`, requestId)
+    ctx.res.setHeader(`${gen.config.server.header_prefix}request-id`, requestId)
     const leave = gen.enter()
     ctx.res.once('close', leave)
     try {

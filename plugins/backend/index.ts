@@ -8,6 +8,7 @@
 import { definePlugin } from '../../kernel/plugin.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { reply, SerializedEvent, type StreamItem } from '../../kernel/reply.js'
+import { RelayedJson } from '../../kernel/services/replies/relayed-json.js'
 import type { Exchange } from '../../kernel/exchange.js'
 import type { Kernel } from '../../kernel/kernel.js'
 import type { UpstreamResponse } from '../../kernel/services/backends/pools.js'
@@ -47,12 +48,14 @@ export default definePlugin({
         if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
         const res = await kernel.backends.call(ex, { model, path, body: JSON.stringify(upstreamBody), accept: streaming ? 'text/event-stream' : 'application/json' })
         if (!streaming) {
-          const body = (await readJson(res)) as Record<string, unknown>
-          const usage = normalizeCompletion(body)
+          const text = await res.text()
+          const body = parseUpstream(text) as Record<string, unknown>
+          const { usage, changed } = normalizeCompletion(body)
           if (usage) ex.usage.report(reportedUsage(usage))
           ex.usage.upstreamModel = typeof body.model === 'string' ? body.model : undefined
           ex.usage.firstTokenAt = kernel.now()
-          ex.reply = reply.json(body, 200)
+          // Unchanged, the server's text leaves as it came unless a later step reads the body.
+          ex.reply = changed ? reply.json(body, 200) : new RelayedJson(text, body, 200)
         } else {
           ex.reply = reply.events(relay(ex, res, clientWantsUsage, kernel), { terminator: '[DONE]' })
         }
@@ -84,10 +87,6 @@ async function embeddings(ex: Exchange, next: () => Promise<void>, kernel: Kerne
   // Unchanged, the server's own text leaves as it came: no second serialization of the floats.
   ex.reply = changed ? reply.json(body, 200) : reply.text('application/json', text)
   await next()
-}
-
-async function readJson(res: UpstreamResponse): Promise<unknown> {
-  return parseUpstream(await res.text())
 }
 
 function parseUpstream(text: string): unknown {

@@ -12,13 +12,14 @@ export interface Usage {
 
 type Json = Record<string, unknown>
 
-function renameReasoning(target: unknown): void {
-  if (!target || typeof target !== 'object') return
+/** Whether the target was changed. */
+function renameReasoning(target: unknown): boolean {
+  if (!target || typeof target !== 'object') return false
   const t = target as Json
-  if ('reasoning_content' in t) {
-    if (t.reasoning === undefined || t.reasoning === null) t.reasoning = t.reasoning_content
-    delete t.reasoning_content
-  }
+  if (!('reasoning_content' in t)) return false
+  if (t.reasoning === undefined || t.reasoning === null) t.reasoning = t.reasoning_content
+  delete t.reasoning_content
+  return true
 }
 
 export function normalizeUsage(usage: unknown): Usage | undefined {
@@ -29,11 +30,17 @@ export function normalizeUsage(usage: unknown): Usage | undefined {
   return u
 }
 
-/** Normalizes a whole (non-streamed) completion in place. */
-export function normalizeCompletion(body: Json): Usage | undefined {
+/**
+ * Normalizes a whole (non-streamed) completion in place: its usage, and whether anything
+ * changed (unchanged, the reply can leave as the server wrote it).
+ */
+export function normalizeCompletion(body: Json): { usage: Usage | undefined; changed: boolean } {
+  let changed = false
   const choices = body.choices
-  if (Array.isArray(choices)) for (const c of choices) renameReasoning((c as Json).message)
-  return normalizeUsage(body.usage)
+  if (Array.isArray(choices)) for (const c of choices) changed = renameReasoning((c as Json).message) || changed
+  const details = (body.usage as Usage | undefined)?.prompt_tokens_details
+  if (body.usage && typeof body.usage === 'object' && (!details || details.cached_tokens === undefined)) changed = true
+  return { usage: normalizeUsage(body.usage), changed }
 }
 
 /** Normalizes one stream chunk in place. */
