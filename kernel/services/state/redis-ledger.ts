@@ -37,13 +37,19 @@ local function prune(log, amt, sum, cutoff)
   if redis.call('HLEN', amt) == 0 then redis.call('DEL', sum) return 0 end
   return tonumber(redis.call('GET', sum) or '0')
 end
+-- A key's expiry set once per script call for a given ttl: Redis's clock stands still inside a
+-- script, so a second PEXPIRE with the same ttl would set the same instant again.
+local expiring = {}
+local function expireOnce(key, ttl)
+  if expiring[key] ~= ttl then redis.call('PEXPIRE', key, ttl) expiring[key] = ttl end
+end
 local function add(log, amt, sum, id, score, amount, ttl)
   redis.call('ZADD', log, score, id)
   redis.call('HSET', amt, id, fmt(amount))
   redis.call('INCRBYFLOAT', sum, fmt(amount))
-  redis.call('PEXPIRE', log, ttl)
-  redis.call('PEXPIRE', amt, ttl)
-  redis.call('PEXPIRE', sum, ttl)
+  expireOnce(log, ttl)
+  expireOnce(amt, ttl)
+  expireOnce(sum, ttl)
 end
 local function take(log, amt, sum, id)
   local old = redis.call('HGET', amt, id)
