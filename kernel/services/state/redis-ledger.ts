@@ -23,7 +23,19 @@ const MINUTE = 60_000
 /** Shared Lua: drops entries scored at or before `cutoff`; returns the sum of the rest. */
 const PRUNE = `
 local function fmt(x) return string.format('%.17g', x) end
+-- What this script call knows of a window (by its sum key): the sum as Redis holds it and the
+-- cutoff it was pruned to. The batched scripts prune the same windows once per request; a prune
+-- that removes nothing keeps the known sum, and one to an earlier cutoff has nothing to remove.
+local known = {}
+-- A key's expiry set once per script call for a given ttl: Redis's clock stands still inside a
+-- script, so a second PEXPIRE with the same ttl would set the same instant again. A window whose
+-- entries were removed may have been emptied (its keys gone with their expiry): forgotten.
+local expiring = {}
+local function emptied(log, amt, sum) expiring[log], expiring[amt], expiring[sum] = nil, nil, nil end
 local function prune(log, amt, sum, cutoff)
+  local k = known[sum]
+  if k and cutoff <= k.cutoff then return k.value end
+  local removed = false
   while true do
     local old = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff, 'LIMIT', 0, 500)
     if #old == 0 then break end
@@ -33,20 +45,34 @@ local function prune(log, amt, sum, cutoff)
     redis.call('ZREM', log, unpack(old))
     redis.call('HDEL', amt, unpack(old))
     redis.call('INCRBYFLOAT', sum, fmt(-sub))
+    removed = true
+    emptied(log, amt, sum)
   end
-  if redis.call('HLEN', amt) == 0 then redis.call('DEL', sum) return 0 end
-  return tonumber(redis.call('GET', sum) or '0')
+  if k and not removed then k.cutoff = cutoff return k.value end
+  local value
+  if redis.call('HLEN', amt) == 0 then
+    redis.call('DEL', sum)
+    value = 0
+  else
+    value = tonumber(redis.call('GET', sum) or '0')
+  end
+  known[sum] = { cutoff = cutoff, value = value }
+  return value
 end
--- A key's expiry set once per script call for a given ttl: Redis's clock stands still inside a
--- script, so a second PEXPIRE with the same ttl would set the same instant again.
-local expiring = {}
+-- Every change to a sum goes through here, so that what is known of it stays true.
+local function addToSum(sum, delta)
+  local v = tonumber(redis.call('INCRBYFLOAT', sum, fmt(delta)))
+  if known[sum] then known[sum].value = v end
+end
 local function expireOnce(key, ttl)
   if expiring[key] ~= ttl then redis.call('PEXPIRE', key, ttl) expiring[key] = ttl end
 end
 local function add(log, amt, sum, id, score, amount, ttl)
   redis.call('ZADD', log, score, id)
   redis.call('HSET', amt, id, fmt(amount))
-  redis.call('INCRBYFLOAT', sum, fmt(amount))
+  addToSum(sum, amount)
+  -- An entry at or before the known cutoff would be pruned by the next prune: forget the sum.
+  if known[sum] and score <= known[sum].cutoff then known[sum] = nil end
   expireOnce(log, ttl)
   expireOnce(amt, ttl)
   expireOnce(sum, ttl)
@@ -56,7 +82,13 @@ local function take(log, amt, sum, id)
   if not old then return nil end
   redis.call('ZREM', log, id)
   redis.call('HDEL', amt, id)
-  if redis.call('HLEN', amt) == 0 then redis.call('DEL', sum) else redis.call('INCRBYFLOAT', sum, fmt(-tonumber(old))) end
+  emptied(log, amt, sum)
+  if redis.call('HLEN', amt) == 0 then
+    redis.call('DEL', sum)
+    if known[sum] then known[sum].value = 0 end
+  else
+    addToSum(sum, -tonumber(old))
+  end
   return tonumber(old)
 end
 local t = redis.call('TIME')
@@ -73,13 +105,16 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
  */
 const RESERVE = `${PRUNE}
 local eps = ${EPSILON}
+-- Term counters, read once per call: only settlements and seeds change them, not this script.
+local counters = {}
 local function reserve(a, k0)
   local now, umin, umax, ticket, n, lease = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
   local used = {}
   for i = 1, n do
     local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
     if ARGV[b + 1] == 't' then
-      local v = redis.call('GET', KEYS[k + 1])
+      local v = counters[KEYS[k + 1]]
+      if v == nil then v = redis.call('GET', KEYS[k + 1]) counters[KEYS[k + 1]] = v end
       if not v then return {-1, i - 1} end
       used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
     else
@@ -129,6 +164,9 @@ return results
  * minute → settled, 'until' → reconciled up to) or sliding (log, amounts, sum, unused).
  */
 const SETTLE = `${PRUNE}
+-- Per counter, read once per call: whether it exists and its time to live. A script does not
+-- see time pass, and INCRBYFLOAT keeps both.
+local exists, ttls = {}, {}
 local a, k = 2, 0
 for _ = 1, tonumber(ARGV[1]) do
   local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
@@ -138,11 +176,13 @@ for _ = 1, tonumber(ARGV[1]) do
     if ARGV[a] == 't' then
       take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
       -- Counted even when the lease ran out meanwhile: it was used.
-      if redis.call('EXISTS', KEYS[k + 1]) == 1 then
-        redis.call('INCRBYFLOAT', KEYS[k + 1], fmt(actual))
+      local counter = KEYS[k + 1]
+      if exists[counter] == nil then exists[counter] = redis.call('EXISTS', counter) == 1 end
+      if exists[counter] then
+        redis.call('INCRBYFLOAT', counter, fmt(actual))
         redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
-        local ttl = redis.call('PTTL', KEYS[k + 1])
-        if ttl > 0 then redis.call('PEXPIRE', KEYS[k + 5], ttl) end
+        if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
+        if ttls[counter] > 0 then expireOnce(KEYS[k + 5], ttls[counter]) end
       end
       k = k + 5
     else
@@ -152,7 +192,7 @@ for _ = 1, tonumber(ARGV[1]) do
       local old = redis.call('HGET', amt, ticket)
       if old then
         redis.call('HSET', amt, ticket, fmt(actual))
-        redis.call('INCRBYFLOAT', sum, fmt(actual - tonumber(old)))
+        addToSum(sum, actual - tonumber(old))
       elseif actual > 0 then
         add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
       end

@@ -24,11 +24,12 @@ local WAITERS, WEXP, SLOTS, RUN, HOLDS = base .. 'waiters', base .. 'wexp', base
 local function kq(gk) return base .. 'kq:' .. gk end
 -- The ids whose grants the running script returns in its reply (ENQUEUE sets them).
 local replying = {}
--- The counter hashes, read once per script call and kept here: every write to them in these
--- scripts goes through hset/hincr/hdel below, so the copy stays what Redis holds. full[h] marks
--- a hash read whole (HGETALL), whose missing fields are then known to be absent.
-local cache, full = {}, {}
-local function hcache(h) local c = cache[h] if not c then c = {} cache[h] = c end return c end
+-- The counter hashes (state, gc, gw, gllk, kc, gwait, grun, kwait, krun), read once per script
+-- call and kept here; the scripts change the copy (false: field deleted) and flush() writes
+-- what differs from what was read, one HSET and one HDEL per hash, before the script returns.
+-- A script runs alone, so nothing else reads them in between. full[h] marks a hash read whole.
+local cache, orig, dirty, full = {}, {}, {}, {}
+local function hcache(h) local c = cache[h] if not c then c = {} cache[h] = c orig[h] = {} end return c end
 local function hget(h, f)
   local c = hcache(h)
   local v = c[f]
@@ -36,20 +37,26 @@ local function hget(h, f)
     if full[h] then return false end
     v = redis.call('HGET', h, f)
     c[f] = v
+    orig[h][f] = v
   end
   return v
 end
 local function hnum(h, f) return tonumber(hget(h, f)) or 0 end
-local function hset(h, f, v) redis.call('HSET', h, f, v) hcache(h)[f] = v end
-local function hdel(h, f) redis.call('HDEL', h, f) hcache(h)[f] = false end
-local function hincr(h, f, d) local v = redis.call('HINCRBY', h, f, d) hcache(h)[f] = v return v end
-local function hincrf(h, f, d) local v = redis.call('HINCRBYFLOAT', h, f, d) hcache(h)[f] = v return v end
+local function hset(h, f, v)
+  hcache(h)[f] = v
+  local d = dirty[h] if not d then d = {} dirty[h] = d end
+  d[f] = true
+end
+local function hdel(h, f) hset(h, f, false) end
+local function hincr(h, f, d) local v = hnum(h, f) + d hset(h, f, v) return v end
 -- The fields present, as a list of names (the values are then in the cache).
 local function hkeys(h)
   local c = hcache(h)
   if not full[h] then
     local all = redis.call('HGETALL', h)
-    for i = 1, #all, 2 do c[all[i]] = all[i + 1] end
+    for i = 1, #all, 2 do
+      if c[all[i]] == nil then c[all[i]] = all[i + 1] orig[h][all[i]] = all[i + 1] end
+    end
     full[h] = true
   end
   local out = {}
@@ -79,11 +86,28 @@ local function holdsChanged(d) if holdCount then holdCount = holdCount + d end e
 -- Ids granted in this call (the enqueue's reply), instead of asking RUN again.
 local granted = {}
 local function fmt(x) return string.format('%.17g', x) end
+local function flush()
+  for h, fields in pairs(dirty) do
+    local c, o = cache[h], orig[h]
+    local sets, dels = {}, {}
+    for f in pairs(fields) do
+      local v = c[f]
+      if type(v) == 'number' then v = fmt(v) end
+      if o[f] == nil or o[f] ~= v then
+        if v then sets[#sets + 1] = f sets[#sets + 1] = v else dels[#dels + 1] = f end
+      end
+      o[f] = v
+    end
+    if #sets > 0 then redis.call('HSET', h, unpack(sets)) end
+    if #dels > 0 then redis.call('HDEL', h, unpack(dels)) end
+  end
+  dirty = {}
+end
 local function weight(g) local w = hnum(GW, g) if w <= 0 then return 1 end return w end
 
 local function charge(g, gk, amount)
-  hincrf(GC, g, fmt(amount / weight(g)))
-  hincrf(KC, gk, fmt(amount))
+  hincr(GC, g, amount / weight(g))
+  hincr(KC, gk, amount)
 end
 
 -- Takes a waiter out of its line, with its lease (w.lease); its cost is charged when it is being granted.
@@ -284,6 +308,7 @@ for i = 5, #ARGV, 9 do replying[ARGV[i]] = true end
 expire()
 local seqs = {}
 for i = 5, #ARGV, 9 do seqs[#seqs + 1] = enqueue(i) end
+flush()
 touch()
 local out = {}
 for n, seq in ipairs(seqs) do
@@ -316,6 +341,7 @@ for i = 5, #ARGV, 3 do
   pump()
   out[#out + 1] = held
 end
+flush()
 return out
 `
 
@@ -324,6 +350,7 @@ export const CANCEL = `${PRELUDE}
 local id = ARGV[5]
 if redis.call('HEXISTS', WAITERS, id) == 1 then
   takeWaiter(id, false)
+  flush()
   return 'cancelled'
 end
 if redis.call('ZSCORE', RUN, id) then return 'running' end
@@ -342,6 +369,7 @@ for i = 5, #ARGV do
   redis.call('ZADD', RUN, 'XX', now + lease, ARGV[i])
 end
 pump()
+flush()
 local running, gone = {}, {}
 for i = 5, #ARGV do
   local id = ARGV[i]
