@@ -96,14 +96,25 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
+ * A batch names each key once (the requests of one turn mostly share their tenant's counters):
+ * ARGV[2] is how many key references follow, each an index into KEYS; K is the keys in the
+ * order the requests use them, and BATCH_ARGS the first argument after the references.
+ */
+const BATCH_KEYS = `
+local K = {}
+for i = 1, tonumber(ARGV[2]) do K[i] = KEYS[tonumber(ARGV[2 + i])] end
+local BATCH_ARGS = 3 + tonumber(ARGV[2])
+`
+
+/**
  * The reservations of one event-loop turn, checked and made one after the other. ARGV[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
- * limit, fixed, perUnit, ms (sliding). KEYS, in the same order, per line 4: term (counter, its
+ * limit, fixed, perUnit, ms (sliding). K (BATCH_KEYS), in the same order, per line 4: term (counter, its
  * reservations: log, amounts, sum) or sliding (log, amounts, sum, unused). Returns per
  * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
  * to seed). Leases run on Redis's clock, windows on `now`.
  */
-const RESERVE = `${PRUNE}
+const RESERVE = `${PRUNE}${BATCH_KEYS}
 local eps = ${EPSILON}
 -- Term counters, read once per call: only settlements and seeds change them, not this script.
 local counters = {}
@@ -113,12 +124,12 @@ local function reserve(a, k0)
   for i = 1, n do
     local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
     if ARGV[b + 1] == 't' then
-      local v = counters[KEYS[k + 1]]
-      if v == nil then v = redis.call('GET', KEYS[k + 1]) counters[KEYS[k + 1]] = v end
+      local v = counters[K[k + 1]]
+      if v == nil then v = redis.call('GET', K[k + 1]) counters[K[k + 1]] = v end
       if not v then return {-1, i - 1} end
-      used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
+      used[i] = tonumber(v) + prune(K[k + 2], K[k + 3], K[k + 4], clock)
     else
-      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
+      used[i] = prune(K[k + 1], K[k + 2], K[k + 3], now - tonumber(ARGV[b + 5]))
     end
   end
   local granted = umax
@@ -138,16 +149,16 @@ local function reserve(a, k0)
     local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
     local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
     if ARGV[b + 1] == 't' then
-      add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
+      add(K[k + 2], K[k + 3], K[k + 4], ticket, clock + lease, amount, lease * 2)
     else
       local ms = tonumber(ARGV[b + 5])
-      add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
+      add(K[k + 1], K[k + 2], K[k + 3], ticket, now, amount, ms * 2)
     end
     out[#out + 1] = fmt(amount)
   end
   return out
 end
-local results, a, k = {}, 2, 0
+local results, a, k = {}, BATCH_ARGS, 0
 for r = 1, tonumber(ARGV[1]) do
   local n = tonumber(ARGV[a + 4])
   results[r] = reserve(a, k)
@@ -159,35 +170,35 @@ return results
 
 /**
  * The settlements of one event-loop turn, applied one after the other. ARGV[1]: how many; then
- * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. KEYS, in
+ * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. K (BATCH_KEYS), in
  * the same order, per line: term (counter, log, amounts, sum, its minutes: hash of start
  * minute → settled, 'until' → reconciled up to) or sliding (log, amounts, sum, unused).
  */
-const SETTLE = `${PRUNE}
+const SETTLE = `${PRUNE}${BATCH_KEYS}
 -- Per counter, read once per call: whether it exists and its time to live. A script does not
 -- see time pass, and INCRBYFLOAT keeps both.
 local exists, ttls = {}, {}
-local a, k = 2, 0
+local a, k = BATCH_ARGS, 0
 for _ = 1, tonumber(ARGV[1]) do
   local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   a = a + 4
   for i = 1, n do
     local actual = tonumber(ARGV[a + 2])
     if ARGV[a] == 't' then
-      take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
+      take(K[k + 2], K[k + 3], K[k + 4], ticket)
       -- Counted even when the lease ran out meanwhile: it was used.
-      local counter = KEYS[k + 1]
+      local counter = K[k + 1]
       if exists[counter] == nil then exists[counter] = redis.call('EXISTS', counter) == 1 end
       if exists[counter] then
         redis.call('INCRBYFLOAT', counter, fmt(actual))
-        redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
+        redis.call('HINCRBYFLOAT', K[k + 5], minute, fmt(actual))
         if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
-        if ttls[counter] > 0 then expireOnce(KEYS[k + 5], ttls[counter]) end
+        if ttls[counter] > 0 then expireOnce(K[k + 5], ttls[counter]) end
       end
       k = k + 5
     else
       local ms = tonumber(ARGV[a + 3])
-      local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+      local log, amt, sum = K[k + 1], K[k + 2], K[k + 3]
       prune(log, amt, sum, now - ms)
       local old = redis.call('HGET', amt, ticket)
       if old then
@@ -357,10 +368,26 @@ export class RedisLedger implements BudgetLedger {
     }
   }
 
-  /** A batch as one script call takes it: the number of keys, then the keys, how many, the arguments. */
+  /**
+   * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys, how
+   * many requests, how many key references, the references (1-based), the arguments.
+   */
   private batchArgs(batch: readonly { keys: string[]; args: (string | number)[] }[]): [number, (string | number)[]] {
-    const keys = batch.flatMap((b) => b.keys)
-    return [keys.length, [...keys, batch.length, ...batch.flatMap((b) => b.args)]]
+    const index = new Map<string, number>()
+    const keys: string[] = []
+    const refs: number[] = []
+    for (const b of batch) {
+      for (const key of b.keys) {
+        let i = index.get(key)
+        if (i === undefined) {
+          keys.push(key)
+          i = keys.length
+          index.set(key, i)
+        }
+        refs.push(i)
+      }
+    }
+    return [keys.length, [...keys, batch.length, refs.length, ...refs, ...batch.flatMap((b) => b.args)]]
   }
 
   private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {
