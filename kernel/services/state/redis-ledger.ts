@@ -23,7 +23,19 @@ const MINUTE = 60_000
 /** Shared Lua: drops entries scored at or before `cutoff`; returns the sum of the rest. */
 const PRUNE = `
 local function fmt(x) return string.format('%.17g', x) end
+-- What this script call knows of a window (by its sum key): the sum as Redis holds it and the
+-- cutoff it was pruned to. The batched scripts prune the same windows once per request; a prune
+-- that removes nothing keeps the known sum, and one to an earlier cutoff has nothing to remove.
+local known = {}
+-- A key's expiry set once per script call for a given ttl: Redis's clock stands still inside a
+-- script, so a second PEXPIRE with the same ttl would set the same instant again. A window whose
+-- entries were removed may have been emptied (its keys gone with their expiry): forgotten.
+local expiring = {}
+local function emptied(log, amt, sum) expiring[log], expiring[amt], expiring[sum] = nil, nil, nil end
 local function prune(log, amt, sum, cutoff)
+  local k = known[sum]
+  if k and cutoff <= k.cutoff then return k.value end
+  local removed = false
   while true do
     local old = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff, 'LIMIT', 0, 500)
     if #old == 0 then break end
@@ -33,24 +45,50 @@ local function prune(log, amt, sum, cutoff)
     redis.call('ZREM', log, unpack(old))
     redis.call('HDEL', amt, unpack(old))
     redis.call('INCRBYFLOAT', sum, fmt(-sub))
+    removed = true
+    emptied(log, amt, sum)
   end
-  if redis.call('HLEN', amt) == 0 then redis.call('DEL', sum) return 0 end
-  return tonumber(redis.call('GET', sum) or '0')
+  if k and not removed then k.cutoff = cutoff return k.value end
+  local value
+  if redis.call('HLEN', amt) == 0 then
+    redis.call('DEL', sum)
+    value = 0
+  else
+    value = tonumber(redis.call('GET', sum) or '0')
+  end
+  known[sum] = { cutoff = cutoff, value = value }
+  return value
+end
+-- Every change to a sum goes through here, so that what is known of it stays true.
+local function addToSum(sum, delta)
+  local v = tonumber(redis.call('INCRBYFLOAT', sum, fmt(delta)))
+  if known[sum] then known[sum].value = v end
+end
+local function expireOnce(key, ttl)
+  if expiring[key] ~= ttl then redis.call('PEXPIRE', key, ttl) expiring[key] = ttl end
 end
 local function add(log, amt, sum, id, score, amount, ttl)
   redis.call('ZADD', log, score, id)
   redis.call('HSET', amt, id, fmt(amount))
-  redis.call('INCRBYFLOAT', sum, fmt(amount))
-  redis.call('PEXPIRE', log, ttl)
-  redis.call('PEXPIRE', amt, ttl)
-  redis.call('PEXPIRE', sum, ttl)
+  addToSum(sum, amount)
+  -- An entry at or before the known cutoff would be pruned by the next prune: forget the sum.
+  if known[sum] and score <= known[sum].cutoff then known[sum] = nil end
+  expireOnce(log, ttl)
+  expireOnce(amt, ttl)
+  expireOnce(sum, ttl)
 end
 local function take(log, amt, sum, id)
   local old = redis.call('HGET', amt, id)
   if not old then return nil end
   redis.call('ZREM', log, id)
   redis.call('HDEL', amt, id)
-  if redis.call('HLEN', amt) == 0 then redis.call('DEL', sum) else redis.call('INCRBYFLOAT', sum, fmt(-tonumber(old))) end
+  emptied(log, amt, sum)
+  if redis.call('HLEN', amt) == 0 then
+    redis.call('DEL', sum)
+    if known[sum] then known[sum].value = 0 end
+  else
+    addToSum(sum, -tonumber(old))
+  end
   return tonumber(old)
 end
 local t = redis.call('TIME')
@@ -58,26 +96,40 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
+ * A batch names each key once (the requests of one turn mostly share their tenant's counters):
+ * ARGV[2] is how many key references follow, each an index into KEYS; K is the keys in the
+ * order the requests use them, and BATCH_ARGS the first argument after the references.
+ */
+const BATCH_KEYS = `
+local K = {}
+for i = 1, tonumber(ARGV[2]) do K[i] = KEYS[tonumber(ARGV[2 + i])] end
+local BATCH_ARGS = 3 + tonumber(ARGV[2])
+`
+
+/**
  * The reservations of one event-loop turn, checked and made one after the other. ARGV[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
- * limit, fixed, perUnit, ms (sliding). KEYS, in the same order, per line 4: term (counter, its
+ * limit, fixed, perUnit, ms (sliding). K (BATCH_KEYS), in the same order, per line 4: term (counter, its
  * reservations: log, amounts, sum) or sliding (log, amounts, sum, unused). Returns per
  * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
  * to seed). Leases run on Redis's clock, windows on `now`.
  */
-const RESERVE = `${PRUNE}
+const RESERVE = `${PRUNE}${BATCH_KEYS}
 local eps = ${EPSILON}
+-- Term counters, read once per call: only settlements and seeds change them, not this script.
+local counters = {}
 local function reserve(a, k0)
   local now, umin, umax, ticket, n, lease = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
   local used = {}
   for i = 1, n do
     local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
     if ARGV[b + 1] == 't' then
-      local v = redis.call('GET', KEYS[k + 1])
+      local v = counters[K[k + 1]]
+      if v == nil then v = redis.call('GET', K[k + 1]) counters[K[k + 1]] = v end
       if not v then return {-1, i - 1} end
-      used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
+      used[i] = tonumber(v) + prune(K[k + 2], K[k + 3], K[k + 4], clock)
     else
-      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
+      used[i] = prune(K[k + 1], K[k + 2], K[k + 3], now - tonumber(ARGV[b + 5]))
     end
   end
   local granted = umax
@@ -97,16 +149,16 @@ local function reserve(a, k0)
     local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
     local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
     if ARGV[b + 1] == 't' then
-      add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
+      add(K[k + 2], K[k + 3], K[k + 4], ticket, clock + lease, amount, lease * 2)
     else
       local ms = tonumber(ARGV[b + 5])
-      add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
+      add(K[k + 1], K[k + 2], K[k + 3], ticket, now, amount, ms * 2)
     end
     out[#out + 1] = fmt(amount)
   end
   return out
 end
-local results, a, k = {}, 2, 0
+local results, a, k = {}, BATCH_ARGS, 0
 for r = 1, tonumber(ARGV[1]) do
   local n = tonumber(ARGV[a + 4])
   results[r] = reserve(a, k)
@@ -118,35 +170,40 @@ return results
 
 /**
  * The settlements of one event-loop turn, applied one after the other. ARGV[1]: how many; then
- * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. KEYS, in
+ * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. K (BATCH_KEYS), in
  * the same order, per line: term (counter, log, amounts, sum, its minutes: hash of start
  * minute → settled, 'until' → reconciled up to) or sliding (log, amounts, sum, unused).
  */
-const SETTLE = `${PRUNE}
-local a, k = 2, 0
+const SETTLE = `${PRUNE}${BATCH_KEYS}
+-- Per counter, read once per call: whether it exists and its time to live. A script does not
+-- see time pass, and INCRBYFLOAT keeps both.
+local exists, ttls = {}, {}
+local a, k = BATCH_ARGS, 0
 for _ = 1, tonumber(ARGV[1]) do
   local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   a = a + 4
   for i = 1, n do
     local actual = tonumber(ARGV[a + 2])
     if ARGV[a] == 't' then
-      take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
+      take(K[k + 2], K[k + 3], K[k + 4], ticket)
       -- Counted even when the lease ran out meanwhile: it was used.
-      if redis.call('EXISTS', KEYS[k + 1]) == 1 then
-        redis.call('INCRBYFLOAT', KEYS[k + 1], fmt(actual))
-        redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
-        local ttl = redis.call('PTTL', KEYS[k + 1])
-        if ttl > 0 then redis.call('PEXPIRE', KEYS[k + 5], ttl) end
+      local counter = K[k + 1]
+      if exists[counter] == nil then exists[counter] = redis.call('EXISTS', counter) == 1 end
+      if exists[counter] then
+        redis.call('INCRBYFLOAT', counter, fmt(actual))
+        redis.call('HINCRBYFLOAT', K[k + 5], minute, fmt(actual))
+        if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
+        if ttls[counter] > 0 then expireOnce(K[k + 5], ttls[counter]) end
       end
       k = k + 5
     else
       local ms = tonumber(ARGV[a + 3])
-      local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+      local log, amt, sum = K[k + 1], K[k + 2], K[k + 3]
       prune(log, amt, sum, now - ms)
       local old = redis.call('HGET', amt, ticket)
       if old then
         redis.call('HSET', amt, ticket, fmt(actual))
-        redis.call('INCRBYFLOAT', sum, fmt(actual - tonumber(old)))
+        addToSum(sum, actual - tonumber(old))
       elseif actual > 0 then
         add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
       end
@@ -311,10 +368,26 @@ export class RedisLedger implements BudgetLedger {
     }
   }
 
-  /** A batch as one script call takes it: the number of keys, then the keys, how many, the arguments. */
+  /**
+   * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys, how
+   * many requests, how many key references, the references (1-based), the arguments.
+   */
   private batchArgs(batch: readonly { keys: string[]; args: (string | number)[] }[]): [number, (string | number)[]] {
-    const keys = batch.flatMap((b) => b.keys)
-    return [keys.length, [...keys, batch.length, ...batch.flatMap((b) => b.args)]]
+    const index = new Map<string, number>()
+    const keys: string[] = []
+    const refs: number[] = []
+    for (const b of batch) {
+      for (const key of b.keys) {
+        let i = index.get(key)
+        if (i === undefined) {
+          keys.push(key)
+          i = keys.length
+          index.set(key, i)
+        }
+        refs.push(i)
+      }
+    }
+    return [keys.length, [...keys, batch.length, refs.length, ...refs, ...batch.flatMap((b) => b.args)]]
   }
 
   private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {

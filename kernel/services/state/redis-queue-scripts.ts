@@ -24,33 +24,115 @@ local WAITERS, WEXP, SLOTS, RUN, HOLDS = base .. 'waiters', base .. 'wexp', base
 local function kq(gk) return base .. 'kq:' .. gk end
 -- The ids whose grants the running script returns in its reply (ENQUEUE sets them).
 local replying = {}
-local function hnum(h, f) return tonumber(redis.call('HGET', h, f)) or 0 end
+-- The counter hashes (state, gc, gw, gllk, kc, gwait, grun, kwait, krun), read once per script
+-- call and kept here; the scripts change the copy (false: field deleted) and flush() writes
+-- what differs from what was read, one HSET and one HDEL per hash, before the script returns.
+-- A script runs alone, so nothing else reads them in between. full[h] marks a hash read whole.
+local cache, orig, dirty, full = {}, {}, {}, {}
+local function hcache(h) local c = cache[h] if not c then c = {} cache[h] = c orig[h] = {} end return c end
+local function hget(h, f)
+  local c = hcache(h)
+  local v = c[f]
+  if v == nil then
+    if full[h] then return false end
+    v = redis.call('HGET', h, f)
+    c[f] = v
+    orig[h][f] = v
+  end
+  return v
+end
+local function hnum(h, f) return tonumber(hget(h, f)) or 0 end
+local function hset(h, f, v)
+  hcache(h)[f] = v
+  local d = dirty[h] if not d then d = {} dirty[h] = d end
+  d[f] = true
+end
+local function hdel(h, f) hset(h, f, false) end
+local function hincr(h, f, d) local v = hnum(h, f) + d hset(h, f, v) return v end
+-- The fields present, as a list of names (the values are then in the cache).
+local function hkeys(h)
+  local c = hcache(h)
+  if not full[h] then
+    local all = redis.call('HGETALL', h)
+    for i = 1, #all, 2 do
+      if c[all[i]] == nil then c[all[i]] = all[i + 1] orig[h][all[i]] = all[i + 1] end
+    end
+    full[h] = true
+  end
+  local out = {}
+  for f, v in pairs(c) do if v then out[#out + 1] = f end end
+  return out
+end
+-- Waiters decoded once per script call (false once gone), and each key's head of line.
+local waiters, heads = {}, {}
+local function waiter(id)
+  local w = waiters[id]
+  if w == nil then
+    local raw = redis.call('HGET', WAITERS, id)
+    if raw then w = cjson.decode(raw) else w = false end
+    waiters[id] = w
+  end
+  return w
+end
+local function head(gk)
+  local h = heads[gk]
+  if h == nil then h = redis.call('LINDEX', kq(gk), 0) heads[gk] = h end
+  return h
+end
+-- Holds are counted once, then kept by the code that adds or removes one.
+local holdCount
+local function holds() if not holdCount then holdCount = redis.call('HLEN', HOLDS) end return holdCount end
+local function holdsChanged(d) if holdCount then holdCount = holdCount + d end end
+-- Ids granted in this call (the enqueue's reply), instead of asking RUN again.
+local granted = {}
 local function fmt(x) return string.format('%.17g', x) end
+local function flush()
+  for h, fields in pairs(dirty) do
+    local c, o = cache[h], orig[h]
+    local sets, dels = {}, {}
+    for f in pairs(fields) do
+      local v = c[f]
+      if type(v) == 'number' then v = fmt(v) end
+      if o[f] == nil or o[f] ~= v then
+        if v then sets[#sets + 1] = f sets[#sets + 1] = v else dels[#dels + 1] = f end
+      end
+      o[f] = v
+    end
+    if #sets > 0 then redis.call('HSET', h, unpack(sets)) end
+    if #dels > 0 then redis.call('HDEL', h, unpack(dels)) end
+  end
+  dirty = {}
+end
 local function weight(g) local w = hnum(GW, g) if w <= 0 then return 1 end return w end
 
 local function charge(g, gk, amount)
-  redis.call('HINCRBYFLOAT', GC, g, fmt(amount / weight(g)))
-  redis.call('HINCRBYFLOAT', KC, gk, fmt(amount))
+  hincr(GC, g, amount / weight(g))
+  hincr(KC, gk, amount)
 end
 
 -- Takes a waiter out of its line, with its lease (w.lease); its cost is charged when it is being granted.
 local function takeWaiter(id, granting)
-  local raw = redis.call('HGET', WAITERS, id)
-  if not raw then return nil end
-  local w = cjson.decode(raw)
+  local w = waiter(id)
+  if not w then return nil end
   local gk = w.g .. SEP .. w.k
   w.lease = tonumber(redis.call('ZSCORE', WEXP, id))
   redis.call('HDEL', WAITERS, id)
+  waiters[id] = false
   redis.call('ZREM', WEXP, id)
-  redis.call('LREM', kq(gk), 1, id)
-  if granting then charge(w.g, gk, w.c) end
-  if redis.call('HINCRBY', KWAIT, gk, -1) <= 0 then
-    redis.call('HDEL', KWAIT, gk)
-    redis.call('HSET', GLLK, w.g, fmt(hnum(KC, gk)))
+  if heads[gk] == id then
+    redis.call('LPOP', kq(gk))
+  else
+    redis.call('LREM', kq(gk), 1, id)
   end
-  if redis.call('HINCRBY', GWAIT, w.g, -1) <= 0 then
-    redis.call('HDEL', GWAIT, w.g)
-    redis.call('HSET', S, 'lastLeftGroup', fmt(hnum(GC, w.g)))
+  heads[gk] = nil
+  if granting then charge(w.g, gk, w.c) end
+  if hincr(KWAIT, gk, -1) <= 0 then
+    hdel(KWAIT, gk)
+    hset(GLLK, w.g, fmt(hnum(KC, gk)))
+  end
+  if hincr(GWAIT, w.g, -1) <= 0 then
+    hdel(GWAIT, w.g)
+    hset(S, 'lastLeftGroup', fmt(hnum(GC, w.g)))
   end
   return w
 end
@@ -59,11 +141,12 @@ end
 -- most until that process's last heartbeat + one lease, so its slot is back within one lease.
 local function grant(id, w)
   local gk = w.g .. SEP .. w.k
-  redis.call('HINCRBY', S, 'running', 1)
-  redis.call('HINCRBY', GRUN, w.g, 1)
-  redis.call('HINCRBY', KRUN, gk, 1)
+  hincr(S, 'running', 1)
+  hincr(GRUN, w.g, 1)
+  hincr(KRUN, gk, 1)
   redis.call('HSET', SLOTS, id, cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m }))
   redis.call('ZADD', RUN, w.lease or (now + lease), id)
+  granted[id] = true
   -- The enqueue script's own request learns of its grant from the reply: no message for it.
   if not replying[id] then redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id) end
 end
@@ -75,9 +158,10 @@ local function releaseSlot(id, actual)
   local gk = s.g .. SEP .. s.k
   redis.call('HDEL', SLOTS, id)
   redis.call('ZREM', RUN, id)
-  redis.call('HINCRBY', S, 'running', -1)
-  if redis.call('HINCRBY', GRUN, s.g, -1) <= 0 then redis.call('HDEL', GRUN, s.g) end
-  if redis.call('HINCRBY', KRUN, gk, -1) <= 0 then redis.call('HDEL', KRUN, gk) end
+  granted[id] = nil
+  hincr(S, 'running', -1)
+  if hincr(GRUN, s.g, -1) <= 0 then hdel(GRUN, s.g) end
+  if hincr(KRUN, gk, -1) <= 0 then hdel(KRUN, gk) end
   if actual == nil then actual = s.c end
   charge(s.g, gk, actual - s.c)
   return s
@@ -87,21 +171,20 @@ end
 local function expire()
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', RUN, '-inf', now)) do releaseSlot(id, nil) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', WEXP, '-inf', now)) do takeWaiter(id, false) end
-  local holds = redis.call('HGETALL', HOLDS)
+  local holds, n = redis.call('HGETALL', HOLDS), 0
   for i = 1, #holds, 2 do
-    if tonumber(holds[i + 1]) <= now then redis.call('HDEL', HOLDS, holds[i]) end
+    if tonumber(holds[i + 1]) <= now then redis.call('HDEL', HOLDS, holds[i]) else n = n + 1 end
   end
+  holdCount = n
 end
 
 -- The least-served waiting group, then its least-served waiting key; its oldest request.
 local function pick()
-  local entries = redis.call('HGETALL', KWAIT)
   local groups = {}
-  for i = 1, #entries, 2 do
-    local gk = entries[i]
-    local head = redis.call('LINDEX', kq(gk), 0)
+  for _, gk in ipairs(hkeys(KWAIT)) do
+    local head = head(gk)
     if head then
-      local w = cjson.decode(redis.call('HGET', WAITERS, head))
+      local w = waiter(head)
       local grp = groups[w.g]
       if not grp then
         grp = { c = hnum(GC, w.g), s = w.s }
@@ -122,7 +205,7 @@ end
 
 local function pump()
   local capacity = hnum(S, 'capacity')
-  while hnum(S, 'running') + redis.call('HLEN', HOLDS) < capacity do
+  while hnum(S, 'running') + holds() < capacity do
     local id = pick()
     if not id then break end
     grant(id, takeWaiter(id, true))
@@ -133,40 +216,36 @@ end
 local function lift(g, gk)
   if hnum(GWAIT, g) == 0 and hnum(GRUN, g) == 0 then
     local min
-    local gw = redis.call('HGETALL', GWAIT)
-    for i = 1, #gw, 2 do
-      local c = hnum(GC, gw[i])
+    for _, other in ipairs(hkeys(GWAIT)) do
+      local c = hnum(GC, other)
       if not min or c < min then min = c end
     end
     local target = min or hnum(S, 'lastLeftGroup')
-    if hnum(GC, g) < target then redis.call('HSET', GC, g, fmt(target)) end
+    if hnum(GC, g) < target then hset(GC, g, fmt(target)) end
   end
   if hnum(KWAIT, gk) == 0 and hnum(KRUN, gk) == 0 then
     local min
     local prefix = g .. SEP
-    local kw = redis.call('HGETALL', KWAIT)
-    for i = 1, #kw, 2 do
-      if string.sub(kw[i], 1, #prefix) == prefix then
-        local c = hnum(KC, kw[i])
+    for _, other in ipairs(hkeys(KWAIT)) do
+      if string.sub(other, 1, #prefix) == prefix then
+        local c = hnum(KC, other)
         if not min or c < min then min = c end
       end
     end
     local target = min or hnum(GLLK, g)
-    if hnum(KC, gk) < target then redis.call('HSET', KC, gk, fmt(target)) end
+    if hnum(KC, gk) < target then hset(KC, gk, fmt(target)) end
   end
 end
 
 local function wouldBeNext(g, gk)
   local gc = hnum(GC, g)
-  local gw = redis.call('HGETALL', GWAIT)
-  for i = 1, #gw, 2 do
-    if gw[i] ~= g and hnum(GC, gw[i]) < gc then return false end
+  for _, other in ipairs(hkeys(GWAIT)) do
+    if other ~= g and hnum(GC, other) < gc then return false end
   end
   local kc = hnum(KC, gk)
   local prefix = g .. SEP
-  local kw = redis.call('HGETALL', KWAIT)
-  for i = 1, #kw, 2 do
-    if kw[i] ~= gk and string.sub(kw[i], 1, #prefix) == prefix and hnum(KC, kw[i]) < kc then return false end
+  for _, other in ipairs(hkeys(KWAIT)) do
+    if other ~= gk and string.sub(other, 1, #prefix) == prefix and hnum(KC, other) < kc then return false end
   end
   return true
 end
@@ -187,31 +266,39 @@ end
 export const ENQUEUE = `${PRELUDE}
 local function enqueue(a)
   local id, g, k, w, cost, model, process, capacity, oldSeq = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4]), ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], tonumber(ARGV[a + 8])
-  redis.call('HSET', S, 'capacity', capacity)
-  redis.call('HSET', GW, g, w)
+  -- Written only when changed: the same capacity and weight come with nearly every request.
+  if hget(S, 'capacity') ~= capacity then hset(S, 'capacity', capacity) end
+  if hget(GW, g) ~= w then hset(GW, g, w) end
   local gk = g .. SEP .. k
   local held = redis.call('HGET', HOLDS, gk)
   if not held and not oldSeq then lift(g, gk) end
-  local seq = oldSeq or redis.call('HINCRBY', S, 'seq', 1)
-  redis.call('HSET', WAITERS, id, cjson.encode({ g = g, k = k, c = cost, s = seq, p = process, m = model }))
+  local seq = oldSeq or hincr(S, 'seq', 1)
+  local entry = { g = g, k = k, c = cost, s = seq, p = process, m = model }
+  redis.call('HSET', WAITERS, id, cjson.encode(entry))
+  waiters[id] = entry
   redis.call('ZADD', WEXP, now + lease, id)
   local placed = false
   if oldSeq then
     for _, other in ipairs(redis.call('LRANGE', kq(gk), 0, -1)) do
-      local raw = redis.call('HGET', WAITERS, other)
-      if raw and cjson.decode(raw).s > seq then
+      local o = waiter(other)
+      if o and o.s > seq then
         redis.call('LINSERT', kq(gk), 'BEFORE', other, id)
+        heads[gk] = nil
         placed = true
         break
       end
     end
   end
-  if not placed then redis.call('RPUSH', kq(gk), id) end
-  redis.call('HINCRBY', KWAIT, gk, 1)
-  redis.call('HINCRBY', GWAIT, g, 1)
+  if not placed then
+    redis.call('RPUSH', kq(gk), id)
+    if heads[gk] == false then heads[gk] = id end
+  end
+  hincr(KWAIT, gk, 1)
+  hincr(GWAIT, g, 1)
   if held then
     -- The slot kept for this key: served now.
     redis.call('HDEL', HOLDS, gk)
+    holdsChanged(-1)
     grant(id, takeWaiter(id, true))
   end
   pump()
@@ -221,11 +308,12 @@ for i = 5, #ARGV, 9 do replying[ARGV[i]] = true end
 expire()
 local seqs = {}
 for i = 5, #ARGV, 9 do seqs[#seqs + 1] = enqueue(i) end
+flush()
 touch()
 local out = {}
 for n, seq in ipairs(seqs) do
   local id = ARGV[5 + (n - 1) * 9]
-  if redis.call('ZSCORE', RUN, id) then out[n] = {1, seq} else out[n] = {0, seq} end
+  if granted[id] then out[n] = {1, seq} else out[n] = {0, seq} end
 end
 return out
 `
@@ -242,16 +330,18 @@ for i = 5, #ARGV, 3 do
   local id, actual, anticipation = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
   local s = releaseSlot(id, actual)
   local held = 0
-  if s and anticipation > 0 and redis.call('HLEN', WAITERS) > 0 then
+  if s and anticipation > 0 and #hkeys(KWAIT) > 0 then
     local gk = s.g .. SEP .. s.k
     if hnum(KWAIT, gk) == 0 and not redis.call('HGET', HOLDS, gk) and wouldBeNext(s.g, gk) then
       redis.call('HSET', HOLDS, gk, now + anticipation)
+      holdsChanged(1)
       held = 1
     end
   end
   pump()
   out[#out + 1] = held
 end
+flush()
 return out
 `
 
@@ -260,6 +350,7 @@ export const CANCEL = `${PRELUDE}
 local id = ARGV[5]
 if redis.call('HEXISTS', WAITERS, id) == 1 then
   takeWaiter(id, false)
+  flush()
   return 'cancelled'
 end
 if redis.call('ZSCORE', RUN, id) then return 'running' end
@@ -278,6 +369,7 @@ for i = 5, #ARGV do
   redis.call('ZADD', RUN, 'XX', now + lease, ARGV[i])
 end
 pump()
+flush()
 local running, gone = {}, {}
 for i = 5, #ARGV do
   local id = ARGV[i]
