@@ -6,7 +6,8 @@
  * that a search happened and with which provider, never its words.
  */
 import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError, toGatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/errors.js'
+import { outcomeOf } from '../../kernel/chain.js'
 import { reply } from '../../kernel/reply.js'
 import { webSearchSettings } from '../../kernel/services/web-search/provider.js'
 import { recordSearch } from '../../kernel/services/web-search/search-record.js'
@@ -28,10 +29,10 @@ export default definePlugin({
         const { provider } = settings
         try {
           const results = await provider.search(body.query.trim(), count, { principal: ex.principal!, signal: ex.signal })
-          recordSearch(kernel, ex, provider.name, 200)
+          recordSearch(kernel, ex, provider.name, { kind: 'done', status: 200 })
           ex.reply = reply.json({ query: body.query, provider: provider.name, provider_description: provider.description, results })
         } catch (err) {
-          recordSearch(kernel, ex, provider.name, ex.signal.aborted ? 499 : toGatewayError(err).status)
+          recordSearch(kernel, ex, provider.name, outcomeOf(ex, err))
           throw err
         }
         await next()

@@ -5,48 +5,16 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import net from 'node:net'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { serverWith } from '../support/deployment-files.js'
 import { available, REDIS_URL, uniqueName } from '../support/services.js'
+import { cuttableProxy } from '../support/cuttable-proxy.js'
 
 const test = suite('e2e probes')
 
 interface Readiness {
   status: string
   checks: Record<string, { ok: boolean; error?: string }>
-}
-
-/** A TCP proxy to Redis whose connections can all be cut, and new ones refused, then allowed again. */
-async function cuttableProxy(target: URL) {
-  const sockets = new Set<net.Socket>()
-  let cut = false
-  const server = net.createServer((client) => {
-    if (cut) return void client.destroy()
-    const upstream = net.connect(Number(target.port || 6379), target.hostname)
-    for (const s of [client, upstream]) {
-      sockets.add(s)
-      s.on('error', () => undefined)
-      s.on('close', () => {
-        sockets.delete(s)
-        client.destroy()
-        upstream.destroy()
-      })
-    }
-    client.pipe(upstream).pipe(client)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    cut() {
-      cut = true
-      for (const s of sockets) s.destroy()
-    },
-    restore() {
-      cut = false
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  }
 }
 
 async function readyz(gateway: TestGateway): Promise<{ status: number; body: Readiness }> {

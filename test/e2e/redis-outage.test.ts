@@ -7,12 +7,12 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import net from 'node:net'
 import { Redis } from 'ioredis'
 import { prepareDeployment } from '../support/gateway.js'
 import { keysFile, modelsWith, serverWith } from '../support/deployment-files.js'
 import { startReplica, type Replica } from '../support/replica.js'
 import { available, REDIS_URL, uniqueName } from '../support/services.js'
+import { cuttableProxy, type CuttableProxy } from '../support/cuttable-proxy.js'
 
 const test = suite('e2e a replica cut from Redis past its lease')
 const LEASE = 1000
@@ -20,39 +20,7 @@ const ITL = 50
 const prefix = `${uniqueName('sluice-outage')}:`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** A TCP proxy to Redis that can be cut (every connection closed, new ones refused) and restored. */
-async function cuttableProxy(target: URL): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>()
-  let cut = false
-  const server = net.createServer((client) => {
-    if (cut) return void client.destroy()
-    const upstream = net.connect(Number(target.port || 6379), target.hostname)
-    for (const s of [client, upstream]) {
-      sockets.add(s)
-      s.on('error', () => undefined)
-      s.on('close', () => {
-        sockets.delete(s)
-        client.destroy()
-        upstream.destroy()
-      })
-    }
-    client.pipe(upstream).pipe(client)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    cut() {
-      cut = true
-      for (const s of sockets) s.destroy()
-    },
-    restore() {
-      cut = false
-    },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
-
-let proxy: Awaited<ReturnType<typeof cuttableProxy>> | undefined
+let proxy: CuttableProxy | undefined
 let direct: Replica | undefined
 let cutOff: Replica | undefined
 

@@ -51,7 +51,9 @@ export class ProjectsCache {
     const tokensByProject = new Map<string, StoredToken[]>()
     const index = new DigestIndex<StoredToken>()
     for (const t of snapshot.tokens) {
-      tokensByProject.set(t.projectId, [...(tokensByProject.get(t.projectId) ?? []), t])
+      const own = tokensByProject.get(t.projectId)
+      if (own) own.push(t)
+      else tokensByProject.set(t.projectId, [t])
       index.add(Buffer.from(t.digest, 'hex'), t)
     }
     this.projectsById = new Map(snapshot.projects.map((p) => [p.id, p]))

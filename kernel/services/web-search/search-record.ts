@@ -6,8 +6,10 @@
  */
 import type { Exchange } from '../../exchange.js'
 import type { Kernel } from '../../kernel.js'
+import type { Outcome } from '../../plugin.js'
 
-export function recordSearch(kernel: Kernel, ex: Exchange, provider: string, status: number): void {
+/** `outcome`: the kernel's own (`outcomeOf` for an error), so a search ends as any request does. */
+export function recordSearch(kernel: Kernel, ex: Exchange, provider: string, outcome: Outcome): void {
   kernel.records.add({
     at: ex.startedAt,
     requestId: ex.id,
@@ -24,8 +26,8 @@ export function recordSearch(kernel: Kernel, ex: Exchange, provider: string, sta
     characters: 0,
     usageSource: 'none',
     value: 0,
-    status,
-    outcome: status < 400 ? 'done' : status === 499 ? 'aborted' : 'failed',
+    status: outcome.status,
+    outcome: outcome.kind,
     queueMs: null,
     ttftMs: null,
     totalMs: Math.max(0, kernel.now() - ex.startedAt),

@@ -1,27 +1,14 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import adminGroups from '../../../plugins/admin-groups/index.js'
-import { makeServedKernel, runPlugin } from '../../harness.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import { adminPluginSuite } from '../../support/admin-plugin.js'
 
-const test = suite('plugin admin-groups')
-let kernel: Kernel
-let close: () => Promise<void>
-test.before(async () => {
-  const served = await makeServedKernel()
-  kernel = served.kernel
-  close = served.close
-})
-test.after(async () => close())
-
-const act = (action: string, scenario: { body?: unknown; params?: Record<string, string> } = {}) => runPlugin(adminGroups, { action }, { kernel, state: { admin: { authenticated: true } }, ...scenario })
-const body = (run: Awaited<ReturnType<typeof act>>) => (run.reply?.kind === 'json' ? (run.reply.body as Record<string, unknown>) : undefined)
+const { test, served, act, json: body } = adminPluginSuite('admin-groups', adminGroups)
 
 test('put: a group with permitted models, budgets and weight; defaults filled', async () => {
   const run = await act('put', { params: { id: 'research' }, body: { models: ['sim-chat'], weight: 3, budget: { amount: 100, term: 'week' }, tokens_per_minute: 20000 } })
   assert.equal(body(run), { id: 'research', models: ['sim-chat'], weight: 3, budget: { amount: 100, term: 'week' }, tokens_per_minute: 20000, source: 'store' })
   assert.equal(body(await act('put', { params: { id: 'small' }, body: {} })), { id: 'small', models: ['*'], weight: 1, budget: null, tokens_per_minute: null, source: 'store' })
-  assert.is(kernel.keys.group('research')?.weight, 3)
+  assert.is(served.kernel.keys.group('research')?.weight, 3)
 })
 
 test('list and get, the keys.yaml seed included', async () => {
@@ -38,14 +25,14 @@ test('bad groups: 400, nothing stored', async () => {
     assert.match(run.error!.message, /^invalid request: /)
   }
   assert.is((await act('put', { params: { id: 'bad' }, body: [1] })).error?.status, 400)
-  assert.is(kernel.keys.group('bad'), undefined)
+  assert.is(served.kernel.keys.group('bad'), undefined)
 })
 
 test('delete: refused while keys are in the group; done when empty', async () => {
   const busy = await act('delete', { params: { id: 'demo' } })
   assert.equal([busy.error?.status, busy.error?.message], [409, 'group demo still has keys: demo'])
   assert.equal(body(await act('delete', { params: { id: 'small' } })), { id: 'small', deleted: true })
-  assert.is(kernel.keys.group('small'), undefined)
+  assert.is(served.kernel.keys.group('small'), undefined)
 })
 
 test.run()

@@ -1,22 +1,9 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import adminKeys from '../../../plugins/admin-keys/index.js'
-import { makeServedKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import { setupPlugin, TEST_KEY } from '../../harness.js'
+import { adminPluginSuite } from '../../support/admin-plugin.js'
 
-const test = suite('plugin admin-keys')
-let kernel: Kernel
-let close: () => Promise<void>
-test.before(async () => {
-  const served = await makeServedKernel()
-  kernel = served.kernel
-  close = served.close
-})
-test.after(async () => close())
-
-const admin = { admin: { authenticated: true as const } }
-const act = (action: string, scenario: { body?: unknown; params?: Record<string, string> } = {}) => runPlugin(adminKeys, { action }, { kernel, state: admin, ...scenario })
-const json = (run: Awaited<ReturnType<typeof act>>) => (run.reply?.kind === 'json' ? (run.reply.body as Record<string, unknown>) : undefined)
+const { test, served, act, json } = adminPluginSuite('admin-keys', adminKeys)
 
 test('create: 201 with the key and its secret, shown once; the secret works at once', async () => {
   const run = await act('create', { body: { id: 'alice', group: 'demo', budget: { amount: 5 }, tokens_per_minute: 1000 } })
@@ -25,7 +12,7 @@ test('create: 201 with the key and its secret, shown once; the secret works at o
   const key = body.key as Record<string, unknown>
   assert.equal([key.id, key.group, key.enabled, key.legacy, key.budget, key.tokens_per_minute, key.source], ['alice', 'demo', true, false, { amount: 5, term: 'month' }, 1000, 'store'])
   assert.match(String(body.secret), /^sk-sluice-/)
-  assert.is(kernel.keys.lookup(String(body.secret))?.id, 'alice')
+  assert.is(served.kernel.keys.lookup(String(body.secret))?.id, 'alice')
   assert.is(run.ex.headers.get('cache-control'), 'no-store')
 })
 
@@ -43,9 +30,9 @@ test('list and get show keys without secrets or digests', async () => {
 test('update: switch off, and the next lookup sees it', async () => {
   const run = await act('update', { params: { id: 'demo' }, body: { enabled: false } })
   assert.is(json(run)!.enabled, false)
-  assert.is(kernel.keys.lookup(TEST_KEY)?.enabled, false)
+  assert.is(served.kernel.keys.lookup(TEST_KEY)?.enabled, false)
   await act('update', { params: { id: 'demo' }, body: { enabled: true } })
-  assert.is(kernel.keys.lookup(TEST_KEY)?.enabled, true)
+  assert.is(served.kernel.keys.lookup(TEST_KEY)?.enabled, true)
 })
 
 test('rotate: a new secret in the answer; the old one stops', async () => {
@@ -53,18 +40,18 @@ test('rotate: a new secret in the answer; the old one stops', async () => {
   const id = (made.key as { id: string }).id
   assert.match(id, /^key-[0-9a-f]{12}$/, 'an id is made when none is given')
   const rotated = json(await act('rotate', { params: { id } }))!
-  assert.is(kernel.keys.lookup(String(made.secret)), undefined)
-  assert.equal([kernel.keys.lookup(String(rotated.secret))?.id, (rotated.key as { legacy: boolean }).legacy], [id, false])
+  assert.is(served.kernel.keys.lookup(String(made.secret)), undefined)
+  assert.equal([served.kernel.keys.lookup(String(rotated.secret))?.id, (rotated.key as { legacy: boolean }).legacy], [id, false])
 })
 
 test('delete', async () => {
   const made = json(await act('create', { body: { id: 'gone', group: 'demo' } }))!
   assert.equal(json(await act('delete', { params: { id: 'gone' } })), { id: 'gone', deleted: true })
-  assert.is(kernel.keys.lookup(String(made.secret)), undefined)
+  assert.is(served.kernel.keys.lookup(String(made.secret)), undefined)
 })
 
 test('bad bodies: 400 with the reason, and nothing changes', async () => {
-  const before = kernel.keys.keys().length
+  const before = served.kernel.keys.keys().length
   for (const [body, reason] of [
     [{}, /must have required property 'group'/],
     [{ group: 'demo', colour: 'red' }, /unknown property 'colour'/],
@@ -78,13 +65,13 @@ test('bad bodies: 400 with the reason, and nothing changes', async () => {
   }
   const empty = await act('update', { params: { id: 'alice' }, body: {} })
   assert.is(empty.error?.status, 400)
-  assert.is(kernel.keys.keys().length, before)
+  assert.is(served.kernel.keys.keys().length, before)
   assert.is((await act('create', { body: { id: 'alice', group: 'demo' } })).error?.status, 409)
 })
 
 test('options are validated like the loader does', async () => {
   try {
-    await setupPlugin(adminKeys, { action: 'explode' }, kernel)
+    await setupPlugin(adminKeys, { action: 'explode' }, served.kernel)
     assert.unreachable()
   } catch (err) {
     assert.match(String(err), /bad options/)

@@ -1,27 +1,14 @@
 /** admin-projects alone: the harness, with the shared services opened as the gateway opens them. */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import adminProjects from '../../../plugins/admin-projects/index.js'
-import { makeServedKernel, runPlugin, setupPlugin } from '../../harness.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import { setupPlugin } from '../../harness.js'
+import { adminPluginSuite } from '../../support/admin-plugin.js'
 
-const test = suite('plugin admin-projects')
-let kernel: Kernel
-let close: () => Promise<void>
-test.before(async () => {
-  const served = await makeServedKernel()
-  kernel = served.kernel
-  close = served.close
-})
-test.after(async () => close())
-
-const admin = { admin: { authenticated: true as const } }
-const act = (action: string, scenario: { body?: unknown; params?: Record<string, string> } = {}) => runPlugin(adminProjects, { action }, { kernel, state: admin, ...scenario })
-const json = (run: Awaited<ReturnType<typeof act>>) => (run.reply?.kind === 'json' ? (run.reply.body as Record<string, unknown>) : undefined)
+const { test, served, act, json } = adminPluginSuite('admin-projects', adminProjects)
 
 test('options: an unknown action stops the load', async () => {
   try {
-    await setupPlugin(adminProjects, { action: 'rename' }, kernel)
+    await setupPlugin(adminProjects, { action: 'rename' }, served.kernel)
     assert.unreachable('accepted')
   } catch (err) {
     assert.match(String(err), 'action')
@@ -35,7 +22,7 @@ test('put creates (201) then replaces (200); the project is served at once', asy
   assert.is(made.ex.headers.get('cache-control'), 'no-store')
   const replaced = await act('put', { params: { id: 'acme' }, body: { key: 'demo' } })
   assert.is(replaced.reply?.status, 200)
-  assert.is(kernel.query.projects.project('acme')?.keyId, 'demo')
+  assert.is(served.kernel.query.projects.project('acme')?.keyId, 'demo')
   const bad = await act('put', { params: { id: 'acme' }, body: { key: 'nope' } })
   assert.equal([bad.error?.status, bad.error?.message], [400, 'invalid request: /key: key nope does not exist'])
 })
@@ -45,14 +32,14 @@ test('tokens: made with the secret once, listed without it, deleted', async () =
   assert.is(made.reply?.status, 201)
   const secret = String(json(made)!.secret)
   const token = json(made)!.token as { id: string }
-  assert.is(kernel.query.projects.authenticate(secret)?.project.id, 'acme')
+  assert.is(served.kernel.query.projects.authenticate(secret)?.project.id, 'acme')
   const listed = json(await act('tokens', { params: { id: 'acme' } }))!
   assert.equal((listed.data as { id: string }[]).map((t) => t.id), [token.id])
   assert.not.ok(JSON.stringify(listed).includes(secret))
   const bad = await act('create-token', { params: { id: 'acme' }, body: { kind: 'root' } })
   assert.is(bad.error?.status, 400)
   await act('delete-token', { params: { id: 'acme', token: token.id } })
-  assert.is(kernel.query.projects.authenticate(secret), undefined)
+  assert.is(served.kernel.query.projects.authenticate(secret), undefined)
   const gone = await act('delete', { params: { id: 'acme' } })
   assert.equal(json(gone), { id: 'acme', deleted: true })
   const missing = await act('get', { params: { id: 'acme' } })
