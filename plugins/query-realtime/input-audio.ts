@@ -6,6 +6,7 @@
  */
 import { GatewayError } from '../../kernel/errors.js'
 import { decodeBase64Payload } from '../../protocols/http/base64-payload.js'
+import { wavHeader } from '../../protocols/audio/wav-header.js'
 
 export const PCM16_RATE = 24000
 
@@ -27,22 +28,4 @@ export function inputAudio(audioFile: string | undefined, format: string | undef
     return { base64: Buffer.concat([wavHeader(audio.data.length, PCM16_RATE), audio.data]).toString('base64'), filename: 'audio.wav' }
   }
   return { base64: audio.base64, filename: `audio.${format ?? 'wav'}`, ...(audio.contentType ? { contentType: audio.contentType } : {}) }
-}
-
-/** The 44-byte header of a mono 16-bit PCM WAV. */
-function wavHeader(dataBytes: number, rate: number): Buffer {
-  const h = Buffer.alloc(44)
-  h.write('RIFF', 0, 'ascii')
-  h.writeUInt32LE(36 + dataBytes, 4)
-  h.write('WAVEfmt ', 8, 'ascii')
-  h.writeUInt32LE(16, 16)
-  h.writeUInt16LE(1, 20)
-  h.writeUInt16LE(1, 22)
-  h.writeUInt32LE(rate, 24)
-  h.writeUInt32LE(rate * 2, 28)
-  h.writeUInt16LE(2, 32)
-  h.writeUInt16LE(16, 34)
-  h.write('data', 36, 'ascii')
-  h.writeUInt32LE(dataBytes, 40)
-  return h
 }

@@ -4,7 +4,7 @@
  * bytes), because SSE clients decode each delta on its own.
  */
 import { GatewayError } from '../../kernel/errors.js'
-import { readWavHeader } from './wav-header.js'
+import { readWavHeader } from '../../protocols/audio/wav-header.js'
 
 function badAudio(reason: string): GatewayError {
   return new GatewayError(502, `upstream sent unusable audio: ${reason}`, { code: 'upstream_failed' })

@@ -11,7 +11,7 @@ import type { Exchange } from '../../kernel/exchange.js'
 import type { SpeechPlan } from './speech-plan.js'
 import type { UpstreamSpeech } from './speech-upstream.js'
 import { collect, pcmFromWav, wholeSamples } from './pcm-stream.js'
-import { wavHeader } from './wav-header.js'
+import { wavHeader } from '../../protocols/audio/wav-header.js'
 import { contentTypes, encodePcm, type EncodedFormat } from './pcm-encoders.js'
 import { speechReport, speechUsage, type SpeechUsage } from './speech-usage.js'
 

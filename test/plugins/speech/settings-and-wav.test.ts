@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { speechSettings } from '../../../plugins/speech/speech-settings.js'
-import { readWavHeader, wavHeader } from '../../../plugins/speech/wav-header.js'
+import { readWavHeader, wavHeader } from '../../../protocols/audio/wav-header.js'
 import { wholeSamples } from '../../../plugins/speech/pcm-stream.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
 

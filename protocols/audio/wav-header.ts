@@ -1,5 +1,6 @@
 /**
- * WAV headers: the 44-byte header the gateway writes in front of 16-bit PCM, and a reader
+ * WAV headers: the 44-byte header the gateway writes in front of 16-bit PCM (speech replies,
+ * and pcm16 audio of the Query service's realtime messages before transcription), and a reader
  * for the header a server sends (servers that only speak WAV, such as Orpheus-FastAPI).
  *
  * A streamed WAV does not know its length when its header leaves, so, as OpenAI does, both the
