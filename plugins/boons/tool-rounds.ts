@@ -15,6 +15,7 @@ import type { Kernel, CallResult } from '../../kernel/kernel.js'
 import { GatewayError } from '../../kernel/errors.js'
 import { SerializedEvent, type StreamEvent, type StreamItem } from '../../kernel/reply.js'
 import type { ToolBoon } from './tool-boons.js'
+import { addToolCallDelta, type StreamedToolCall } from '../../protocols/openai/streamed-tool-calls.js'
 
 export interface RoundsSetup {
   readonly kernel: Kernel
@@ -26,11 +27,7 @@ export interface RoundsSetup {
   readonly acted: Set<string>
 }
 
-interface ToolCall {
-  id: string
-  type: 'function'
-  function: { name: string; arguments: string }
-}
+type ToolCall = StreamedToolCall
 
 interface Usage {
   prompt_tokens?: number
@@ -185,14 +182,14 @@ export async function* answerStreamed(s: RoundsSetup, base: Body, clientWantsUsa
   for (;;) {
     const res = await rounds.call(true)
     if (res.reply.kind !== 'events') throw notAs(res.reply.kind)
-    const calls = new Map<number, ToolCall>()
+    const calls: ToolCall[] = []
     const held: Chunk[] = []
     let flowing = false
     let content = ''
     let finish: Chunk | undefined
     let usageChunk: Chunk | undefined
     const boonIndex = (i: number) => {
-      const c = calls.get(i)
+      const c = calls[i]
       return c !== undefined && rounds.isBoonCall(c)
     }
     // A chunk without the boons' tool-call deltas (the client never sees the boons' calls).
@@ -215,13 +212,7 @@ export async function* answerStreamed(s: RoundsSetup, base: Body, clientWantsUsa
         }
         continue
       }
-      for (const t of choice.delta?.tool_calls ?? []) {
-        const c = calls.get(t.index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } }
-        if (t.id) c.id = t.id
-        if (t.function?.name) c.function.name += t.function.name
-        if (t.function?.arguments) c.function.arguments += t.function.arguments
-        calls.set(t.index, c)
-      }
+      for (const t of choice.delta?.tool_calls ?? []) addToolCallDelta(calls, t)
       if (typeof choice.delta?.content === 'string') content += choice.delta.content
       if (choice.finish_reason) {
         finish = ev
@@ -242,7 +233,7 @@ export async function* answerStreamed(s: RoundsSetup, base: Body, clientWantsUsa
         if (v) yield v
       }
     }
-    const all = [...calls.values()]
+    const all = calls.filter(Boolean)
     if (rounds.runsTools(all)) {
       await rounds.runTools(content, all)
       continue

@@ -8,12 +8,9 @@
  */
 import { GatewayError } from '../../kernel/errors.js'
 import type { CallResult } from '../../kernel/kernel.js'
+import { addToolCallDelta, type StreamedToolCall, type ToolCallDelta } from '../openai/streamed-tool-calls.js'
 
-export interface StreamedToolCall {
-  id: string
-  type: 'function'
-  function: { name: string; arguments: string }
-}
+export type { StreamedToolCall }
 
 export interface StreamedAnswer {
   readonly text: string
@@ -27,7 +24,7 @@ export interface StreamedAnswer {
 
 interface ChunkDelta {
   content?: unknown
-  tool_calls?: { index?: number; id?: string; function?: { name?: string; arguments?: string } }[]
+  tool_calls?: ToolCallDelta[]
 }
 interface Chunk {
   id?: string
@@ -66,12 +63,7 @@ export async function readAnswerStream(result: CallResult, onDelta: (text: strin
     const choice = chunk.choices?.[0]
     if (!choice) continue
     if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason
-    for (const part of choice.delta?.tool_calls ?? []) {
-      const call = (calls[part.index ?? 0] ??= { id: '', type: 'function', function: { name: '', arguments: '' } })
-      if (part.id) call.id = part.id
-      if (part.function?.name) call.function.name += part.function.name
-      if (part.function?.arguments) call.function.arguments += part.function.arguments
-    }
+    for (const part of choice.delta?.tool_calls ?? []) addToolCallDelta(calls, part)
     const delta = choice.delta?.content
     if (typeof delta === 'string' && delta !== '') {
       firstDeltaAt ??= performance.now()
