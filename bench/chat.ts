@@ -17,6 +17,7 @@ import { startChild, type Child } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
+import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 
 const SECONDS = option('seconds', 2)
 const ROUNDS = option('rounds', 3)
@@ -53,13 +54,14 @@ async function main() {
   const proxy = await startChild(path.join(dist, 'bench', 'proxy.js'), ['--upstream', sim.url])
   // --profile: the gateway writes a CPU profile (.cpuprofile) to bench/profiles/ when it stops.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
-  // --gateway-node "<flags>": V8/Node flags for the gateway process only (e.g. heap tuning).
-  const gatewayNode = process.argv.includes('--gateway-node') ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean) : []
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, [...profile, ...gatewayNode])
+  // --gateway-node "<flags>": V8/Node flags for the gateway process only (e.g. heap tuning);
+  // without it, the flags the server ships with (package.json `start`).
+  const gatewayNode = process.argv.includes('--gateway-node') ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean) : serverNodeFlags()
+  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, [...profile, ...gatewayNode])
   const baselineRss = gateway.rssMb()
   // --compare-node "<flags>": a second gateway with other Node flags, interleaved with the first (A/B in one run).
   const compareNode = process.argv.includes('--compare-node') ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean) : undefined
-  const compared = compareNode && (await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, compareNode))
+  const compared = compareNode && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, compareNode))
 
   const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })
   const targets = [

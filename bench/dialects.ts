@@ -8,6 +8,7 @@
  */
 import os from 'node:os'
 import path from 'node:path'
+import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
@@ -34,7 +35,7 @@ const fmt = formatLoad
 async function main() {
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(), '--port', '0'])
   const configDir = gatewayConfigFor(sim.url, KEY, { connections: 256, capacity: 1000 }, ['gateway.yaml', 'messages.yaml'])
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [configDir])
+  const gateway = await startGatewayChild(configDir)
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
   console.log(`Sluice dialects benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s per door, ${CONNECTIONS} connections, medians; simulator at zero latency\n`)
   for (const stream of [false, true]) {

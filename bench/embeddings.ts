@@ -11,6 +11,7 @@
  */
 import os from 'node:os'
 import path from 'node:path'
+import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
@@ -27,7 +28,7 @@ const fmt = formatLoad
 
 async function main() {
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(), '--port', '0'])
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { capacity: 1000, connections: 128 })])
+  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, { capacity: 1000, connections: 128 }))
   const targets = [
     { name: 'simulator direct', url: sim.url, model: 'sim-embed-384' },
     { name: 'sluice embeddings route', url: gateway.url, model: 'sim-embed' },

@@ -15,6 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { dump } from 'js-yaml'
 import WebSocket from 'ws'
+import { startGatewayChild } from './gateway-child.js'
 import { startChild, type Child } from './children.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatHash, hashSecret } from '../kernel/services/keys/keys.js'
@@ -181,7 +182,7 @@ async function idleMemory(gateway: Child, wsUrl: string): Promise<{ before: numb
 async function main(): Promise<void> {
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(4 * SOCKETS), '--port', '0'])
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-query-ws-'))
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [configFor(sim.url)], { SLUICE_DATA: dataDir })
+  const gateway = await startGatewayChild(configFor(sim.url), { SLUICE_DATA: dataDir })
   const wsUrl = `${gateway.url.replace(/^http/, 'ws')}/query/v1/ws?access_token=${TOKEN}`
   console.log(`Query service over WebSocket: ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`)
   console.log(`${SOCKETS} sockets (and ${SOCKETS} SSE connections), ${SECONDS} s each, answers back to back per socket; simulator at zero latency in its own process (max_tokens 32, search off)\n`)

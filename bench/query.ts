@@ -15,6 +15,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
+import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   await fillCollection(dataDir)
   const fillS = (Date.now() - t0) / 1000
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(), '--port', '0'])
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [configFor(sim.url)], { SLUICE_DATA: dataDir })
+  const gateway = await startGatewayChild(configFor(sim.url), { SLUICE_DATA: dataDir })
   const question = loadQuestions()[0]!.question
   const system = 'You are a helpful assistant.'
   const chat = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'system', content: system }, { role: 'user', content: question }], max_tokens: 32 })

@@ -19,6 +19,7 @@ import { dump, load } from 'js-yaml'
 import { Pool } from 'undici'
 import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
 import { gatewayConfigFor, option } from './bench-setup.js'
+import { startGatewayChild } from './gateway-child.js'
 import { startChild, type Child } from './children.js'
 
 const REPLICAS = 4
@@ -86,7 +87,7 @@ async function runPolicy(policy: (typeof policies)[number], prompts: string[]): 
   const models = load(fs.readFileSync(modelsFile, 'utf8')) as { backends: Record<string, Record<string, unknown>> }
   Object.assign(models.backends.sim!, { replicas: sims.map((s) => s.url), routing: { policy } })
   fs.writeFileSync(modelsFile, dump(models))
-  const gateway = await startChild(path.join(repoRoot, 'dist', 'bench', 'gateway-process.js'), [dir])
+  const gateway = await startGatewayChild(dir)
   const pool = new Pool(gateway.url, { connections: concurrency, pipelining: 1 })
   const rnd = seeded(7)
   // The same sequence of (prompt, turn) pairs for every policy.

@@ -13,6 +13,7 @@
  */
 import path from 'node:path'
 import { repoRoot } from '../kernel/paths.js'
+import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { gatewayConfigFor, option } from './bench-setup.js'
 import { defaultSimConfigFile } from '../sim/index.js'
@@ -26,7 +27,7 @@ const ADMIN = 'sk-bench-admin'
 const dist = path.join(repoRoot, 'dist')
 
 const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', defaultSimConfigFile, '--port', '0'])
-const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, {}, ['gateway.yaml', 'admin.yaml'])], { SLUICE_ADMIN_KEY: ADMIN })
+const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, {}, ['gateway.yaml', 'admin.yaml']), { SLUICE_ADMIN_KEY: ADMIN })
 
 /**
  * The same prompts for every row, so the large model's answers are as long with speculation as

@@ -18,6 +18,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
+import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
 
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
   const simFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
   fs.copyFileSync(path.join(defaultConfigDir, 'simulator.yaml'), simFile)
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', simFile, '--port', '0'])
-  const gateway = await startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY)])
+  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY))
   const direct: Target = { name: 'simulator', pool: new Pool(sim.url, { connections: 4 }), headers: {} }
   const viaGateway: Target = { name: 'gateway', pool: new Pool(gateway.url, { connections: 4 }), headers: { authorization: `Bearer ${KEY}` } }
   const pcm = { model: 'sim-orpheus', voice: 'tara', input: INPUT, response_format: 'pcm' }
