@@ -15,6 +15,7 @@ import { GatewayError, toGatewayError } from './errors.js'
 import { checkBody, incomingBody, parseJson, readAll } from './body.js'
 import { describeCause } from './log.js'
 import { jsonText } from './services/replies/relayed-json.js'
+import { endJson } from './services/replies/end-json.js'
 
 export type HttpContext = ParameterizedContext<{ requestId: string }>
 
@@ -92,14 +93,13 @@ function settleWhenSent(route: LoadedRoute, ex: KernelExchange, state: ChainStat
 async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainState, ctx: HttpContext, reply: Reply): Promise<void> {
   applyHeaders(ctx, ex)
   if (reply.kind === 'events') return writeEventStream(ctx, ex, route, state, reply)
-  ctx.status = reply.status
-  if (reply.kind === 'json') {
-    ctx.type = 'application/json'
-    ctx.body = jsonText(reply)
-  } else if (reply.kind === 'text') {
+  if (reply.kind === 'json') endJson(ctx, reply.status, jsonText(reply))
+  else if (reply.kind === 'text') {
+    ctx.status = reply.status
     ctx.type = reply.contentType
     ctx.body = reply.text
   } else {
+    ctx.status = reply.status
     ctx.type = reply.contentType
     if (!(reply.data instanceof Uint8Array)) return writeByteStream(ctx, ex, wrapBytes(route, ex, state, reply.status, reply.data))
     ctx.body = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength)
