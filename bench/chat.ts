@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
 import { startChild, type Child } from './children.js'
-import { runLoad, type LoadResult } from './load.js'
+import { runLoad, runRate, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
@@ -124,6 +124,27 @@ async function main() {
 
   const r = (k: string) => results[k]!
   const ratio = (a: number, b: number) => (a / b).toFixed(2)
+
+  // Open loop at half the gateway's closed-loop rate: a load both servers carry, so the
+  // percentiles are the latency each adds rather than concurrency ÷ throughput.
+  const rate = Math.round(r('sluice chat route whole c64').rps / 2)
+  console.log(`\nopen loop, non-streamed, ${rate} req/s (half the gateway's closed-loop rate), up to 64 connections`)
+  const open: Record<string, LoadResult> = {}
+  for (const t of targets.slice(0, 3)) {
+    await runRate({ url: t.url, path: '/v1/chat/completions', body: body(t.model, false), headers, connections: 64, rate, seconds: 0.5 })
+  }
+  const openRuns = new Map<string, LoadResult[]>()
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const t of targets.slice(0, 3)) {
+      const res = await runRate({ url: t.url, path: '/v1/chat/completions', body: body(t.model, false), headers, connections: 64, rate, seconds: SECONDS })
+      openRuns.set(t.name, [...(openRuns.get(t.name) ?? []), res])
+    }
+  }
+  for (const t of targets.slice(0, 3)) {
+    const sorted = [...openRuns.get(t.name)!].sort((a, b) => a.p99 - b.p99)
+    open[t.name] = sorted[Math.floor(sorted.length / 2)]!
+    console.log(`${`${t.name} open ${rate}/s`.padEnd(44)} ${fmt(open[t.name]!)}`)
+  }
   console.log('\nbudget (ARCHITECTURE.md)                     measured        budget')
   for (const mode of ['whole', 'stream']) {
     const g = r(`sluice chat route ${mode} c64`)
@@ -134,6 +155,11 @@ async function main() {
   const added = r('sluice chat route whole c1').p50 - r('simulator direct whole c1').p50
   console.log(`one connection: p50 added over the simulator  ${added.toFixed(3).padStart(6)} ms       <= 0.3 ms`)
   console.log(`peak memory at 64 connections (VmHWM)       ${peak64.toFixed(0).padStart(6)} MB       < 120 MB   (idle ${baselineRss.toFixed(0)} MB)`)
+  console.log('\nnot the budget\'s figures, for reading it:')
+  for (const mode of ['whole', 'stream']) {
+    console.log(`${mode.padEnd(7)} CPU per request gateway / proxy     ${ratio(r(`sluice chat route ${mode} c64`).cpuPerRequest, r(`node:http proxy ${mode} c64`).cpuPerRequest).padStart(6)}          (a core each: rps ratio = its inverse)`)
+  }
+  console.log(`open loop at ${rate}/s: p50 gateway / proxy      ${ratio(open['sluice chat route']!.p50, open['node:http proxy']!.p50).padStart(6)}   p99 ${ratio(open['sluice chat route']!.p99, open['node:http proxy']!.p99)}   (p99 added over the proxy ${(open['sluice chat route']!.p99 - open['node:http proxy']!.p99).toFixed(2)} ms)`)
   if (compared) {
     for (const mode of ['whole', 'stream']) console.log(`${mode.padEnd(7)} rps ${comparedName} / proxy   ${ratio(r(`${comparedName} ${mode} c64`).rps, r(`node:http proxy ${mode} c64`).rps).padStart(6)}`)
     console.log(`peak memory at 64 connections, ${comparedName}   ${compared.peakRssMb().toFixed(0).padStart(6)} MB`)
