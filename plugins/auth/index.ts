@@ -15,7 +15,8 @@ export default definePlugin({
   setup(config, kernel) {
     const legacyNotFound = config.legacy === 'not-found'
     return {
-      async request(ex, next) {
+      // Not async: nothing to do after next(), so its promise is handed back as it is.
+      request(ex, next) {
         // In-process calls carry the caller's principal, already authenticated.
         if (ex.transport === 'internal' && ex.principal) return next()
         const token = presentedToken(ex, config.query_param, config.key_header)
@@ -25,7 +26,7 @@ export default definePlugin({
         if (!key.enabled) throw new GatewayError(403, 'api key disabled')
         if (key.legacy && legacyNotFound) throw new GatewayError(404, 'Not Found', { rawBody: { detail: 'Not Found' } })
         ex.principal = { keyId: key.id, group: key.group, legacy: key.legacy }
-        await next()
+        return next()
       },
     }
   },

@@ -28,7 +28,8 @@ export default definePlugin({
   provides: [],
   setup(config) {
     return {
-      async request(ex, next) {
+      // Not async: nothing to do after next(), so its promise is handed back as it is.
+      request(ex, next) {
         if (ex.state.model!.model.model_type === 'embedding') {
           checkEmbeddings(ex.state.model!.model, ex.state.model!.requested, ex.body as { input?: unknown; dimensions?: unknown })
           return next()
@@ -47,7 +48,7 @@ export default definePlugin({
           throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tool_choice`, { code: 'invalid_request' })
         if (config.images === 'check' && !model.supports_vision && hasImageParts(body.messages) && !visionBoonOn(model, ex.header(`${ex.headerPrefix}boons`)))
           throw new GatewayError(400, 'model does not accept images; use a model with vision', { code: 'invalid_request' })
-        await next()
+        return next()
       },
     }
   },

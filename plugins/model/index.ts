@@ -58,7 +58,8 @@ export default definePlugin({
       return model
     }
     return {
-      async request(ex, next) {
+      // Not async: nothing to do after next(), so its promise is handed back as it is.
+      request(ex, next) {
         const body = (ex.body ?? {}) as { model?: unknown; reasoning_effort?: unknown }
         let requested = body.model
         if (requested === undefined || requested === null || requested === '') {
@@ -96,7 +97,7 @@ export default definePlugin({
           throw new GatewayError(403, 'model not permitted for tenant')
         ex.state.model = { requested, model, family, familyLevel }
         if (family) ex.headers.set(`${ex.headerPrefix}model-variant`, family.id)
-        await next()
+        return next()
       },
     }
   },

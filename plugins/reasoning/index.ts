@@ -23,7 +23,8 @@ export default definePlugin({
   requires: ['model'],
   setup(config) {
     return {
-      async request(ex, next) {
+      // Not async: nothing to do after next(), so its promise is handed back as it is.
+      request(ex, next) {
         const body = ex.body as Record<string, unknown>
         const requested = parseEffort(body.reasoning_effort)
         const { model, familyLevel } = ex.state.model!
@@ -35,7 +36,7 @@ export default definePlugin({
         const prefix = ex.headerPrefix
         ex.headers.set(`${prefix}reasoning-effort`, choice.served)
         if (requested !== undefined && requested !== choice.served) ex.headers.set(`${prefix}reasoning-effort-requested`, requested)
-        await next()
+        return next()
       },
     }
   },
