@@ -87,51 +87,55 @@ export default definePlugin({
       ex.state.boons = { acted: names }
       if (names.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, names.join(', '))
     }
+    const withBoons = async (ex: Exchange, next: () => Promise<void>): Promise<void> => {
+      const acted = new Set<string>()
+      for (const boon of preparing) if (await boon.prepare(kernel, config, ex)) acted.add(boon.name)
+      const body = ex.body as ChatBody
+      const model = ex.state.model!.model
+      // `tool_choice: none` asks for no tool at all; the client's own tool of the same name wins.
+      let tools = body.tool_choice === 'none' ? [] : toolBoonsOf(model)
+      if (tools.length > 0 && body.tools?.length) {
+        const own = new Set(body.tools.map((t) => t.function?.name))
+        tools = tools.filter((b) => !own.has(b.tool.function.name))
+      }
+      if (tools.length === 0 || !Array.isArray(body.messages)) {
+        // Speculation last: the draft reads the request as the model would (images already
+        // described). It never applies with tools, so it cannot meet the tool boons' rounds.
+        const speculation = await speculateFor(kernel, ex, model, body, config)
+        if (speculation) speculations.inc({ outcome: speculation.kind })
+        // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
+        if (speculation && speculation.kind !== 'skipped') acted.add('speculation')
+        acting(ex, acted)
+        // An accepted draft is the reply: the model is not called.
+        if (speculation?.kind === 'accepted') ex.reply = speculation.reply
+        else await next()
+        return
+      }
+      // The rounds ask the answering model by its own id, at the reasoning level this request was served.
+      const served = ex.state.reasoning?.served
+      const base: ChatBody = { ...body, model: model.id, ...(model.reasoning?.mode === 'mapped' && served ? { reasoning_effort: served } : {}) }
+      const setup = { kernel, ex, route, maxRounds: config.max_rounds ?? 3, boons: tools, acted }
+      if (body.stream === true) {
+        const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
+        const events = answerStreamed(setup, base, wantsUsage)
+        // The rounds before the answer run now, so the header can say which boons acted.
+        const first = await events.next()
+        acting(ex, acted)
+        ex.reply = reply.events(resumed(first, events), { terminator: '[DONE]' })
+      } else {
+        const answer = await answerWhole(setup, base)
+        acting(ex, acted)
+        ex.reply = reply.json(answer)
+      }
+    }
     return {
-      async request(ex, next) {
-        if (ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off') {
+      // Not async when no boon can act (boons off, or a model with none): no await on that path.
+      request(ex, next) {
+        if (!ex.state.model!.model.boons || ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off') {
           acting(ex, [])
           return next()
         }
-        const acted = new Set<string>()
-        for (const boon of preparing) if (await boon.prepare(kernel, config, ex)) acted.add(boon.name)
-        const body = ex.body as ChatBody
-        const model = ex.state.model!.model
-        // `tool_choice: none` asks for no tool at all; the client's own tool of the same name wins.
-        let tools = body.tool_choice === 'none' ? [] : toolBoonsOf(model)
-        if (tools.length > 0 && body.tools?.length) {
-          const own = new Set(body.tools.map((t) => t.function?.name))
-          tools = tools.filter((b) => !own.has(b.tool.function.name))
-        }
-        if (tools.length === 0 || !Array.isArray(body.messages)) {
-          // Speculation last: the draft reads the request as the model would (images already
-          // described). It never applies with tools, so it cannot meet the tool boons' rounds.
-          const speculation = await speculateFor(kernel, ex, model, body, config)
-          if (speculation) speculations.inc({ outcome: speculation.kind })
-          // "Acted" = a draft was made and judged, accepted or rejected; a skipped one did not act.
-          if (speculation && speculation.kind !== 'skipped') acted.add('speculation')
-          acting(ex, acted)
-          // An accepted draft is the reply: the model is not called.
-          if (speculation?.kind === 'accepted') ex.reply = speculation.reply
-          else await next()
-          return
-        }
-        // The rounds ask the answering model by its own id, at the reasoning level this request was served.
-        const served = ex.state.reasoning?.served
-        const base: ChatBody = { ...body, model: model.id, ...(model.reasoning?.mode === 'mapped' && served ? { reasoning_effort: served } : {}) }
-        const setup = { kernel, ex, route, maxRounds: config.max_rounds ?? 3, boons: tools, acted }
-        if (body.stream === true) {
-          const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
-          const events = answerStreamed(setup, base, wantsUsage)
-          // The rounds before the answer run now, so the header can say which boons acted.
-          const first = await events.next()
-          acting(ex, acted)
-          ex.reply = reply.events(resumed(first, events), { terminator: '[DONE]' })
-        } else {
-          const answer = await answerWhole(setup, base)
-          acting(ex, acted)
-          ex.reply = reply.json(answer)
-        }
+        return withBoons(ex, next)
       },
     }
   },
