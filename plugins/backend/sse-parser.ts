@@ -4,16 +4,19 @@
  * multi-line data (joined with newlines, as the SSE standard says). It scans with a cursor, so
  * a chunk holding many events is not copied once per event.
  */
+import { StringDecoder } from 'node:string_decoder'
+
 /**
  * Synchronous: `push` takes the next bytes and returns the data of every event they complete,
  * so a reader handles a whole upstream read without an async step per event.
  */
 export class SseParser {
-  private readonly decoder = new TextDecoder()
+  // Node's StringDecoder: TextDecoder converts its options object through WebIDL on every call.
+  private readonly decoder = new StringDecoder('utf8')
   private buffer = ''
 
   push(chunk: Uint8Array): string[] {
-    this.buffer += this.decoder.decode(chunk, { stream: true })
+    this.buffer += this.decoder.write(chunk)
     const out: string[] = []
     let pos = 0
     for (;;) {
@@ -29,7 +32,7 @@ export class SseParser {
 
   /** The data of a last event that had no blank line after it, if any. */
   end(): string | undefined {
-    const rest = this.buffer + this.decoder.decode()
+    const rest = this.buffer + this.decoder.end()
     this.buffer = ''
     return rest.trim() === '' ? undefined : dataOf(rest, 0, rest.length)
   }
