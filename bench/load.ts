@@ -29,34 +29,46 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 }
 
-export async function runLoad(o: LoadOptions): Promise<LoadResult> {
-  const origin = new URL(o.url).origin
+/** One pool to the target and the tally of its replies: each request read to its end, timed from `from`. */
+function session(o: Pick<LoadOptions, 'url' | 'path' | 'headers' | 'body' | 'connections'>) {
   const base = new URL(o.url).pathname.replace(/\/$/, '')
-  const pool = new Pool(origin, { connections: o.connections, pipelining: 1 })
+  const pool = new Pool(new URL(o.url).origin, { connections: o.connections, pipelining: 1 })
   const latencies: number[] = []
   let errors = 0
-  let sent = 0
   const started = performance.now()
-  const deadline = started + o.seconds * 1000
-  const worker = async () => {
-    while (performance.now() < deadline && sent < o.maxRequests) {
-      sent++
-      const t0 = performance.now()
+  return {
+    started,
+    async send(from: number): Promise<void> {
       try {
         const res = await pool.request({ path: base + o.path, method: 'POST', headers: o.headers, body: o.body })
         for await (const _ of res.body) void _
         if (res.statusCode !== 200) errors++
-        else latencies.push(performance.now() - t0)
+        else latencies.push(performance.now() - from)
       } catch {
         errors++
       }
+    },
+    async result(): Promise<LoadResult> {
+      const seconds = (performance.now() - started) / 1000
+      await pool.close()
+      latencies.sort((a, b) => a - b)
+      return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+    },
+  }
+}
+
+export async function runLoad(o: LoadOptions): Promise<LoadResult> {
+  const s = session(o)
+  const deadline = s.started + o.seconds * 1000
+  let sent = 0
+  const worker = async () => {
+    while (performance.now() < deadline && sent < o.maxRequests) {
+      sent++
+      await s.send(performance.now())
     }
   }
   await Promise.all(Array.from({ length: o.connections }, worker))
-  const seconds = (performance.now() - started) / 1000
-  await pool.close()
-  latencies.sort((a, b) => a - b)
-  return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+  return s.result()
 }
 
 /**
@@ -66,36 +78,17 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
  * percentiles say what latency a server adds, which a closed loop at fixed concurrency cannot:
  * there, latency is concurrency ÷ throughput for any server.
  */
-export async function runRate(o: Omit<LoadOptions, 'connections' | 'maxRequests'> & { rate: number; connections: number }): Promise<LoadResult> {
-  const origin = new URL(o.url).origin
-  const base = new URL(o.url).pathname.replace(/\/$/, '')
-  const pool = new Pool(origin, { connections: o.connections, pipelining: 1 })
-  const latencies: number[] = []
-  let errors = 0
+export async function runRate(o: Omit<LoadOptions, 'maxRequests'> & { rate: number }): Promise<LoadResult> {
+  const s = session(o)
   const total = Math.round(o.rate * o.seconds)
-  const started = performance.now()
-  const one = async (due: number) => {
-    // Sent up to 1 ms early (timers have 1 ms steps): timed from the send then, never from before it.
-    const from = Math.min(due, performance.now())
-    try {
-      const res = await pool.request({ path: base + o.path, method: 'POST', headers: o.headers, body: o.body })
-      for await (const _ of res.body) void _
-      if (res.statusCode !== 200) errors++
-      else latencies.push(performance.now() - from)
-    } catch {
-      errors++
-    }
-  }
   const inflight: Promise<void>[] = []
   for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / o.rate
+    const due = s.started + (i * 1000) / o.rate
     const wait = due - performance.now()
     if (wait > 1) await new Promise((r) => setTimeout(r, wait))
-    inflight.push(one(due))
+    // Sent up to 1 ms early (timers have 1 ms steps): timed from the send then, never from before it.
+    inflight.push(s.send(Math.min(due, performance.now())))
   }
   await Promise.all(inflight)
-  const seconds = (performance.now() - started) / 1000
-  await pool.close()
-  latencies.sort((a, b) => a - b)
-  return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+  return s.result()
 }
