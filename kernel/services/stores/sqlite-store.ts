@@ -1,7 +1,7 @@
 /**
  * The embedded store: one SQLite file in the data folder (better-sqlite3, WAL). Its calls are
  * synchronous and made off the request path (the key cache's refresh, the admin API, the
- * hourly purge). Batches of usage records, the one steady write (about 14 of 500 records a
+ * hourly purge). Batches of usage records, the one steady write (about 14 batches of 500 a
  * second under load, several milliseconds each), are written by a thread of their own
  * (sqlite-records-thread.ts) on a second connection, so they never hold the event loop.
  */
