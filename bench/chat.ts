@@ -10,6 +10,7 @@
  *   [--compare <dist folder>: the gateway of another build, interleaved (a before/after in one run)]
  */
 import { setMaxListeners } from 'node:events'
+import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
@@ -27,6 +28,18 @@ const dist = path.join(repoRoot, 'dist')
 
 
 const fmt = formatLoad
+
+/**
+ * Each gateway gets an empty data folder of its own. Sharing ./data, two gateways of a
+ * --compare run wrote one SQLite file (each waiting on the other's write lock) and one record
+ * journal (each deleting and replaying the other's segments), and the file grew run after run.
+ */
+function dataFolder(): NodeJS.ProcessEnv {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-chat-data-'))
+  // A run writes some 100 MB of records into each; children.ts has killed the gateways by now.
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  return { SLUICE_DATA: dir }
+}
 
 /** Opens `count` streams that the simulator holds before their first token; `close` ends them. */
 async function idleStreams(url: string, count: number): Promise<{ opened: number; close: () => Promise<void> }> {
@@ -57,11 +70,11 @@ async function main() {
   // --gateway-node "<flags>": V8/Node flags for the gateway process only (e.g. heap tuning);
   // without it, the flags the server ships with (package.json `start`).
   const gatewayNode = process.argv.includes('--gateway-node') ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean) : serverNodeFlags()
-  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, [...profile, ...gatewayNode])
+  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), dataFolder(), [...profile, ...gatewayNode])
   const baselineRss = gateway.rssMb()
   // --compare-node "<flags>": a second gateway with other Node flags, interleaved with the first (A/B in one run).
   const compareNode = process.argv.includes('--compare-node') ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean) : undefined
-  const compared = compareNode && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, compareNode))
+  const compared = compareNode && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), dataFolder(), compareNode))
 
   const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })
   const targets = [
@@ -78,19 +91,20 @@ async function main() {
   }
   // --compare <dist folder>: the gateway of another build (a "before"), interleaved with this one.
   const otherDist = process.argv.includes('--compare') ? path.resolve(process.argv[process.argv.indexOf('--compare') + 1]!) : undefined
-  const other = otherDist && (await startChild(path.join(otherDist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], {}, gatewayNode))
+  const other = otherDist && (await startChild(path.join(otherDist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], dataFolder(), gatewayNode))
   const otherName = 'sluice --compare build'
   if (other) {
     targets.push({ name: otherName, url: other.url, model: 'sim-chat-instruct' })
     processOf[otherName] = other
   }
-  const results: Record<string, LoadResult & { cpuPerRequest: number }> = {}
+  type Measured = LoadResult & { cpuPerRequest: number; mainThreadCpuPerRequest: number }
+  const results: Record<string, Measured> = {}
   /**
    * Each target runs ROUNDS times, interleaved with the others, and the median run counts, so
    * a drift in what else the machine is doing touches every target alike.
    */
   const measure = async (mode: string, stream: boolean, connections: number, seconds: number) => {
-    const runs = new Map<string, (LoadResult & { cpuPerRequest: number })[]>()
+    const runs = new Map<string, Measured[]>()
     for (const t of targets) {
       // A short warm-up, so JIT and connection set-up stay out of the figures.
       await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds: 0.5, maxRequests: 2000 })
@@ -98,10 +112,11 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of targets) {
         const proc = processOf[t.name]!
-        const cpu0 = proc.cpuMs()
+        const [cpu0, main0] = [proc.cpuMs(), proc.mainThreadCpuMs()]
         const r = await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds, maxRequests: 500_000 })
         const cpuPerRequest = (proc.cpuMs() - cpu0) / Math.max(1, r.requests)
-        runs.set(t.name, [...(runs.get(t.name) ?? []), { ...r, cpuPerRequest }])
+        const mainThreadCpuPerRequest = (proc.mainThreadCpuMs() - main0) / Math.max(1, r.requests)
+        runs.set(t.name, [...(runs.get(t.name) ?? []), { ...r, cpuPerRequest, mainThreadCpuPerRequest }])
       }
     }
     for (const t of targets) {
@@ -109,7 +124,7 @@ async function main() {
       const median = sorted[Math.floor(sorted.length / 2)]!
       const label = `${t.name} ${mode}`
       results[label] = median
-      console.log(`${label.padEnd(44)} ${fmt(median)}   ${median.cpuPerRequest.toFixed(3)} ms CPU/req`)
+      console.log(`${label.padEnd(44)} ${fmt(median)}   ${median.cpuPerRequest.toFixed(3)} ms CPU/req (${median.mainThreadCpuPerRequest.toFixed(3)} on the main thread)`)
     }
   }
 
@@ -168,7 +183,7 @@ async function main() {
   if (other) {
     for (const mode of ['whole', 'stream']) {
       const [a, b] = [r(`sluice chat route ${mode} c64`), r(`${otherName} ${mode} c64`)]
-      console.log(`${mode.padEnd(7)} this build / --compare build: rps ${ratio(a.rps, b.rps)}, CPU/req ${ratio(a.cpuPerRequest, b.cpuPerRequest)}`)
+      console.log(`${mode.padEnd(7)} this build / --compare build: rps ${ratio(a.rps, b.rps)}, p99 ${ratio(a.p99, b.p99)}, CPU/req ${ratio(a.cpuPerRequest, b.cpuPerRequest)}, main thread's CPU/req ${ratio(a.mainThreadCpuPerRequest, b.mainThreadCpuPerRequest)}`)
     }
     const c1 = r(`${otherName} whole c1`).p50 - r('simulator direct whole c1').p50
     console.log(`one connection: p50 added over the simulator, --compare build  ${c1.toFixed(3)} ms`)

@@ -13,6 +13,8 @@ export interface Child {
   rssMb(): number
   /** CPU time used so far (user + system), in ms. */
   cpuMs(): number
+  /** CPU time of the process's first thread (the event loop's), in ms: cpuMs() less its worker, GC and I/O threads. */
+  mainThreadCpuMs(): number
   stop(): void
 }
 
@@ -22,9 +24,9 @@ function statusField(pid: number, field: string): number {
   return m ? Number(m[1]) / 1024 : NaN
 }
 
-/** utime + stime of /proc/<pid>/stat, in ms (clock ticks are 10 ms on Linux). */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+/** utime + stime of /proc/<pid>/stat (or of one thread's, /proc/<pid>/task/<tid>/stat), in ms (clock ticks are 10 ms on Linux). */
+function cpuMs(pid: number, tid?: number): number {
+  const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
@@ -42,7 +44,7 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
         child.stdout!.removeAllListeners('data')
         child.stdout!.resume()
         const pid = child.pid!
-        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), cpuMs: () => cpuMs(pid), stop: () => child.kill('SIGTERM') })
+        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), cpuMs: () => cpuMs(pid), mainThreadCpuMs: () => cpuMs(pid, pid), stop: () => child.kill('SIGTERM') })
       }
     })
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
