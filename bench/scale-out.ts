@@ -84,13 +84,20 @@ function config(simUrl: string, stores?: { redis: string; postgres: string; pref
   return dir
 }
 
-/** Calls per command, and the server's own CPU time (ms) under the key 'cpu ms'. */
+/** Keys of commandStats that are not commands. */
+const NOT_COMMANDS = new Set(['cpu ms', 'net in', 'net out'])
+
+/** Calls per command, the server's own CPU time (ms) under 'cpu ms', bytes in and out under 'net in' and 'net out'. */
 async function commandStats(redis: Redis): Promise<Map<string, number>> {
   const text = await redis.info('commandstats') + (await redis.info('cpu'))
+  const netText = await redis.info('stats')
   const stats = new Map<string, number>()
   for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats.set(m[1]!, Number(m[2]))
   const cpu = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0)
   stats.set('cpu ms', (cpu('used_cpu_user') + cpu('used_cpu_sys')) * 1000)
+  const stat = (field: string) => Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(netText)?.[1] ?? 0)
+  stats.set('net in', stat('total_net_input_bytes'))
+  stats.set('net out', stat('total_net_output_bytes'))
   return stats
 }
 
@@ -141,18 +148,21 @@ async function main() {
     console.log(`${targets[2]![0]} req/s ÷ embedded   ${(c.rps / e.rps).toFixed(2)};  CPU/req ÷ embedded ${(c.cpu / e.cpu).toFixed(2)}`)
   }
 
-  // Redis commands per request: a fixed number of requests, the private server's statistics before and after.
-  const before = await commandStats(admin)
-  const r = await runLoad({ url: scaled.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
-  // Settlements and releases run after the replies: let them land.
-  await new Promise((res) => setTimeout(res, 300))
-  const after = await commandStats(admin)
-  const serverCpu = after.get('cpu ms')! - before.get('cpu ms')!
-  const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && cmd !== 'cpu ms')
-  const total = delta.reduce((sum, [, n]) => sum + n, 0)
-  console.log(`\nRedis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
-  console.log(`Redis server CPU per request: ${(serverCpu / r.requests).toFixed(3)} ms`)
-  for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
+  // Redis commands per request: a fixed number of requests per scale-out target (the compared
+  // build too), the private server's statistics before and after.
+  for (const [name, child] of targets.slice(1)) {
+    const before = await commandStats(admin)
+    const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
+    // Settlements and releases run after the replies: let them land.
+    await new Promise((res) => setTimeout(res, 300))
+    const after = await commandStats(admin)
+    const per = (field: string) => ((after.get(field)! - before.get(field)!) / r.requests)
+    const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && !NOT_COMMANDS.has(cmd))
+    const total = delta.reduce((sum, [, n]) => sum + n, 0)
+    console.log(`\n${name}: Redis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
+    console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms; bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
+    for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
+  }
 
   admin.disconnect()
   for (const [, child] of targets) child.stop()
