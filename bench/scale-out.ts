@@ -3,7 +3,7 @@
  * throughput). Two gateway processes in front of one zero-latency simulator: one with the
  * state in its own memory and SQLite records, one with Redis and PostgreSQL on loopback. The
  * bench key has a monthly budget and a per-minute token budget, so every request reserves and
- * settles. Rounds are interleaved; medians count.
+ * settles. Rounds are interleaved, the order turning each round; medians count.
  *
  * Redis is a private redis-server started by this bench on a free port, so its command
  * statistics (INFO commandstats) count this gateway's commands only: the figure per request is
@@ -126,7 +126,10 @@ async function main() {
   for (const [, child] of targets) await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 0.5, maxRequests: 2000 })
   const runs = new Map<string, (LoadResult & { cpu: number })[]>()
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, child] of targets) {
+    // The order turns each round: a target that always ran right after another (embedded's
+    // records still being written, the other's PostgreSQL backlog) would always share its cores.
+    const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)]
+    for (const [name, child] of order) {
       const cpu0 = child.cpuMs()
       const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: SECONDS, maxRequests: 500_000 })
       runs.set(name, [...(runs.get(name) ?? []), { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests) }])
