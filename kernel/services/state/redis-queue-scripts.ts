@@ -110,7 +110,22 @@ local function charge(g, gk, amount)
   hincr(KC, gk, amount)
 end
 
--- Takes a waiter out of its line, with its lease (w.lease); its cost is charged when it is being granted.
+-- A waiter's counters when it leaves the line (taken out, or granted at once by its enqueue);
+-- its cost is charged when it is being granted.
+local function leaveLine(w, granting)
+  local gk = w.g .. SEP .. w.k
+  if granting then charge(w.g, gk, w.c) end
+  if hincr(KWAIT, gk, -1) <= 0 then
+    hdel(KWAIT, gk)
+    hset(GLLK, w.g, fmt(hnum(KC, gk)))
+  end
+  if hincr(GWAIT, w.g, -1) <= 0 then
+    hdel(GWAIT, w.g)
+    hset(S, 'lastLeftGroup', fmt(hnum(GC, w.g)))
+  end
+end
+
+-- Takes a waiter out of its line, with its lease (w.lease).
 local function takeWaiter(id, granting)
   local w = waiter(id)
   if not w then return nil end
@@ -125,15 +140,7 @@ local function takeWaiter(id, granting)
     redis.call('LREM', kq(gk), 1, id)
   end
   heads[gk] = nil
-  if granting then charge(w.g, gk, w.c) end
-  if hincr(KWAIT, gk, -1) <= 0 then
-    hdel(KWAIT, gk)
-    hset(GLLK, w.g, fmt(hnum(KC, gk)))
-  end
-  if hincr(GWAIT, w.g, -1) <= 0 then
-    hdel(GWAIT, w.g)
-    hset(S, 'lastLeftGroup', fmt(hnum(GC, w.g)))
-  end
+  leaveLine(w, granting)
   return w
 end
 
@@ -256,16 +263,26 @@ end
 `
 
 /**
- * ARGV[5..]: per request (the enqueues of one event-loop turn, put in line one after the other
- * exactly as separate scripts would), id, group, key, weight, cost, model, process, capacity,
- * seq. `seq` is empty for a new request; a waiter that lost its entry (its process was cut from
- * Redis past its lease) comes back with its old one, and goes back to its old place in its
- * key's line, its counters kept. Returns per request {1 when granted by the end of the script,
- * seq}; those grants are not published (the reply tells).
+ * ARGV[5]: the process; ARGV[6]: how many tenants follow, each as group, key, weight, model,
+ * capacity (named once per call: the enqueues of a turn mostly share them); then per request
+ * (the enqueues of one event-loop turn, put in line one after the other exactly as separate
+ * scripts would): id, tenant (1-based), cost, seq. `seq` is empty for a new request; a waiter
+ * that lost its entry (its process was cut from Redis past its lease) comes back with its old
+ * one, and goes back to its old place in its key's line, its counters kept. Returns per request
+ * {1 when granted by the end of the script, seq}; those grants are not published (the reply
+ * tells).
+ *
+ * A new request that is served at once (its key's slot was held, or nothing else waits and a
+ * slot is free: the one waiter pump would pick) is granted without being stored as a waiter
+ * first: the same counters, charges and slot as a stored waiter taken out by pump, with no
+ * waiter entry, lease or line entry written and removed in the same call.
  */
 export const ENQUEUE = `${PRELUDE}
+local process, TENANTS = ARGV[5], 7
+local FIRST = TENANTS + tonumber(ARGV[6]) * 5
 local function enqueue(a)
-  local id, g, k, w, cost, model, process, capacity, oldSeq = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4]), ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], tonumber(ARGV[a + 8])
+  local id, t, cost, oldSeq = ARGV[a], TENANTS + (tonumber(ARGV[a + 1]) - 1) * 5, tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  local g, k, w, model, capacity = ARGV[t], ARGV[t + 1], ARGV[t + 2], ARGV[t + 3], ARGV[t + 4]
   -- Written only when changed: the same capacity and weight come with nearly every request.
   if hget(S, 'capacity') ~= capacity then hset(S, 'capacity', capacity) end
   if hget(GW, g) ~= w then hset(GW, g, w) end
@@ -274,6 +291,21 @@ local function enqueue(a)
   if not held and not oldSeq then lift(g, gk) end
   local seq = oldSeq or hincr(S, 'seq', 1)
   local entry = { g = g, k = k, c = cost, s = seq, p = process, m = model }
+  local atOnce = not oldSeq and (held or (#hkeys(KWAIT) == 0 and hnum(S, 'running') + holds() < hnum(S, 'capacity')))
+  hincr(KWAIT, gk, 1)
+  hincr(GWAIT, g, 1)
+  if atOnce then
+    if held then
+      redis.call('HDEL', HOLDS, gk)
+      holdsChanged(-1)
+    end
+    entry.lease = now + lease
+    leaveLine(entry, true)
+    grant(id, entry)
+    -- A held slot served, others may wait; a free slot taken, nothing else waited.
+    if held then pump() end
+    return seq
+  end
   redis.call('HSET', WAITERS, id, cjson.encode(entry))
   waiters[id] = entry
   redis.call('ZADD', WEXP, now + lease, id)
@@ -293,8 +325,6 @@ local function enqueue(a)
     redis.call('RPUSH', kq(gk), id)
     if heads[gk] == false then heads[gk] = id end
   end
-  hincr(KWAIT, gk, 1)
-  hincr(GWAIT, g, 1)
   if held then
     -- The slot kept for this key: served now.
     redis.call('HDEL', HOLDS, gk)
@@ -304,15 +334,15 @@ local function enqueue(a)
   pump()
   return seq
 end
-for i = 5, #ARGV, 9 do replying[ARGV[i]] = true end
+for i = FIRST, #ARGV, 4 do replying[ARGV[i]] = true end
 expire()
 local seqs = {}
-for i = 5, #ARGV, 9 do seqs[#seqs + 1] = enqueue(i) end
+for i = FIRST, #ARGV, 4 do seqs[#seqs + 1] = enqueue(i) end
 flush()
 touch()
 local out = {}
 for n, seq in ipairs(seqs) do
-  local id = ARGV[5 + (n - 1) * 9]
+  local id = ARGV[FIRST + (n - 1) * 4]
   if granted[id] then out[n] = {1, seq} else out[n] = {0, seq} end
 end
 return out
