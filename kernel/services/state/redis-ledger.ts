@@ -96,21 +96,22 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
- * A batch names each key once (the requests of one turn mostly share their tenant's counters):
- * ARGV[2] is how many key references follow, each an index into KEYS; K is the keys in the
- * order the requests use them, and BATCH_ARGS the first argument after the references.
+ * A batch names each line's keys once (the requests of one turn mostly share their tenant's
+ * counters): ARGV[2] is how many line references follow, one per line of each request in order,
+ * each where that line's keys start in KEYS (0-based: the line's keys are KEYS[L[i] + 1], ...).
+ * A term line's keys: counter, its reservations' log, amounts and sum, its minutes; a sliding
+ * line's: log, amounts, sum. BATCH_ARGS is the first argument after the references.
  */
 const BATCH_KEYS = `
-local K = {}
-for i = 1, tonumber(ARGV[2]) do K[i] = KEYS[tonumber(ARGV[2 + i])] end
+local L = {}
+for i = 1, tonumber(ARGV[2]) do L[i] = tonumber(ARGV[2 + i]) end
 local BATCH_ARGS = 3 + tonumber(ARGV[2])
 `
 
 /**
  * The reservations of one event-loop turn, checked and made one after the other. ARGV[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
- * limit, fixed, perUnit, ms (sliding). K (BATCH_KEYS), in the same order, per line 4: term (counter, its
- * reservations: log, amounts, sum) or sliding (log, amounts, sum, unused). Returns per
+ * limit, fixed, perUnit, ms (sliding). Each line's keys as BATCH_KEYS names them. Returns per
  * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
  * to seed). Leases run on Redis's clock, windows on `now`.
  */
@@ -118,18 +119,18 @@ const RESERVE = `${PRUNE}${BATCH_KEYS}
 local eps = ${EPSILON}
 -- Term counters, read once per call: only settlements and seeds change them, not this script.
 local counters = {}
-local function reserve(a, k0)
+local function reserve(a, l0)
   local now, umin, umax, ticket, n, lease = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
   local used = {}
   for i = 1, n do
-    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
+    local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
     if ARGV[b + 1] == 't' then
-      local v = counters[K[k + 1]]
-      if v == nil then v = redis.call('GET', K[k + 1]) counters[K[k + 1]] = v end
+      local v = counters[KEYS[k + 1]]
+      if v == nil then v = redis.call('GET', KEYS[k + 1]) counters[KEYS[k + 1]] = v end
       if not v then return {-1, i - 1} end
-      used[i] = tonumber(v) + prune(K[k + 2], K[k + 3], K[k + 4], clock)
+      used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
     else
-      used[i] = prune(K[k + 1], K[k + 2], K[k + 3], now - tonumber(ARGV[b + 5]))
+      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
     end
   end
   local granted = umax
@@ -146,59 +147,60 @@ local function reserve(a, k0)
   if granted < umin then granted = umin end
   local out = {1, granted}
   for i = 1, n do
-    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
+    local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
     local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
     if ARGV[b + 1] == 't' then
-      add(K[k + 2], K[k + 3], K[k + 4], ticket, clock + lease, amount, lease * 2)
+      add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
     else
       local ms = tonumber(ARGV[b + 5])
-      add(K[k + 1], K[k + 2], K[k + 3], ticket, now, amount, ms * 2)
+      add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
     end
     out[#out + 1] = fmt(amount)
   end
   return out
 end
-local results, a, k = {}, BATCH_ARGS, 0
+local results, a, l = {}, BATCH_ARGS, 0
 for r = 1, tonumber(ARGV[1]) do
   local n = tonumber(ARGV[a + 4])
-  results[r] = reserve(a, k)
+  results[r] = reserve(a, l)
   a = a + 6 + n * 5
-  k = k + n * 4
+  l = l + n
 end
 return results
 `
 
 /**
  * The settlements of one event-loop turn, applied one after the other. ARGV[1]: how many; then
- * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. K (BATCH_KEYS), in
- * the same order, per line: term (counter, log, amounts, sum, its minutes: hash of start
- * minute → settled, 'until' → reconciled up to) or sliding (log, amounts, sum, unused).
+ * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. Each line's
+ * keys as BATCH_KEYS names them (a term's minutes: hash of start minute → settled, 'until' →
+ * reconciled up to).
  */
 const SETTLE = `${PRUNE}${BATCH_KEYS}
 -- Per counter, read once per call: whether it exists and its time to live. A script does not
 -- see time pass, and INCRBYFLOAT keeps both.
 local exists, ttls = {}, {}
-local a, k = BATCH_ARGS, 0
+local a, l = BATCH_ARGS, 0
 for _ = 1, tonumber(ARGV[1]) do
   local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
   a = a + 4
   for i = 1, n do
     local actual = tonumber(ARGV[a + 2])
+    l = l + 1
+    local k = L[l]
     if ARGV[a] == 't' then
-      take(K[k + 2], K[k + 3], K[k + 4], ticket)
+      take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
       -- Counted even when the lease ran out meanwhile: it was used.
-      local counter = K[k + 1]
+      local counter = KEYS[k + 1]
       if exists[counter] == nil then exists[counter] = redis.call('EXISTS', counter) == 1 end
       if exists[counter] then
         redis.call('INCRBYFLOAT', counter, fmt(actual))
-        redis.call('HINCRBYFLOAT', K[k + 5], minute, fmt(actual))
+        redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
         if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
-        if ttls[counter] > 0 then expireOnce(K[k + 5], ttls[counter]) end
+        if ttls[counter] > 0 then expireOnce(KEYS[k + 5], ttls[counter]) end
       end
-      k = k + 5
     else
       local ms = tonumber(ARGV[a + 3])
-      local log, amt, sum = K[k + 1], K[k + 2], K[k + 3]
+      local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
       prune(log, amt, sum, now - ms)
       local old = redis.call('HGET', amt, ticket)
       if old then
@@ -207,7 +209,6 @@ for _ = 1, tonumber(ARGV[1]) do
       elseif actual > 0 then
         add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
       end
-      k = k + 4
     end
     a = a + 4
   end
@@ -271,6 +272,12 @@ return fmt(delta)
 
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
 
+/** A ledger line's keys, in the order BATCH_KEYS gives them. */
+type LineKeys = readonly string[]
+
+/** Counters whose keys are kept (lineKeys); past this many the map starts again (old terms, gone tenants). */
+const LINE_KEYS_KEPT = 10_000
+
 export interface RedisLedgerOptions {
   /** How long an open term reservation outlives its process's last heartbeat. */
   leaseMs?: number
@@ -286,8 +293,13 @@ export class RedisLedger implements BudgetLedger {
   private readonly open = new Map<string, readonly string[]>()
   private readonly heartbeat: NodeJS.Timeout | undefined
   /** Settlements and reservations waiting for the end of this event-loop turn (see settle, batchReserve). */
-  private settling: { keys: string[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
-  private reserving: { keys: string[]; args: (string | number)[]; resolve: (result: (number | string)[]) => void; reject: (err: unknown) => void }[] = []
+  private settling: { lines: LineKeys[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
+  private reserving: { lines: LineKeys[]; args: (string | number)[]; resolve: (result: (number | string)[]) => void; reject: (err: unknown) => void }[] = []
+  /**
+   * Each line's keys, made once per counter: the same array for every request, so a batch
+   * names them once by identity instead of comparing strings (see batchArgs).
+   */
+  private readonly lineKeys = new Map<string, LineKeys>()
 
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 10_000
@@ -314,7 +326,19 @@ export class RedisLedger implements BudgetLedger {
   private keysOf(counter: string, window: LedgerWindow): string[] {
     if (window.kind === 'term') return this.termKeys(counter)
     const base = this.prefix + counter
-    return [`${base}:log`, `${base}:amt`, `${base}:sum`, `${base}:log`]
+    return [`${base}:log`, `${base}:amt`, `${base}:sum`]
+  }
+
+  /** A line's keys for the batched scripts (BATCH_KEYS): a term's with its minutes. */
+  private keysOfLine(counter: string, window: LedgerWindow): LineKeys {
+    const name = window.kind === 'term' ? counter : `${counter}\u0000sliding`
+    let keys = this.lineKeys.get(name)
+    if (!keys) {
+      if (this.lineKeys.size >= LINE_KEYS_KEPT) this.lineKeys.clear()
+      keys = window.kind === 'term' ? [...this.termKeys(counter), `${this.prefix}${counter}:minutes`] : this.keysOf(counter, window)
+      this.lineKeys.set(name, keys)
+    }
+    return keys
   }
 
   private get terms(): string {
@@ -323,7 +347,7 @@ export class RedisLedger implements BudgetLedger {
 
   async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     const id = crypto.randomUUID()
-    const keys = lines.flatMap((l) => this.keysOf(l.counter, l.window))
+    const keys = lines.map((l) => this.keysOfLine(l.counter, l.window))
     const args: (string | number)[] = [now, units.min, units.max, id, lines.length, this.leaseMs]
     for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
@@ -349,9 +373,9 @@ export class RedisLedger implements BudgetLedger {
    * Reservations go out batched: those of one event-loop turn in one script (checked and made
    * in order, each as if alone), settlements made before them first.
    */
-  private batchReserve(keys: string[], args: (string | number)[]): Promise<(number | string)[]> {
+  private batchReserve(lines: LineKeys[], args: (string | number)[]): Promise<(number | string)[]> {
     if (this.reserving.length === 0) setImmediate(() => void this.flushReservations())
-    return new Promise((resolve, reject) => this.reserving.push({ keys, args, resolve, reject }))
+    return new Promise((resolve, reject) => this.reserving.push({ lines, args, resolve, reject }))
   }
 
   private async flushReservations(): Promise<void> {
@@ -369,25 +393,30 @@ export class RedisLedger implements BudgetLedger {
   }
 
   /**
-   * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys, how
-   * many requests, how many key references, the references (1-based), the arguments.
+   * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys (each
+   * line's together), how many requests, how many line references, the references, the
+   * arguments. Built with loops, not spreads: it runs once per turn over every request's lines.
    */
-  private batchArgs(batch: readonly { keys: string[]; args: (string | number)[] }[]): [number, (string | number)[]] {
-    const index = new Map<string, number>()
-    const keys: string[] = []
+  private batchArgs(batch: readonly { lines: readonly LineKeys[]; args: (string | number)[] }[]): [number, (string | number)[]] {
+    const start = new Map<LineKeys, number>()
+    const out: (string | number)[] = []
     const refs: number[] = []
     for (const b of batch) {
-      for (const key of b.keys) {
-        let i = index.get(key)
-        if (i === undefined) {
-          keys.push(key)
-          i = keys.length
-          index.set(key, i)
+      for (const keys of b.lines) {
+        let at = start.get(keys)
+        if (at === undefined) {
+          at = out.length
+          start.set(keys, at)
+          for (const key of keys) out.push(key)
         }
-        refs.push(i)
+        refs.push(at)
       }
     }
-    return [keys.length, [...keys, batch.length, refs.length, ...refs, ...batch.flatMap((b) => b.args)]]
+    const numKeys = out.length
+    out.push(batch.length, refs.length)
+    for (const r of refs) out.push(r)
+    for (const b of batch) for (const a of b.args) out.push(a)
+    return [numKeys, out]
   }
 
   private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {
@@ -406,11 +435,11 @@ export class RedisLedger implements BudgetLedger {
    */
   settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
     this.open.delete(ticket.id)
-    const keys = ticket.lines.flatMap((l) => (l.window.kind === 'term' ? [...this.termKeys(l.counter), `${this.prefix}${l.counter}:minutes`] : this.keysOf(l.counter, l.window)))
+    const lines = ticket.lines.map((l) => this.keysOfLine(l.counter, l.window))
     const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
     ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', String(l.reserved), String(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
     if (this.settling.length === 0) setImmediate(() => void this.flushSettlements())
-    return new Promise((resolve, reject) => this.settling.push({ keys, args, resolve, reject }))
+    return new Promise((resolve, reject) => this.settling.push({ lines, args, resolve, reject }))
   }
 
   /** Also called before reservations go out, so that Redis sees settlements before the reservations made after them. */
@@ -452,7 +481,7 @@ export class RedisLedger implements BudgetLedger {
   }
 
   async used(counter: string, window: LedgerWindow, now: number): Promise<number> {
-    if (window.kind === 'sliding') return Number(await this.scripts.windowSum(3, ...this.keysOf(counter, window).slice(0, 3), now - window.ms))
+    if (window.kind === 'sliding') return Number(await this.scripts.windowSum(3, ...this.keysOf(counter, window), now - window.ms))
     const [base, ...reservations] = this.termKeys(counter)
     const [settled, held] = await Promise.all([this.redis.get(base!), this.scripts.windowSum(3, ...reservations, 'clock')])
     return Number(settled ?? 0) + Number(held)
