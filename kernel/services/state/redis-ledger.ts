@@ -179,6 +179,28 @@ const SETTLE = `${PRUNE}${BATCH_KEYS}
 -- Per counter, read once per call: whether it exists and its time to live. A script does not
 -- see time pass, and INCRBYFLOAT keeps both.
 local exists, ttls = {}, {}
+-- A term line's part is gathered over the call and written once per key at the end: nothing in
+-- this script reads a term counter, its minutes or its open reservations, so the end state is
+-- the one settlements applied one by one would leave (up to the last bits of a float sum).
+-- taking[log]: the tickets to take out of a term's open reservations (each once);
+-- counting[counter]: what the settlements add to it; minutes[key][minute]: the same by start minute.
+local taking, takingOrder, counting, countingOrder, minutes = {}, {}, {}, {}, {}
+local function gather(log, amt, sum, ticket)
+  local t = taking[log]
+  if not t then
+    t = { amt = amt, sum = sum, ids = {}, seen = {} }
+    taking[log] = t
+    takingOrder[#takingOrder + 1] = log
+  end
+  if not t.seen[ticket] then t.seen[ticket] = true t.ids[#t.ids + 1] = ticket end
+end
+local function count(counter, minuteKey, minute, actual)
+  if not counting[counter] then counting[counter] = 0 countingOrder[#countingOrder + 1] = { counter, minuteKey } end
+  counting[counter] = counting[counter] + actual
+  local m = minutes[minuteKey]
+  if not m then m = {} minutes[minuteKey] = m end
+  m[minute] = (m[minute] or 0) + actual
+end
 local a, l = BATCH_ARGS, 0
 for _ = 1, tonumber(ARGV[1]) do
   local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
@@ -188,16 +210,11 @@ for _ = 1, tonumber(ARGV[1]) do
     l = l + 1
     local k = L[l]
     if ARGV[a] == 't' then
-      take(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
+      gather(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
       -- Counted even when the lease ran out meanwhile: it was used.
       local counter = KEYS[k + 1]
       if exists[counter] == nil then exists[counter] = redis.call('EXISTS', counter) == 1 end
-      if exists[counter] then
-        redis.call('INCRBYFLOAT', counter, fmt(actual))
-        redis.call('HINCRBYFLOAT', KEYS[k + 5], minute, fmt(actual))
-        if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
-        if ttls[counter] > 0 then expireOnce(KEYS[k + 5], ttls[counter]) end
-      end
+      if exists[counter] then count(counter, KEYS[k + 5], minute, actual) end
     else
       local ms = tonumber(ARGV[a + 3])
       local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
@@ -211,6 +228,38 @@ for _ = 1, tonumber(ARGV[1]) do
       end
     end
     a = a + 4
+  end
+end
+-- The open reservations taken, 500 tickets a command (unpack's bound).
+for _, log in ipairs(takingOrder) do
+  local t = taking[log]
+  local taken = 0
+  for from = 1, #t.ids, 500 do
+    local ids = { unpack(t.ids, from, math.min(from + 499, #t.ids)) }
+    local found, olds = {}, redis.call('HMGET', t.amt, unpack(ids))
+    for j, old in ipairs(olds) do
+      if old then found[#found + 1] = ids[j] taken = taken + tonumber(old) end
+    end
+    if #found > 0 then
+      redis.call('ZREM', log, unpack(found))
+      redis.call('HDEL', t.amt, unpack(found))
+      t.any = true
+    end
+  end
+  if t.any then
+    emptied(log, t.amt, t.sum)
+    if redis.call('HLEN', t.amt) == 0 then redis.call('DEL', t.sum) else redis.call('INCRBYFLOAT', t.sum, fmt(-taken)) end
+  end
+end
+for _, c in ipairs(countingOrder) do
+  local counter, minuteKey = c[1], c[2]
+  redis.call('INCRBYFLOAT', counter, fmt(counting[counter]))
+  local m = minutes[minuteKey]
+  if m then
+    for minute, amount in pairs(m) do redis.call('HINCRBYFLOAT', minuteKey, minute, fmt(amount)) end
+    minutes[minuteKey] = nil
+    if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
+    if ttls[counter] > 0 then expireOnce(minuteKey, ttls[counter]) end
   end
 end
 return 1
