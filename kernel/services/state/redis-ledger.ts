@@ -32,9 +32,13 @@ local known = {}
 -- entries were removed may have been emptied (its keys gone with their expiry): forgotten.
 local expiring = {}
 local function emptied(log, amt, sum) expiring[log], expiring[amt], expiring[sum] = nil, nil, nil end
+-- Set by a script that holds back its adds (RESERVE): writes what it holds for a window before
+-- a prune reads that window from Redis.
+local beforeReading
 local function prune(log, amt, sum, cutoff)
   local k = known[sum]
   if k and cutoff <= k.cutoff then return k.value end
+  if beforeReading then beforeReading(log) end
   local removed = false
   while true do
     local old = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff, 'LIMIT', 0, 500)
@@ -117,6 +121,48 @@ local BATCH_ARGS = 3 + tonumber(ARGV[2])
  */
 const RESERVE = `${PRUNE}${BATCH_KEYS}
 local eps = ${EPSILON}
+-- The reservations' entries are held back and written once per window: one ZADD, HSET and
+-- INCRBYFLOAT a window and call, not one each a request. What the script knows of a window's
+-- sum counts them meanwhile, and a prune that must read a window from Redis (beforeReading)
+-- gets its held entries written first, so every check sees what adding one by one would show.
+local holding, holdingOrder = {}, {}
+local function writeHeld(log)
+  local h = holding[log]
+  if not h then return end
+  holding[log] = nil
+  for from = 1, #h.z, 1000 do redis.call('ZADD', log, unpack(h.z, from, math.min(from + 999, #h.z))) end
+  for from = 1, #h.h, 1000 do redis.call('HSET', h.amt, unpack(h.h, from, math.min(from + 999, #h.h))) end
+  addToSum(h.sum, h.total)
+  -- The sum Redis now holds; entries at or before what was known to be pruned: forgotten (add's rule).
+  if known[h.sum] and h.min <= known[h.sum].cutoff then known[h.sum] = nil end
+  for _, ttl in ipairs(h.ttls) do
+    expireOnce(log, ttl)
+    expireOnce(h.amt, ttl)
+    expireOnce(h.sum, ttl)
+  end
+end
+beforeReading = writeHeld
+local function addHeld(log, amt, sum, id, score, amount, ttl)
+  local h = holding[log]
+  if not h then
+    h = { amt = amt, sum = sum, z = {}, h = {}, total = 0, min = score, ttls = {} }
+    holding[log] = h
+    holdingOrder[#holdingOrder + 1] = log
+  end
+  h.z[#h.z + 1] = score
+  h.z[#h.z + 1] = id
+  h.h[#h.h + 1] = id
+  h.h[#h.h + 1] = fmt(amount)
+  h.total = h.total + amount
+  if score < h.min then h.min = score end
+  if h.ttls[#h.ttls] ~= ttl then h.ttls[#h.ttls + 1] = ttl end
+  local k = known[sum]
+  if k then
+    k.value = k.value + amount
+    -- An entry at or before the known cutoff would be pruned by the next prune: that prune reads Redis.
+    if score <= k.cutoff then known[sum] = nil end
+  end
+end
 -- Term counters, read once per call: only settlements and seeds change them, not this script.
 local counters = {}
 local function reserve(a, l0)
@@ -150,10 +196,10 @@ local function reserve(a, l0)
     local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
     local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
     if ARGV[b + 1] == 't' then
-      add(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
+      addHeld(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
     else
       local ms = tonumber(ARGV[b + 5])
-      add(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
+      addHeld(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
     end
     out[#out + 1] = fmt(amount)
   end
@@ -166,6 +212,7 @@ for r = 1, tonumber(ARGV[1]) do
   a = a + 6 + n * 5
   l = l + n
 end
+for _, log in ipairs(holdingOrder) do writeHeld(log) end
 return results
 `
 
