@@ -79,14 +79,56 @@ local function head(gk)
   if h == nil then h = redis.call('LINDEX', kq(gk), 0) heads[gk] = h end
   return h
 end
--- Holds are counted once, then kept by the code that adds or removes one.
-local holdCount
+-- Holds are counted once, then kept by the code that adds or removes one; expire() reads them
+-- whole, and from then on heldUntil has every live hold (a key's lookup costs no command).
+local holdCount, heldUntil
 local function holds() if not holdCount then holdCount = redis.call('HLEN', HOLDS) end return holdCount end
-local function holdsChanged(d) if holdCount then holdCount = holdCount + d end end
+local function holdOf(gk)
+  if heldUntil then return heldUntil[gk] or false end
+  return redis.call('HGET', HOLDS, gk)
+end
+local function setHold(gk, untilMs)
+  redis.call('HSET', HOLDS, gk, untilMs)
+  if heldUntil then heldUntil[gk] = untilMs end
+  if holdCount then holdCount = holdCount + 1 end
+end
+local function dropHold(gk)
+  redis.call('HDEL', HOLDS, gk)
+  if heldUntil then heldUntil[gk] = nil end
+  if holdCount then holdCount = holdCount - 1 end
+end
 -- Ids granted in this call (the enqueue's reply), instead of asking RUN again.
 local granted = {}
+-- The slots this call granted and released, written by flush() (one HSET and ZADD for the new
+-- ones, one HDEL and ZREM for the gone ones) instead of a command each; slotRaw[id] is a slot's
+-- record as this call knows it (false: none), so a release reads only what it does not know.
+local slotRaw, slotAdds, slotAddOrder, slotDrops = {}, {}, {}, {}
 local function fmt(x) return string.format('%.17g', x) end
+local function flushSlots()
+  if #slotDrops > 0 then
+    for from = 1, #slotDrops, 500 do
+      local ids = { unpack(slotDrops, from, math.min(from + 499, #slotDrops)) }
+      redis.call('HDEL', SLOTS, unpack(ids))
+      redis.call('ZREM', RUN, unpack(ids))
+    end
+    slotDrops = {}
+  end
+  local hs, zs = {}, {}
+  for _, id in ipairs(slotAddOrder) do
+    local a = slotAdds[id]
+    if a then
+      hs[#hs + 1] = id hs[#hs + 1] = a.raw
+      zs[#zs + 1] = a.lease zs[#zs + 1] = id
+    end
+  end
+  for from = 1, #hs, 1000 do
+    redis.call('HSET', SLOTS, unpack(hs, from, math.min(from + 999, #hs)))
+    redis.call('ZADD', RUN, unpack(zs, from, math.min(from + 999, #zs)))
+  end
+  slotAdds, slotAddOrder = {}, {}
+end
 local function flush()
+  flushSlots()
   for h, fields in pairs(dirty) do
     local c, o = cache[h], orig[h]
     local sets, dels = {}, {}
@@ -151,20 +193,24 @@ local function grant(id, w)
   hincr(S, 'running', 1)
   hincr(GRUN, w.g, 1)
   hincr(KRUN, gk, 1)
-  redis.call('HSET', SLOTS, id, cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m }))
-  redis.call('ZADD', RUN, w.lease or (now + lease), id)
+  local raw = cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m })
+  slotRaw[id] = raw
+  slotAdds[id] = { raw = raw, lease = w.lease or (now + lease) }
+  slotAddOrder[#slotAddOrder + 1] = id
   granted[id] = true
   -- The enqueue script's own request learns of its grant from the reply: no message for it.
   if not replying[id] then redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id) end
 end
 
 local function releaseSlot(id, actual)
-  local raw = redis.call('HGET', SLOTS, id)
+  local raw = slotRaw[id]
+  if raw == nil then raw = redis.call('HGET', SLOTS, id) end
   if not raw then return nil end
   local s = cjson.decode(raw)
   local gk = s.g .. SEP .. s.k
-  redis.call('HDEL', SLOTS, id)
-  redis.call('ZREM', RUN, id)
+  slotRaw[id] = false
+  -- Granted in this call: never written, nothing to remove.
+  if slotAdds[id] then slotAdds[id] = nil else slotDrops[#slotDrops + 1] = id end
   granted[id] = nil
   hincr(S, 'running', -1)
   if hincr(GRUN, s.g, -1) <= 0 then hdel(GRUN, s.g) end
@@ -179,8 +225,9 @@ local function expire()
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', RUN, '-inf', now)) do releaseSlot(id, nil) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', WEXP, '-inf', now)) do takeWaiter(id, false) end
   local holds, n = redis.call('HGETALL', HOLDS), 0
+  heldUntil = {}
   for i = 1, #holds, 2 do
-    if tonumber(holds[i + 1]) <= now then redis.call('HDEL', HOLDS, holds[i]) else n = n + 1 end
+    if tonumber(holds[i + 1]) <= now then redis.call('HDEL', HOLDS, holds[i]) else n = n + 1 heldUntil[holds[i]] = holds[i + 1] end
   end
   holdCount = n
 end
@@ -287,7 +334,7 @@ local function enqueue(a)
   if hget(S, 'capacity') ~= capacity then hset(S, 'capacity', capacity) end
   if hget(GW, g) ~= w then hset(GW, g, w) end
   local gk = g .. SEP .. k
-  local held = redis.call('HGET', HOLDS, gk)
+  local held = holdOf(gk)
   if not held and not oldSeq then lift(g, gk) end
   local seq = oldSeq or hincr(S, 'seq', 1)
   local entry = { g = g, k = k, c = cost, s = seq, p = process, m = model }
@@ -295,10 +342,7 @@ local function enqueue(a)
   hincr(KWAIT, gk, 1)
   hincr(GWAIT, g, 1)
   if atOnce then
-    if held then
-      redis.call('HDEL', HOLDS, gk)
-      holdsChanged(-1)
-    end
+    if held then dropHold(gk) end
     entry.lease = now + lease
     leaveLine(entry, true)
     grant(id, entry)
@@ -327,8 +371,7 @@ local function enqueue(a)
   end
   if held then
     -- The slot kept for this key: served now.
-    redis.call('HDEL', HOLDS, gk)
-    holdsChanged(-1)
+    dropHold(gk)
     grant(id, takeWaiter(id, true))
   end
   pump()
@@ -355,6 +398,13 @@ return out
  */
 export const RELEASE = `${PRELUDE}
 expire()
+-- The released slots' records, read in one command (500 ids a command: unpack's bound).
+local unknown = {}
+for i = 5, #ARGV, 3 do if slotRaw[ARGV[i]] == nil then unknown[#unknown + 1] = ARGV[i] end end
+for from = 1, #unknown, 500 do
+  local ids = { unpack(unknown, from, math.min(from + 499, #unknown)) }
+  for j, raw in ipairs(redis.call('HMGET', SLOTS, unpack(ids))) do slotRaw[ids[j]] = raw end
+end
 local out = {}
 for i = 5, #ARGV, 3 do
   local id, actual, anticipation = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
@@ -362,9 +412,8 @@ for i = 5, #ARGV, 3 do
   local held = 0
   if s and anticipation > 0 and #hkeys(KWAIT) > 0 then
     local gk = s.g .. SEP .. s.k
-    if hnum(KWAIT, gk) == 0 and not redis.call('HGET', HOLDS, gk) and wouldBeNext(s.g, gk) then
-      redis.call('HSET', HOLDS, gk, now + anticipation)
-      holdsChanged(1)
+    if hnum(KWAIT, gk) == 0 and not holdOf(gk) and wouldBeNext(s.g, gk) then
+      setHold(gk, now + anticipation)
       held = 1
     end
   end
