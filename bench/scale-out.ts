@@ -85,14 +85,20 @@ function config(simUrl: string, stores?: { redis: string; postgres: string; pref
 }
 
 /** Keys of commandStats that are not commands. */
-const NOT_COMMANDS = new Set(['cpu ms', 'net in', 'net out'])
+const NOT_COMMANDS = new Set(['cpu ms', 'script ms', 'net in', 'net out'])
 
-/** Calls per command, the server's own CPU time (ms) under 'cpu ms', bytes in and out under 'net in' and 'net out'. */
+/**
+ * Calls per command, the server's own CPU time (ms) under 'cpu ms', the time spent inside
+ * scripts under 'script ms', bytes in and out under 'net in' and 'net out'.
+ */
 async function commandStats(redis: Redis): Promise<Map<string, number>> {
   const text = await redis.info('commandstats') + (await redis.info('cpu'))
   const netText = await redis.info('stats')
   const stats = new Map<string, number>()
   for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats.set(m[1]!, Number(m[2]))
+  // Time inside the scripts (their commands included), as Redis counts it per call.
+  const scriptUsec = [...text.matchAll(/^cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+  stats.set('script ms', scriptUsec / 1000)
   const cpu = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0)
   stats.set('cpu ms', (cpu('used_cpu_user') + cpu('used_cpu_sys')) * 1000)
   const stat = (field: string) => Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(netText)?.[1] ?? 0)
@@ -187,7 +193,7 @@ async function main() {
     const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && !NOT_COMMANDS.has(cmd))
     const total = delta.reduce((sum, [, n]) => sum + n, 0)
     console.log(`\n${name}: Redis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
-    console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms; bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
+    console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms (inside scripts ${per('script ms').toFixed(3)} ms); bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
     console.log(`gateway CPU per request: ${(gatewayMs / r.requests).toFixed(3)} ms; PostgreSQL processes on this machine: ${(pgMs / r.requests).toFixed(3)} ms (other clients included)`)
     for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
   }
