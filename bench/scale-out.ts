@@ -85,7 +85,7 @@ function config(simUrl: string, stores?: { redis: string; postgres: string; pref
 }
 
 /** Keys of commandStats that are not commands. */
-const NOT_COMMANDS = new Set(['cpu ms', 'script ms', 'net in', 'net out'])
+const NOT_COMMANDS = new Set(['cpu ms', 'script ms', 'net in', 'net out', 'reads', 'writes'])
 
 /**
  * Calls per command, the server's own CPU time (ms) under 'cpu ms', the time spent inside
@@ -104,6 +104,8 @@ async function commandStats(redis: Redis): Promise<Map<string, number>> {
   const stat = (field: string) => Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(netText)?.[1] ?? 0)
   stats.set('net in', stat('total_net_input_bytes'))
   stats.set('net out', stat('total_net_output_bytes'))
+  stats.set('reads', stat('total_reads_processed'))
+  stats.set('writes', stat('total_writes_processed'))
   return stats
 }
 
@@ -112,6 +114,13 @@ async function commandStats(redis: Redis): Promise<Map<string, number>> {
  * which live as long as their connections): PostgreSQL's share when it runs here, other clients'
  * work included. 0 when there are none.
  */
+/** Read and write system calls of a process so far (/proc/<pid>/io: sockets included). */
+function syscalls(pid: number): { reads: number; writes: number } {
+  const text = fs.readFileSync(`/proc/${pid}/io`, 'utf8')
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(text)?.[1] ?? 0)
+  return { reads: field('syscr'), writes: field('syscw') }
+}
+
 function postgresCpuMs(): number {
   let total = 0
   for (const pid of fs.readdirSync('/proc')) {
@@ -183,17 +192,20 @@ async function main() {
     const before = await commandStats(admin)
     const pg0 = postgresCpuMs()
     const cpu0 = child.cpuMs()
+    const io0 = syscalls(child.pid)
     const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
     // Settlements and releases run after the replies: let them land.
     await new Promise((res) => setTimeout(res, 300))
     const after = await commandStats(admin)
     const pgMs = postgresCpuMs() - pg0
     const gatewayMs = child.cpuMs() - cpu0
+    const io = syscalls(child.pid)
     const per = (field: string) => ((after.get(field)! - before.get(field)!) / r.requests)
     const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && !NOT_COMMANDS.has(cmd))
     const total = delta.reduce((sum, [, n]) => sum + n, 0)
     console.log(`\n${name}: Redis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
     console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms (inside scripts ${per('script ms').toFixed(3)} ms); bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
+    console.log(`Redis reads and writes per request: ${per('reads').toFixed(2)}, ${per('writes').toFixed(2)}; the gateway's read and write calls per request: ${((io.reads - io0.reads) / r.requests).toFixed(2)}, ${((io.writes - io0.writes) / r.requests).toFixed(2)}`)
     console.log(`gateway CPU per request: ${(gatewayMs / r.requests).toFixed(3)} ms; PostgreSQL processes on this machine: ${(pgMs / r.requests).toFixed(3)} ms (other clients included)`)
     for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
   }
