@@ -109,31 +109,11 @@ async function commandStats(redis: Redis): Promise<Map<string, number>> {
   return stats
 }
 
-/**
- * CPU time (ms) of the processes named `postgres` on this machine (the server and its backends,
- * which live as long as their connections): PostgreSQL's share when it runs here, other clients'
- * work included. 0 when there are none.
- */
 /** Read and write system calls of a process so far (/proc/<pid>/io: sockets included). */
 function syscalls(pid: number): { reads: number; writes: number } {
   const text = fs.readFileSync(`/proc/${pid}/io`, 'utf8')
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(text)?.[1] ?? 0)
   return { reads: field('syscr'), writes: field('syscw') }
-}
-
-function postgresCpuMs(): number {
-  let total = 0
-  for (const pid of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      total += (Number(fields[11]) + Number(fields[12])) * 10
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total
 }
 
 async function main() {
@@ -190,14 +170,12 @@ async function main() {
   // build too), the private server's statistics before and after.
   for (const [name, child] of targets.slice(1)) {
     const before = await commandStats(admin)
-    const pg0 = postgresCpuMs()
     const cpu0 = child.cpuMs()
     const io0 = syscalls(child.pid)
     const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
     // Settlements and releases run after the replies: let them land.
     await new Promise((res) => setTimeout(res, 300))
     const after = await commandStats(admin)
-    const pgMs = postgresCpuMs() - pg0
     const gatewayMs = child.cpuMs() - cpu0
     const io = syscalls(child.pid)
     const per = (field: string) => ((after.get(field)! - before.get(field)!) / r.requests)
@@ -206,7 +184,7 @@ async function main() {
     console.log(`\n${name}: Redis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
     console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms (inside scripts ${per('script ms').toFixed(3)} ms); bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
     console.log(`Redis reads and writes per request: ${per('reads').toFixed(2)}, ${per('writes').toFixed(2)}; the gateway's read and write calls per request: ${((io.reads - io0.reads) / r.requests).toFixed(2)}, ${((io.writes - io0.writes) / r.requests).toFixed(2)}`)
-    console.log(`gateway CPU per request: ${(gatewayMs / r.requests).toFixed(3)} ms; PostgreSQL processes on this machine: ${(pgMs / r.requests).toFixed(3)} ms (other clients included)`)
+    console.log(`gateway CPU per request: ${(gatewayMs / r.requests).toFixed(3)} ms`)
     for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
   }
 
