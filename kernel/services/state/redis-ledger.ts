@@ -100,20 +100,26 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
+ * A batch's arguments travel as one JSON array in ARGV[1], decoded into A: one string for
+ * ioredis to write instead of some fifty arguments a request (each its own RESP string, which
+ * cost the gateway more than anything else the scale-out mode adds). Numbers keep their meaning:
+ * the scripts read them with tonumber as they read ARGV, and non-finite ones come as strings.
+ *
  * A batch names each line's keys once (the requests of one turn mostly share their tenant's
- * counters): ARGV[2] is how many line references follow, one per line of each request in order,
+ * counters): A[2] is how many line references follow, one per line of each request in order,
  * each where that line's keys start in KEYS (0-based: the line's keys are KEYS[L[i] + 1], ...).
  * A term line's keys: counter, its reservations' log, amounts and sum, its minutes; a sliding
  * line's: log, amounts, sum. BATCH_ARGS is the first argument after the references.
  */
 const BATCH_KEYS = `
+local A = cjson.decode(ARGV[1])
 local L = {}
-for i = 1, tonumber(ARGV[2]) do L[i] = tonumber(ARGV[2 + i]) end
-local BATCH_ARGS = 3 + tonumber(ARGV[2])
+for i = 1, tonumber(A[2]) do L[i] = tonumber(A[2 + i]) end
+local BATCH_ARGS = 3 + tonumber(A[2])
 `
 
 /**
- * The reservations of one event-loop turn, checked and made one after the other. ARGV[1]: how
+ * The reservations of one event-loop turn, checked and made one after the other. A[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
  * limit, fixed, perUnit, ms (sliding). Each line's keys as BATCH_KEYS names them. Returns per
  * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
@@ -166,23 +172,23 @@ end
 -- Term counters, read once per call: only settlements and seeds change them, not this script.
 local counters = {}
 local function reserve(a, l0)
-  local now, umin, umax, ticket, n, lease = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+  local now, umin, umax, ticket, n, lease = tonumber(A[a]), tonumber(A[a + 1]), tonumber(A[a + 2]), A[a + 3], tonumber(A[a + 4]), tonumber(A[a + 5])
   local used = {}
   for i = 1, n do
     local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
-    if ARGV[b + 1] == 't' then
+    if A[b + 1] == 't' then
       local v = counters[KEYS[k + 1]]
       if v == nil then v = redis.call('GET', KEYS[k + 1]) counters[KEYS[k + 1]] = v end
       if not v then return {-1, i - 1} end
       used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
     else
-      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(ARGV[b + 5]))
+      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(A[b + 5]))
     end
   end
   local granted = umax
   for i = 1, n do
     local b = a + 5 + (i - 1) * 5
-    local limit, fixed, per = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
+    local limit, fixed, per = tonumber(A[b + 2]), tonumber(A[b + 3]), tonumber(A[b + 4])
     local room = limit - used[i]
     if fixed + per * umin > room + eps then return {0, i - 1} end
     if per > 0 then
@@ -194,11 +200,11 @@ local function reserve(a, l0)
   local out = {1, granted}
   for i = 1, n do
     local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
-    local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
-    if ARGV[b + 1] == 't' then
+    local amount = tonumber(A[b + 3]) + tonumber(A[b + 4]) * granted
+    if A[b + 1] == 't' then
       addHeld(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
     else
-      local ms = tonumber(ARGV[b + 5])
+      local ms = tonumber(A[b + 5])
       addHeld(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
     end
     out[#out + 1] = fmt(amount)
@@ -206,8 +212,8 @@ local function reserve(a, l0)
   return out
 end
 local results, a, l = {}, BATCH_ARGS, 0
-for r = 1, tonumber(ARGV[1]) do
-  local n = tonumber(ARGV[a + 4])
+for r = 1, tonumber(A[1]) do
+  local n = tonumber(A[a + 4])
   results[r] = reserve(a, l)
   a = a + 6 + n * 5
   l = l + n
@@ -217,7 +223,7 @@ return results
 `
 
 /**
- * The settlements of one event-loop turn, applied one after the other. ARGV[1]: how many; then
+ * The settlements of one event-loop turn, applied one after the other. A[1]: how many; then
  * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. Each line's
  * keys as BATCH_KEYS names them (a term's minutes: hash of start minute → settled, 'until' →
  * reconciled up to).
@@ -249,21 +255,21 @@ local function count(counter, minuteKey, minute, actual)
   m[minute] = (m[minute] or 0) + actual
 end
 local a, l = BATCH_ARGS, 0
-for _ = 1, tonumber(ARGV[1]) do
-  local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
+for _ = 1, tonumber(A[1]) do
+  local now, ticket, n, minute = tonumber(A[a]), A[a + 1], tonumber(A[a + 2]), A[a + 3]
   a = a + 4
   for i = 1, n do
-    local actual = tonumber(ARGV[a + 2])
+    local actual = tonumber(A[a + 2])
     l = l + 1
     local k = L[l]
-    if ARGV[a] == 't' then
+    if A[a] == 't' then
       gather(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
       -- Counted even when the lease ran out meanwhile: it was used.
       local counter = KEYS[k + 1]
       if exists[counter] == nil then exists[counter] = redis.call('EXISTS', counter) == 1 end
       if exists[counter] then count(counter, KEYS[k + 5], minute, actual) end
     else
-      local ms = tonumber(ARGV[a + 3])
+      local ms = tonumber(A[a + 3])
       local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
       prune(log, amt, sum, now - ms)
       local old = redis.call('HGET', amt, ticket)
@@ -444,7 +450,8 @@ export class RedisLedger implements BudgetLedger {
   async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     const id = crypto.randomUUID()
     const keys = lines.map((l) => this.keysOfLine(l.counter, l.window))
-    const args: (string | number)[] = [now, units.min, units.max, id, lines.length, this.leaseMs]
+    // As strings where a number may not be finite (JSON has no Infinity): the script reads them with tonumber.
+    const args: (string | number)[] = [now, String(units.min), String(units.max), id, lines.length, this.leaseMs]
     for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
     for (let attempt = 0; attempt < 4; attempt++) {
@@ -490,8 +497,9 @@ export class RedisLedger implements BudgetLedger {
 
   /**
    * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys (each
-   * line's together), how many requests, how many line references, the references, the
-   * arguments. Built with loops, not spreads: it runs once per turn over every request's lines.
+   * line's together), then one JSON array of how many requests, how many line references, the
+   * references, the arguments. Built with loops, not spreads: it runs once per turn over every
+   * request's lines.
    */
   private batchArgs(batch: readonly { lines: readonly LineKeys[]; args: (string | number)[] }[]): [number, (string | number)[]] {
     const start = new Map<LineKeys, number>()
@@ -509,9 +517,10 @@ export class RedisLedger implements BudgetLedger {
       }
     }
     const numKeys = out.length
-    out.push(batch.length, refs.length)
-    for (const r of refs) out.push(r)
-    for (const b of batch) for (const a of b.args) out.push(a)
+    const args: (string | number)[] = [batch.length, refs.length]
+    for (const r of refs) args.push(r)
+    for (const b of batch) for (const a of b.args) args.push(a)
+    out.push(JSON.stringify(args))
     return [numKeys, out]
   }
 

@@ -310,7 +310,9 @@ end
 `
 
 /**
- * ARGV[5]: the process; ARGV[6]: how many tenants follow, each as group, key, weight, model,
+ * ARGV[5]: one JSON array A (one string for ioredis to write, not four arguments a request; the
+ * script reads its numbers with tonumber as it read ARGV): A[1] the process; A[2] how many
+ * tenants follow, each as group, key, weight, model,
  * capacity (named once per call: the enqueues of a turn mostly share them); then per request
  * (the enqueues of one event-loop turn, put in line one after the other exactly as separate
  * scripts would): id, tenant (1-based), cost, seq. `seq` is empty for a new request; a waiter
@@ -325,11 +327,12 @@ end
  * waiter entry, lease or line entry written and removed in the same call.
  */
 export const ENQUEUE = `${PRELUDE}
-local process, TENANTS = ARGV[5], 7
-local FIRST = TENANTS + tonumber(ARGV[6]) * 5
+local A = cjson.decode(ARGV[5])
+local process, TENANTS = A[1], 3
+local FIRST = TENANTS + tonumber(A[2]) * 5
 local function enqueue(a)
-  local id, t, cost, oldSeq = ARGV[a], TENANTS + (tonumber(ARGV[a + 1]) - 1) * 5, tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  local g, k, w, model, capacity = ARGV[t], ARGV[t + 1], ARGV[t + 2], ARGV[t + 3], ARGV[t + 4]
+  local id, t, cost, oldSeq = A[a], TENANTS + (tonumber(A[a + 1]) - 1) * 5, tonumber(A[a + 2]), tonumber(A[a + 3])
+  local g, k, w, model, capacity = A[t], A[t + 1], A[t + 2], A[t + 3], A[t + 4]
   -- Written only when changed: the same capacity and weight come with nearly every request.
   if hget(S, 'capacity') ~= capacity then hset(S, 'capacity', capacity) end
   if hget(GW, g) ~= w then hset(GW, g, w) end
@@ -377,22 +380,22 @@ local function enqueue(a)
   pump()
   return seq
 end
-for i = FIRST, #ARGV, 4 do replying[ARGV[i]] = true end
+for i = FIRST, #A, 4 do replying[A[i]] = true end
 expire()
 local seqs = {}
-for i = FIRST, #ARGV, 4 do seqs[#seqs + 1] = enqueue(i) end
+for i = FIRST, #A, 4 do seqs[#seqs + 1] = enqueue(i) end
 flush()
 touch()
 local out = {}
 for n, seq in ipairs(seqs) do
-  local id = ARGV[FIRST + (n - 1) * 4]
+  local id = A[FIRST + (n - 1) * 4]
   if granted[id] then out[n] = {1, seq} else out[n] = {0, seq} end
 end
 return out
 `
 
 /**
- * ARGV[5..]: triples of id, actual cost, anticipation ms: the releases of one event-loop turn,
+ * ARGV[5]: a JSON array of triples of id, actual cost, anticipation ms: the releases of one event-loop turn,
  * applied one after the other exactly as separate scripts would be (each pumps before the next).
  * Returns, per release, 1 when a slot is now held for its key.
  */
@@ -400,14 +403,15 @@ export const RELEASE = `${PRELUDE}
 expire()
 -- The released slots' records, read in one command (500 ids a command: unpack's bound).
 local unknown = {}
-for i = 5, #ARGV, 3 do if slotRaw[ARGV[i]] == nil then unknown[#unknown + 1] = ARGV[i] end end
+local A = cjson.decode(ARGV[5])
+for i = 1, #A, 3 do if slotRaw[A[i]] == nil then unknown[#unknown + 1] = A[i] end end
 for from = 1, #unknown, 500 do
   local ids = { unpack(unknown, from, math.min(from + 499, #unknown)) }
   for j, raw in ipairs(redis.call('HMGET', SLOTS, unpack(ids))) do slotRaw[ids[j]] = raw end
 end
 local out = {}
-for i = 5, #ARGV, 3 do
-  local id, actual, anticipation = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+for i = 1, #A, 3 do
+  local id, actual, anticipation = A[i], tonumber(A[i + 1]), tonumber(A[i + 2])
   local s = releaseSlot(id, actual)
   local held = 0
   if s and anticipation > 0 and #hkeys(KWAIT) > 0 then

@@ -135,8 +135,9 @@ export class RedisQueues implements FairQueues {
     await Promise.all(pools.map(async ([pool, batch]) => {
       let held: unknown[] = []
       try {
-        const args = batch.flatMap((r) => [r.id, r.actualCost, r.request.anticipationMs])
-        held = (await this.scripts.release(0, ...this.args(pool), ...args)) as unknown[]
+        const args: (string | number)[] = []
+        for (const r of batch) args.push(r.id, String(r.actualCost), r.request.anticipationMs)
+        held = (await this.scripts.release(0, ...this.args(pool), JSON.stringify(args))) as unknown[]
       } catch (err) {
         // The leases run out and Redis takes the slots back; nothing else to do here.
         this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool, cause: describeCause(err) })
@@ -273,7 +274,7 @@ export class RedisQueues implements FairQueues {
     this.enqueuing.clear()
     await Promise.all(pools.map(async ([pool, batch]) => {
       try {
-        const results = (await this.scripts.enqueue(0, ...this.args(pool), ...this.enqueueArgs(batch))) as [number, number][]
+        const results = (await this.scripts.enqueue(0, ...this.args(pool), JSON.stringify(this.enqueueArgs(batch)))) as [number, number][]
         batch.forEach((e, i) => e.resolve(results[i]!))
       } catch (err) {
         for (const e of batch) e.reject(err)
@@ -282,8 +283,9 @@ export class RedisQueues implements FairQueues {
   }
 
   /**
-   * A batch as the enqueue script takes it: this process, the batch's tenants (group, key,
-   * weight, model, capacity) each named once, then per request its id, tenant, cost and seq.
+   * A batch as the enqueue script takes it (one JSON array): this process, the batch's tenants
+   * (group, key, weight, model, capacity) each named once, then per request its id, tenant, cost
+   * and seq. Numbers that may not be finite go as strings (JSON has no Infinity).
    */
   private enqueueArgs(batch: readonly { id: string; request: QueueRequest; seq: number | '' }[]): (string | number)[] {
     const tenants: (string | number)[] = []
@@ -295,9 +297,10 @@ export class RedisQueues implements FairQueues {
       if (tenant === undefined) {
         tenant = index.size + 1
         index.set(name, tenant)
-        tenants.push(r.group, r.key, r.groupWeight, r.model, r.capacity)
+        // Weight and capacity as the strings Redis keeps (the script compares them as such).
+        tenants.push(r.group, r.key, String(r.groupWeight), r.model, String(r.capacity))
       }
-      requests.push(id, tenant, r.cost, seq)
+      requests.push(id, tenant, String(r.cost), seq)
     }
     return [this.process, index.size, ...tenants, ...requests]
   }
