@@ -312,10 +312,10 @@ end
 /**
  * ARGV[5]: one JSON array A (one string for ioredis to write, not four arguments a request; the
  * script reads its numbers with tonumber as it read ARGV): A[1] the process; A[2] how many
- * tenants follow, each as group, key, weight, model,
- * capacity (named once per call: the enqueues of a turn mostly share them); then per request
- * (the enqueues of one event-loop turn, put in line one after the other exactly as separate
- * scripts would): id, tenant (1-based), cost, seq. `seq` is empty for a new request; a waiter
+ * tenants follow, each as group, key, weight, model, capacity (named once per call: the
+ * enqueues of a turn mostly share them); then per request (the enqueues of one event-loop
+ * turn, put in line one after the other exactly as separate scripts would): id, tenant
+ * (1-based), cost, seq. `seq` is empty for a new request; a waiter
  * that lost its entry (its process was cut from Redis past its lease) comes back with its old
  * one, and goes back to its old place in its key's line, its counters kept. Returns per request
  * {1 when granted by the end of the script, seq}; those grants are not published (the reply
