@@ -3,7 +3,7 @@
  * throughput). Two gateway processes in front of one zero-latency simulator: one with the
  * state in its own memory and SQLite records, one with Redis and PostgreSQL on loopback. The
  * bench key has a monthly budget and a per-minute token budget, so every request reserves and
- * settles. Rounds are interleaved; medians count.
+ * settles. Rounds are interleaved, the order turning each round; medians count.
  *
  * Redis is a private redis-server started by this bench on a free port, so its command
  * statistics (INFO commandstats) count this gateway's commands only: the figure per request is
@@ -84,14 +84,36 @@ function config(simUrl: string, stores?: { redis: string; postgres: string; pref
   return dir
 }
 
-/** Calls per command, and the server's own CPU time (ms) under the key 'cpu ms'. */
+/** Keys of commandStats that are not commands. */
+const NOT_COMMANDS = new Set(['cpu ms', 'script ms', 'net in', 'net out', 'reads', 'writes'])
+
+/**
+ * Calls per command, the server's own CPU time (ms) under 'cpu ms', the time spent inside
+ * scripts under 'script ms', bytes in and out under 'net in' and 'net out'.
+ */
 async function commandStats(redis: Redis): Promise<Map<string, number>> {
   const text = await redis.info('commandstats') + (await redis.info('cpu'))
+  const netText = await redis.info('stats')
   const stats = new Map<string, number>()
   for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats.set(m[1]!, Number(m[2]))
+  // Time inside the scripts (their commands included), as Redis counts it per call.
+  const scriptUsec = [...text.matchAll(/^cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+  stats.set('script ms', scriptUsec / 1000)
   const cpu = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0)
   stats.set('cpu ms', (cpu('used_cpu_user') + cpu('used_cpu_sys')) * 1000)
+  const stat = (field: string) => Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(netText)?.[1] ?? 0)
+  stats.set('net in', stat('total_net_input_bytes'))
+  stats.set('net out', stat('total_net_output_bytes'))
+  stats.set('reads', stat('total_reads_processed'))
+  stats.set('writes', stat('total_writes_processed'))
   return stats
+}
+
+/** Read and write system calls of a process so far (/proc/<pid>/io: sockets included). */
+function syscalls(pid: number): { reads: number; writes: number } {
+  const text = fs.readFileSync(`/proc/${pid}/io`, 'utf8')
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(text)?.[1] ?? 0)
+  return { reads: field('syscr'), writes: field('syscw') }
 }
 
 async function main() {
@@ -119,7 +141,10 @@ async function main() {
   for (const [, child] of targets) await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 0.5, maxRequests: 2000 })
   const runs = new Map<string, (LoadResult & { cpu: number })[]>()
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, child] of targets) {
+    // The order turns each round: a target that always ran right after another (embedded's
+    // records still being written, the other's PostgreSQL backlog) would always share its cores.
+    const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)]
+    for (const [name, child] of order) {
       const cpu0 = child.cpuMs()
       const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: SECONDS, maxRequests: 500_000 })
       runs.set(name, [...(runs.get(name) ?? []), { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests) }])
@@ -141,18 +166,27 @@ async function main() {
     console.log(`${targets[2]![0]} req/s ÷ embedded   ${(c.rps / e.rps).toFixed(2)};  CPU/req ÷ embedded ${(c.cpu / e.cpu).toFixed(2)}`)
   }
 
-  // Redis commands per request: a fixed number of requests, the private server's statistics before and after.
-  const before = await commandStats(admin)
-  const r = await runLoad({ url: scaled.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
-  // Settlements and releases run after the replies: let them land.
-  await new Promise((res) => setTimeout(res, 300))
-  const after = await commandStats(admin)
-  const serverCpu = after.get('cpu ms')! - before.get('cpu ms')!
-  const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && cmd !== 'cpu ms')
-  const total = delta.reduce((sum, [, n]) => sum + n, 0)
-  console.log(`\nRedis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
-  console.log(`Redis server CPU per request: ${(serverCpu / r.requests).toFixed(3)} ms`)
-  for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
+  // Redis commands per request: a fixed number of requests per scale-out target (the compared
+  // build too), the private server's statistics before and after.
+  for (const [name, child] of targets.slice(1)) {
+    const before = await commandStats(admin)
+    const cpu0 = child.cpuMs()
+    const io0 = syscalls(child.pid)
+    const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
+    // Settlements and releases run after the replies: let them land.
+    await new Promise((res) => setTimeout(res, 300))
+    const after = await commandStats(admin)
+    const gatewayMs = child.cpuMs() - cpu0
+    const io = syscalls(child.pid)
+    const per = (field: string) => ((after.get(field)! - before.get(field)!) / r.requests)
+    const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && !NOT_COMMANDS.has(cmd))
+    const total = delta.reduce((sum, [, n]) => sum + n, 0)
+    console.log(`\n${name}: Redis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
+    console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms (inside scripts ${per('script ms').toFixed(3)} ms); bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
+    console.log(`Redis reads and writes per request: ${per('reads').toFixed(2)}, ${per('writes').toFixed(2)}; the gateway's read and write calls per request: ${((io.reads - io0.reads) / r.requests).toFixed(2)}, ${((io.writes - io0.writes) / r.requests).toFixed(2)}`)
+    console.log(`gateway CPU per request: ${(gatewayMs / r.requests).toFixed(3)} ms`)
+    for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
+  }
 
   admin.disconnect()
   for (const [, child] of targets) child.stop()

@@ -91,6 +91,19 @@ function ledgerContract(label: string, open: () => Promise<{ ledger: BudgetLedge
     assert.is(await ledger.used('m:e', line.window, NOW + 60_001), 60)
   })
 
+  it('reservations made together (one event-loop turn) a window apart: the later one no longer counts the earlier', async (ledger) => {
+    const line = minute('m:j', 100, 60)
+    const [first, second, third] = await Promise.all([
+      ledger.reserve([line], { min: 0, max: 0 }, NOW),
+      ledger.reserve([line], { min: 0, max: 0 }, NOW + 30_000),
+      ledger.reserve([line], { min: 0, max: 0 }, NOW + 60_001),
+    ])
+    assert.ok(first.ok, 'an empty window')
+    assert.not.ok(second.ok, 'the first is still inside the minute')
+    assert.ok(third.ok, 'a minute later the first has left the window')
+    assert.is(await ledger.used('m:j', line.window, NOW + 60_001), 60)
+  })
+
   it('a reservation settled after it left the window counts at settlement', async (ledger) => {
     const line = minute('m:f', 1000, 10)
     const r = await ledger.reserve([line], { min: 0, max: 0 }, NOW)

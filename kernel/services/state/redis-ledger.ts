@@ -32,9 +32,13 @@ local known = {}
 -- entries were removed may have been emptied (its keys gone with their expiry): forgotten.
 local expiring = {}
 local function emptied(log, amt, sum) expiring[log], expiring[amt], expiring[sum] = nil, nil, nil end
+-- Set by a script that holds back its adds (RESERVE): writes what it holds for a window before
+-- a prune reads that window from Redis.
+local beforeReading
 local function prune(log, amt, sum, cutoff)
   local k = known[sum]
   if k and cutoff <= k.cutoff then return k.value end
+  if beforeReading then beforeReading(log) end
   local removed = false
   while true do
     local old = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff, 'LIMIT', 0, 500)
@@ -96,46 +100,95 @@ local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
 
 /**
- * A batch names each key once (the requests of one turn mostly share their tenant's counters):
- * ARGV[2] is how many key references follow, each an index into KEYS; K is the keys in the
- * order the requests use them, and BATCH_ARGS the first argument after the references.
+ * A batch's arguments travel as one JSON array in ARGV[1], decoded into A: one string for
+ * ioredis to write instead of some fifty arguments a request (each its own RESP string, which
+ * cost the gateway more than anything else the scale-out mode adds). Numbers keep their meaning:
+ * the scripts read them with tonumber as they read ARGV, and non-finite ones come as strings.
+ *
+ * A batch names each line's keys once (the requests of one turn mostly share their tenant's
+ * counters): A[2] is how many line references follow, one per line of each request in order,
+ * each where that line's keys start in KEYS (0-based: the line's keys are KEYS[L[i] + 1], ...).
+ * A term line's keys: counter, its reservations' log, amounts and sum, its minutes; a sliding
+ * line's: log, amounts, sum. BATCH_ARGS is the first argument after the references.
  */
 const BATCH_KEYS = `
-local K = {}
-for i = 1, tonumber(ARGV[2]) do K[i] = KEYS[tonumber(ARGV[2 + i])] end
-local BATCH_ARGS = 3 + tonumber(ARGV[2])
+local A = cjson.decode(ARGV[1])
+local L = {}
+for i = 1, tonumber(A[2]) do L[i] = tonumber(A[2 + i]) end
+local BATCH_ARGS = 3 + tonumber(A[2])
 `
 
 /**
- * The reservations of one event-loop turn, checked and made one after the other. ARGV[1]: how
+ * The reservations of one event-loop turn, checked and made one after the other. A[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
- * limit, fixed, perUnit, ms (sliding). K (BATCH_KEYS), in the same order, per line 4: term (counter, its
- * reservations: log, amounts, sum) or sliding (log, amounts, sum, unused). Returns per
+ * limit, fixed, perUnit, ms (sliding). Each line's keys as BATCH_KEYS names them. Returns per
  * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
  * to seed). Leases run on Redis's clock, windows on `now`.
  */
 const RESERVE = `${PRUNE}${BATCH_KEYS}
 local eps = ${EPSILON}
+-- The reservations' entries are held back and written once per window: one ZADD, HSET and
+-- INCRBYFLOAT a window and call, not one each a request. What the script knows of a window's
+-- sum counts them meanwhile, and a prune that must read a window from Redis (beforeReading)
+-- gets its held entries written first, so every check sees what adding one by one would show.
+local holding, holdingOrder = {}, {}
+local function writeHeld(log)
+  local h = holding[log]
+  if not h then return end
+  holding[log] = nil
+  for from = 1, #h.z, 1000 do redis.call('ZADD', log, unpack(h.z, from, math.min(from + 999, #h.z))) end
+  for from = 1, #h.h, 1000 do redis.call('HSET', h.amt, unpack(h.h, from, math.min(from + 999, #h.h))) end
+  addToSum(h.sum, h.total)
+  -- The sum Redis now holds; entries at or before what was known to be pruned: forgotten (add's rule).
+  if known[h.sum] and h.min <= known[h.sum].cutoff then known[h.sum] = nil end
+  for _, ttl in ipairs(h.ttls) do
+    expireOnce(log, ttl)
+    expireOnce(h.amt, ttl)
+    expireOnce(h.sum, ttl)
+  end
+end
+beforeReading = writeHeld
+local function addHeld(log, amt, sum, id, score, amount, ttl)
+  local h = holding[log]
+  if not h then
+    h = { amt = amt, sum = sum, z = {}, h = {}, total = 0, min = score, ttls = {} }
+    holding[log] = h
+    holdingOrder[#holdingOrder + 1] = log
+  end
+  h.z[#h.z + 1] = score
+  h.z[#h.z + 1] = id
+  h.h[#h.h + 1] = id
+  h.h[#h.h + 1] = fmt(amount)
+  h.total = h.total + amount
+  if score < h.min then h.min = score end
+  if h.ttls[#h.ttls] ~= ttl then h.ttls[#h.ttls + 1] = ttl end
+  local k = known[sum]
+  if k then
+    k.value = k.value + amount
+    -- An entry at or before the known cutoff would be pruned by the next prune: that prune reads Redis.
+    if score <= k.cutoff then known[sum] = nil end
+  end
+end
 -- Term counters, read once per call: only settlements and seeds change them, not this script.
 local counters = {}
-local function reserve(a, k0)
-  local now, umin, umax, ticket, n, lease = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), ARGV[a + 3], tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+local function reserve(a, l0)
+  local now, umin, umax, ticket, n, lease = tonumber(A[a]), tonumber(A[a + 1]), tonumber(A[a + 2]), A[a + 3], tonumber(A[a + 4]), tonumber(A[a + 5])
   local used = {}
   for i = 1, n do
-    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
-    if ARGV[b + 1] == 't' then
-      local v = counters[K[k + 1]]
-      if v == nil then v = redis.call('GET', K[k + 1]) counters[K[k + 1]] = v end
+    local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
+    if A[b + 1] == 't' then
+      local v = counters[KEYS[k + 1]]
+      if v == nil then v = redis.call('GET', KEYS[k + 1]) counters[KEYS[k + 1]] = v end
       if not v then return {-1, i - 1} end
-      used[i] = tonumber(v) + prune(K[k + 2], K[k + 3], K[k + 4], clock)
+      used[i] = tonumber(v) + prune(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], clock)
     else
-      used[i] = prune(K[k + 1], K[k + 2], K[k + 3], now - tonumber(ARGV[b + 5]))
+      used[i] = prune(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], now - tonumber(A[b + 5]))
     end
   end
   local granted = umax
   for i = 1, n do
     local b = a + 5 + (i - 1) * 5
-    local limit, fixed, per = tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4])
+    local limit, fixed, per = tonumber(A[b + 2]), tonumber(A[b + 3]), tonumber(A[b + 4])
     local room = limit - used[i]
     if fixed + per * umin > room + eps then return {0, i - 1} end
     if per > 0 then
@@ -146,59 +199,78 @@ local function reserve(a, k0)
   if granted < umin then granted = umin end
   local out = {1, granted}
   for i = 1, n do
-    local b, k = a + 5 + (i - 1) * 5, k0 + (i - 1) * 4
-    local amount = tonumber(ARGV[b + 3]) + tonumber(ARGV[b + 4]) * granted
-    if ARGV[b + 1] == 't' then
-      add(K[k + 2], K[k + 3], K[k + 4], ticket, clock + lease, amount, lease * 2)
+    local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
+    local amount = tonumber(A[b + 3]) + tonumber(A[b + 4]) * granted
+    if A[b + 1] == 't' then
+      addHeld(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket, clock + lease, amount, lease * 2)
     else
-      local ms = tonumber(ARGV[b + 5])
-      add(K[k + 1], K[k + 2], K[k + 3], ticket, now, amount, ms * 2)
+      local ms = tonumber(A[b + 5])
+      addHeld(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
     end
     out[#out + 1] = fmt(amount)
   end
   return out
 end
-local results, a, k = {}, BATCH_ARGS, 0
-for r = 1, tonumber(ARGV[1]) do
-  local n = tonumber(ARGV[a + 4])
-  results[r] = reserve(a, k)
+local results, a, l = {}, BATCH_ARGS, 0
+for r = 1, tonumber(A[1]) do
+  local n = tonumber(A[a + 4])
+  results[r] = reserve(a, l)
   a = a + 6 + n * 5
-  k = k + n * 4
+  l = l + n
 end
+for _, log in ipairs(holdingOrder) do writeHeld(log) end
 return results
 `
 
 /**
- * The settlements of one event-loop turn, applied one after the other. ARGV[1]: how many; then
- * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. K (BATCH_KEYS), in
- * the same order, per line: term (counter, log, amounts, sum, its minutes: hash of start
- * minute → settled, 'until' → reconciled up to) or sliding (log, amounts, sum, unused).
+ * The settlements of one event-loop turn, applied one after the other. A[1]: how many; then
+ * per settlement: now, ticket, n, minute, then per line: kind, reserved, actual, ms. Each line's
+ * keys as BATCH_KEYS names them (a term's minutes: hash of start minute → settled, 'until' →
+ * reconciled up to).
  */
 const SETTLE = `${PRUNE}${BATCH_KEYS}
 -- Per counter, read once per call: whether it exists and its time to live. A script does not
 -- see time pass, and INCRBYFLOAT keeps both.
 local exists, ttls = {}, {}
-local a, k = BATCH_ARGS, 0
-for _ = 1, tonumber(ARGV[1]) do
-  local now, ticket, n, minute = tonumber(ARGV[a]), ARGV[a + 1], tonumber(ARGV[a + 2]), ARGV[a + 3]
+-- A term line's part is gathered over the call and written once per key at the end: nothing in
+-- this script reads a term counter, its minutes or its open reservations, so the end state is
+-- the one settlements applied one by one would leave (up to the last bits of a float sum).
+-- taking[log]: the tickets to take out of a term's open reservations (each once);
+-- counting[counter]: what the settlements add to it; minutes[key][minute]: the same by start minute.
+local taking, takingOrder, counting, countingOrder, minutes = {}, {}, {}, {}, {}
+local function gather(log, amt, sum, ticket)
+  local t = taking[log]
+  if not t then
+    t = { amt = amt, sum = sum, ids = {}, seen = {} }
+    taking[log] = t
+    takingOrder[#takingOrder + 1] = log
+  end
+  if not t.seen[ticket] then t.seen[ticket] = true t.ids[#t.ids + 1] = ticket end
+end
+local function count(counter, minuteKey, minute, actual)
+  if not counting[counter] then counting[counter] = 0 countingOrder[#countingOrder + 1] = { counter, minuteKey } end
+  counting[counter] = counting[counter] + actual
+  local m = minutes[minuteKey]
+  if not m then m = {} minutes[minuteKey] = m end
+  m[minute] = (m[minute] or 0) + actual
+end
+local a, l = BATCH_ARGS, 0
+for _ = 1, tonumber(A[1]) do
+  local now, ticket, n, minute = tonumber(A[a]), A[a + 1], tonumber(A[a + 2]), A[a + 3]
   a = a + 4
   for i = 1, n do
-    local actual = tonumber(ARGV[a + 2])
-    if ARGV[a] == 't' then
-      take(K[k + 2], K[k + 3], K[k + 4], ticket)
+    local actual = tonumber(A[a + 2])
+    l = l + 1
+    local k = L[l]
+    if A[a] == 't' then
+      gather(KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], ticket)
       -- Counted even when the lease ran out meanwhile: it was used.
-      local counter = K[k + 1]
+      local counter = KEYS[k + 1]
       if exists[counter] == nil then exists[counter] = redis.call('EXISTS', counter) == 1 end
-      if exists[counter] then
-        redis.call('INCRBYFLOAT', counter, fmt(actual))
-        redis.call('HINCRBYFLOAT', K[k + 5], minute, fmt(actual))
-        if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
-        if ttls[counter] > 0 then expireOnce(K[k + 5], ttls[counter]) end
-      end
-      k = k + 5
+      if exists[counter] then count(counter, KEYS[k + 5], minute, actual) end
     else
-      local ms = tonumber(ARGV[a + 3])
-      local log, amt, sum = K[k + 1], K[k + 2], K[k + 3]
+      local ms = tonumber(A[a + 3])
+      local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
       prune(log, amt, sum, now - ms)
       local old = redis.call('HGET', amt, ticket)
       if old then
@@ -207,9 +279,40 @@ for _ = 1, tonumber(ARGV[1]) do
       elseif actual > 0 then
         add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
       end
-      k = k + 4
     end
     a = a + 4
+  end
+end
+-- The open reservations taken, 500 tickets a command (unpack's bound).
+for _, log in ipairs(takingOrder) do
+  local t = taking[log]
+  local taken = 0
+  for from = 1, #t.ids, 500 do
+    local ids = { unpack(t.ids, from, math.min(from + 499, #t.ids)) }
+    local found, olds = {}, redis.call('HMGET', t.amt, unpack(ids))
+    for j, old in ipairs(olds) do
+      if old then found[#found + 1] = ids[j] taken = taken + tonumber(old) end
+    end
+    if #found > 0 then
+      redis.call('ZREM', log, unpack(found))
+      redis.call('HDEL', t.amt, unpack(found))
+      t.any = true
+    end
+  end
+  if t.any then
+    emptied(log, t.amt, t.sum)
+    if redis.call('HLEN', t.amt) == 0 then redis.call('DEL', t.sum) else redis.call('INCRBYFLOAT', t.sum, fmt(-taken)) end
+  end
+end
+for _, c in ipairs(countingOrder) do
+  local counter, minuteKey = c[1], c[2]
+  redis.call('INCRBYFLOAT', counter, fmt(counting[counter]))
+  local m = minutes[minuteKey]
+  if m then
+    for minute, amount in pairs(m) do redis.call('HINCRBYFLOAT', minuteKey, minute, fmt(amount)) end
+    minutes[minuteKey] = nil
+    if not ttls[counter] then ttls[counter] = redis.call('PTTL', counter) end
+    if ttls[counter] > 0 then expireOnce(minuteKey, ttls[counter]) end
   end
 end
 return 1
@@ -271,6 +374,12 @@ return fmt(delta)
 
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
 
+/** A ledger line's keys, in the order BATCH_KEYS gives them. */
+type LineKeys = readonly string[]
+
+/** Counters whose keys are kept (lineKeys); past this many the map starts again (old terms, gone tenants). */
+const LINE_KEYS_KEPT = 10_000
+
 export interface RedisLedgerOptions {
   /** How long an open term reservation outlives its process's last heartbeat. */
   leaseMs?: number
@@ -286,8 +395,13 @@ export class RedisLedger implements BudgetLedger {
   private readonly open = new Map<string, readonly string[]>()
   private readonly heartbeat: NodeJS.Timeout | undefined
   /** Settlements and reservations waiting for the end of this event-loop turn (see settle, batchReserve). */
-  private settling: { keys: string[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
-  private reserving: { keys: string[]; args: (string | number)[]; resolve: (result: (number | string)[]) => void; reject: (err: unknown) => void }[] = []
+  private settling: { lines: LineKeys[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
+  private reserving: { lines: LineKeys[]; args: (string | number)[]; resolve: (result: (number | string)[]) => void; reject: (err: unknown) => void }[] = []
+  /**
+   * Each line's keys, made once per counter: the same array for every request, so a batch
+   * names them once by identity instead of comparing strings (see batchArgs).
+   */
+  private readonly lineKeys = new Map<string, LineKeys>()
 
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 10_000
@@ -314,7 +428,19 @@ export class RedisLedger implements BudgetLedger {
   private keysOf(counter: string, window: LedgerWindow): string[] {
     if (window.kind === 'term') return this.termKeys(counter)
     const base = this.prefix + counter
-    return [`${base}:log`, `${base}:amt`, `${base}:sum`, `${base}:log`]
+    return [`${base}:log`, `${base}:amt`, `${base}:sum`]
+  }
+
+  /** A line's keys for the batched scripts (BATCH_KEYS): a term's with its minutes. */
+  private keysOfLine(counter: string, window: LedgerWindow): LineKeys {
+    const name = window.kind === 'term' ? counter : `${counter}\u0000sliding`
+    let keys = this.lineKeys.get(name)
+    if (!keys) {
+      if (this.lineKeys.size >= LINE_KEYS_KEPT) this.lineKeys.clear()
+      keys = window.kind === 'term' ? [...this.termKeys(counter), `${this.prefix}${counter}:minutes`] : this.keysOf(counter, window)
+      this.lineKeys.set(name, keys)
+    }
+    return keys
   }
 
   private get terms(): string {
@@ -323,8 +449,9 @@ export class RedisLedger implements BudgetLedger {
 
   async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     const id = crypto.randomUUID()
-    const keys = lines.flatMap((l) => this.keysOf(l.counter, l.window))
-    const args: (string | number)[] = [now, units.min, units.max, id, lines.length, this.leaseMs]
+    const keys = lines.map((l) => this.keysOfLine(l.counter, l.window))
+    // As strings where a number may not be finite (JSON has no Infinity): the script reads them with tonumber.
+    const args: (string | number)[] = [now, String(units.min), String(units.max), id, lines.length, this.leaseMs]
     for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
     for (let attempt = 0; attempt < 4; attempt++) {
@@ -349,9 +476,9 @@ export class RedisLedger implements BudgetLedger {
    * Reservations go out batched: those of one event-loop turn in one script (checked and made
    * in order, each as if alone), settlements made before them first.
    */
-  private batchReserve(keys: string[], args: (string | number)[]): Promise<(number | string)[]> {
+  private batchReserve(lines: LineKeys[], args: (string | number)[]): Promise<(number | string)[]> {
     if (this.reserving.length === 0) setImmediate(() => void this.flushReservations())
-    return new Promise((resolve, reject) => this.reserving.push({ keys, args, resolve, reject }))
+    return new Promise((resolve, reject) => this.reserving.push({ lines, args, resolve, reject }))
   }
 
   private async flushReservations(): Promise<void> {
@@ -369,25 +496,32 @@ export class RedisLedger implements BudgetLedger {
   }
 
   /**
-   * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys, how
-   * many requests, how many key references, the references (1-based), the arguments.
+   * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys (each
+   * line's together), then one JSON array of how many requests, how many line references, the
+   * references, the arguments. Built with loops, not spreads: it runs once per turn over every
+   * request's lines.
    */
-  private batchArgs(batch: readonly { keys: string[]; args: (string | number)[] }[]): [number, (string | number)[]] {
-    const index = new Map<string, number>()
-    const keys: string[] = []
+  private batchArgs(batch: readonly { lines: readonly LineKeys[]; args: (string | number)[] }[]): [number, (string | number)[]] {
+    const start = new Map<LineKeys, number>()
+    const out: (string | number)[] = []
     const refs: number[] = []
     for (const b of batch) {
-      for (const key of b.keys) {
-        let i = index.get(key)
-        if (i === undefined) {
-          keys.push(key)
-          i = keys.length
-          index.set(key, i)
+      for (const keys of b.lines) {
+        let at = start.get(keys)
+        if (at === undefined) {
+          at = out.length
+          start.set(keys, at)
+          for (const key of keys) out.push(key)
         }
-        refs.push(i)
+        refs.push(at)
       }
     }
-    return [keys.length, [...keys, batch.length, refs.length, ...refs, ...batch.flatMap((b) => b.args)]]
+    const numKeys = out.length
+    const args: (string | number)[] = [batch.length, refs.length]
+    for (const r of refs) args.push(r)
+    for (const b of batch) for (const a of b.args) args.push(a)
+    out.push(JSON.stringify(args))
+    return [numKeys, out]
   }
 
   private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {
@@ -406,11 +540,11 @@ export class RedisLedger implements BudgetLedger {
    */
   settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
     this.open.delete(ticket.id)
-    const keys = ticket.lines.flatMap((l) => (l.window.kind === 'term' ? [...this.termKeys(l.counter), `${this.prefix}${l.counter}:minutes`] : this.keysOf(l.counter, l.window)))
+    const lines = ticket.lines.map((l) => this.keysOfLine(l.counter, l.window))
     const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
     ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', String(l.reserved), String(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
     if (this.settling.length === 0) setImmediate(() => void this.flushSettlements())
-    return new Promise((resolve, reject) => this.settling.push({ keys, args, resolve, reject }))
+    return new Promise((resolve, reject) => this.settling.push({ lines, args, resolve, reject }))
   }
 
   /** Also called before reservations go out, so that Redis sees settlements before the reservations made after them. */
@@ -452,7 +586,7 @@ export class RedisLedger implements BudgetLedger {
   }
 
   async used(counter: string, window: LedgerWindow, now: number): Promise<number> {
-    if (window.kind === 'sliding') return Number(await this.scripts.windowSum(3, ...this.keysOf(counter, window).slice(0, 3), now - window.ms))
+    if (window.kind === 'sliding') return Number(await this.scripts.windowSum(3, ...this.keysOf(counter, window), now - window.ms))
     const [base, ...reservations] = this.termKeys(counter)
     const [settled, held] = await Promise.all([this.redis.get(base!), this.scripts.windowSum(3, ...reservations, 'clock')])
     return Number(settled ?? 0) + Number(held)

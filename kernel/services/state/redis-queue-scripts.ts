@@ -79,14 +79,56 @@ local function head(gk)
   if h == nil then h = redis.call('LINDEX', kq(gk), 0) heads[gk] = h end
   return h
 end
--- Holds are counted once, then kept by the code that adds or removes one.
-local holdCount
+-- Holds are counted once, then kept by the code that adds or removes one; expire() reads them
+-- whole, and from then on heldUntil has every live hold (a key's lookup costs no command).
+local holdCount, heldUntil
 local function holds() if not holdCount then holdCount = redis.call('HLEN', HOLDS) end return holdCount end
-local function holdsChanged(d) if holdCount then holdCount = holdCount + d end end
+local function holdOf(gk)
+  if heldUntil then return heldUntil[gk] or false end
+  return redis.call('HGET', HOLDS, gk)
+end
+local function setHold(gk, untilMs)
+  redis.call('HSET', HOLDS, gk, untilMs)
+  if heldUntil then heldUntil[gk] = untilMs end
+  if holdCount then holdCount = holdCount + 1 end
+end
+local function dropHold(gk)
+  redis.call('HDEL', HOLDS, gk)
+  if heldUntil then heldUntil[gk] = nil end
+  if holdCount then holdCount = holdCount - 1 end
+end
 -- Ids granted in this call (the enqueue's reply), instead of asking RUN again.
 local granted = {}
+-- The slots this call granted and released, written by flush() (one HSET and ZADD for the new
+-- ones, one HDEL and ZREM for the gone ones) instead of a command each; slotRaw[id] is a slot's
+-- record as this call knows it (false: none), so a release reads only what it does not know.
+local slotRaw, slotAdds, slotAddOrder, slotDrops = {}, {}, {}, {}
 local function fmt(x) return string.format('%.17g', x) end
+local function flushSlots()
+  if #slotDrops > 0 then
+    for from = 1, #slotDrops, 500 do
+      local ids = { unpack(slotDrops, from, math.min(from + 499, #slotDrops)) }
+      redis.call('HDEL', SLOTS, unpack(ids))
+      redis.call('ZREM', RUN, unpack(ids))
+    end
+    slotDrops = {}
+  end
+  local hs, zs = {}, {}
+  for _, id in ipairs(slotAddOrder) do
+    local a = slotAdds[id]
+    if a then
+      hs[#hs + 1] = id hs[#hs + 1] = a.raw
+      zs[#zs + 1] = a.lease zs[#zs + 1] = id
+    end
+  end
+  for from = 1, #hs, 1000 do
+    redis.call('HSET', SLOTS, unpack(hs, from, math.min(from + 999, #hs)))
+    redis.call('ZADD', RUN, unpack(zs, from, math.min(from + 999, #zs)))
+  end
+  slotAdds, slotAddOrder = {}, {}
+end
 local function flush()
+  flushSlots()
   for h, fields in pairs(dirty) do
     local c, o = cache[h], orig[h]
     local sets, dels = {}, {}
@@ -110,7 +152,22 @@ local function charge(g, gk, amount)
   hincr(KC, gk, amount)
 end
 
--- Takes a waiter out of its line, with its lease (w.lease); its cost is charged when it is being granted.
+-- A waiter's counters when it leaves the line (taken out, or granted at once by its enqueue);
+-- its cost is charged when it is being granted.
+local function leaveLine(w, granting)
+  local gk = w.g .. SEP .. w.k
+  if granting then charge(w.g, gk, w.c) end
+  if hincr(KWAIT, gk, -1) <= 0 then
+    hdel(KWAIT, gk)
+    hset(GLLK, w.g, fmt(hnum(KC, gk)))
+  end
+  if hincr(GWAIT, w.g, -1) <= 0 then
+    hdel(GWAIT, w.g)
+    hset(S, 'lastLeftGroup', fmt(hnum(GC, w.g)))
+  end
+end
+
+-- Takes a waiter out of its line, with its lease (w.lease).
 local function takeWaiter(id, granting)
   local w = waiter(id)
   if not w then return nil end
@@ -125,15 +182,7 @@ local function takeWaiter(id, granting)
     redis.call('LREM', kq(gk), 1, id)
   end
   heads[gk] = nil
-  if granting then charge(w.g, gk, w.c) end
-  if hincr(KWAIT, gk, -1) <= 0 then
-    hdel(KWAIT, gk)
-    hset(GLLK, w.g, fmt(hnum(KC, gk)))
-  end
-  if hincr(GWAIT, w.g, -1) <= 0 then
-    hdel(GWAIT, w.g)
-    hset(S, 'lastLeftGroup', fmt(hnum(GC, w.g)))
-  end
+  leaveLine(w, granting)
   return w
 end
 
@@ -144,20 +193,24 @@ local function grant(id, w)
   hincr(S, 'running', 1)
   hincr(GRUN, w.g, 1)
   hincr(KRUN, gk, 1)
-  redis.call('HSET', SLOTS, id, cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m }))
-  redis.call('ZADD', RUN, w.lease or (now + lease), id)
+  local raw = cjson.encode({ g = w.g, k = w.k, c = w.c, p = w.p, m = w.m })
+  slotRaw[id] = raw
+  slotAdds[id] = { raw = raw, lease = w.lease or (now + lease) }
+  slotAddOrder[#slotAddOrder + 1] = id
   granted[id] = true
   -- The enqueue script's own request learns of its grant from the reply: no message for it.
   if not replying[id] then redis.call('PUBLISH', channel .. w.p, pool .. '\\n' .. id) end
 end
 
 local function releaseSlot(id, actual)
-  local raw = redis.call('HGET', SLOTS, id)
+  local raw = slotRaw[id]
+  if raw == nil then raw = redis.call('HGET', SLOTS, id) end
   if not raw then return nil end
   local s = cjson.decode(raw)
   local gk = s.g .. SEP .. s.k
-  redis.call('HDEL', SLOTS, id)
-  redis.call('ZREM', RUN, id)
+  slotRaw[id] = false
+  -- Granted in this call: never written, nothing to remove.
+  if slotAdds[id] then slotAdds[id] = nil else slotDrops[#slotDrops + 1] = id end
   granted[id] = nil
   hincr(S, 'running', -1)
   if hincr(GRUN, s.g, -1) <= 0 then hdel(GRUN, s.g) end
@@ -172,8 +225,9 @@ local function expire()
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', RUN, '-inf', now)) do releaseSlot(id, nil) end
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', WEXP, '-inf', now)) do takeWaiter(id, false) end
   local holds, n = redis.call('HGETALL', HOLDS), 0
+  heldUntil = {}
   for i = 1, #holds, 2 do
-    if tonumber(holds[i + 1]) <= now then redis.call('HDEL', HOLDS, holds[i]) else n = n + 1 end
+    if tonumber(holds[i + 1]) <= now then redis.call('HDEL', HOLDS, holds[i]) else n = n + 1 heldUntil[holds[i]] = holds[i + 1] end
   end
   holdCount = n
 end
@@ -256,24 +310,49 @@ end
 `
 
 /**
- * ARGV[5..]: per request (the enqueues of one event-loop turn, put in line one after the other
- * exactly as separate scripts would), id, group, key, weight, cost, model, process, capacity,
- * seq. `seq` is empty for a new request; a waiter that lost its entry (its process was cut from
- * Redis past its lease) comes back with its old one, and goes back to its old place in its
- * key's line, its counters kept. Returns per request {1 when granted by the end of the script,
- * seq}; those grants are not published (the reply tells).
+ * ARGV[5]: one JSON array A (one string for ioredis to write, not four arguments a request; the
+ * script reads its numbers with tonumber as it read ARGV): A[1] the process; A[2] how many
+ * tenants follow, each as group, key, weight, model, capacity (named once per call: the
+ * enqueues of a turn mostly share them); then per request (the enqueues of one event-loop
+ * turn, put in line one after the other exactly as separate scripts would): id, tenant
+ * (1-based), cost, seq. `seq` is empty for a new request; a waiter
+ * that lost its entry (its process was cut from Redis past its lease) comes back with its old
+ * one, and goes back to its old place in its key's line, its counters kept. Returns per request
+ * {1 when granted by the end of the script, seq}; those grants are not published (the reply
+ * tells).
+ *
+ * A new request that is served at once (its key's slot was held, or nothing else waits and a
+ * slot is free: the one waiter pump would pick) is granted without being stored as a waiter
+ * first: the same counters, charges and slot as a stored waiter taken out by pump, with no
+ * waiter entry, lease or line entry written and removed in the same call.
  */
 export const ENQUEUE = `${PRELUDE}
+local A = cjson.decode(ARGV[5])
+local process, TENANTS = A[1], 3
+local FIRST = TENANTS + tonumber(A[2]) * 5
 local function enqueue(a)
-  local id, g, k, w, cost, model, process, capacity, oldSeq = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4]), ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], tonumber(ARGV[a + 8])
+  local id, t, cost, oldSeq = A[a], TENANTS + (tonumber(A[a + 1]) - 1) * 5, tonumber(A[a + 2]), tonumber(A[a + 3])
+  local g, k, w, model, capacity = A[t], A[t + 1], A[t + 2], A[t + 3], A[t + 4]
   -- Written only when changed: the same capacity and weight come with nearly every request.
   if hget(S, 'capacity') ~= capacity then hset(S, 'capacity', capacity) end
   if hget(GW, g) ~= w then hset(GW, g, w) end
   local gk = g .. SEP .. k
-  local held = redis.call('HGET', HOLDS, gk)
+  local held = holdOf(gk)
   if not held and not oldSeq then lift(g, gk) end
   local seq = oldSeq or hincr(S, 'seq', 1)
   local entry = { g = g, k = k, c = cost, s = seq, p = process, m = model }
+  local atOnce = not oldSeq and (held or (#hkeys(KWAIT) == 0 and hnum(S, 'running') + holds() < hnum(S, 'capacity')))
+  hincr(KWAIT, gk, 1)
+  hincr(GWAIT, g, 1)
+  if atOnce then
+    if held then dropHold(gk) end
+    entry.lease = now + lease
+    leaveLine(entry, true)
+    grant(id, entry)
+    -- A held slot served, others may wait; a free slot taken, nothing else waited.
+    if held then pump() end
+    return seq
+  end
   redis.call('HSET', WAITERS, id, cjson.encode(entry))
   waiters[id] = entry
   redis.call('ZADD', WEXP, now + lease, id)
@@ -293,48 +372,52 @@ local function enqueue(a)
     redis.call('RPUSH', kq(gk), id)
     if heads[gk] == false then heads[gk] = id end
   end
-  hincr(KWAIT, gk, 1)
-  hincr(GWAIT, g, 1)
   if held then
     -- The slot kept for this key: served now.
-    redis.call('HDEL', HOLDS, gk)
-    holdsChanged(-1)
+    dropHold(gk)
     grant(id, takeWaiter(id, true))
   end
   pump()
   return seq
 end
-for i = 5, #ARGV, 9 do replying[ARGV[i]] = true end
+for i = FIRST, #A, 4 do replying[A[i]] = true end
 expire()
 local seqs = {}
-for i = 5, #ARGV, 9 do seqs[#seqs + 1] = enqueue(i) end
+for i = FIRST, #A, 4 do seqs[#seqs + 1] = enqueue(i) end
 flush()
 touch()
 local out = {}
 for n, seq in ipairs(seqs) do
-  local id = ARGV[5 + (n - 1) * 9]
+  local id = A[FIRST + (n - 1) * 4]
   if granted[id] then out[n] = {1, seq} else out[n] = {0, seq} end
 end
 return out
 `
 
 /**
- * ARGV[5..]: triples of id, actual cost, anticipation ms: the releases of one event-loop turn,
+ * ARGV[5]: a JSON array of triples of id, actual cost, anticipation ms: the releases of one event-loop turn,
  * applied one after the other exactly as separate scripts would be (each pumps before the next).
  * Returns, per release, 1 when a slot is now held for its key.
  */
 export const RELEASE = `${PRELUDE}
 expire()
+-- The released slots' records, read in one command (500 ids a command: unpack's bound).
+local unknown = {}
+local A = cjson.decode(ARGV[5])
+for i = 1, #A, 3 do if slotRaw[A[i]] == nil then unknown[#unknown + 1] = A[i] end end
+for from = 1, #unknown, 500 do
+  local ids = { unpack(unknown, from, math.min(from + 499, #unknown)) }
+  for j, raw in ipairs(redis.call('HMGET', SLOTS, unpack(ids))) do slotRaw[ids[j]] = raw end
+end
 local out = {}
-for i = 5, #ARGV, 3 do
-  local id, actual, anticipation = ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
+for i = 1, #A, 3 do
+  local id, actual, anticipation = A[i], tonumber(A[i + 1]), tonumber(A[i + 2])
   local s = releaseSlot(id, actual)
   local held = 0
   if s and anticipation > 0 and #hkeys(KWAIT) > 0 then
     local gk = s.g .. SEP .. s.k
-    if hnum(KWAIT, gk) == 0 and not redis.call('HGET', HOLDS, gk) and wouldBeNext(s.g, gk) then
-      redis.call('HSET', HOLDS, gk, now + anticipation)
-      holdsChanged(1)
+    if hnum(KWAIT, gk) == 0 and not holdOf(gk) and wouldBeNext(s.g, gk) then
+      setHold(gk, now + anticipation)
       held = 1
     end
   end

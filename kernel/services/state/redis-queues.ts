@@ -46,7 +46,7 @@ export class RedisQueues implements FairQueues {
   private readonly heartbeat: NodeJS.Timeout
   private readonly holdTimers = new Set<NodeJS.Timeout>()
   /** Enqueues waiting for the end of this event-loop turn, per pool (see batchEnqueue). */
-  private readonly enqueuing = new Map<string, { args: (string | number)[]; resolve: (reply: [number, number]) => void; reject: (err: unknown) => void }[]>()
+  private readonly enqueuing = new Map<string, { id: string; request: QueueRequest; seq: number | ''; resolve: (reply: [number, number]) => void; reject: (err: unknown) => void }[]>()
   /** Releases waiting for the end of this event-loop turn, per pool (see release). */
   private readonly releasing = new Map<string, { id: string; request: QueueRequest; actualCost: number; done: () => void }[]>()
   private readonly channel: string
@@ -135,8 +135,9 @@ export class RedisQueues implements FairQueues {
     await Promise.all(pools.map(async ([pool, batch]) => {
       let held: unknown[] = []
       try {
-        const args = batch.flatMap((r) => [r.id, r.actualCost, r.request.anticipationMs])
-        held = (await this.scripts.release(0, ...this.args(pool), ...args)) as unknown[]
+        const args: (string | number)[] = []
+        for (const r of batch) args.push(r.id, String(r.actualCost), r.request.anticipationMs)
+        held = (await this.scripts.release(0, ...this.args(pool), JSON.stringify(args))) as unknown[]
       } catch (err) {
         // The leases run out and Redis takes the slots back; nothing else to do here.
         this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool, cause: describeCause(err) })
@@ -239,7 +240,7 @@ export class RedisQueues implements FairQueues {
 
   /** Puts a waiter in the shared line (`seq`: its old place, or '' for a new one). */
   private async enqueue(id: string, request: QueueRequest, seq: number | ''): Promise<void> {
-    const [now, place] = await this.batchEnqueue(request.pool, [id, request.group, request.key, request.groupWeight, request.cost, request.model, this.process, request.capacity, seq])
+    const [now, place] = await this.batchEnqueue(id, request, seq)
     const waiter = this.waiters.get(id)
     if (!waiter) {
       // Its grant message came before this reply: it holds its slot.
@@ -257,14 +258,14 @@ export class RedisQueues implements FairQueues {
    * Enqueues go out batched like releases: those of one event-loop turn, per pool, in one
    * script (put in line in order, each as if alone), the releases made before them first.
    */
-  private batchEnqueue(pool: string, args: (string | number)[]): Promise<[number, number]> {
-    let batch = this.enqueuing.get(pool)
+  private batchEnqueue(id: string, request: QueueRequest, seq: number | ''): Promise<[number, number]> {
+    let batch = this.enqueuing.get(request.pool)
     if (!batch) {
       batch = []
-      this.enqueuing.set(pool, batch)
+      this.enqueuing.set(request.pool, batch)
       if (this.enqueuing.size === 1) setImmediate(() => void this.flushEnqueues())
     }
-    return new Promise((resolve, reject) => batch.push({ args, resolve, reject }))
+    return new Promise((resolve, reject) => batch.push({ id, request, seq, resolve, reject }))
   }
 
   private async flushEnqueues(): Promise<void> {
@@ -273,12 +274,35 @@ export class RedisQueues implements FairQueues {
     this.enqueuing.clear()
     await Promise.all(pools.map(async ([pool, batch]) => {
       try {
-        const results = (await this.scripts.enqueue(0, ...this.args(pool), ...batch.flatMap((e) => e.args))) as [number, number][]
+        const results = (await this.scripts.enqueue(0, ...this.args(pool), JSON.stringify(this.enqueueArgs(batch)))) as [number, number][]
         batch.forEach((e, i) => e.resolve(results[i]!))
       } catch (err) {
         for (const e of batch) e.reject(err)
       }
     }))
+  }
+
+  /**
+   * A batch as the enqueue script takes it (one JSON array): this process, the batch's tenants
+   * (group, key, weight, model, capacity) each named once, then per request its id, tenant, cost
+   * and seq. Numbers that may not be finite go as strings (JSON has no Infinity).
+   */
+  private enqueueArgs(batch: readonly { id: string; request: QueueRequest; seq: number | '' }[]): (string | number)[] {
+    const tenants: (string | number)[] = []
+    const index = new Map<string, number>()
+    const requests: (string | number)[] = []
+    for (const { id, request: r, seq } of batch) {
+      const name = `${r.group}\u0000${r.key}\u0000${r.groupWeight}\u0000${r.model}\u0000${r.capacity}`
+      let tenant = index.get(name)
+      if (tenant === undefined) {
+        tenant = index.size + 1
+        index.set(name, tenant)
+        // Weight and capacity as the strings Redis keeps (the script compares them as such).
+        tenants.push(r.group, r.key, String(r.groupWeight), r.model, String(r.capacity))
+      }
+      requests.push(id, tenant, String(r.cost), seq)
+    }
+    return [this.process, index.size, ...tenants, ...requests]
   }
 
   /** A waiter Redis no longer has: back to its old place, or failed now (503) if even that fails. */
