@@ -10,7 +10,6 @@
  *   [--compare <dist folder>: the gateway of another build, interleaved (a before/after in one run)]
  */
 import { setMaxListeners } from 'node:events'
-import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
@@ -28,18 +27,6 @@ const dist = path.join(repoRoot, 'dist')
 
 
 const fmt = formatLoad
-
-/**
- * Each gateway gets an empty data folder of its own. Sharing ./data, two gateways of a
- * --compare run wrote one SQLite file (each waiting on the other's write lock) and one record
- * journal (each deleting and replaying the other's segments), and the file grew run after run.
- */
-function dataFolder(): NodeJS.ProcessEnv {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-chat-data-'))
-  // A run writes some 100 MB of records into each; children.ts has killed the gateways by now.
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
-  return { SLUICE_DATA: dir }
-}
 
 /** Opens `count` streams that the simulator holds before their first token; `close` ends them. */
 async function idleStreams(url: string, count: number): Promise<{ opened: number; close: () => Promise<void> }> {
@@ -70,11 +57,11 @@ async function main() {
   // --gateway-node "<flags>": V8/Node flags for the gateway process only (e.g. heap tuning);
   // without it, the flags the server ships with (package.json `start`).
   const gatewayNode = process.argv.includes('--gateway-node') ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean) : serverNodeFlags()
-  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), dataFolder(), [...profile, ...gatewayNode])
+  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, { nodeFlags: [...profile, ...gatewayNode] })
   const baselineRss = gateway.rssMb()
   // --compare-node "<flags>": a second gateway with other Node flags, interleaved with the first (A/B in one run).
   const compareNode = process.argv.includes('--compare-node') ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean) : undefined
-  const compared = compareNode && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), dataFolder(), compareNode))
+  const compared = compareNode && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, { nodeFlags: compareNode }))
 
   const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })
   const targets = [
@@ -91,7 +78,7 @@ async function main() {
   }
   // --compare <dist folder>: the gateway of another build (a "before"), interleaved with this one.
   const otherDist = process.argv.includes('--compare') ? path.resolve(process.argv[process.argv.indexOf('--compare') + 1]!) : undefined
-  const other = otherDist && (await startChild(path.join(otherDist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 })], dataFolder(), gatewayNode))
+  const other = otherDist && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, { nodeFlags: gatewayNode, dist: otherDist }))
   const otherName = 'sluice --compare build'
   if (other) {
     targets.push({ name: otherName, url: other.url, model: 'sim-chat-instruct' })
@@ -103,24 +90,29 @@ async function main() {
    * Each target runs ROUNDS times, interleaved with the others, and the median run counts, so
    * a drift in what else the machine is doing touches every target alike.
    */
-  const measure = async (mode: string, stream: boolean, connections: number, seconds: number) => {
-    const runs = new Map<string, Measured[]>()
-    for (const t of targets) {
-      // A short warm-up, so JIT and connection set-up stay out of the figures.
-      await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds: 0.5, maxRequests: 2000 })
+  const measure = async (mode: string, stream: boolean, connections: number, seconds: number, rate?: number) => {
+    // Closed loop (each connection sends its next request when the last reply ended), or open
+    // loop at `rate` requests a second (runRate).
+    const load = (t: (typeof targets)[number], s: number, maxRequests: number) => {
+      const o = { url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds: s }
+      return rate === undefined ? runLoad({ ...o, maxRequests }) : runRate({ ...o, rate })
     }
+    const runs = new Map<string, Measured[]>()
+    // A short warm-up, so JIT and connection set-up stay out of the figures.
+    for (const t of targets) await load(t, 0.5, 2000)
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of targets) {
         const proc = processOf[t.name]!
         const [cpu0, main0] = [proc.cpuMs(), proc.mainThreadCpuMs()]
-        const r = await runLoad({ url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds, maxRequests: 500_000 })
+        const r = await load(t, seconds, 500_000)
         const cpuPerRequest = (proc.cpuMs() - cpu0) / Math.max(1, r.requests)
         const mainThreadCpuPerRequest = (proc.mainThreadCpuMs() - main0) / Math.max(1, r.requests)
         runs.set(t.name, [...(runs.get(t.name) ?? []), { ...r, cpuPerRequest, mainThreadCpuPerRequest }])
       }
     }
     for (const t of targets) {
-      const sorted = [...runs.get(t.name)!].sort((a, b) => a.rps - b.rps)
+      // At a fixed rate every run serves it: the median is by p99 there.
+      const sorted = [...runs.get(t.name)!].sort((a, b) => (rate === undefined ? a.rps - b.rps : a.p99 - b.p99))
       const median = sorted[Math.floor(sorted.length / 2)]!
       const label = `${t.name} ${mode}`
       results[label] = median
@@ -144,22 +136,8 @@ async function main() {
   // percentiles are the latency each adds rather than concurrency ÷ throughput.
   const rate = Math.round(r('sluice chat route whole c64').rps / 2)
   console.log(`\nopen loop, non-streamed, ${rate} req/s (half the gateway's closed-loop rate), up to 64 connections`)
-  const open: Record<string, LoadResult> = {}
-  for (const t of targets.slice(0, 3)) {
-    await runRate({ url: t.url, path: '/v1/chat/completions', body: body(t.model, false), headers, connections: 64, rate, seconds: 0.5 })
-  }
-  const openRuns = new Map<string, LoadResult[]>()
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const t of targets.slice(0, 3)) {
-      const res = await runRate({ url: t.url, path: '/v1/chat/completions', body: body(t.model, false), headers, connections: 64, rate, seconds: SECONDS })
-      openRuns.set(t.name, [...(openRuns.get(t.name) ?? []), res])
-    }
-  }
-  for (const t of targets.slice(0, 3)) {
-    const sorted = [...openRuns.get(t.name)!].sort((a, b) => a.p99 - b.p99)
-    open[t.name] = sorted[Math.floor(sorted.length / 2)]!
-    console.log(`${`${t.name} open ${rate}/s`.padEnd(44)} ${fmt(open[t.name]!)}`)
-  }
+  await measure(`open ${rate}/s`, false, 64, SECONDS, rate)
+  const open = (name: string) => r(`${name} open ${rate}/s`)
   console.log('\nbudget (ARCHITECTURE.md)                     measured        budget')
   for (const mode of ['whole', 'stream']) {
     const g = r(`sluice chat route ${mode} c64`)
@@ -174,7 +152,8 @@ async function main() {
   for (const mode of ['whole', 'stream']) {
     console.log(`${mode.padEnd(7)} CPU per request gateway / proxy     ${ratio(r(`sluice chat route ${mode} c64`).cpuPerRequest, r(`node:http proxy ${mode} c64`).cpuPerRequest).padStart(6)}          (a core each: rps ratio = its inverse)`)
   }
-  console.log(`open loop at ${rate}/s: p50 gateway / proxy      ${ratio(open['sluice chat route']!.p50, open['node:http proxy']!.p50).padStart(6)}   p99 ${ratio(open['sluice chat route']!.p99, open['node:http proxy']!.p99)}   (p99 added over the proxy ${(open['sluice chat route']!.p99 - open['node:http proxy']!.p99).toFixed(2)} ms)`)
+  const [g, p] = [open('sluice chat route'), open('node:http proxy')]
+  console.log(`open loop at ${rate}/s: p50 gateway / proxy      ${ratio(g.p50, p.p50).padStart(6)}   p99 ${ratio(g.p99, p.p99)}   (p99 added over the proxy ${(g.p99 - p.p99).toFixed(2)} ms)`)
   if (compared) {
     for (const mode of ['whole', 'stream']) console.log(`${mode.padEnd(7)} rps ${comparedName} / proxy   ${ratio(r(`${comparedName} ${mode} c64`).rps, r(`node:http proxy ${mode} c64`).rps).padStart(6)}`)
     console.log(`peak memory at 64 connections, ${comparedName}   ${compared.peakRssMb().toFixed(0).padStart(6)} MB`)

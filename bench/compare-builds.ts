@@ -10,14 +10,13 @@
  *   npm run bench -- compare-builds --compare <dist folder>
  *   (or: node dist/bench/compare-builds.js --compare <dist folder> [--requests 20000] [--rounds 9] [--stream 1])
  */
-import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { startChild, type Child } from './children.js'
 import { runLoad } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
-import { serverNodeFlags } from './gateway-child.js'
+import { startGatewayChild } from './gateway-child.js'
 
 const REQUESTS = option('requests', 20_000)
 const ROUNDS = option('rounds', 9)
@@ -32,23 +31,6 @@ interface Round {
   others: number
 }
 
-/** CPU ms of the process's main thread and of all its other threads (from /proc). */
-function threadCpu(pid: number): { main: number; others: number } {
-  let main = 0
-  let others = 0
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const f = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      const ms = (Number(f[11]) + Number(f[12])) * 10
-      if (Number(tid) === pid) main += ms
-      else others += ms
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return { main, others }
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 async function main() {
@@ -56,11 +38,7 @@ async function main() {
   if (at === -1) throw new Error('usage: compare-builds --compare <dist folder of the other build>')
   const otherDist = path.resolve(process.argv[at + 1]!)
   const sim = await startChild(path.join(repoRoot, 'dist', 'sim', 'main.js'), ['--config', zeroLatencySimConfig(1000), '--port', '0'])
-  const gateway = (dist: string): Promise<Child> => {
-    const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-compare-data-'))
-    process.on('exit', () => fs.rmSync(data, { recursive: true, force: true }))
-    return startChild(path.join(dist, 'bench', 'gateway-process.js'), [gatewayConfigFor(sim.url, KEY, { connections: 200, capacity: 200 })], { SLUICE_DATA: data }, serverNodeFlags())
-  }
+  const gateway = (dist: string): Promise<Child> => startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 200, capacity: 200 }), {}, { dist })
   const builds: [string, Child][] = [
     ['this build', await gateway(path.join(repoRoot, 'dist'))],
     ['--compare build', await gateway(otherDist)],
@@ -72,11 +50,10 @@ async function main() {
   const rounds = new Map<string, Round[]>(builds.map(([name]) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, child] of builds) {
-      const before = threadCpu(child.pid)
+      const [cpu0, main0] = [child.cpuMs(), child.mainThreadCpuMs()]
       const r = await load(child, REQUESTS)
-      const after = threadCpu(child.pid)
-      const main = (after.main - before.main) / r.requests
-      const others = (after.others - before.others) / r.requests
+      const main = (child.mainThreadCpuMs() - main0) / r.requests
+      const others = (child.cpuMs() - cpu0) / r.requests - main
       rounds.get(name)!.push({ p99: r.p99, rps: r.rps, total: main + others, main, others })
       console.log(`round ${round} ${name.padEnd(16)} p99 ${r.p99.toFixed(2).padStart(6)} ms   CPU/req ${(main + others).toFixed(4)} ms: main thread ${main.toFixed(4)}, other threads ${others.toFixed(4)}`)
     }

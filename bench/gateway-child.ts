@@ -1,10 +1,11 @@
 /**
  * The gateway as benchmarks start it: bench/gateway-process.ts in a child process, with the
- * Node flags the server is shipped with. Those are the flags of `npm start` in package.json
- * (the Dockerfile, the systemd unit and `npm run start:prod` carry the same; a test keeps them
- * equal), so a benchmark measures what runs.
+ * Node flags the server is shipped with and a data folder of its own. The flags are those of
+ * `npm start` in package.json (the Dockerfile, the systemd unit and `npm run start:prod` carry
+ * the same; a test keeps them equal), so a benchmark measures what runs.
  */
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { repoRoot } from '../kernel/paths.js'
 import { startChild, type Child } from './children.js'
@@ -14,7 +15,26 @@ export function serverNodeFlags(): string[] {
   return pkg.scripts.start!.split(/\s+/).filter((w) => w.startsWith('--'))
 }
 
-/** A gateway process serving `configDir`; `nodeFlags` replace the shipped ones (an A/B of V8 settings). */
-export function startGatewayChild(configDir: string, env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = serverNodeFlags()): Promise<Child> {
-  return startChild(path.join(repoRoot, 'dist', 'bench', 'gateway-process.js'), [configDir], env, nodeFlags)
+export interface GatewayChildOptions {
+  /** Replace the shipped flags (an A/B of V8 settings). */
+  nodeFlags?: string[]
+  /** The dist folder of another build (a before/after); this build's by default. */
+  dist?: string
+}
+
+/**
+ * A gateway process serving `configDir`. Unless `env` names one (SLUICE_DATA), it gets an empty
+ * data folder, removed at exit: two gateways sharing ./data write one SQLite file and one record
+ * journal (each replaying and deleting the other's segments), and the file grows run after run.
+ */
+export function startGatewayChild(configDir: string, env: NodeJS.ProcessEnv = {}, options: GatewayChildOptions = {}): Promise<Child> {
+  let data = env.SLUICE_DATA
+  if (data === undefined) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-data-'))
+    // A run writes some 100 MB of records into it; children.ts has killed the gateway by then.
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+    data = dir
+  }
+  const dist = options.dist ?? path.join(repoRoot, 'dist')
+  return startChild(path.join(dist, 'bench', 'gateway-process.js'), [configDir], { ...env, SLUICE_DATA: data }, options.nodeFlags ?? serverNodeFlags())
 }

@@ -119,12 +119,10 @@ function syscalls(pid: number): { reads: number; writes: number } {
 async function main() {
   const redis = await privateRedis()
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(2000), '--port', '0'])
-  // Each gateway with a data folder of its own (its SQLite records, when embedded).
-  const data = () => ({ SLUICE_DATA: fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-data-')) })
-  const embedded = await startGatewayChild(config(sim.url), data())
+  const embedded = await startGatewayChild(config(sim.url))
   // --profile: the scale-out gateway writes a CPU profile to bench/profiles/ when it stops.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
-  const scaled = await startGatewayChild(config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' }), data(), [...serverNodeFlags(), ...profile])
+  const scaled = await startGatewayChild(config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' }), {}, { nodeFlags: [...serverNodeFlags(), ...profile] })
   const admin = new Redis(redis.url)
   const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true })
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
@@ -133,7 +131,7 @@ async function main() {
     ['scale-out (Redis + PostgreSQL)', scaled],
   ]
   if (COMPARE) {
-    const other = await startChild(path.join(COMPARE, 'bench', 'gateway-process.js'), [config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' })], data(), serverNodeFlags())
+    const other = await startGatewayChild(config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' }), {}, { dist: COMPARE })
     targets.push([`scale-out, ${path.basename(path.dirname(COMPARE))}`, other])
   }
   console.log(`Sluice scale-out benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, medians; key with a term budget and a token window\n`)

@@ -27,7 +27,7 @@ const dist = path.join(repoRoot, 'dist')
 async function main() {
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(1000), '--port', '0'])
   const shipped = serverNodeFlags()
-  const gateway = (flags: string[]) => startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 1000, capacity: 1000 }), {}, flags)
+  const gateway = (flags: string[]) => startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 1000, capacity: 1000 }), {}, { nodeFlags: flags })
   const targets: [string, string[]][] = [
     [`shipped flags (${shipped.join(' ')})`, shipped],
     ['Node defaults', []],

@@ -94,15 +94,12 @@ async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainSt
   applyHeaders(ctx, ex)
   if (reply.kind === 'events') return writeEventStream(ctx, ex, route, state, reply)
   if (reply.kind === 'json') endJson(ctx, reply.status, jsonText(reply))
-  else if (reply.kind === 'text') {
+  else {
     ctx.status = reply.status
     ctx.type = reply.contentType
-    ctx.body = reply.text
-  } else {
-    ctx.status = reply.status
-    ctx.type = reply.contentType
-    if (!(reply.data instanceof Uint8Array)) return writeByteStream(ctx, ex, wrapBytes(route, ex, state, reply.status, reply.data))
-    ctx.body = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength)
+    if (reply.kind === 'text') ctx.body = reply.text
+    else if (!(reply.data instanceof Uint8Array)) return writeByteStream(ctx, ex, wrapBytes(route, ex, state, reply.status, reply.data))
+    else ctx.body = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength)
   }
   settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
 }

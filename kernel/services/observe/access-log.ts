@@ -87,17 +87,15 @@ export class AccessLog {
       return
     }
     // A UTF-16 unit is at most 3 bytes of UTF-8.
-    if (this.used + line.length * 3 > this.chunk.length) {
-      this.seal()
-      this.chunk = Buffer.allocUnsafe(Math.max(CHUNK, line.length * 3))
-    }
+    if (this.used + line.length * 3 > this.chunk.length) this.seal(line.length * 3)
     this.used += this.chunk.write(line, this.used)
     this.pendingBytes += line.length
   }
 
-  private seal(): void {
+  /** Puts the filled part of the chunk aside and starts another, with room for at least `room` bytes. */
+  private seal(room = 0): void {
     if (this.used > 0) this.full.push(this.chunk.subarray(0, this.used))
-    this.chunk = Buffer.allocUnsafe(CHUNK)
+    this.chunk = Buffer.allocUnsafe(Math.max(CHUNK, room))
     this.used = 0
   }
 

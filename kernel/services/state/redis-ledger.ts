@@ -81,20 +81,6 @@ local function add(log, amt, sum, id, score, amount, ttl)
   expireOnce(amt, ttl)
   expireOnce(sum, ttl)
 end
-local function take(log, amt, sum, id)
-  local old = redis.call('HGET', amt, id)
-  if not old then return nil end
-  redis.call('ZREM', log, id)
-  redis.call('HDEL', amt, id)
-  emptied(log, amt, sum)
-  if redis.call('HLEN', amt) == 0 then
-    redis.call('DEL', sum)
-    if known[sum] then known[sum].value = 0 end
-  else
-    addToSum(sum, -tonumber(old))
-  end
-  return tonumber(old)
-end
 local t = redis.call('TIME')
 local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
@@ -301,7 +287,7 @@ for _, log in ipairs(takingOrder) do
   end
   if t.any then
     emptied(log, t.amt, t.sum)
-    if redis.call('HLEN', t.amt) == 0 then redis.call('DEL', t.sum) else redis.call('INCRBYFLOAT', t.sum, fmt(-taken)) end
+    if redis.call('HLEN', t.amt) == 0 then redis.call('DEL', t.sum) else addToSum(t.sum, -taken) end
   end
 end
 for _, c in ipairs(countingOrder) do

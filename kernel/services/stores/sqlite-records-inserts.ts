@@ -35,10 +35,5 @@ export function prepareRecordInserts(db: Database.Database): RecordInserts {
     }
     return inserted
   })
-  return {
-    insert: (records) => {
-      if (records.length > 0) insert(records)
-    },
-    insertMissing: (records) => insertMissing(records),
-  }
+  return { insert, insertMissing }
 }
