@@ -8,12 +8,13 @@
  *   npm run bench -- chat            (or: node dist/bench/chat.js [--seconds 2] [--rounds 3] [--idle 9500])
  *   [--gateway-node "<node flags>"] [--compare-node "<node flags>": a second gateway, interleaved]
  *   [--compare <dist folder>: the gateway of another build, interleaved (a before/after in one run)]
+ *   [--pin: each server measured on CPU 1 alone, the load generator and the simulator on CPU 0 (issue 18's method)]
  */
 import { setMaxListeners } from 'node:events'
 import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
-import { startChild, type Child } from './children.js'
+import { pinToCpu, startChild, type Child } from './children.js'
 import { runLoad, runRate, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
@@ -24,6 +25,7 @@ const ROUNDS = option('rounds', 3)
 const IDLE = option('idle', 9500)
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
+const PIN = process.argv.includes('--pin')
 
 
 const fmt = formatLoad
@@ -84,7 +86,12 @@ async function main() {
     targets.push({ name: otherName, url: other.url, model: 'sim-chat-instruct' })
     processOf[otherName] = other
   }
-  type Measured = LoadResult & { cpuPerRequest: number; mainThreadCpuPerRequest: number }
+  if (PIN) {
+    // The servers measured take turns on CPU 1; the client side (this process, the simulator) has CPU 0.
+    for (const c of [sim, { pid: process.pid }]) pinToCpu(c.pid, 0)
+    for (const c of [proxy, gateway, compared, other]) if (c) pinToCpu(c.pid, 1)
+  }
+  type Measured = LoadResult & { cpuPerRequest: number; mainThreadCpuPerRequest: number; clientBusy: number }
   const results: Record<string, Measured> = {}
   /**
    * Each target runs ROUNDS times, interleaved with the others, and the median run counts, so
@@ -104,10 +111,15 @@ async function main() {
       for (const t of targets) {
         const proc = processOf[t.name]!
         const [cpu0, main0] = [proc.cpuMs(), proc.mainThreadCpuMs()]
+        // The client side's CPU (this load generator, and the simulator unless it is the target):
+        // when pinned, its busy share of CPU 0 says whether the client or the server set the pace.
+        const [client0, sim0, wall0] = [process.cpuUsage(), sim.cpuMs(), performance.now()]
         const r = await load(t, seconds, 500_000)
+        const clientMs = process.cpuUsage(client0)
+        const clientBusy = ((clientMs.user + clientMs.system) / 1000 + (proc === sim ? 0 : sim.cpuMs() - sim0)) / (performance.now() - wall0)
         const cpuPerRequest = (proc.cpuMs() - cpu0) / Math.max(1, r.requests)
         const mainThreadCpuPerRequest = (proc.mainThreadCpuMs() - main0) / Math.max(1, r.requests)
-        runs.set(t.name, [...(runs.get(t.name) ?? []), { ...r, cpuPerRequest, mainThreadCpuPerRequest }])
+        runs.set(t.name, [...(runs.get(t.name) ?? []), { ...r, cpuPerRequest, mainThreadCpuPerRequest, clientBusy }])
       }
     }
     for (const t of targets) {
@@ -116,11 +128,12 @@ async function main() {
       const median = sorted[Math.floor(sorted.length / 2)]!
       const label = `${t.name} ${mode}`
       results[label] = median
-      console.log(`${label.padEnd(44)} ${fmt(median)}   ${median.cpuPerRequest.toFixed(3)} ms CPU/req (${median.mainThreadCpuPerRequest.toFixed(3)} on the main thread)`)
+      const client = PIN ? `, client core ${(100 * median.clientBusy).toFixed(0)}% busy` : ''
+      console.log(`${label.padEnd(44)} ${fmt(median)}   ${median.cpuPerRequest.toFixed(3)} ms CPU/req (${median.mainThreadCpuPerRequest.toFixed(3)} on the main thread${client})`)
     }
   }
 
-  console.log(`Sluice chat benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, medians; simulator at zero latency\n`)
+  console.log(`Sluice chat benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, medians; simulator at zero latency${PIN ? '; servers pinned to CPU 1, client and simulator to CPU 0' : ''}\n`)
   console.log('non-streamed, 64 connections')
   await measure('whole c64', false, 64, SECONDS)
   console.log('\nstreamed (20 chunks), 64 connections')

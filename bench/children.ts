@@ -1,5 +1,5 @@
 /** Starts bench processes and waits for their `READY <url>` line; kills them all at exit. */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 
 const children: ChildProcess[] = []
@@ -49,6 +49,14 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
     })
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
+}
+
+/**
+ * Pins a process, all its threads included, to one CPU (taskset, util-linux): the issue's way of
+ * measuring a server on one core while the load generator and the simulator share the other.
+ */
+export function pinToCpu(pid: number, cpu: number): void {
+  execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', String(cpu), String(pid)], { stdio: 'ignore' })
 }
 
 process.on('exit', () => {
