@@ -46,9 +46,9 @@ export default definePlugin({
         const clientWantsUsage = upstreamBody.stream_options?.include_usage === true
         // Always ask for usage upstream: the gateway counts tokens whatever the client asked.
         if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
-        const res = await kernel.backends.call(ex, { model, path, body: JSON.stringify(upstreamBody), accept: streaming ? 'text/event-stream' : 'application/json' })
+        const call = { model, path, body: JSON.stringify(upstreamBody), accept: streaming ? 'text/event-stream' : 'application/json' }
         if (!streaming) {
-          const text = await res.text()
+          const text = (await kernel.backends.callText(ex, call)).text
           const body = parseUpstream(text) as Record<string, unknown>
           const { usage, changed } = normalizeCompletion(body)
           if (usage) ex.usage.report(reportedUsage(usage))
@@ -57,7 +57,7 @@ export default definePlugin({
           // Unchanged, the server's text leaves as it came unless a later step reads the body.
           ex.reply = changed ? reply.json(body, 200) : new RelayedJson(text, body, 200)
         } else {
-          ex.reply = reply.events(relay(ex, res, clientWantsUsage, kernel), { terminator: '[DONE]' })
+          ex.reply = reply.events(relay(ex, await kernel.backends.call(ex, call), clientWantsUsage, kernel), { terminator: '[DONE]' })
         }
         await next()
       },
@@ -77,8 +77,8 @@ async function embeddings(ex: Exchange, next: () => Promise<void>, kernel: Kerne
   delete upstreamBody.stream
   delete upstreamBody.stream_options
   if (!model.supports_dimensions) delete upstreamBody.dimensions
-  const res = await kernel.backends.call(ex, { model, path: PATHS.embeddings, body: JSON.stringify(upstreamBody), accept: 'application/json' })
-  const text = await res.text()
+  const res = await kernel.backends.callText(ex, { model, path: PATHS.embeddings, body: JSON.stringify(upstreamBody), accept: 'application/json' })
+  const text = res.text
   const body = parseUpstream(text) as Record<string, unknown>
   const { usage, changed } = normalizeEmbeddings(body, { format: sent.encoding_format ?? 'float', dimensions: model.supports_dimensions ? sent.dimensions : undefined })
   if (usage) ex.usage.report(reportedUsage(usage))

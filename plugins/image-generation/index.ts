@@ -39,10 +39,10 @@ export default definePlugin({
         const body = bodyOf(ex.body)
         // Everything the client sent, under the server's own name for the model.
         const upstream = { ...body, model: model.served_name ?? model.id }
-        const res = await kernel.backends.call(ex, { model, path: '/v1/images/generations', body: JSON.stringify(upstream), accept: 'application/json' })
+        const res = await kernel.backends.callText(ex, { model, path: '/v1/images/generations', body: JSON.stringify(upstream), accept: 'application/json' })
         let sent: unknown
         try {
-          sent = JSON.parse(await res.text())
+          sent = JSON.parse(res.text)
         } catch (err) {
           throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: err })
         }

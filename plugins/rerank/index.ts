@@ -42,8 +42,8 @@ export default definePlugin({
         const ask = { query: body.query, documents, topN }
         const { api, path } = rerankApiOf(model)
         const upstreamBody = JSON.stringify(api.request(ask, model.served_name ?? model.id))
-        const res = await kernel.backends.call(ex, { model, path, body: upstreamBody, accept: 'application/json' })
-        const sent = parseUpstream(await res.text())
+        const res = await kernel.backends.callText(ex, { model, path, body: upstreamBody, accept: 'application/json' })
+        const sent = parseUpstream(res.text)
         const read = api.read(sent, documents.length)
         if ('malformed' in read) throw new GatewayError(502, `upstream sent a malformed rerank reply: ${read.malformed}`, { code: 'upstream_failed' })
         const tokens = read.tokens ?? estimatedRerankTokens(body.query, documents)

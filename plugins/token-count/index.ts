@@ -66,8 +66,8 @@ async function countTexts(ex: Exchange, kernel: Kernel, texts: Record<string, st
       names.map(async (name) => {
         if (texts[name] === '') return 0
         const body = JSON.stringify({ model: model.served_name ?? model.id, prompt: texts[name], add_special_tokens: false })
-        const res = await kernel.backends.call(ex, { model, path: '/tokenize', body, accept: 'application/json' })
-        const count = (JSON.parse(await res.text()) as { count?: unknown }).count
+        const res = await kernel.backends.callText(ex, { model, path: '/tokenize', body, accept: 'application/json' })
+        const count = (JSON.parse(res.text) as { count?: unknown }).count
         if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new GatewayError(502, 'the model server answered /tokenize without a count', { code: 'upstream_failed' })
         return count
       }),
@@ -85,8 +85,8 @@ async function tokenizerCount(ex: Exchange, kernel: Kernel): Promise<number> {
   const body = ex.body as Body
   const request: Record<string, unknown> = { model: model.served_name ?? model.id, messages: body.messages, add_generation_prompt: true }
   if (body.tools !== undefined && body.tools.length > 0) request.tools = body.tools
-  const res = await kernel.backends.call(ex, { model, path: '/tokenize', body: JSON.stringify(request), accept: 'application/json' })
-  const text = await res.text()
+  const res = await kernel.backends.callText(ex, { model, path: '/tokenize', body: JSON.stringify(request), accept: 'application/json' })
+  const text = res.text
   const count = (JSON.parse(text) as { count?: unknown }).count
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new GatewayError(502, 'the model server answered /tokenize without a count', { code: 'upstream_failed' })
   return count

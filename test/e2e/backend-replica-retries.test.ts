@@ -4,7 +4,8 @@
  * goes twice to one replica (both failing: the client gets the error, each replica one try); a
  * stream whose replica dies after its headers but before its first bytes is answered whole by
  * another; a stream cut after its first bytes is not retried (the client sees the in-band error,
- * never a second answer spliced on).
+ * never a second answer spliced on). A whole (JSON) answer whose body breaks before its end is
+ * answered by another: nothing of it had reached the client.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -16,7 +17,7 @@ import { modelsWith } from '../support/deployment-files.js'
 const test = suite('e2e backend replica retries')
 let gw: TestGateway
 const fakes: Record<string, FakeUpstream> = {}
-const NAMES = ['a1', 'a2', 'b1', 'b2', 'c1', 'c2', 'd1', 'd2'] as const
+const NAMES = ['a1', 'a2', 'b1', 'b2', 'c1', 'c2', 'd1', 'd2', 'e1', 'e2'] as const
 
 const completion = (content: string) => ({
   id: 'chatcmpl-1',
@@ -50,7 +51,7 @@ test.before(async () => {
     health_check: { interval_ms: 60_000 },
     outlier_detection: { consecutive_failures: 2, base_ejection_ms: 60_000 },
   })
-  const backends = { 'pool-a': pool('a1', 'a2'), 'pool-b': pool('b1', 'b2'), 'pool-c': pool('c1', 'c2', 'round_robin'), 'pool-d': pool('d1', 'd2', 'round_robin') }
+  const backends = { 'pool-a': pool('a1', 'a2'), 'pool-b': pool('b1', 'b2'), 'pool-c': pool('c1', 'c2', 'round_robin'), 'pool-d': pool('d1', 'd2', 'round_robin'), 'pool-e': pool('e1', 'e2', 'round_robin') }
   const models = Object.keys(backends).map((b) => ({ id: `m-${b}`, model_type: 'chat', backend: b, served_name: 'fake', reported_name: `fake-${b}`, context_window: 8192 }))
   gw = await startTestGateway({ files: { 'config/models.yaml': modelsWith({ backends, models }) } })
 })
@@ -120,6 +121,20 @@ test('a stream cut after its first bytes is not retried: the in-band error, no s
   assert.match(r.text, /"error"/)
   assert.not.ok(r.text.includes('[DONE]'))
   assert.equal([chats('c1'), chats('c2')], [1, 0])
+})
+
+test('a JSON answer whose body breaks before its end is answered whole by the other replica', async () => {
+  fakes.e1!.handle((req, _body, res) => {
+    if (req.url === '/health') return void res.writeHead(200).end()
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '400' })
+    res.write('{"id":"chatcmpl-1","object":"chat.comp')
+    setImmediate(() => res.destroy())
+  })
+  fakes.e2!.handle(healthy('e2'))
+  const r = await ask('m-pool-e', false)
+  assert.is(r.status, 200, r.text)
+  assert.is((JSON.parse(r.text) as { choices: { message: { content: string } }[] }).choices[0]!.message.content, 'from e2')
+  assert.equal([chats('e1'), chats('e2')], [1, 1])
 })
 
 test.run()

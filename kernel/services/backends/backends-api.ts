@@ -2,7 +2,7 @@
 import type { Dispatcher } from 'undici'
 import type { Exchange } from '../../exchange.js'
 import type { BackendConfig } from '../../../schemas/models.schema.js'
-import type { UpstreamCall, UpstreamResponse } from './call.js'
+import type { UpstreamCall, UpstreamResponse, UpstreamText } from './call.js'
 
 /** The model servers: keep-alive pools, and the one call every adapter makes. */
 export interface Backends {
@@ -14,4 +14,9 @@ export interface Backends {
    * `ex.usage` as having reached that model; the caller reports what it used.
    */
   call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse>
+  /**
+   * The same call for an answer read whole (JSON text): the same headers, retries and errors,
+   * without a body stream to read. Cheaper on the hot path; `call` for streams and bytes.
+   */
+  callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText>
 }

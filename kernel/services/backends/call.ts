@@ -28,3 +28,10 @@ export interface UpstreamResponse {
   failure(err: unknown, streaming: boolean): GatewayError | DOMException
 }
 
+
+/** A model server's successful answer read whole (`Backends.callText`). */
+export interface UpstreamText {
+  readonly status: number
+  readonly contentType: string | undefined
+  readonly text: string
+}

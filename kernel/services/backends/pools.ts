@@ -15,14 +15,15 @@ import type { GroupConfig } from '../../../schemas/keys.schema.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { GatewayError } from '../../errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
-import type { UpstreamCall, UpstreamResponse } from './call.js'
+import type { UpstreamCall, UpstreamResponse, UpstreamText } from './call.js'
+import { dispatchWhole, WholeReplyError, type WholeReply } from './whole-reply.js'
 import { upstreamTraceHeaders } from '../observe/trace-context.js'
 import { ReplicaSet, type Tried } from './replica-set.js'
 import type { Replica } from './replica.js'
 import { firstChunk, retriable } from './retry.js'
 import { registerReplicaGauges } from './replica-metrics.js'
 
-export type { UpstreamCall, UpstreamResponse }
+export type { UpstreamCall, UpstreamResponse, UpstreamText }
 
 type Handle = ReturnType<Backends['get']>
 
@@ -58,14 +59,55 @@ export class BackendPools implements Backends {
   }
 
   async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+    const { set, headers } = this.begin(ex, call)
+    return this.attempt(ex, set, call, headers, 0)
+  }
+
+  /** The replica set and upstream headers of a call; from here on the request has reached a model (metered whatever happens next). */
+  private begin(ex: Exchange, call: UpstreamCall): { set: ReplicaSet; headers: Record<string, string> } {
     const set = this.replicaSet(call.model.backend)
     const group = ex.principal ? this.groupOf(ex.principal.group) : undefined
     const headers = upstreamHeaders(ex, this.catalog.backend(call.model.backend)!, group?.forward_headers === true)
     if (typeof call.body === 'string') headers['content-type'] = 'application/json'
     if (call.accept) headers.accept = call.accept
-    // From here on the request has reached a model: it is metered whatever happens next.
     ex.usage.model = call.model.id
-    return this.attempt(ex, set, call, headers, 0)
+    return { set, headers }
+  }
+
+  /** `call` for a reply read whole: the same headers, retries and errors, without a body stream (whole-reply.ts). */
+  async callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
+    const { set, headers } = this.begin(ex, call)
+    let tried: Tried = 0
+    let lastError: GatewayError | DOMException | undefined
+    for (;;) {
+      const replica = set.pick(call.body, tried)
+      if (!replica) throw lastError ?? new GatewayError(502, 'upstream request failed', { code: 'upstream_failed' })
+      tried |= 1 << replica.index
+      set.begin(replica)
+      let res: WholeReply
+      try {
+        res = await dispatchWhole(replica.pool, { origin: replica.origin, path: replica.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
+      } catch (err) {
+        set.end(replica)
+        const cause = err instanceof WholeReplyError ? err.cause : err
+        lastError = transportFailure(ex.signal, cause, false)
+        if (ex.signal.aborted) throw lastError
+        set.failed(replica)
+        // A body that broke before its end is retried as one that never came (nothing was relayed).
+        continue
+      }
+      set.end(replica)
+      if (res.status >= 400) {
+        if (res.status >= 500) set.failed(replica)
+        else set.succeeded(replica)
+        lastError = upstreamError(res.status, res.text)
+        if (retriable(res.status) && !ex.signal.aborted) continue
+        throw lastError
+      }
+      set.succeeded(replica)
+      const ct = res.headers['content-type']
+      return { status: res.status, contentType: Array.isArray(ct) ? ct[0] : ct, text: res.text }
+    }
   }
 
   /**

@@ -1,0 +1,74 @@
+/**
+ * One request whose reply is read whole (a JSON answer), through undici's `dispatch` with a
+ * handler that collects the bytes, instead of `request()`: no body stream, no async resource
+ * and no listeners per request. `request()` with `body.text()` cost about a fifth more CPU a
+ * call in a side-by-side run (bench note in docs/performance.md); the streamed paths keep
+ * `request()`, whose body streams with back-pressure.
+ */
+import type { Dispatcher } from 'undici'
+import type { IncomingHttpHeaders } from 'node:http'
+
+export interface WholeReply {
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly text: string
+}
+
+/**
+ * Why a whole reply failed: before the answer's headers (`reached: false`: nothing came back, as
+ * `request()` rejects) or while its body was read (`reached: true`, `status` known).
+ */
+export class WholeReplyError extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly reached: boolean,
+  ) {
+    super('upstream reply failed', { cause })
+  }
+}
+
+type Options = Omit<Dispatcher.DispatchOptions, 'signal'> & { signal: AbortSignal }
+
+export function dispatchWhole(dispatcher: Dispatcher, options: Options): Promise<WholeReply> {
+  const { signal, ...dispatch } = options
+  return new Promise<WholeReply>((resolve, reject) => {
+    if (signal.aborted) return reject(new WholeReplyError(signal.reason, false))
+    let controller: Dispatcher.DispatchController | undefined
+    let status = 0
+    let headers: IncomingHttpHeaders = {}
+    let chunks: Buffer[] = []
+    let settled = false
+    const onAbort = () => controller?.abort(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    const settle = () => {
+      settled = true
+      signal.removeEventListener('abort', onAbort)
+    }
+    dispatcher.dispatch(dispatch, {
+      onRequestStart(c) {
+        controller = c
+        if (signal.aborted) c.abort(signal.reason)
+      },
+      onResponseStart(_c, statusCode, responseHeaders) {
+        status = statusCode
+        headers = responseHeaders
+      },
+      onResponseData(_c, chunk) {
+        chunks.push(chunk)
+      },
+      onResponseEnd() {
+        if (settled) return
+        settle()
+        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')
+        chunks = []
+        resolve({ status, headers, text })
+      },
+      onResponseError(_c, err) {
+        if (settled) return
+        settle()
+        chunks = []
+        reject(new WholeReplyError(signal.aborted ? signal.reason : err, status !== 0))
+      },
+    })
+  })
+}
