@@ -13,6 +13,7 @@ import { loadDeployment, type LoadOptions } from './config.js'
 import { Generation } from './generation.js'
 import { openServices, type KernelServices } from './services/open.js'
 import { createApp, mountRoutes } from './server.js'
+import { serveRoutes } from './services/routing/serve-route.js'
 import { serveWebSockets } from './websocket.js'
 import { refusalResponse } from '../protocols/http/refusal.js'
 import { createLogger, describeCause, type Logger } from './log.js'
@@ -86,11 +87,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await services.close()
     throw err
   }
-  mountRoutes(current)
+  mountRoutes(current, log)
   const app = createApp({ current: () => current }, log)
   const limits = deployment.server.limits
   // Node checks the header and body timeouts on this interval: a few checks per timeout.
-  const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, app.callback())
+  const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, serveRoutes(() => current, log, app.callback()))
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
     // As Node does: nothing written once a response on the connection has begun; closed either way.
     const answer = refusalResponse(err, `${current.config.server.header_prefix}request-id`, crypto.randomUUID())
@@ -126,7 +127,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       try {
         deployment = loadDeployment(load)
         const next = await build()
-        mountRoutes(next)
+        mountRoutes(next, log)
         const old = current
         current = next
         log.info('pipelines reloaded', { routes: next.routes.size })

@@ -13,6 +13,7 @@ import type { Metrics } from './services/metrics/metrics.js'
 import type { Logger } from './log.js'
 import type { LoadedRoute } from './route.js'
 import type { PluginRegistry } from './registry.js'
+import type { RouteTable } from './services/routing/route-table.js'
 import { createCatalog, type CatalogOptions } from './services/catalog/catalog.js'
 import { createKeyStore, type LayeredKeyStore } from './services/keys/keys.js'
 import { BackendPools } from './services/backends/pools.js'
@@ -55,6 +56,8 @@ export class Generation implements Kernel {
   readonly router = new Router()
   /** The router's middleware, made once when the routes are mounted. */
   dispatch: Koa.Middleware | undefined
+  /** The same routes, served without Koa (services/routing). */
+  routeTable: RouteTable | undefined
   private pipelines!: LoadedPipelines
   private inflight = 0
   private retired = false

@@ -1,10 +1,8 @@
 /**
- * The HTTP transport: turns a Koa request into an Exchange, runs the route, and writes the
- * reply. This is the only place replies reach an HTTP socket: JSON, text, bytes (whole or
+ * The HTTP transport: turns a request into an Exchange, runs the route, and writes the reply. This is the only place replies reach an HTTP socket: JSON, text, bytes (whole or
  * streamed) and server-sent events, with the in-band error event for a stream that fails.
  */
-import type { ParameterizedContext } from 'koa'
-import type { ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Generation } from './generation.js'
 import type { LoadedRoute } from './route.js'
 import { SerializedEvent, type EventsReply, type Reply, type StreamEvent } from './reply.js'
@@ -16,28 +14,29 @@ import { checkBody, incomingBody, parseJson, readAll } from './body.js'
 import { describeCause } from './log.js'
 import { jsonText } from './services/replies/relayed-json.js'
 import { endJson } from './services/replies/end-json.js'
+import { endWhole, setContentType } from './services/replies/end-whole.js'
 
-export type HttpContext = ParameterizedContext<{ requestId: string }>
-
-function routeParams(params: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join('/') : v
-  return out
+/** What a request is besides its socket, read as Koa and @koa/router read it (path undecoded, params decoded). */
+export interface HttpTarget {
+  readonly requestId: string
+  readonly path: string
+  readonly querystring: string
+  readonly params: Record<string, string>
 }
 
-export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpContext, params: Record<string, string | string[] | undefined>): Promise<void> {
+export async function serveHttp(gen: Generation, route: LoadedRoute, req: IncomingMessage, res: ServerResponse, target: HttpTarget): Promise<void> {
   const server = gen.config.server
   const bodyLimit = Math.min(route.bodyLimit ?? Infinity, server.body_limit_bytes)
   const ex = createExchange({
-    id: ctx.state.requestId,
+    id: target.requestId,
     route: route.info,
     transport: 'http',
-    method: ctx.method,
-    path: ctx.path,
-    params: routeParams(params),
-    query: new URLSearchParams(ctx.querystring),
-    headers: ctx.req.headers,
-    incoming: route.body.kind === 'raw' ? incomingBody(ctx.req, bodyLimit) : undefined,
+    method: req.method!,
+    path: target.path,
+    params: target.params,
+    query: new URLSearchParams(target.querystring),
+    headers: req.headers,
+    incoming: route.body.kind === 'raw' ? incomingBody(req, bodyLimit) : undefined,
     headerPrefix: server.header_prefix,
     timeoutMs: server.limits.request_timeout_ms,
     log: gen.log,
@@ -45,38 +44,35 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, ctx: HttpCo
     demand: route.demand,
   })
   const state: ChainState = { entered: 0, finished: false, track: gen.track }
-  const res = ctx.res
   res.once('close', () => {
     if (!res.writableFinished) ex.abortByClient()
   })
   try {
     if (route.body.kind === 'json') {
-      ex.body = checkBody(route.body, parseJson(await readAll(ctx.req, bodyLimit), server.limits.json_max_depth))
+      ex.body = checkBody(route.body, parseJson(await readAll(req, bodyLimit), server.limits.json_max_depth))
     }
     await runRequest(route, ex, state)
   } catch (err) {
     const error = toGatewayError(err)
     if (error.status >= 500 && error.code === 'internal') ex.log.error('request failed', { cause: describeCause(error.cause ?? error) })
-    writeError(ctx, ex, error, route)
+    writeError(res, ex, error, route)
     settleWhenSent(route, ex, state, res, outcomeOf(ex, err))
     return
   }
-  await writeReply(route, ex, state, ctx, ex.reply!)
+  await writeReply(route, ex, state, res, ex.reply!)
 }
 
-function applyHeaders(ctx: HttpContext, ex: KernelExchange): void {
-  for (const [k, v] of ex.headers) ctx.res.setHeader(k, v) // Koa's set allocates four arrays a header
+function applyHeaders(res: ServerResponse, ex: KernelExchange): void {
+  for (const [k, v] of ex.headers) res.setHeader(k, v)
   ex.sealHeaders()
 }
 
 /** The one boundary: an error in the route's error style (the pipeline's `errors:`). */
-function writeError(ctx: HttpContext, ex: KernelExchange, error: GatewayError, route: LoadedRoute): void {
-  applyHeaders(ctx, ex)
-  for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v)
+function writeError(res: ServerResponse, ex: KernelExchange, error: GatewayError, route: LoadedRoute): void {
+  applyHeaders(res, ex)
+  for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v)
   const rendered = route.errors(error)
-  ctx.status = rendered.status
-  ctx.type = rendered.contentType
-  ctx.body = rendered.body
+  endWhole(res, ex.method, rendered.status, rendered.contentType, rendered.body)
 }
 
 /** Finish phases run once the response is fully sent (done) or the socket closed early (aborted). */
@@ -90,18 +86,14 @@ function settleWhenSent(route: LoadedRoute, ex: KernelExchange, state: ChainStat
   else res.once('close', done)
 }
 
-async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainState, ctx: HttpContext, reply: Reply): Promise<void> {
-  applyHeaders(ctx, ex)
-  if (reply.kind === 'events') return writeEventStream(ctx, ex, route, state, reply)
-  if (reply.kind === 'json') endJson(ctx, reply.status, jsonText(reply))
-  else {
-    ctx.status = reply.status
-    ctx.type = reply.contentType
-    if (reply.kind === 'text') ctx.body = reply.text
-    else if (!(reply.data instanceof Uint8Array)) return writeByteStream(ctx, ex, wrapBytes(route, ex, state, reply.status, reply.data))
-    else ctx.body = Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength)
-  }
-  settleWhenSent(route, ex, state, ctx.res, { kind: 'done', status: reply.status })
+async function writeReply(route: LoadedRoute, ex: KernelExchange, state: ChainState, res: ServerResponse, reply: Reply): Promise<void> {
+  applyHeaders(res, ex)
+  if (reply.kind === 'events') return writeEventStream(res, ex, route, state, reply)
+  if (reply.kind === 'json') endJson(res, ex.method, reply.status, jsonText(reply))
+  else if (reply.kind === 'text') endWhole(res, ex.method, reply.status, reply.contentType, reply.text)
+  else if (!(reply.data instanceof Uint8Array)) return writeByteStream(res, ex, reply.status, reply.contentType, wrapBytes(route, ex, state, reply.status, reply.data))
+  else endWhole(res, ex.method, reply.status, reply.contentType, Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength))
+  settleWhenSent(route, ex, state, res, { kind: 'done', status: reply.status })
 }
 
 function waitDrain(res: ServerResponse): Promise<void> {
@@ -116,10 +108,9 @@ function waitDrain(res: ServerResponse): Promise<void> {
   })
 }
 
-async function writeByteStream(ctx: HttpContext, ex: KernelExchange, data: AsyncIterable<Uint8Array>): Promise<void> {
-  ctx.respond = false
-  const res = ctx.res
-  res.statusCode = ctx.status
+async function writeByteStream(res: ServerResponse, ex: KernelExchange, status: number, type: string, data: AsyncIterable<Uint8Array>): Promise<void> {
+  res.statusCode = status
+  setContentType(res, type)
   res.flushHeaders()
   const it = data[Symbol.asyncIterator]()
   try {
@@ -147,9 +138,7 @@ async function writeByteStream(ctx: HttpContext, ex: KernelExchange, data: Async
  * write; the headers leave with the first batch and the terminator with the end. The chunk
  * phases run inline, and the finish phases once the response has ended.
  */
-async function writeEventStream(ctx: HttpContext, ex: KernelExchange, route: LoadedRoute, state: ChainState, reply: EventsReply): Promise<void> {
-  ctx.respond = false
-  const res = ctx.res
+async function writeEventStream(res: ServerResponse, ex: KernelExchange, route: LoadedRoute, state: ChainState, reply: EventsReply): Promise<void> {
   res.statusCode = reply.status
   res.setHeader('content-type', 'text/event-stream; charset=utf-8')
   res.setHeader('cache-control', 'no-cache')

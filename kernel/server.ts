@@ -1,31 +1,35 @@
 /**
- * The Koa server: a request id on every response, dispatch to the current generation's router,
- * 404 "unknown endpoint" for the rest, and a last-resort boundary that leaks nothing.
+ * The Koa server, for what the route table (services/routing) leaves to it: a request id on
+ * every response, dispatch to the current generation's router, 404 "unknown endpoint" for the
+ * rest, and a last-resort boundary that leaks nothing.
  */
 import crypto from 'node:crypto'
 import Koa from 'koa'
 import type { Generation } from './generation.js'
-import { serveHttp, type HttpContext } from './http.js'
 import { GatewayError, toGatewayError } from './errors.js'
 import { defaultErrorStyle } from './error-styles.js'
 import { describeCause, type Logger } from './log.js'
-import { applyCors, mountPreflights } from './services/cors/cors.js'
+import { mountPreflights } from './services/cors/cors.js'
+import { RouteTable } from './services/routing/route-table.js'
+import { serveRoute } from './services/routing/serve-route.js'
 
 export interface GenerationHolder {
   current(): Generation
 }
 
-/** Registers every HTTP route of a generation on its router. */
-export function mountRoutes(gen: Generation): void {
+/** Registers every HTTP route of a generation on its router and in its route table, in the same order. */
+export function mountRoutes(gen: Generation, log: Logger): void {
   for (const route of gen.routes.values()) {
     if (route.internal || !route.method || route.path === undefined) continue
-    gen.router.register(route.path, [route.method], async (ctx) => {
-      if (route.cors) applyCors(route.cors, ctx)
-      await serveHttp(gen, route, ctx as unknown as HttpContext, ctx.params as Record<string, string | string[] | undefined>)
+    gen.router.register(route.path, [route.method], (ctx) => {
+      ctx.respond = false
+      const target = { requestId: ctx.state.requestId as string, path: ctx.path, querystring: ctx.querystring, params: ctx.params as Record<string, string> }
+      return serveRoute(gen, route, ctx.req, ctx.res, target, log)
     })
   }
   mountPreflights(gen.router, gen.routes.values())
   gen.dispatch = gen.router.routes() as Koa.Middleware
+  gen.routeTable = new RouteTable(gen.routes.values())
 }
 
 export function createApp(holder: GenerationHolder, log: Logger): Koa {

@@ -10,6 +10,7 @@
  */
 import type { ParameterizedContext } from 'koa'
 import type Router from '@koa/router'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { PipelineFile } from '../../../schemas/pipeline.schema.js'
 import { GatewayError } from '../../errors.js'
 
@@ -52,14 +53,23 @@ export function corsPolicy(config: CorsConfig): CorsPolicy {
 
 type Ctx = ParameterizedContext
 
+/** Koa's `ctx.vary(field)` (the `vary` package) for one field name: added once; `*` stands for all. */
+function vary(res: ServerResponse, field: string): void {
+  const current = res.getHeader('Vary') ?? ''
+  const header = Array.isArray(current) ? current.join(', ') : String(current)
+  const names = header.toLowerCase().split(',').map((n) => n.trim())
+  if (header === '*' || names.includes('*')) res.setHeader('Vary', '*')
+  else res.setHeader('Vary', names.includes(field) ? header : header ? `${header}, ${field}` : field)
+}
+
 /** Allow headers on a reply to `origin`; nothing when the request has no Origin or it is not allowed. */
-export function applyCors(policy: CorsPolicy, ctx: Ctx): boolean {
-  const origin = ctx.get('origin')
-  if (!policy.anyOrigin) ctx.vary('origin')
+export function applyCors(policy: CorsPolicy, req: IncomingMessage, res: ServerResponse): boolean {
+  const origin = req.headers.origin ?? ''
+  if (!policy.anyOrigin) vary(res, 'origin')
   if (origin === '' || !policy.allows(origin)) return false
-  ctx.set('access-control-allow-origin', policy.anyOrigin ? '*' : origin)
-  if (policy.credentials) ctx.set('access-control-allow-credentials', 'true')
-  if (policy.expose) ctx.set('access-control-expose-headers', policy.expose)
+  res.setHeader('access-control-allow-origin', policy.anyOrigin ? '*' : origin)
+  if (policy.credentials) res.setHeader('access-control-allow-credentials', 'true')
+  if (policy.expose) res.setHeader('access-control-expose-headers', policy.expose)
   return true
 }
 
@@ -72,7 +82,7 @@ function preflight(policy: CorsPolicy, methods: readonly string[], ctx: Ctx): vo
   ctx.status = 204
   const allowed = policy.methods ?? methods
   if (!allowed.includes(asked.toUpperCase())) return void ctx.vary('origin')
-  if (!applyCors(policy, ctx)) return
+  if (!applyCors(policy, ctx.req, ctx.res)) return
   ctx.set('access-control-allow-methods', allowed.join(', '))
   const headers = policy.headers ?? ctx.get('access-control-request-headers')
   if (headers !== '') ctx.set('access-control-allow-headers', headers)
