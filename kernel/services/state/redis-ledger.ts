@@ -111,7 +111,7 @@ local BATCH_ARGS = 3 + tonumber(A[2])
  * The reservations of one event-loop turn, checked and made one after the other. A[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
  * limit, fixed, perUnit, ms (sliding). Each line's keys as BATCH_KEYS names them. Returns per
- * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
+ * reservation {1, units} (each line reserved fixed + perUnit × units), {0, line} (cannot afford min) or {-1, line} (term counter
  * to seed). Leases run on Redis's clock, windows on `now`.
  */
 const RESERVE = `${PRUNE}${BATCH_KEYS}
@@ -197,7 +197,6 @@ local function reserve(a, l0)
     end
   end
   if granted < umin then granted = umin end
-  local out = {1, granted}
   for i = 1, n do
     local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
     local amount = tonumber(A[b + 3]) + tonumber(A[b + 4]) * granted
@@ -207,9 +206,9 @@ local function reserve(a, l0)
       local ms = tonumber(A[b + 5])
       addHeld(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
     end
-    out[#out + 1] = fmt(amount)
   end
-  return out
+  -- The amounts are not returned: the gateway computes fixed + perUnit × granted as this does.
+  return {1, granted}
 end
 local results, a, l = {}, BATCH_ARGS, 0
 for r = 1, tonumber(A[1]) do
@@ -518,7 +517,7 @@ export class RedisLedger implements BudgetLedger {
       const code = Number(result[0])
       if (code === 1) {
         const granted = Number(result[1])
-        const ticketLines = lines.map((l, i) => ({ counter: l.counter, window: l.window, reserved: Number(result[2 + i]) }))
+        const ticketLines = lines.map((l, i) => ({ counter: l.counter, window: l.window, reserved: l.fixed + l.perUnit * granted }))
         const terms = lines.filter((l) => l.window.kind === 'term').map((l) => l.counter)
         if (terms.length > 0) this.open.set(id, terms)
         return { ok: true, units: granted, ticket: { id, at, lines: ticketLines } }
