@@ -15,15 +15,14 @@
  * gateway of another build (e.g. the commit before a change, built in a worktree of its own),
  * on the same Redis under another prefix, for a before/after in one run.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { startChild, type Child } from './children.js'
+import { privateRedis } from './private-redis.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
@@ -41,36 +40,6 @@ const pgIndex = process.argv.indexOf('--postgres')
 const POSTGRES = pgIndex >= 0 ? process.argv[pgIndex + 1]! : 'postgres://postgres@127.0.0.1:5432/test'
 const compareIndex = process.argv.indexOf('--compare')
 const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!) : undefined
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-    s.on('error', reject)
-  })
-}
-
-/** A redis-server of this bench's own (no persistence), killed at the end. */
-async function privateRedis(): Promise<{ url: string; stop(): void }> {
-  const port = await freePort()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-  const url = `redis://127.0.0.1:${port}`
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 })
-  probe.on('error', () => undefined)
-  for (let i = 0; i < 50; i++) {
-    try {
-      await probe.connect()
-      break
-    } catch {
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  }
-  probe.disconnect()
-  return { url, stop: () => child.kill('SIGTERM') }
-}
 
 /**
  * The PostgreSQL URL a scale-out target connects with: its own application_name, so that its
