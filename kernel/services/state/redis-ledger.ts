@@ -116,8 +116,8 @@ local BATCH_ARGS = 3 + tonumber(A[2])
  * The reservations of one event-loop turn, checked and made one after the other. A[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
  * limit, fixed, perUnit, ms (sliding). Each line's keys as BATCH_KEYS names them. Returns per
- * reservation {1, units} (each line reserved fixed + perUnit × units), {0, line} (cannot afford min) or {-1, line} (term counter
- * to seed). Leases run on Redis's clock, windows on `now`.
+ * reservation {1, units} (each line reserved fixed + perUnit × units), {0, line} (cannot afford
+ * min) or {-1, line} (term counter to seed). Leases run on Redis's clock, windows on `now`.
  */
 const RESERVE = `${PRUNE}${BATCH_KEYS}
 local eps = ${EPSILON}
