@@ -15,14 +15,14 @@
  * gateway of another build (e.g. the commit before a change, built in a worktree of its own),
  * on the same Redis under another prefix, for a before/after in one run.
  */
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
 import { Redis } from 'ioredis'
+import pg from 'pg'
 import { startChild, type Child } from './children.js'
+import { privateRedis } from './private-redis.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
@@ -31,7 +31,9 @@ import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 const SECONDS = option('seconds', 2)
 const ROUNDS = option('rounds', 3)
 const CONNECTIONS = option('connections', 64)
-const COUNTED = option('counted', 2000)
+const COUNTED = option('counted', 5000)
+/** stores.records_flush_ms of the bench config (the default): the longest a record waits to be written. */
+const RECORDS_FLUSH_MS = 1000
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 const pgIndex = process.argv.indexOf('--postgres')
@@ -39,34 +41,48 @@ const POSTGRES = pgIndex >= 0 ? process.argv[pgIndex + 1]! : 'postgres://postgre
 const compareIndex = process.argv.indexOf('--compare')
 const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!) : undefined
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port
-      s.close(() => resolve(port))
-    })
-    s.on('error', reject)
-  })
+/**
+ * The PostgreSQL URL a scale-out target connects with: its own application_name, so that its
+ * backends can be told apart in pg_stat_activity (and their CPU read from /proc).
+ */
+function postgresUrlFor(prefix: string): string {
+  const url = new URL(POSTGRES)
+  url.searchParams.set('application_name', `sluice_bench_${prefix}`)
+  return url.toString()
 }
 
-/** A redis-server of this bench's own (no persistence), killed at the end. */
-async function privateRedis(): Promise<{ url: string; stop(): void }> {
-  const port = await freePort()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-  const url = `redis://127.0.0.1:${port}`
-  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 })
-  probe.on('error', () => undefined)
-  for (let i = 0; i < 50; i++) {
+/**
+ * CPU time (ms) of PostgreSQL's processes so far: the backends serving one target (by
+ * application_name; a backend that exited meanwhile is not counted), and every process named
+ * postgres on this machine (the WAL writer and checkpointer too; other users of the server as well).
+ */
+async function postgresCpu(admin: pg.Client, application: string): Promise<{ backends: Map<number, number>; all: number }> {
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application])
+  const backends = new Map<number, number>()
+  for (const { pid } of rows) {
+    const ms = processCpuMs(pid)
+    if (ms !== undefined) backends.set(pid, ms)
+  }
+  let all = 0
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
     try {
-      await probe.connect()
-      break
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') all += processCpuMs(Number(entry)) ?? 0
     } catch {
-      await new Promise((r) => setTimeout(r, 100))
+      // Gone meanwhile.
     }
   }
-  probe.disconnect()
-  return { url, stop: () => child.kill('SIGTERM') }
+  return { backends, all }
+}
+
+/** utime + stime of a process (clock ticks of 10 ms), or undefined when it is gone or not readable. */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
+  }
 }
 
 /** The bench config with budgets on the bench key's group and key, and optionally Redis + PostgreSQL. */
@@ -79,7 +95,7 @@ function config(simUrl: string, stores?: { redis: string; postgres: string; pref
   fs.writeFileSync(keysFile, dump(keys))
   const serverFile = path.join(dir, 'server.yaml')
   const server = load(fs.readFileSync(serverFile, 'utf8')) as Record<string, Record<string, unknown>>
-  if (stores) Object.assign(server.stores!, { redis_url: stores.redis, redis_prefix: stores.prefix, postgres_url: stores.postgres, postgres_schema: `bench_${stores.prefix}${process.pid}` })
+  if (stores) Object.assign(server.stores!, { redis_url: stores.redis, redis_prefix: stores.prefix, postgres_url: postgresUrlFor(stores.prefix), postgres_schema: `bench_${stores.prefix}${process.pid}` })
   fs.writeFileSync(serverFile, dump(server))
   return dir
 }
@@ -124,6 +140,8 @@ async function main() {
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
   const scaled = await startGatewayChild(config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' }), {}, { nodeFlags: [...serverNodeFlags(), ...profile] })
   const admin = new Redis(redis.url)
+  const pgAdmin = new pg.Client({ connectionString: POSTGRES })
+  await pgAdmin.connect()
   const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true })
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
   const targets: [string, Child][] = [
@@ -166,7 +184,12 @@ async function main() {
 
   // Redis commands per request: a fixed number of requests per scale-out target (the compared
   // build too), the private server's statistics before and after.
-  for (const [name, child] of targets.slice(1)) {
+  const prefixes = ['scaleout_', 'compare_']
+  for (const [t, [name, child]] of targets.slice(1).entries()) {
+    const application = `sluice_bench_${prefixes[t]}`
+    // Records still being written from the rounds before: let them land first.
+    await new Promise((res) => setTimeout(res, RECORDS_FLUSH_MS + 200))
+    const pg0 = await postgresCpu(pgAdmin, application)
     const before = await commandStats(admin)
     const cpu0 = child.cpuMs()
     const io0 = syscalls(child.pid)
@@ -175,6 +198,10 @@ async function main() {
     await new Promise((res) => setTimeout(res, 300))
     const after = await commandStats(admin)
     const gatewayMs = child.cpuMs() - cpu0
+    // The last records are written by the records timer: wait for it before reading PostgreSQL's CPU.
+    await new Promise((res) => setTimeout(res, RECORDS_FLUSH_MS + 200))
+    const pg1 = await postgresCpu(pgAdmin, application)
+    const backendMs = [...pg1.backends].reduce((sum, [pid, ms]) => sum + ms - (pg0.backends.get(pid) ?? 0), 0)
     const io = syscalls(child.pid)
     const per = (field: string) => ((after.get(field)! - before.get(field)!) / r.requests)
     const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && !NOT_COMMANDS.has(cmd))
@@ -183,10 +210,12 @@ async function main() {
     console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms (inside scripts ${per('script ms').toFixed(3)} ms); bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
     console.log(`Redis reads and writes per request: ${per('reads').toFixed(2)}, ${per('writes').toFixed(2)}; the gateway's read and write calls per request: ${((io.reads - io0.reads) / r.requests).toFixed(2)}, ${((io.writes - io0.writes) / r.requests).toFixed(2)}`)
     console.log(`gateway CPU per request: ${(gatewayMs / r.requests).toFixed(3)} ms`)
+    console.log(`PostgreSQL CPU per request: ${(backendMs / r.requests).toFixed(3)} ms in this gateway's ${pg1.backends.size} backends, ${((pg1.all - pg0.all) / r.requests).toFixed(3)} ms in all postgres processes (10 ms ticks: ±${(10 * Math.max(1, pg1.backends.size) / r.requests).toFixed(3)} ms)`)
     for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
   }
 
   admin.disconnect()
+  await pgAdmin.end()
   for (const [, child] of targets) child.stop()
   sim.stop()
   // Give the gateway time to write its profile before Redis goes.

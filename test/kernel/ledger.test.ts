@@ -113,6 +113,18 @@ function ledgerContract(label: string, open: () => Promise<{ ledger: BudgetLedge
     assert.is(await ledger.used('m:f', line.window, NOW + 90_000), 400)
   })
 
+  it('settlements made together count each once, one reservation still in the window, one that left it', async (ledger) => {
+    const line = minute('m:k', 1000, 10)
+    const early = await ledger.reserve([line], { min: 0, max: 0 }, NOW)
+    const late = await ledger.reserve([line], { min: 0, max: 0 }, NOW + 50_000)
+    assert.ok(early.ok && late.ok)
+    if (!early.ok || !late.ok) return
+    // One turn, 90 s in: the early reservation has left the window (its use counts at settlement), the late one has not.
+    await Promise.all([ledger.settle(late.ticket, [30], NOW + 90_000), ledger.settle(early.ticket, [400], NOW + 90_000)])
+    assert.is(await ledger.used('m:k', line.window, NOW + 90_000), 430)
+    assert.is(await ledger.used('m:k', line.window, NOW + 110_001), 400, 'the late one leaves a minute after it was reserved')
+  })
+
   it('a term counter seen for the first time starts from its seed, once', async (ledger) => {
     let seeded = 0
     const seed = async () => {

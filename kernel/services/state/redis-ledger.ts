@@ -22,7 +22,12 @@ const MINUTE = 60_000
 
 /** Shared Lua: drops entries scored at or before `cutoff`; returns the sum of the rest. */
 const PRUNE = `
-local function fmt(x) return string.format('%.17g', x) end
+-- Whole numbers (counts, token counters) as integers: '%d' writes the digits '%.17g' would, at
+-- half its cost; the rest with the 17 digits that keep a double exact.
+local function fmt(x)
+  if x == math.floor(x) and x > -1e15 and x < 1e15 then return string.format('%d', x) end
+  return string.format('%.17g', x)
+end
 -- What this script call knows of a window (by its sum key): the sum as Redis holds it and the
 -- cutoff it was pruned to. The batched scripts prune the same windows once per request; a prune
 -- that removes nothing keeps the known sum, and one to an earlier cutoff has nothing to remove.
@@ -32,13 +37,15 @@ local known = {}
 -- entries were removed may have been emptied (its keys gone with their expiry): forgotten.
 local expiring = {}
 local function emptied(log, amt, sum) expiring[log], expiring[amt], expiring[sum] = nil, nil, nil end
--- Set by a script that holds back its adds (RESERVE): writes what it holds for a window before
--- a prune reads that window from Redis.
-local beforeReading
+-- Set by a script that holds back its adds (RESERVE): before a prune reads a window from Redis,
+-- beforeReading writes what it holds for that window if the prune could remove any of it (an
+-- entry at or before the cutoff); heldTotal is what it still holds, which the sum read from
+-- Redis does not count yet.
+local beforeReading, heldTotal
 local function prune(log, amt, sum, cutoff)
   local k = known[sum]
   if k and cutoff <= k.cutoff then return k.value end
-  if beforeReading then beforeReading(log) end
+  if beforeReading then beforeReading(log, cutoff) end
   local removed = false
   while true do
     local old = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff, 'LIMIT', 0, 500)
@@ -60,6 +67,7 @@ local function prune(log, amt, sum, cutoff)
   else
     value = tonumber(redis.call('GET', sum) or '0')
   end
+  if heldTotal then value = value + heldTotal(log) end
   known[sum] = { cutoff = cutoff, value = value }
   return value
 end
@@ -108,15 +116,16 @@ local BATCH_ARGS = 3 + tonumber(A[2])
  * The reservations of one event-loop turn, checked and made one after the other. A[1]: how
  * many; then per reservation: now, min, max, ticket, n, lease, then per line: kind (t|s),
  * limit, fixed, perUnit, ms (sliding). Each line's keys as BATCH_KEYS names them. Returns per
- * reservation {1, units, amount…}, {0, line} (cannot afford min) or {-1, line} (term counter
- * to seed). Leases run on Redis's clock, windows on `now`.
+ * reservation {1, units} (each line reserved fixed + perUnit × units), {0, line} (cannot afford
+ * min) or {-1, line} (term counter to seed). Leases run on Redis's clock, windows on `now`.
  */
 const RESERVE = `${PRUNE}${BATCH_KEYS}
 local eps = ${EPSILON}
 -- The reservations' entries are held back and written once per window: one ZADD, HSET and
 -- INCRBYFLOAT a window and call, not one each a request. What the script knows of a window's
--- sum counts them meanwhile, and a prune that must read a window from Redis (beforeReading)
--- gets its held entries written first, so every check sees what adding one by one would show.
+-- sum counts them meanwhile, and a prune that must read a window from Redis adds them to what
+-- it reads (heldTotal), or gets them written first when it could remove one (beforeReading),
+-- so every check sees what adding one by one would show.
 local holding, holdingOrder = {}, {}
 local function writeHeld(log)
   local h = holding[log]
@@ -133,7 +142,17 @@ local function writeHeld(log)
     expireOnce(h.sum, ttl)
   end
 end
-beforeReading = writeHeld
+-- Held entries are scored at their request's time or lease end, after any cutoff of the same
+-- call but for a window shorter than the call: only then are they written before the prune.
+beforeReading = function(log, cutoff)
+  local h = holding[log]
+  if h and h.min <= cutoff then writeHeld(log) end
+end
+heldTotal = function(log)
+  local h = holding[log]
+  if h then return h.total end
+  return 0
+end
 local function addHeld(log, amt, sum, id, score, amount, ttl)
   local h = holding[log]
   if not h then
@@ -183,7 +202,6 @@ local function reserve(a, l0)
     end
   end
   if granted < umin then granted = umin end
-  local out = {1, granted}
   for i = 1, n do
     local b, k = a + 5 + (i - 1) * 5, L[l0 + i]
     local amount = tonumber(A[b + 3]) + tonumber(A[b + 4]) * granted
@@ -193,9 +211,9 @@ local function reserve(a, l0)
       local ms = tonumber(A[b + 5])
       addHeld(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ticket, now, amount, ms * 2)
     end
-    out[#out + 1] = fmt(amount)
   end
-  return out
+  -- The amounts are not returned: the gateway computes fixed + perUnit × granted as this does.
+  return {1, granted}
 end
 local results, a, l = {}, BATCH_ARGS, 0
 for r = 1, tonumber(A[1]) do
@@ -240,6 +258,64 @@ local function count(counter, minuteKey, minute, actual)
   if not m then m = {} minutes[minuteKey] = m end
   m[minute] = (m[minute] or 0) + actual
 end
+-- A sliding line's part, gathered per window over the call and applied at the end with a few
+-- commands a window (settleWindow) instead of a prune, HGET, HSET and INCRBYFLOAT a request.
+local windows, windowOrder = {}, {}
+local function window(log, amt, sum, ms)
+  local w = windows[log]
+  if not w then
+    w = { log = log, amt = amt, sum = sum, ms = ms, s = {} }
+    windows[log] = w
+    windowOrder[#windowOrder + 1] = log
+  end
+  return w
+end
+-- One after the other, a settlement pruned its window to now - ms, then replaced its
+-- reservation's amount by the actual one, or, when that was gone (pruned: older than the
+-- window), added the actual amount at now. Entries are pruned by whoever reads a window's sum,
+-- so a prune that cannot touch the settlement's own entry changes nothing anyone sees; it is
+-- left to the next reader. The entries' amounts and scores are read in one HMGET and one
+-- ZMSCORE; an entry that the settlements' prunes would have removed (its score at or before
+-- the latest cutoff so far: a request that outlived the window) gets the prune as before, the
+-- changes gathered so far written first so that the prune reads what Redis would hold.
+local function settleWindow(w)
+  local ids = {}
+  for i, st in ipairs(w.s) do ids[i] = st.ticket end
+  local olds, scores = {}, {}
+  for from = 1, #ids, 500 do
+    local part = { unpack(ids, from, math.min(from + 499, #ids)) }
+    local o, z = redis.call('HMGET', w.amt, unpack(part)), redis.call('ZMSCORE', w.log, unpack(part))
+    for j = 1, #part do olds[from + j - 1] = o[j] scores[from + j - 1] = z[j] end
+  end
+  -- settled[ticket]: the amount a settlement of this call gave a ticket (a ticket with two lines on one window).
+  local sets, adds, delta, cutoff, settled = {}, {}, 0, nil, {}
+  local function writeGathered()
+    for from = 1, #sets, 1000 do redis.call('HSET', w.amt, unpack(sets, from, math.min(from + 999, #sets))) end
+    if delta ~= 0 then addToSum(w.sum, delta) end
+    for _, e in ipairs(adds) do add(w.log, w.amt, w.sum, e[1], e[2], e[3], w.ms * 2) end
+    sets, adds, delta = {}, {}, 0
+  end
+  for i, st in ipairs(w.s) do
+    local c = st.now - w.ms
+    if not cutoff or c > cutoff then cutoff = c end
+    local old = settled[st.ticket] or olds[i]
+    if old and scores[i] and tonumber(scores[i]) <= cutoff then
+      writeGathered()
+      prune(w.log, w.amt, w.sum, cutoff)
+      old = redis.call('HGET', w.amt, st.ticket)
+      settled[st.ticket] = nil
+    end
+    if old then
+      sets[#sets + 1] = st.ticket
+      sets[#sets + 1] = fmt(st.actual)
+      delta = delta + st.actual - tonumber(old)
+      settled[st.ticket] = st.actual
+    elseif st.actual > 0 then
+      adds[#adds + 1] = { st.ticket .. ':settled', st.now, st.actual }
+    end
+  end
+  writeGathered()
+end
 local a, l = BATCH_ARGS, 0
 for _ = 1, tonumber(A[1]) do
   local now, ticket, n, minute = tonumber(A[a]), A[a + 1], tonumber(A[a + 2]), A[a + 3]
@@ -256,19 +332,13 @@ for _ = 1, tonumber(A[1]) do
       if exists[counter] then count(counter, KEYS[k + 5], minute, actual) end
     else
       local ms = tonumber(A[a + 3])
-      local log, amt, sum = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
-      prune(log, amt, sum, now - ms)
-      local old = redis.call('HGET', amt, ticket)
-      if old then
-        redis.call('HSET', amt, ticket, fmt(actual))
-        addToSum(sum, actual - tonumber(old))
-      elseif actual > 0 then
-        add(log, amt, sum, ticket .. ':settled', now, actual, ms * 2)
-      end
+      local w = window(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], ms)
+      w.s[#w.s + 1] = { ticket = ticket, actual = actual, now = now }
     end
     a = a + 4
   end
 end
+for _, log in ipairs(windowOrder) do settleWindow(windows[log]) end
 -- The open reservations taken, 500 tickets a command (unpack's bound).
 for _, log in ipairs(takingOrder) do
   local t = taking[log]
@@ -358,6 +428,14 @@ redis.call('HSET', KEYS[2], 'until', ARGV[2])
 return fmt(delta)
 `
 
+/**
+ * A figure for a batch's JSON: a number where it is finite (cjson reads it as one), a string
+ * where it is not (JSON has no Infinity or NaN); the scripts read both with tonumber.
+ */
+function jsonNumber(x: number): number | string {
+  return Number.isFinite(x) ? x : String(x)
+}
+
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
 
 /** A ledger line's keys, in the order BATCH_KEYS gives them. */
@@ -436,16 +514,15 @@ export class RedisLedger implements BudgetLedger {
   async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
     const id = crypto.randomUUID()
     const keys = lines.map((l) => this.keysOfLine(l.counter, l.window))
-    // As strings where a number may not be finite (JSON has no Infinity): the script reads them with tonumber.
-    const args: (string | number)[] = [now, String(units.min), String(units.max), id, lines.length, this.leaseMs]
-    for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', String(l.limit), String(l.fixed), String(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
+    const args: (string | number)[] = [now, jsonNumber(units.min), jsonNumber(units.max), id, lines.length, this.leaseMs]
+    for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', jsonNumber(l.limit), jsonNumber(l.fixed), jsonNumber(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
     for (let attempt = 0; attempt < 4; attempt++) {
       const result = await this.batchReserve(keys, args)
       const code = Number(result[0])
       if (code === 1) {
         const granted = Number(result[1])
-        const ticketLines = lines.map((l, i) => ({ counter: l.counter, window: l.window, reserved: Number(result[2 + i]) }))
+        const ticketLines = lines.map((l, i) => ({ counter: l.counter, window: l.window, reserved: l.fixed + l.perUnit * granted }))
         const terms = lines.filter((l) => l.window.kind === 'term').map((l) => l.counter)
         if (terms.length > 0) this.open.set(id, terms)
         return { ok: true, units: granted, ticket: { id, at, lines: ticketLines } }
@@ -528,7 +605,7 @@ export class RedisLedger implements BudgetLedger {
     this.open.delete(ticket.id)
     const lines = ticket.lines.map((l) => this.keysOfLine(l.counter, l.window))
     const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
-    ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', String(l.reserved), String(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
+    ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', jsonNumber(l.reserved), jsonNumber(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
     if (this.settling.length === 0) setImmediate(() => void this.flushSettlements())
     return new Promise((resolve, reject) => this.settling.push({ lines, args, resolve, reject }))
   }

@@ -7,7 +7,8 @@ import pg from 'pg'
 import { withTimeout } from '../with-timeout.js'
 import { inTransaction as transaction } from './pg-transaction.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
-import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordColumns, recordFromRow, recordValues, summaryColumns, usageRowFromRow } from './sql.js'
+import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordFromRow, summaryColumns, usageRowFromRow } from './sql.js'
+import { insertRecordsStatement, recordColumnArrays } from './postgres-records-insert.js'
 import { postgresResponsesSchema, postgresResponsesTable } from './responses-table.js'
 
 const schemaSql = `
@@ -33,8 +34,11 @@ CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value BIGINT NOT N
 INSERT INTO store_meta (name, value) VALUES ('keys_version', 0) ON CONFLICT (name) DO NOTHING;
 `
 
-/** Rows per INSERT statement: 20 columns × 500 stays far below PostgreSQL's 65,535 parameters. */
-const ROWS_PER_STATEMENT = 500
+/**
+ * Rows per INSERT statement. A batch's columns go as arrays (postgres-records-insert.ts), so no
+ * parameter limit applies; this bounds one message when a long outage's backlog is written.
+ */
+const ROWS_PER_STATEMENT = 5000
 
 export interface PostgresOptions {
   url: string
@@ -82,14 +86,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async insert(batch: readonly UsageRecord[]) {
       for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
-        const slice = batch.slice(start, start + ROWS_PER_STATEMENT)
-        const values: (string | number | null)[] = []
-        const rows = slice.map((r) => {
-          const base = values.length
-          values.push(...recordValues(r))
-          return `(${recordColumns.map((_, i) => `$${base + i + 1}`).join(', ')})`
-        })
-        await pool.query(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${rows.join(', ')}`, values)
+        await pool.query({ ...insertRecordsStatement, values: recordColumnArrays(batch.slice(start, start + ROWS_PER_STATEMENT)) })
       }
     },
     async insertMissing(batch: readonly UsageRecord[]) {
