@@ -24,6 +24,7 @@ import { createApp } from '../../kernel/server.js'
 import { createLogger } from '../../kernel/log.js'
 import { defaultConfigDir } from '../../kernel/paths.js'
 import { startTestGateway, type TestGateway } from '../support/gateway.js'
+import { rawHttp as raw } from '../support/raw-http.js'
 
 const test = suite('e2e routes served without Koa')
 const emptySchema = { type: 'object', additionalProperties: false, properties: {} } as const
@@ -97,18 +98,6 @@ test.after(async () => {
   await new Promise((resolve) => koaOnly.close(resolve))
   await gw.close()
 })
-
-/** One request on its own connection; the raw response, read until the server closes. */
-function raw(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1')
-    const chunks: Buffer[] = []
-    socket.on('data', (c: Buffer) => chunks.push(c))
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
-    socket.on('error', reject)
-    socket.write(request)
-  })
-}
 
 function request(line: string, headers: Record<string, string> = {}, body = ''): string {
   const all: Record<string, string | number> = { host: 'sluice.test', connection: 'close', ...headers }

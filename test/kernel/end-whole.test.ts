@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import { endWhole } from '../../kernel/services/replies/end-whole.js'
 import { applyCors, corsPolicy } from '../../kernel/services/cors/cors.js'
+import { rawHttp as raw } from '../support/raw-http.js'
 
 const test = suite('kernel: whole replies written as Koa wrote them')
 
@@ -78,17 +79,6 @@ test.before(async () => {
 test.after(async () => {
   await Promise.all([koaServer, plainServer].map((s) => new Promise((resolve) => s.close(resolve))))
 })
-
-function raw(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1')
-    const chunks: Buffer[] = []
-    socket.on('data', (c: Buffer) => chunks.push(c))
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')))
-    socket.on('error', reject)
-    socket.write(request)
-  })
-}
 
 const normal = (response: string) => response.replace(/^date: .*$/im, 'date: -')
 

@@ -80,29 +80,20 @@ export class BackendPools implements Backends {
     let tried: Tried = 0
     let lastError: GatewayError | DOMException | undefined
     for (;;) {
-      const replica = set.pick(call.body, tried)
-      if (!replica) throw lastError ?? new GatewayError(502, 'upstream request failed', { code: 'upstream_failed' })
+      const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
-      set.begin(replica)
       let res: WholeReply
       try {
         res = await dispatchWhole(replica.pool, { origin: replica.origin, path: replica.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
       } catch (err) {
-        set.end(replica)
-        const cause = err instanceof WholeReplyError ? err.cause : err
-        lastError = transportFailure(ex.signal, cause, false)
-        if (ex.signal.aborted) throw lastError
-        set.failed(replica)
         // A body that broke before its end is retried as one that never came (nothing was relayed).
+        lastError = unreached(ex, set, replica, err instanceof WholeReplyError ? err.cause : err)
         continue
       }
       set.end(replica)
       if (res.status >= 400) {
-        if (res.status >= 500) set.failed(replica)
-        else set.succeeded(replica)
-        lastError = upstreamError(res.status, res.text)
-        if (retriable(res.status) && !ex.signal.aborted) continue
-        throw lastError
+        lastError = refusedBy(ex, set, replica, res.status, res.text)
+        continue
       }
       set.succeeded(replica)
       const ct = res.headers['content-type']
@@ -119,28 +110,20 @@ export class BackendPools implements Backends {
   private async attempt(ex: Exchange, set: ReplicaSet, call: UpstreamCall, headers: Record<string, string>, tried: Tried): Promise<UpstreamResponse> {
     let lastError: GatewayError | DOMException | undefined
     for (;;) {
-      const replica = set.pick(call.body, tried)
-      if (!replica) throw lastError ?? new GatewayError(502, 'upstream request failed', { code: 'upstream_failed' })
+      const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
-      set.begin(replica)
       let res: Dispatcher.ResponseData
       try {
         res = await replica.pool.request({ origin: replica.origin, path: replica.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
       } catch (err) {
-        set.end(replica)
-        lastError = transportFailure(ex.signal, err, false)
-        if (ex.signal.aborted) throw lastError
-        set.failed(replica)
+        lastError = unreached(ex, set, replica, err)
         continue
       }
       if (res.statusCode >= 400) {
         const text = await res.body.text().catch(() => '')
         set.end(replica)
-        if (res.statusCode >= 500) set.failed(replica)
-        else set.succeeded(replica)
-        lastError = upstreamError(res.statusCode, text)
-        if (retriable(res.statusCode) && !ex.signal.aborted) continue
-        throw lastError
+        lastError = refusedBy(ex, set, replica, res.statusCode, text)
+        continue
       }
       res.body.once('close', () => set.end(replica))
       if (set.replicas.length > 1 && call.accept === 'text/event-stream') {
@@ -201,6 +184,32 @@ export class BackendPools implements Backends {
     await Promise.all([...this.sets.values()].map((s) => s.close(cut)))
     this.sets.clear()
   }
+}
+
+/** The next replica not yet tried, counted as busy; the last error when none is left. */
+function nextReplica(set: ReplicaSet, call: UpstreamCall, tried: Tried, lastError: GatewayError | DOMException | undefined): Replica {
+  const replica = set.pick(call.body, tried)
+  if (!replica) throw lastError ?? new GatewayError(502, 'upstream request failed', { code: 'upstream_failed' })
+  set.begin(replica)
+  return replica
+}
+
+/** A replica that gave no answer: marked failed, unless the request itself stopped (then that is thrown). */
+function unreached(ex: Exchange, set: ReplicaSet, replica: Replica, cause: unknown): GatewayError | DOMException {
+  set.end(replica)
+  const error = transportFailure(ex.signal, cause, false)
+  if (ex.signal.aborted) throw error
+  set.failed(replica)
+  return error
+}
+
+/** A replica's error status: the server's error, to retry on another replica (502, 503) or to throw. */
+function refusedBy(ex: Exchange, set: ReplicaSet, replica: Replica, status: number, text: string): GatewayError {
+  if (status >= 500) set.failed(replica)
+  else set.succeeded(replica)
+  const error = upstreamError(status, text)
+  if (retriable(status) && !ex.signal.aborted) return error
+  throw error
 }
 
 /**

@@ -17,18 +17,13 @@ import type { SpendScope } from '../stores/store.js'
 import type { Logger } from '../../log.js'
 import { describeCause } from '../../log.js'
 import { EPSILON } from './ledger.js'
+import { LUA_FMT } from './redis-lua-format.js'
 
 const MINUTE = 60_000
 
 /** Shared Lua: drops entries scored at or before `cutoff`; returns the sum of the rest. */
 const PRUNE = `
--- Whole numbers (counts, token counters) as integers: '%d' writes the digits '%.17g' would, at
--- half its cost; the rest with the 17 digits that keep a double exact.
-local function fmt(x)
-  if x == math.floor(x) and x > -1e15 and x < 1e15 then return string.format('%d', x) end
-  return string.format('%.17g', x)
-end
--- What this script call knows of a window (by its sum key): the sum as Redis holds it and the
+${LUA_FMT}-- What this script call knows of a window (by its sum key): the sum as Redis holds it and the
 -- cutoff it was pruned to. The batched scripts prune the same windows once per request; a prune
 -- that removes nothing keeps the known sum, and one to an earlier cutoff has nothing to remove.
 local known = {}

@@ -11,6 +11,7 @@
  * slots (hash id → JSON) and run (zset id → lease); holds (hash group+key → until);
  * kq:<group+key> (list: that key's waiters, oldest first).
  */
+import { LUA_FMT } from './redis-lua-format.js'
 
 /** ARGV[1] base, ARGV[2] channel prefix, ARGV[3] pool, ARGV[4] lease ms. Then each script's own. */
 const PRELUDE = `
@@ -104,13 +105,7 @@ local granted = {}
 -- ones, one HDEL and ZREM for the gone ones) instead of a command each; slotRaw[id] is a slot's
 -- record as this call knows it (false: none), so a release reads only what it does not know.
 local slotRaw, slotAdds, slotAddOrder, slotDrops = {}, {}, {}, {}
--- Whole numbers (counts, token counters) as integers: '%d' writes the digits '%.17g' would, at
--- half its cost; the rest with the 17 digits that keep a double exact.
-local function fmt(x)
-  if x == math.floor(x) and x > -1e15 and x < 1e15 then return string.format('%d', x) end
-  return string.format('%.17g', x)
-end
-local function flushSlots()
+${LUA_FMT}local function flushSlots()
   if #slotDrops > 0 then
     for from = 1, #slotDrops, 500 do
       local ids = { unpack(slotDrops, from, math.min(from + 499, #slotDrops)) }
