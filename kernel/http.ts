@@ -55,10 +55,13 @@ export async function serveHttp(gen: Generation, route: LoadedRoute, req: Incomi
   } catch (err) {
     const error = toGatewayError(err)
     if (error.status >= 500 && error.code === 'internal') ex.log.error('request failed', { cause: describeCause(error.cause ?? error) })
+    await gen.records.durable?.()
     writeError(res, ex, error, route)
     settleWhenSent(route, ex, state, res, outcomeOf(ex, err))
     return
   }
+  // No reply leaves before what was recorded for it is safe from a crash (journal.ts).
+  await gen.records.durable?.()
   await writeReply(route, ex, state, res, ex.reply!)
 }
 

@@ -124,6 +124,7 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
         await runRequest(route, ex, state)
       } catch (err) {
         const outcome = outcomeOf(ex, err)
+        await gen.records.durable?.()
         fail(ex, id, route, outcome.error!)
         ex.settle()
         await finishAll(route, ex, state, outcome)
@@ -132,6 +133,7 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
         return leave()
       }
       ex.sealHeaders()
+      await gen.records.durable?.()
       const reply = ex.reply!
       let outcome: Outcome = { kind: 'done', status: reply.status }
       if (reply.kind === 'events') outcome = await stream(ex, id, route, state, reply)

@@ -1,7 +1,10 @@
 /**
  * kill -9 of the embedded default (SQLite) under load: every request whose reply reached its
- * client before the kill has its usage record after a restart (the journal is replayed).
+ * client before the kill has its usage record after a restart (the journal is replayed). And
+ * the rule behind it: when a reply reaches its client, its record is already in the journal.
  */
+import fs from 'node:fs'
+import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { prepareDeployment, TEST_KEY } from '../support/gateway.js'
@@ -57,6 +60,39 @@ test('every reply acknowledged before the kill has its record after the restart'
   } finally {
     await store.close()
   }
+})
+
+test('when a reply reaches its client, its record is already in the journal file', async () => {
+  // Batches far apart: every record of this test stays in the journal's open segment.
+  const files = prepareDeployment({ files: { 'config/server.yaml': serverWith({ stores: { records_flush_ms: 600_000, records_batch: 5000 } }) } })
+  const gateway = await startReplica({ ...files, env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_LOG_LEVEL: 'warn' } })
+  const journal = path.join(gateway.dataDir, 'records-journal')
+  const journaled = () => fs.readdirSync(journal).map((f) => fs.readFileSync(path.join(journal, f), 'utf8')).join('')
+  const late: string[] = []
+  let replies = 0
+  try {
+    // The gateway is another process: a client there reads a reply as soon as its bytes leave.
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        for (let i = 0; i < 60; i++) {
+          const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+          })
+          const id = res.headers.get('x-gateway-request-id')!
+          if (!journaled().includes(`"requestId":"${id}"`)) late.push(id)
+          await res.text()
+          assert.is(res.status, 200)
+          replies++
+        }
+      }),
+    )
+  } finally {
+    await gateway.stop()
+  }
+  assert.is(replies, 960)
+  assert.equal(late, [], `${late.length} replies arrived before their record was journaled`)
 })
 
 test.run()

@@ -129,9 +129,11 @@ test('with a journal, records a crash left unwritten are replayed at the next st
   await w.flush()
   assert.is(table.rows.length, 3)
   assert.equal(fs.readdirSync(dir), ['records-2.journal'], 'the written batch left the journal; the open segment is empty')
-  // Two more, then a crash: no flush, no close. One of them was written just before it.
+  // Two more, their replies sent (once the journal has them), then a crash: no flush, no
+  // close. One of them was written just before it.
   w.add(rec(3))
   w.add(rec(4))
+  await w.durable()
   table.rows.push(rec(3))
   fs.appendFileSync(path.join(dir, 'records-2.journal'), '{"at":1,"requestId":"cut sho')
   const after = fakeTable()
@@ -144,6 +146,34 @@ test('with a journal, records a crash left unwritten are replayed at the next st
   assert.equal(fs.readdirSync(dir), [], 'an empty segment is not kept')
   // The crashed writer's timers stop here (the process would be gone).
   await w.close().catch(() => undefined)
+})
+
+test('the journal writes the records of a turn at once, and durable() resolves only when they are in the file', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-journal-'))
+  const table = fakeTable()
+  const { journal } = await RecordJournal.open(dir, table)
+  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW, journal })
+  const file = path.join(dir, fs.readdirSync(dir)[0] ?? 'records-1.journal')
+  const lines = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
+  assert.is(w.durable(), undefined, 'nothing waits')
+  w.add(rec(1))
+  w.add(rec(2))
+  const durable = w.durable()
+  assert.ok(durable, 'a reply must wait for its record')
+  assert.is(lines(), 0, 'not written yet: the turn is not over')
+  let resolved = false
+  void durable.then(() => (resolved = true))
+  await Promise.resolve()
+  assert.not.ok(resolved, 'durable() does not resolve before the write')
+  await durable
+  assert.is(lines(), 2, 'both records in one write, before durable() resolved')
+  assert.is(w.durable(), undefined)
+  // A batch sealed in the same turn as an add takes the record with it.
+  w.add(rec(3))
+  await w.flush()
+  assert.equal(table.rows.map((r) => r.requestId), ['r1', 'r2', 'r3'])
+  await w.close()
+  assert.equal(fs.readdirSync(dir), [], 'every record written, nothing left to replay')
 })
 
 test.run()

@@ -1,9 +1,12 @@
 /**
  * The write-ahead journal of usage records (the embedded default): each record is appended,
- * as one JSON line, to a file in the data folder when it is made (as its reply's last write
- * completes), before the record waits for its batch. A synchronous write(2) puts it in the
- * kernel's page cache: it survives the process being killed (kill -9, out of memory), not the
- * host losing power, and it costs no disk wait.
+ * as one JSON line, to a file in the data folder when it is made, before the record waits for
+ * its batch. The lines of one event-loop turn go out in one synchronous write(2), at the end of
+ * the turn (setImmediate); a reply whose record waits for it is held until then
+ * (`whenWritten`, awaited by the kernel's transports before they write a reply), so a reply's
+ * bytes never leave before its record is in the kernel's page cache. That survives the process
+ * being killed (kill -9, out of memory), not the host losing power, and costs no disk wait;
+ * one write a turn instead of one a record takes a write(2) off most requests under load.
  *
  * Files are segments `records-<n>.journal`. Each batch seals the open segment, so a batch is
  * exactly the records of the sealed segments (a failed batch goes back to the buffer and is
@@ -52,13 +55,43 @@ export class RecordJournal {
     return path.join(this.dir, `records-${n}.journal`)
   }
 
+  /** Lines of this turn not yet written, and what their write resolves. */
+  private pending: string[] = []
+  private pendingWritten: Promise<void> = Promise.resolve()
+  private release: () => void = () => undefined
+  /** Told of a write that failed (a full or broken disk): its records stay in the batch, unprotected. */
+  onWriteFailure: (err: unknown, records: number) => void = () => undefined
+
   append(record: UsageRecord): void {
-    fs.writeSync(this.fd, `${JSON.stringify(record)}\n`)
-    this.appended++
+    this.pending.push(`${JSON.stringify(record)}\n`)
+    if (this.pending.length === 1) {
+      this.pendingWritten = new Promise((resolve) => (this.release = resolve))
+      setImmediate(this.writePending)
+    }
+  }
+
+  /** Resolves once every line appended so far is in the file (or its write failed); undefined when none waits. */
+  whenWritten(): Promise<void> | undefined {
+    return this.pending.length > 0 ? this.pendingWritten : undefined
+  }
+
+  private readonly writePending = (): void => {
+    if (this.pending.length === 0) return
+    const lines = this.pending
+    this.pending = []
+    try {
+      fs.writeSync(this.fd, lines.length === 1 ? lines[0]! : lines.join(''))
+      this.appended += lines.length
+    } catch (err) {
+      this.onWriteFailure(err, lines.length)
+    } finally {
+      this.release()
+    }
   }
 
   /** Closes the open segment (when it holds records) and returns the newest sealed one: the next batch is in segments up to it. */
   seal(): number {
+    this.writePending()
     if (this.appended > 0) {
       fs.closeSync(this.fd)
       this.open++
@@ -75,6 +108,7 @@ export class RecordJournal {
 
   /** After the last flush: the open segment is empty unless records came after it. */
   close(): void {
+    this.writePending()
     fs.closeSync(this.fd)
     if (this.appended === 0) fs.rmSync(this.file(this.open), { force: true })
   }

@@ -16,6 +16,12 @@ export interface UsageRecords {
   add(record: UsageRecord): void
   /** Writes what is buffered now (admin queries and shutdown call it). */
   flush(): Promise<void>
+  /**
+   * Resolves once the records added so far are safe from a crash of the process (the journal's
+   * write of this turn); undefined when nothing waits. A transport awaits it before it writes
+   * a reply, so no reply leaves before its record is safe.
+   */
+  durable?(): Promise<void> | undefined
   list(period: UsagePeriod, limit: number): Promise<UsageRecord[]>
   summarize(period: UsagePeriod, by: UsageDimension): Promise<UsageRow[]>
   /** Indicative value spent by a key or a group by requests started in [since, until) (seeds and reconciles term budgets). */
@@ -57,6 +63,10 @@ export class RecordWriter implements UsageRecords {
     this.written = options.metrics.counter('sluice_records_written_total', 'Usage records written to the store.')
     this.dropped = options.metrics.counter('sluice_records_dropped_total', 'Usage records dropped because the store stayed unreachable and the buffer was full.')
     this.failures = options.metrics.counter('sluice_records_write_failures_total', 'Batches of usage records the store refused (retried later).')
+    if (options.journal) {
+      // A full or broken disk: the records still go in the batch, only unprotected from a crash.
+      options.journal.onWriteFailure = (err, records) => options.log.error('usage records not journaled', { records, cause: describeCause(err) })
+    }
     this.timer = setInterval(() => void this.flush(), options.flushMs)
     this.timer.unref()
     this.purgeTimer = setInterval(() => void this.purge(), HOUR)
@@ -66,12 +76,7 @@ export class RecordWriter implements UsageRecords {
 
   add(record: UsageRecord): void {
     if (this.closed) return
-    try {
-      this.options.journal?.append(record)
-    } catch (err) {
-      // A full or broken disk: the record still goes in the batch, only unprotected from a crash.
-      this.options.log.error('usage record not journaled', { cause: describeCause(err) })
-    }
+    this.options.journal?.append(record)
     this.buffer.push(record)
     if (this.buffer.length > this.maxBuffered) {
       const excess = this.buffer.length - this.maxBuffered
@@ -83,6 +88,10 @@ export class RecordWriter implements UsageRecords {
 
   ping(): Promise<void> {
     return this.table.ping()
+  }
+
+  durable(): Promise<void> | undefined {
+    return this.options.journal?.whenWritten()
   }
 
   async flush(): Promise<void> {
