@@ -7,6 +7,11 @@ import { defaultConfigDir } from '../kernel/paths.js'
 import { formatHash, hashSecret } from '../kernel/services/keys/keys.js'
 import type { LoadResult } from './load.js'
 
+/** The middle value (the upper of the two middle ones for an even count). */
+export function median(xs: readonly number[]): number {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+}
+
 /** `--name value` from the command line, as a number, or the fallback. */
 export function option(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`)

@@ -7,7 +7,7 @@
  *
  *   npm run bench -- boons [--runs 40] [--ttft 30] [--itl 5]
  */
-import { option } from './bench-setup.js'
+import { median, option } from './bench-setup.js'
 import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
@@ -55,7 +55,6 @@ async function ask(content: string, headers: Record<string, string> = {}): Promi
   return { ms: performance.now() - started, promptTokens: body.usage.prompt_tokens }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 try {
   const cases = [

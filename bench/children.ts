@@ -24,10 +24,17 @@ function statusField(pid: number, field: string): number {
   return m ? Number(m[1]) / 1024 : NaN
 }
 
-/** utime + stime of /proc/<pid>/stat (or of one thread's, /proc/<pid>/task/<tid>/stat), in ms (clock ticks are 10 ms on Linux). */
-function cpuMs(pid: number, tid?: number): number {
-  const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
+/**
+ * utime + stime of /proc/<pid>/stat (or of one thread's, /proc/<pid>/task/<tid>/stat), in ms
+ * (clock ticks are 10 ms on Linux); undefined when the process is gone or not readable.
+ */
+export function processCpuMs(pid: number, tid?: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return undefined
+  }
 }
 
 export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Child> {
@@ -44,7 +51,7 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
         child.stdout!.removeAllListeners('data')
         child.stdout!.resume()
         const pid = child.pid!
-        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), cpuMs: () => cpuMs(pid), mainThreadCpuMs: () => cpuMs(pid, pid), stop: () => child.kill('SIGTERM') })
+        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), cpuMs: () => processCpuMs(pid) ?? NaN, mainThreadCpuMs: () => processCpuMs(pid, pid) ?? NaN, stop: () => child.kill('SIGTERM') })
       }
     })
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))

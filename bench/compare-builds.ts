@@ -15,7 +15,7 @@ import path from 'node:path'
 import { startChild, type Child } from './children.js'
 import { runLoad } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
-import { gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
+import { gatewayConfigFor, median, option, zeroLatencySimConfig } from './bench-setup.js'
 import { startGatewayChild } from './gateway-child.js'
 
 const REQUESTS = option('requests', 20_000)
@@ -31,7 +31,6 @@ interface Round {
   others: number
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 async function main() {
   const at = process.argv.indexOf('--compare')

@@ -9,7 +9,7 @@
 import os from 'node:os'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { startEmbedder } from '../kernel/services/embedder/index.js'
-import { option } from './bench-setup.js'
+import { median, option } from './bench-setup.js'
 
 const ROUNDS = option('rounds', 3)
 const text = (i: number) => `Passage number ${i} of the benchmark, a sentence or two long, about ${['rivers', 'taxes', 'cats', 'engines'][i % 4]}.`
@@ -28,8 +28,7 @@ export async function benchUseLite(): Promise<void> {
   await post(Array.from({ length: 32 }, (_, i) => text(i)))
   const loop = monitorEventLoopDelay({ resolution: 5 })
   loop.enable()
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  const singles: number[] = []
+    const singles: number[] = []
   for (let i = 0; i < 30 * ROUNDS; i++) singles.push(await post(text(i)))
   console.log(`one text at a time: p50 ${median(singles).toFixed(1)} ms per request`)
   for (const size of [8, 32, 64, 256]) {

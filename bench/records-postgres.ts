@@ -7,14 +7,14 @@
  *
  *   node dist/bench/records-postgres.js [--batches 60] [--rounds 3] [--postgres postgres://...] [--compare <dist folder>]
  */
-import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { repoRoot } from '../kernel/paths.js'
 import type { PostgresOptions } from '../kernel/services/stores/postgres-store.js'
 import type { Store, UsageRecord } from '../kernel/services/stores/store.js'
-import { option } from './bench-setup.js'
+import { median, option } from './bench-setup.js'
+import { postgresCpu } from './postgres-cpu.js'
 
 const BATCHES = option('batches', 60)
 const ROUNDS = option('rounds', 3)
@@ -26,16 +26,6 @@ const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!
 
 function record(i: number, now: number): UsageRecord {
   return { at: now - i, requestId: `chatcmpl-${i}-0123456789abcdef`, keyId: 'bench', group: 'bench', route: 'chat', modelRequested: 'sim-chat-instruct', model: 'sim-chat-instruct', upstreamModel: 'sim-instruct-8b', promptTokens: 10, completionTokens: 20, cachedTokens: 0, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 0.0001, status: 200, outcome: 'done', queueMs: 0, ttftMs: 1, totalMs: 3 }
-}
-
-/** utime + stime of a process in ms (10 ms ticks), 0 when it is gone. */
-function processCpuMs(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return 0
-  }
 }
 
 async function open(dist: string, name: string): Promise<{ name: string; store: Store; application: string; schema: string; client: number[]; server: number[] }> {
@@ -52,10 +42,7 @@ async function main() {
   await admin.connect()
   const targets = [await open(path.join(repoRoot, 'dist'), 'this build')]
   if (COMPARE) targets.push(await open(COMPARE, path.basename(path.dirname(COMPARE))))
-  const backendsCpu = async (application: string) => {
-    const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application])
-    return rows.reduce((sum, { pid }) => sum + processCpuMs(pid), 0)
-  }
+  const backendsCpu = async (application: string) => [...(await postgresCpu(admin, application)).backends.values()].reduce((a, b) => a + b, 0)
   const now = Date.now()
   const batch = (b: number) => Array.from({ length: SIZE }, (_, i) => record(b * SIZE + i, now))
   for (const t of targets) for (let b = 0; b < 10; b++) await t.store.records.insert(batch(b))
@@ -70,10 +57,10 @@ async function main() {
       t.server.push(((await backendsCpu(t.application)) - server0) * 1000 / (BATCHES * SIZE))
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2).padStart(8)
+  const med = (xs: number[]) => median(xs).toFixed(2).padStart(8)
   console.log(`Usage records into PostgreSQL: batches of ${SIZE}, ${BATCHES} a round, ${ROUNDS} rounds, medians (µs a record; the server's in 10 ms ticks: ±${(10_000 / (BATCHES * SIZE)).toFixed(2)})\n`)
   console.log(`${''.padEnd(24)}${'gateway'.padStart(8)}${'server'.padStart(8)}`)
-  for (const t of targets) console.log(`${t.name.padEnd(24)}${median(t.client)}${median(t.server)}`)
+  for (const t of targets) console.log(`${t.name.padEnd(24)}${med(t.client)}${med(t.server)}`)
   for (const t of targets) {
     await t.store.close()
     await admin.query(`DROP SCHEMA ${t.schema} CASCADE`)

@@ -18,7 +18,7 @@ import { repoRoot } from '../kernel/paths.js'
 import { createLogger } from '../kernel/log.js'
 import type { LedgerLine, LedgerTicket } from '../kernel/services/state/ledger.js'
 import type { QueueSlot } from '../kernel/services/state/fair-queue.js'
-import { option } from './bench-setup.js'
+import { median, option } from './bench-setup.js'
 import { privateRedis, redisCpuUs } from './private-redis.js'
 
 const BATCH = option('batch', 16)
@@ -86,7 +86,6 @@ async function round(t: Awaited<ReturnType<typeof target>>, batches: number): Pr
   return { reserve: total.reserve / requests, settle: total.settle / requests, enqueue: total.enqueue / requests, release: total.release / requests }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 async function main() {
   const builds: [string, string][] = [['this build', path.join(repoRoot, 'dist')]]

@@ -27,6 +27,7 @@ import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
+import { postgresCpu } from './postgres-cpu.js'
 
 const SECONDS = option('seconds', 2)
 const ROUNDS = option('rounds', 3)
@@ -49,40 +50,6 @@ function postgresUrlFor(prefix: string): string {
   const url = new URL(POSTGRES)
   url.searchParams.set('application_name', `sluice_bench_${prefix}`)
   return url.toString()
-}
-
-/**
- * CPU time (ms) of PostgreSQL's processes so far: the backends serving one target (by
- * application_name; a backend that exited meanwhile is not counted), and every process named
- * postgres on this machine (the WAL writer and checkpointer too; other users of the server as well).
- */
-async function postgresCpu(admin: pg.Client, application: string): Promise<{ backends: Map<number, number>; all: number }> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application])
-  const backends = new Map<number, number>()
-  for (const { pid } of rows) {
-    const ms = processCpuMs(pid)
-    if (ms !== undefined) backends.set(pid, ms)
-  }
-  let all = 0
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') all += processCpuMs(Number(entry)) ?? 0
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return { backends, all }
-}
-
-/** utime + stime of a process (clock ticks of 10 ms), or undefined when it is gone or not readable. */
-function processCpuMs(pid: number): number | undefined {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return undefined
-  }
 }
 
 /** The bench config with budgets on the bench key's group and key, and optionally Redis + PostgreSQL. */

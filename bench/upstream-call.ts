@@ -10,7 +10,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Pool } from 'undici'
 import { dispatchWhole } from '../kernel/services/backends/whole-reply.js'
-import { option } from './bench-setup.js'
+import { median, option } from './bench-setup.js'
 
 const CALLS = option('calls', 20_000)
 const ROUNDS = option('rounds', 5)
@@ -56,7 +56,6 @@ async function round(way: () => Promise<string>): Promise<number> {
 const runs: Record<string, number[]> = {}
 for (const way of Object.values(ways)) await round(way) // warm-up
 for (let r = 0; r < ROUNDS; r++) for (const [name, way] of Object.entries(ways)) (runs[name] ??= []).push(await round(way))
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 console.log(`upstream call read whole: ${CALLS} calls a round, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds, medians (CPU of this process, server included)`)
 for (const [name, xs] of Object.entries(runs)) console.log(`${name.padEnd(26)} ${median(xs).toFixed(4)} ms CPU a call`)
 const [a, b] = Object.keys(ways).map((n) => median(runs[n]!))

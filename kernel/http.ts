@@ -1,6 +1,7 @@
 /**
- * The HTTP transport: turns a request into an Exchange, runs the route, and writes the reply. This is the only place replies reach an HTTP socket: JSON, text, bytes (whole or
- * streamed) and server-sent events, with the in-band error event for a stream that fails.
+ * The HTTP transport: turns a request into an Exchange, runs the route, and writes the reply.
+ * This is the only place replies reach an HTTP socket: JSON, text, bytes (whole or streamed)
+ * and server-sent events, with the in-band error event for a stream that fails.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Generation } from './generation.js'

@@ -11,6 +11,7 @@
 import type { ParameterizedContext } from 'koa'
 import type Router from '@koa/router'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import vary from 'vary'
 import type { PipelineFile } from '../../../schemas/pipeline.schema.js'
 import { GatewayError } from '../../errors.js'
 
@@ -52,15 +53,6 @@ export function corsPolicy(config: CorsConfig): CorsPolicy {
 }
 
 type Ctx = ParameterizedContext
-
-/** Koa's `ctx.vary(field)` (the `vary` package) for one field name: added once; `*` stands for all. */
-function vary(res: ServerResponse, field: string): void {
-  const current = res.getHeader('Vary') ?? ''
-  const header = Array.isArray(current) ? current.join(', ') : String(current)
-  const names = header.toLowerCase().split(',').map((n) => n.trim())
-  if (header === '*' || names.includes('*')) res.setHeader('Vary', '*')
-  else res.setHeader('Vary', names.includes(field) ? header : header ? `${header}, ${field}` : field)
-}
 
 /** Allow headers on a reply to `origin`; nothing when the request has no Origin or it is not allowed. */
 export function applyCors(policy: CorsPolicy, req: IncomingMessage, res: ServerResponse): boolean {

@@ -5,9 +5,7 @@
  * those Koa wrote (the names in lower case).
  */
 import type { ServerResponse } from 'node:http'
-
-/** Statuses that carry no body (Koa's `statuses.empty`). */
-const EMPTY = new Set([204, 205, 304])
+import { EMPTY } from './end-whole.js'
 
 export function endJson(res: ServerResponse, method: string | undefined, status: number, text: string): void {
   res.statusCode = status

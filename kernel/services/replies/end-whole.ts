@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http'
 import { contentType } from 'mime-types'
 
 /** Statuses that carry no body (Koa's `statuses.empty`). */
-const EMPTY = new Set([204, 205, 304])
+export const EMPTY: ReadonlySet<number> = new Set([204, 205, 304])
 
 /** Koa's `ctx.type = type`: the full content type, or the header removed for a type it cannot name. */
 export function setContentType(res: ServerResponse, type: string): boolean {
