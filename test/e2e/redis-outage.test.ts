@@ -38,9 +38,12 @@ test.before(async () => {
   }
   const deployment = prepareDeployment({ files, simulatorLatency: { ttft_ms: 0, itl_ms: ITL } })
   const env = { SLUICE_LOG_LEVEL: 'warn' }
+  // Each replica a data folder of its own (startReplica's default): two processes on one would
+  // share one SQLite file and one record journal, each replaying and deleting the other's segments.
+  const { configDir, pipelinesDir } = deployment
   ;[direct, cutOff] = await Promise.all([
-    startReplica({ ...deployment, env: { ...env, SLUICE_REDIS_URL: REDIS_URL } }),
-    startReplica({ ...deployment, env: { ...env, SLUICE_REDIS_URL: proxy.url } }),
+    startReplica({ configDir, pipelinesDir, env: { ...env, SLUICE_REDIS_URL: REDIS_URL } }),
+    startReplica({ configDir, pipelinesDir, env: { ...env, SLUICE_REDIS_URL: proxy.url } }),
   ])
 })
 

@@ -47,8 +47,10 @@ test.before(async () => {
   deployment = prepareDeployment({ files, simulatorLatency: { ttft_ms: 0, itl_ms: ITL } })
   const env = { SLUICE_LOG_LEVEL: 'warn' }
   // The first creates the schema; the two others start together.
-  replicas = [await startReplica({ ...deployment, env })]
-  replicas.push(...(await Promise.all([startReplica({ ...deployment, env }), startReplica({ ...deployment, env })])))
+  // Each replica a data folder of its own (startReplica's default), as separate hosts would have.
+  const { configDir, pipelinesDir } = deployment
+  replicas = [await startReplica({ configDir, pipelinesDir, env })]
+  replicas.push(...(await Promise.all([startReplica({ configDir, pipelinesDir, env }), startReplica({ configDir, pipelinesDir, env })])))
 })
 
 test.after(async () => {
