@@ -7,8 +7,17 @@
  * the per-round ratios: steadier than chat.ts's timed rounds on a busy machine, since both
  * builds serve the same work and a drift touches neighbouring rounds alike.
  *
+ * `--fresh 1`: both gateways are started anew every round (5,000 requests of warm-up each). A
+ * gateway process settles into one of two speeds for its life (V8's young generation; see
+ * docs/performance.md), so with one process a build, a comparison can measure the draw rather
+ * than the builds; fresh processes each round make the median a median over draws.
+ *
+ * `--scale-out 1`: both gateways in scale-out mode (Redis and PostgreSQL, the key with a term
+ * budget and a token window, as scale-out.ts), each under its own prefix on one private
+ * redis-server; each round also prints Redis's CPU a request (INFO cpu around the round).
+ *
  *   npm run bench -- compare-builds --compare <dist folder>
- *   (or: node dist/bench/compare-builds.js --compare <dist folder> [--requests 20000] [--rounds 9] [--stream 1])
+ *   (or: node dist/bench/compare-builds.js --compare <dist folder> [--requests 20000] [--rounds 9] [--stream 1] [--scale-out 1] [--fresh 1])
  */
 import os from 'node:os'
 import path from 'node:path'
@@ -17,10 +26,16 @@ import { runLoad } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { gatewayConfigFor, median, option, zeroLatencySimConfig } from './bench-setup.js'
 import { startGatewayChild } from './gateway-child.js'
+import { privateRedis, redisCpuUs } from './private-redis.js'
+import { scaleOutConfig } from './scale-out-config.js'
+import { Redis } from 'ioredis'
 
 const REQUESTS = option('requests', 20_000)
 const ROUNDS = option('rounds', 9)
 const STREAM = option('stream', 0) === 1
+const SCALE_OUT = option('scale-out', 0) === 1
+const FRESH = option('fresh', 0) === 1
+const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test'
 const KEY = 'sk-bench'
 
 interface Round {
@@ -29,6 +44,7 @@ interface Round {
   total: number
   main: number
   others: number
+  redis: number
 }
 
 
@@ -37,32 +53,47 @@ async function main() {
   if (at === -1) throw new Error('usage: compare-builds --compare <dist folder of the other build>')
   const otherDist = path.resolve(process.argv[at + 1]!)
   const sim = await startChild(path.join(repoRoot, 'dist', 'sim', 'main.js'), ['--config', zeroLatencySimConfig(1000), '--port', '0'])
-  const gateway = (dist: string): Promise<Child> => startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 200, capacity: 200 }), {}, { dist })
-  const builds: [string, Child][] = [
-    ['this build', await gateway(path.join(repoRoot, 'dist'))],
-    ['--compare build', await gateway(otherDist)],
+  const redis = SCALE_OUT ? await privateRedis() : undefined
+  const admin = redis && new Redis(redis.url)
+  const redisUs = async () => (admin ? redisCpuUs(admin) : 0)
+  const configFor = (prefix: string) => (redis ? scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix }) : gatewayConfigFor(sim.url, KEY, { connections: 200, capacity: 200 }))
+  const gateway = (dist: string, prefix: string): Promise<Child> => startGatewayChild(configFor(prefix), {}, { dist })
+  const dists: [string, string, string][] = [
+    ['this build', path.join(repoRoot, 'dist'), 'this_'],
+    ['--compare build', otherDist, 'other_'],
   ]
+  const start = (round: number) => Promise.all(dists.map(async ([name, dist, prefix]) => [name, await gateway(dist, `${prefix}${round}_`)] as [string, Child]))
+  let builds = await start(0)
   const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream: STREAM })
   const load = (child: Child, maxRequests: number) => runLoad({ url: child.url, path: '/v1/chat/completions', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, connections: 64, seconds: 120, maxRequests })
-  console.log(`Sluice build comparison: ${os.cpus().length} cores, node ${process.version}; ${ROUNDS} interleaved rounds of ${REQUESTS} ${STREAM ? 'streamed' : 'non-streamed'} requests per build at 64 connections\n`)
-  for (const [, child] of builds) await load(child, 5000)
+  console.log(`Sluice build comparison: ${os.cpus().length} cores, node ${process.version}; ${ROUNDS} interleaved rounds of ${REQUESTS} ${STREAM ? 'streamed' : 'non-streamed'} requests per build at 64 connections${SCALE_OUT ? ', scale-out mode (Redis + PostgreSQL)' : ''}${FRESH ? ', fresh processes every round' : ''}\n`)
   const rounds = new Map<string, Round[]>(builds.map(([name]) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {
+    if (FRESH && round > 0) {
+      for (const [, child] of builds) child.stop()
+      builds = await start(round)
+    }
+    if (FRESH || round === 0) for (const [, child] of builds) await load(child, 5000)
     for (const [name, child] of builds) {
-      const [cpu0, main0] = [child.cpuMs(), child.mainThreadCpuMs()]
+      const [cpu0, main0, redis0] = [child.cpuMs(), child.mainThreadCpuMs(), await redisUs()]
       const r = await load(child, REQUESTS)
       const main = (child.mainThreadCpuMs() - main0) / r.requests
       const others = (child.cpuMs() - cpu0) / r.requests - main
-      rounds.get(name)!.push({ p99: r.p99, rps: r.rps, total: main + others, main, others })
-      console.log(`round ${round} ${name.padEnd(16)} p99 ${r.p99.toFixed(2).padStart(6)} ms   CPU/req ${(main + others).toFixed(4)} ms: main thread ${main.toFixed(4)}, other threads ${others.toFixed(4)}`)
+      const redisMs = (await redisUs() - redis0) / 1000 / r.requests
+      rounds.get(name)!.push({ p99: r.p99, rps: r.rps, total: main + others, main, others, redis: redisMs })
+      console.log(`round ${round} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms   CPU/req ${(main + others).toFixed(4)} ms: main thread ${main.toFixed(4)}, other threads ${others.toFixed(4)}${redis ? `; Redis ${redisMs.toFixed(4)}` : ''}`)
     }
   }
   const [a, b] = builds.map(([name]) => rounds.get(name)!) as [Round[], Round[]]
   console.log('\nmedians                     this build  --compare build   median of per-round ratios')
-  for (const k of ['p99', 'total', 'main', 'others'] as const) {
-    const label = { p99: 'p99 (ms)', total: 'CPU/req (ms)', main: 'main thread CPU/req', others: 'other threads CPU/req' }[k]
+  for (const k of ['rps', 'p99', 'total', 'main', 'others', ...(redis ? (['redis'] as const) : [])] as const) {
+    const label = { rps: 'req/s', p99: 'p99 (ms)', total: 'CPU/req (ms)', main: 'main thread CPU/req', others: 'other threads CPU/req', redis: 'Redis CPU/req (ms)' }[k]
     console.log(`${label.padEnd(26)} ${median(a.map((r) => r[k])).toFixed(4).padStart(10)}  ${median(b.map((r) => r[k])).toFixed(4).padStart(15)}   ${median(a.map((r, i) => r[k] / b[i]![k])).toFixed(3)}`)
   }
+  admin?.disconnect()
+  for (const [, child] of builds) child.stop()
+  await new Promise((res) => setTimeout(res, 500))
+  redis?.stop()
   process.exit(0)
 }
 

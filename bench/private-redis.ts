@@ -14,7 +14,7 @@ export async function freePort(): Promise<number> {
   })
 }
 
-export async function privateRedis(): Promise<{ url: string; stop(): void }> {
+export async function privateRedis(): Promise<{ url: string; pid: number; stop(): void }> {
   const port = await freePort()
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
   const url = `redis://127.0.0.1:${port}`
@@ -29,7 +29,7 @@ export async function privateRedis(): Promise<{ url: string; stop(): void }> {
     }
   }
   probe.disconnect()
-  return { url, stop: () => child.kill('SIGTERM') }
+  return { url, pid: child.pid!, stop: () => child.kill('SIGTERM') }
 }
 
 /** The server's own CPU time so far (INFO cpu: user + system), in µs. */

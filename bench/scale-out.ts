@@ -11,6 +11,11 @@
  *
  *   npm run bench -- scale-out [--seconds 2] [--rounds 3] [--connections 64] [--postgres postgres://...]
  *
+ * `--pin` measures each gateway alone on CPU 1, with the load generator, the simulator, Redis and
+ * the gateways' PostgreSQL backends on CPU 0: a process's throughput, as the budget states it
+ * ("per process"), without Redis's CPU taken from the gateway's own core. The client core's busy
+ * share is printed, to show whether the client side or the gateway set the pace.
+ *
  * `--compare <dist folder>` adds a third target, interleaved with the others: the scale-out
  * gateway of another build (e.g. the commit before a change, built in a worktree of its own),
  * on the same Redis under another prefix, for a before/after in one run.
@@ -18,14 +23,14 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { dump, load } from 'js-yaml'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { startChild, type Child } from './children.js'
+import { pinToCpu, processCpuMs, startChild, type Child } from './children.js'
 import { privateRedis } from './private-redis.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
-import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
+import { formatLoad, option, zeroLatencySimConfig } from './bench-setup.js'
+import { scaleOutConfig } from './scale-out-config.js'
 import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 import { postgresCpu } from './postgres-cpu.js'
 
@@ -39,33 +44,9 @@ const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 const pgIndex = process.argv.indexOf('--postgres')
 const POSTGRES = pgIndex >= 0 ? process.argv[pgIndex + 1]! : 'postgres://postgres@127.0.0.1:5432/test'
+const PIN = process.argv.includes('--pin')
 const compareIndex = process.argv.indexOf('--compare')
 const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!) : undefined
-
-/**
- * The PostgreSQL URL a scale-out target connects with: its own application_name, so that its
- * backends can be told apart in pg_stat_activity (and their CPU read from /proc).
- */
-function postgresUrlFor(prefix: string): string {
-  const url = new URL(POSTGRES)
-  url.searchParams.set('application_name', `sluice_bench_${prefix}`)
-  return url.toString()
-}
-
-/** The bench config with budgets on the bench key's group and key, and optionally Redis + PostgreSQL. */
-function config(simUrl: string, stores?: { redis: string; postgres: string; prefix: string }): string {
-  const dir = gatewayConfigFor(simUrl, KEY, { connections: 1000, capacity: 1000 })
-  const keysFile = path.join(dir, 'keys.yaml')
-  const keys = load(fs.readFileSync(keysFile, 'utf8')) as { groups: Record<string, Record<string, unknown>>; keys: Record<string, unknown>[] }
-  Object.assign(keys.groups.bench!, { budget: { amount: 1e9, term: 'month' }, tokens_per_minute: 1e12 })
-  Object.assign(keys.keys[0]!, { budget: { amount: 1e9, term: 'month' } })
-  fs.writeFileSync(keysFile, dump(keys))
-  const serverFile = path.join(dir, 'server.yaml')
-  const server = load(fs.readFileSync(serverFile, 'utf8')) as Record<string, Record<string, unknown>>
-  if (stores) Object.assign(server.stores!, { redis_url: stores.redis, redis_prefix: stores.prefix, postgres_url: postgresUrlFor(stores.prefix), postgres_schema: `bench_${stores.prefix}${process.pid}` })
-  fs.writeFileSync(serverFile, dump(server))
-  return dir
-}
 
 /** Keys of commandStats that are not commands. */
 const NOT_COMMANDS = new Set(['cpu ms', 'script ms', 'net in', 'net out', 'reads', 'writes'])
@@ -99,13 +80,30 @@ function syscalls(pid: number): { reads: number; writes: number } {
   return { reads: field('syscr'), writes: field('syscw') }
 }
 
+/**
+ * --pin: the client side (this process, the simulator, Redis and every PostgreSQL backend of the
+ * bench's gateways) on CPU 0, the gateways on CPU 1. Returns the client side's pids.
+ */
+async function pinClientSide(pgAdmin: pg.Client, pids: number[], gateways: number[]): Promise<number[]> {
+  const backends = await Promise.all(['scaleout_', 'compare_'].map((p) => postgresCpu(pgAdmin, `sluice_bench_${p}`)))
+  const client = [...pids, ...backends.flatMap((b) => [...b.backends.keys()])]
+  for (const pid of client) pinToCpu(pid, 0)
+  for (const pid of gateways) pinToCpu(pid, 1)
+  return client
+}
+
+/** CPU time (ms) of the given processes so far; one gone since counts 0. */
+function cpuOf(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0)
+}
+
 async function main() {
   const redis = await privateRedis()
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(2000), '--port', '0'])
-  const embedded = await startGatewayChild(config(sim.url))
+  const embedded = await startGatewayChild(scaleOutConfig(sim.url, KEY))
   // --profile: the scale-out gateway writes a CPU profile to bench/profiles/ when it stops.
   const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
-  const scaled = await startGatewayChild(config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' }), {}, { nodeFlags: [...serverNodeFlags(), ...profile] })
+  const scaled = await startGatewayChild(scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' }), {}, { nodeFlags: [...serverNodeFlags(), ...profile] })
   const admin = new Redis(redis.url)
   const pgAdmin = new pg.Client({ connectionString: POSTGRES })
   await pgAdmin.connect()
@@ -116,29 +114,32 @@ async function main() {
     ['scale-out (Redis + PostgreSQL)', scaled],
   ]
   if (COMPARE) {
-    const other = await startGatewayChild(config(sim.url, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' }), {}, { dist: COMPARE })
+    const other = await startGatewayChild(scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' }), {}, { dist: COMPARE })
     targets.push([`scale-out, ${path.basename(path.dirname(COMPARE))}`, other])
   }
-  console.log(`Sluice scale-out benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, medians; key with a term budget and a token window\n`)
+  console.log(`Sluice scale-out benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, medians; key with a term budget and a token window${PIN ? '; gateways pinned to CPU 1, client, simulator, Redis and PostgreSQL backends to CPU 0' : ''}\n`)
 
   for (const [, child] of targets) await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 0.5, maxRequests: 2000 })
-  const runs = new Map<string, (LoadResult & { cpu: number })[]>()
+  // After the warm-up, so that the gateways' PostgreSQL pools have opened their backends.
+  const clientSide = PIN ? await pinClientSide(pgAdmin, [sim.pid, process.pid, redis.pid], targets.map(([, c]) => c.pid)) : []
+  const runs = new Map<string, (LoadResult & { cpu: number; clientBusy: number })[]>()
   for (let round = 0; round < ROUNDS; round++) {
     // The order turns each round: a target that always ran right after another (embedded's
     // records still being written, the other's PostgreSQL backlog) would always share its cores.
     const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)]
     for (const [name, child] of order) {
-      const cpu0 = child.cpuMs()
+      const [cpu0, client0, wall0] = [child.cpuMs(), cpuOf(clientSide), performance.now()]
       const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: SECONDS, maxRequests: 500_000 })
-      runs.set(name, [...(runs.get(name) ?? []), { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests) }])
+      const clientBusy = (cpuOf(clientSide) - client0) / (performance.now() - wall0)
+      runs.set(name, [...(runs.get(name) ?? []), { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests), clientBusy }])
     }
   }
-  const medians = new Map<string, LoadResult & { cpu: number }>()
+  const medians = new Map<string, LoadResult & { cpu: number; clientBusy: number }>()
   for (const [name] of targets) {
     const sorted = [...runs.get(name)!].sort((a, b) => a.rps - b.rps)
     const m = sorted[Math.floor(sorted.length / 2)]!
     medians.set(name, m)
-    console.log(`${name.padEnd(34)} ${formatLoad(m)}   ${m.cpu.toFixed(3)} ms CPU/req`)
+    console.log(`${name.padEnd(34)} ${formatLoad(m)}   ${m.cpu.toFixed(3)} ms CPU/req${PIN ? `, client core ${(100 * m.clientBusy).toFixed(0)}% busy` : ''}`)
   }
   const e = medians.get('embedded')!
   const s = medians.get('scale-out (Redis + PostgreSQL)')!

@@ -18,6 +18,7 @@ import type { Logger } from '../../log.js'
 import { describeCause } from '../../log.js'
 import { EPSILON } from './ledger.js'
 import { LUA_FMT } from './redis-lua-format.js'
+import { RedisTurn } from './redis-turn.js'
 
 const MINUTE = 60_000
 
@@ -445,10 +446,19 @@ export interface RedisLedgerOptions {
   /** Default: a tenth of the lease. 0: no heartbeat (a tool that only reads or reconciles). */
   heartbeatMs?: number
   log?: Logger
+  /**
+   * The turn's one script call, shared with the fair queue (redis-state.ts); one of the
+   * ledger's own by default. It must have the sections of LEDGER_SECTIONS.
+   */
+  turn?: RedisTurn
 }
 
+/** The ledger's batched work, as sections of a turn's script call (redis-turn.ts). */
+export const LEDGER_SECTIONS = { settle: SETTLE, reserve: RESERVE }
+
 export class RedisLedger implements BudgetLedger {
-  private readonly scripts: Record<'reserve' | 'settle' | 'seed' | 'renew' | 'windowSum' | 'reconcile', Script>
+  private readonly scripts: Record<'seed' | 'renew' | 'windowSum' | 'reconcile', Script>
+  private readonly turn: RedisTurn
   private readonly leaseMs: number
   /** Open term reservations of this process, by ticket: what the heartbeat renews. */
   private readonly open = new Map<string, readonly string[]>()
@@ -464,7 +474,7 @@ export class RedisLedger implements BudgetLedger {
 
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 10_000
-    const lua = { reserve: RESERVE, settle: SETTLE, seed: SEED, renew: RENEW, windowSum: WINDOW_SUM, reconcile: RECONCILE }
+    const lua = { seed: SEED, renew: RENEW, windowSum: WINDOW_SUM, reconcile: RECONCILE }
     const scripts = {} as Record<keyof typeof lua, Script>
     for (const [name, source] of Object.entries(lua) as [keyof typeof lua, string][]) {
       const command = `sluiceLedger_${name}`
@@ -472,6 +482,12 @@ export class RedisLedger implements BudgetLedger {
       scripts[name] = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
     }
     this.scripts = scripts
+    this.turn = options.turn ?? new RedisTurn(redis, LEDGER_SECTIONS, 'sluiceLedger_turn')
+    // Settlements first: Redis sees them before the reservations made after them.
+    this.turn.onFlush(() => {
+      this.flushSettlements()
+      this.flushReservations()
+    })
     const beat = options.heartbeatMs ?? Math.max(50, Math.round(this.leaseMs / 10))
     if (beat > 0) {
       this.heartbeat = setInterval(() => void this.renew(), beat)
@@ -531,37 +547,36 @@ export class RedisLedger implements BudgetLedger {
   }
 
   /**
-   * Reservations go out batched: those of one event-loop turn in one script (checked and made
-   * in order, each as if alone), settlements made before them first.
+   * Reservations go out batched: those of one event-loop turn in one section of the turn's
+   * script call (checked and made in order, each as if alone), after its settlements.
    */
   private batchReserve(lines: LineKeys[], args: (string | number)[]): Promise<(number | string)[]> {
-    if (this.reserving.length === 0) setImmediate(() => void this.flushReservations())
+    this.turn.wake()
     return new Promise((resolve, reject) => this.reserving.push({ lines, args, resolve, reject }))
   }
 
-  private async flushReservations(): Promise<void> {
-    void this.flushSettlements()
+  private flushReservations(): void {
     if (this.reserving.length === 0) return
     const batch = this.reserving
     this.reserving = []
-    try {
-      const [numKeys, args] = this.batchArgs(batch)
-      const results = (await this.scripts.reserve(numKeys, ...args)) as (number | string)[][]
-      batch.forEach((r, i) => r.resolve(results[i]!))
-    } catch (err) {
-      for (const r of batch) r.reject(err)
-    }
+    const [keys, args] = this.batchArgs(batch)
+    this.turn.add('reserve', keys, args).then(
+      (results) => batch.forEach((r, i) => r.resolve((results as (number | string)[][])[i]!)),
+      (err: unknown) => {
+        for (const r of batch) r.reject(err)
+      },
+    )
   }
 
   /**
-   * A batch as one script call takes it (BATCH_KEYS): the number of distinct keys, the keys (each
-   * line's together), then one JSON array of how many requests, how many line references, the
+   * A batch as its section takes it (BATCH_KEYS): the distinct keys (each line's together), and
+   * as the one argument a JSON array of how many requests, how many line references, the
    * references, the arguments. Built with loops, not spreads: it runs once per turn over every
    * request's lines.
    */
-  private batchArgs(batch: readonly { lines: readonly LineKeys[]; args: (string | number)[] }[]): [number, (string | number)[]] {
+  private batchArgs(batch: readonly { lines: readonly LineKeys[]; args: (string | number)[] }[]): [string[], [string]] {
     const start = new Map<LineKeys, number>()
-    const out: (string | number)[] = []
+    const out: string[] = []
     const refs: number[] = []
     for (const b of batch) {
       for (const keys of b.lines) {
@@ -574,12 +589,10 @@ export class RedisLedger implements BudgetLedger {
         refs.push(at)
       }
     }
-    const numKeys = out.length
     const args: (string | number)[] = [batch.length, refs.length]
     for (const r of refs) args.push(r)
     for (const b of batch) for (const a of b.args) args.push(a)
-    out.push(JSON.stringify(args))
-    return [numKeys, out]
+    return [out, [JSON.stringify(args)]]
   }
 
   private async seed(counter: string, window: Extract<LedgerWindow, { kind: 'term' }>, now: number): Promise<void> {
@@ -593,30 +606,32 @@ export class RedisLedger implements BudgetLedger {
   }
 
   /**
-   * Settlements go out batched: those of one event-loop turn in one script (applied in order,
-   * each as if alone), so that under load a settlement costs a fraction of a round trip.
+   * Settlements go out batched: those of one event-loop turn in one section of the turn's script
+   * call (applied in order, each as if alone), so that under load a settlement costs a fraction
+   * of a round trip.
    */
   settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void> {
     this.open.delete(ticket.id)
     const lines = ticket.lines.map((l) => this.keysOfLine(l.counter, l.window))
     const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
     ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', jsonNumber(l.reserved), jsonNumber(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
-    if (this.settling.length === 0) setImmediate(() => void this.flushSettlements())
+    this.turn.wake()
     return new Promise((resolve, reject) => this.settling.push({ lines, args, resolve, reject }))
   }
 
-  /** Also called before reservations go out, so that Redis sees settlements before the reservations made after them. */
-  private async flushSettlements(): Promise<void> {
+  private flushSettlements(): void {
     if (this.settling.length === 0) return
     const batch = this.settling
     this.settling = []
-    try {
-      const [numKeys, args] = this.batchArgs(batch)
-      await this.scripts.settle(numKeys, ...args)
-      for (const s of batch) s.resolve()
-    } catch (err) {
-      for (const s of batch) s.reject(err)
-    }
+    const [keys, args] = this.batchArgs(batch)
+    this.turn.add('settle', keys, args).then(
+      () => {
+        for (const s of batch) s.resolve()
+      },
+      (err: unknown) => {
+        for (const s of batch) s.reject(err)
+      },
+    )
   }
 
   /** Renews the leases of this process's open term reservations (one script for all of them). */
@@ -671,6 +686,6 @@ export class RedisLedger implements BudgetLedger {
   close(): void {
     clearInterval(this.heartbeat)
     // Sent now, before the connection is closed.
-    void this.flushReservations()
+    void this.turn.flush()
   }
 }

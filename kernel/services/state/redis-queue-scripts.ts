@@ -462,3 +462,6 @@ for i = 5, #ARGV do
 end
 return {running, gone}
 `
+
+/** The fair queue's batched work, as sections of a turn's script call (redis-turn.ts). */
+export const QUEUE_SECTIONS = { release: RELEASE, enqueue: ENQUEUE }

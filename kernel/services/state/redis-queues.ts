@@ -11,7 +11,8 @@ import type { Redis } from 'ioredis'
 import type { Admission, FairQueues, PoolLoad, QueueRequest, QueueSlot } from './fair-queue.js'
 import type { Logger } from '../../log.js'
 import { describeCause } from '../../log.js'
-import { CANCEL, ENQUEUE, HEARTBEAT, RELEASE } from './redis-queue-scripts.js'
+import { CANCEL, HEARTBEAT, QUEUE_SECTIONS } from './redis-queue-scripts.js'
+import { RedisTurn } from './redis-turn.js'
 
 type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
 
@@ -22,6 +23,11 @@ export interface RedisQueuesOptions {
   leaseMs?: number
   /** Default: a tenth of the lease. */
   heartbeatMs?: number
+  /**
+   * The turn's one script call, shared with the ledger (redis-state.ts); one of the queue's own
+   * by default. It must have the sections of QUEUE_SECTIONS.
+   */
+  turn?: RedisTurn
 }
 
 interface LocalWaiter {
@@ -42,7 +48,8 @@ export class RedisQueues implements FairQueues {
   private readonly process = crypto.randomUUID()
   private readonly waiters = new Map<string, LocalWaiter>()
   private readonly slots = new Map<string, LocalSlot>()
-  private readonly scripts: Record<'enqueue' | 'release' | 'cancel' | 'heartbeat', Script>
+  private readonly scripts: Record<'cancel' | 'heartbeat', Script>
+  private readonly turn: RedisTurn
   private readonly heartbeat: NodeJS.Timeout
   private readonly holdTimers = new Set<NodeJS.Timeout>()
   /** Enqueues waiting for the end of this event-loop turn, per pool (see batchEnqueue). */
@@ -60,8 +67,6 @@ export class RedisQueues implements FairQueues {
     this.log = options.log
     this.leaseMs = options.leaseMs ?? 10_000
     const defined: [keyof RedisQueues['scripts'], string, string][] = [
-      ['enqueue', 'sluiceQueueEnqueue', ENQUEUE],
-      ['release', 'sluiceQueueRelease', RELEASE],
       ['cancel', 'sluiceQueueCancel', CANCEL],
       ['heartbeat', 'sluiceQueueHeartbeat', HEARTBEAT],
     ]
@@ -71,6 +76,12 @@ export class RedisQueues implements FairQueues {
       scripts[name] = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
     }
     this.scripts = scripts
+    this.turn = options.turn ?? new RedisTurn(redis, QUEUE_SECTIONS, 'sluiceQueue_turn')
+    // Releases first: Redis sees them before the enqueues made after them.
+    this.turn.onFlush(() => {
+      this.flushReleases()
+      this.flushEnqueues()
+    })
     this.channel = `${this.prefix}q:grant:`
     this.heartbeat = setInterval(() => void this.beat(), options.heartbeatMs ?? Math.max(50, Math.round(this.leaseMs / 10)))
     this.heartbeat.unref()
@@ -122,31 +133,30 @@ export class RedisQueues implements FairQueues {
     if (!batch) {
       batch = []
       this.releasing.set(request.pool, batch)
-      if (this.releasing.size === 1) setImmediate(() => void this.flushReleases())
+      this.turn.wake()
     }
     return new Promise<void>((done) => batch.push({ id, request, actualCost, done }))
   }
 
-  /** Also called before enqueues go out, so that Redis sees releases before the enqueues made after them. */
-  private async flushReleases(): Promise<void> {
-    if (this.releasing.size === 0) return
-    const pools = [...this.releasing]
+  private flushReleases(): void {
+    for (const [pool, batch] of this.releasing) {
+      const args: (string | number)[] = []
+      for (const r of batch) args.push(r.id, String(r.actualCost), r.request.anticipationMs)
+      const done = (held: unknown[]) =>
+        batch.forEach((r, i) => {
+          this.released(r.id, r.request, Number(held[i] ?? 0))
+          r.done()
+        })
+      this.turn.add('release', [], [...this.args(pool), JSON.stringify(args)]).then(
+        (held) => done(held as unknown[]),
+        (err: unknown) => {
+          // The leases run out and Redis takes the slots back; nothing else to do here.
+          this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool, cause: describeCause(err) })
+          done([])
+        },
+      )
+    }
     this.releasing.clear()
-    await Promise.all(pools.map(async ([pool, batch]) => {
-      let held: unknown[] = []
-      try {
-        const args: (string | number)[] = []
-        for (const r of batch) args.push(r.id, String(r.actualCost), r.request.anticipationMs)
-        held = (await this.scripts.release(0, ...this.args(pool), JSON.stringify(args))) as unknown[]
-      } catch (err) {
-        // The leases run out and Redis takes the slots back; nothing else to do here.
-        this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool, cause: describeCause(err) })
-      }
-      batch.forEach((r, i) => {
-        this.released(r.id, r.request, Number(held[i] ?? 0))
-        r.done()
-      })
-    }))
   }
 
   private released(id: string, request: QueueRequest, held: number): void {
@@ -263,23 +273,21 @@ export class RedisQueues implements FairQueues {
     if (!batch) {
       batch = []
       this.enqueuing.set(request.pool, batch)
-      if (this.enqueuing.size === 1) setImmediate(() => void this.flushEnqueues())
+      this.turn.wake()
     }
     return new Promise((resolve, reject) => batch.push({ id, request, seq, resolve, reject }))
   }
 
-  private async flushEnqueues(): Promise<void> {
-    void this.flushReleases()
-    const pools = [...this.enqueuing]
+  private flushEnqueues(): void {
+    for (const [pool, batch] of this.enqueuing) {
+      this.turn.add('enqueue', [], [...this.args(pool), JSON.stringify(this.enqueueArgs(batch))]).then(
+        (results) => batch.forEach((e, i) => e.resolve((results as [number, number][])[i]!)),
+        (err: unknown) => {
+          for (const e of batch) e.reject(err)
+        },
+      )
+    }
     this.enqueuing.clear()
-    await Promise.all(pools.map(async ([pool, batch]) => {
-      try {
-        const results = (await this.scripts.enqueue(0, ...this.args(pool), JSON.stringify(this.enqueueArgs(batch)))) as [number, number][]
-        batch.forEach((e, i) => e.resolve(results[i]!))
-      } catch (err) {
-        for (const e of batch) e.reject(err)
-      }
-    }))
   }
 
   /**
@@ -365,7 +373,7 @@ export class RedisQueues implements FairQueues {
   async close(): Promise<void> {
     clearInterval(this.heartbeat)
     // What this turn made goes out first (releases, then enqueues): the waiters are then cancelled below.
-    await this.flushEnqueues()
+    await this.turn.flush()
     for (const t of this.holdTimers) clearTimeout(t)
     for (const [id, w] of this.waiters) {
       this.waiters.delete(id)

@@ -5,8 +5,10 @@
 import { Redis } from 'ioredis'
 import type { SharedState } from './state.js'
 import type { Logger } from '../../log.js'
-import { RedisLedger } from './redis-ledger.js'
+import { LEDGER_SECTIONS, RedisLedger } from './redis-ledger.js'
 import { RedisQueues } from './redis-queues.js'
+import { QUEUE_SECTIONS } from './redis-queue-scripts.js'
+import { RedisTurn } from './redis-turn.js'
 import { describeCause } from '../../log.js'
 import { redactUrl } from './open-state.js'
 import { withTimeout } from '../with-timeout.js'
@@ -34,8 +36,10 @@ export async function redisState(options: { url: string; prefix: string; leaseMs
     subscriber.disconnect()
     throw new Error(`cannot reach Redis at ${redactUrl(options.url)}: ${describeCause(err)}`)
   }
-  const ledger = new RedisLedger(redis, options.prefix, { leaseMs: options.leaseMs, log: options.log })
-  const queues = await RedisQueues.open(redis, subscriber, { prefix: options.prefix, leaseMs: options.leaseMs, log: options.log })
+  // One script call a turn for both: a turn's settlements, reservations, releases and enqueues.
+  const turn = new RedisTurn(redis, { ...LEDGER_SECTIONS, ...QUEUE_SECTIONS })
+  const ledger = new RedisLedger(redis, options.prefix, { leaseMs: options.leaseMs, log: options.log, turn })
+  const queues = await RedisQueues.open(redis, subscriber, { prefix: options.prefix, leaseMs: options.leaseMs, log: options.log, turn })
   return {
     kind: 'redis',
     ledger,

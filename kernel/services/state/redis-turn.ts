@@ -1,0 +1,118 @@
+/**
+ * One script call an event-loop turn for the shared state's batched work (issue 18, point 3).
+ *
+ * The ledger's settlements and reservations and the fair queue's releases and enqueues are each
+ * batched per turn already; before this, each kind (and each pool) was its own EVALSHA, so a busy
+ * turn paid up to four calls: four commands for ioredis to build and write, four for Redis to
+ * read, set up and answer. Here every batched kind is a section of one script, and a turn's
+ * sections go out as one call, run in the order they were added: settlements before the
+ * reservations made after them, releases before enqueues, as when they were separate calls.
+ *
+ * A section runs under pcall: one that fails (a key of the wrong type, say) rejects its own
+ * callers only, as a separate script call would have; the sections before and after it run.
+ */
+import type { Redis } from 'ioredis'
+
+type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
+
+interface Section {
+  name: string
+  keys: readonly string[]
+  args: readonly (string | number)[]
+  resolve: (reply: unknown) => void
+  reject: (err: unknown) => void
+}
+
+/**
+ * The script: each section's Lua as a function of its own KEYS and ARGV, then a loop over the
+ * call's sections. ARGV: the number of sections n, then per section its name, key count and
+ * argument count, then the arguments; KEYS: the sections' keys one after the other. Returns per
+ * section {1, reply} or {0, error message}.
+ */
+function turnScript(sections: Record<string, string>): string {
+  const functions = Object.entries(sections).map(([name, lua]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV)\n${lua}\nend`)
+  return `local S = {}
+${functions.join('\n')}
+local n = tonumber(ARGV[1])
+local k, a = 0, 1 + n * 3
+local out = {}
+for s = 1, n do
+  local name, nk, na = ARGV[s * 3 - 1], tonumber(ARGV[s * 3]), tonumber(ARGV[s * 3 + 1])
+  local keys, argv = {}, {}
+  for i = 1, nk do keys[i] = KEYS[k + i] end
+  for i = 1, na do argv[i] = ARGV[a + i] end
+  k, a = k + nk, a + na
+  local ok, reply = pcall(S[name], keys, argv)
+  if ok then
+    out[s] = { 1, reply }
+  elseif type(reply) == 'table' and reply.err then
+    out[s] = { 0, reply.err }
+  else
+    out[s] = { 0, tostring(reply) }
+  end
+end
+return out`
+}
+
+export class RedisTurn {
+  private readonly script: Script
+  private readonly flushers: (() => void)[] = []
+  private sections: Section[] = []
+  private scheduled = false
+
+  /** `sections`: the Lua of each kind of batched work, by the name add() is given. */
+  constructor(redis: Redis, private readonly names: Record<string, string>, command = 'sluiceTurn') {
+    redis.defineCommand(command, { lua: turnScript(names) })
+    this.script = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
+  }
+
+  /**
+   * A flusher runs at the end of each turn that asked for it (wake), in the order flushers were
+   * added, and adds its batches with add().
+   */
+  onFlush(flusher: () => void): void {
+    this.flushers.push(flusher)
+  }
+
+  /** Asks for this turn's flush (once a turn, however often it is asked). */
+  wake(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => void this.flush())
+  }
+
+  /** One section of this turn's call; only from a flusher. Resolves with the section's reply. */
+  add(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    if (!(name in this.names)) throw new Error(`no section ${name} in this turn's script`)
+    return new Promise((resolve, reject) => this.sections.push({ name, keys, args, resolve, reject }))
+  }
+
+  /** Runs the flushers and sends what they added, now (the turn's end, or a close). */
+  async flush(): Promise<void> {
+    this.scheduled = false
+    for (const f of this.flushers) f()
+    const sections = this.sections
+    this.sections = []
+    if (sections.length === 0) return
+    const keys: string[] = []
+    const header: (string | number)[] = [sections.length]
+    const args: (string | number)[] = []
+    for (const s of sections) {
+      header.push(s.name, s.keys.length, s.args.length)
+      for (const key of s.keys) keys.push(key)
+      for (const arg of s.args) args.push(arg)
+    }
+    let replies: [number, unknown][]
+    try {
+      replies = (await this.script(keys.length, ...keys, ...header, ...args)) as [number, unknown][]
+    } catch (err) {
+      for (const s of sections) s.reject(err)
+      return
+    }
+    sections.forEach((s, i) => {
+      const [ok, reply] = replies[i] ?? [0, 'no reply for this section']
+      if (ok === 1) s.resolve(reply)
+      else s.reject(new Error(String(reply)))
+    })
+  }
+}
