@@ -14,7 +14,7 @@ import { setMaxListeners } from 'node:events'
 import os from 'node:os'
 import path from 'node:path'
 import { Pool } from 'undici'
-import { pinToCpu, startChild, type Child } from './children.js'
+import { pinToCpu, processesCpuMs, startChild, type Child } from './children.js'
 import { runLoad, runRate, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
@@ -113,10 +113,10 @@ async function main() {
         const [cpu0, main0] = [proc.cpuMs(), proc.mainThreadCpuMs()]
         // The client side's CPU (this load generator, and the simulator unless it is the target):
         // when pinned, its busy share of CPU 0 says whether the client or the server set the pace.
-        const [client0, sim0, wall0] = [process.cpuUsage(), sim.cpuMs(), performance.now()]
+        const client = proc === sim ? [process.pid] : [process.pid, sim.pid]
+        const [client0, wall0] = [processesCpuMs(client), performance.now()]
         const r = await load(t, seconds, 500_000)
-        const clientMs = process.cpuUsage(client0)
-        const clientBusy = ((clientMs.user + clientMs.system) / 1000 + (proc === sim ? 0 : sim.cpuMs() - sim0)) / (performance.now() - wall0)
+        const clientBusy = (processesCpuMs(client) - client0) / (performance.now() - wall0)
         const cpuPerRequest = (proc.cpuMs() - cpu0) / Math.max(1, r.requests)
         const mainThreadCpuPerRequest = (proc.mainThreadCpuMs() - main0) / Math.max(1, r.requests)
         runs.set(t.name, [...(runs.get(t.name) ?? []), { ...r, cpuPerRequest, mainThreadCpuPerRequest, clientBusy }])

@@ -37,6 +37,11 @@ export function processCpuMs(pid: number, tid?: number): number | undefined {
   }
 }
 
+/** CPU time (ms) of several processes so far; one gone since counts 0. */
+export function processesCpuMs(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0)
+}
+
 export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Child> {
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
   children.push(child)

@@ -25,7 +25,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import pg from 'pg'
-import { pinToCpu, processCpuMs, startChild, type Child } from './children.js'
+import { pinToCpu, processesCpuMs, startChild, type Child } from './children.js'
 import { privateRedis } from './private-redis.js'
 import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/paths.js'
@@ -92,11 +92,6 @@ async function pinClientSide(pgAdmin: pg.Client, pids: number[], gateways: numbe
   return client
 }
 
-/** CPU time (ms) of the given processes so far; one gone since counts 0. */
-function cpuOf(pids: number[]): number {
-  return pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0)
-}
-
 async function main() {
   const redis = await privateRedis()
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(2000), '--port', '0'])
@@ -128,9 +123,9 @@ async function main() {
     // records still being written, the other's PostgreSQL backlog) would always share its cores.
     const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)]
     for (const [name, child] of order) {
-      const [cpu0, client0, wall0] = [child.cpuMs(), cpuOf(clientSide), performance.now()]
+      const [cpu0, client0, wall0] = [child.cpuMs(), processesCpuMs(clientSide), performance.now()]
       const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: SECONDS, maxRequests: 500_000 })
-      const clientBusy = (cpuOf(clientSide) - client0) / (performance.now() - wall0)
+      const clientBusy = (processesCpuMs(clientSide) - client0) / (performance.now() - wall0)
       runs.set(name, [...(runs.get(name) ?? []), { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests), clientBusy }])
     }
   }

@@ -3,15 +3,13 @@
  * every response, dispatch to the current generation's router, 404 "unknown endpoint" for the
  * rest, and a last-resort boundary that leaks nothing.
  */
-import crypto from 'node:crypto'
 import Koa from 'koa'
 import type { Generation } from './generation.js'
-import { GatewayError, toGatewayError } from './errors.js'
-import { defaultErrorStyle } from './error-styles.js'
-import { describeCause, type Logger } from './log.js'
+import { GatewayError } from './errors.js'
+import type { Logger } from './log.js'
 import { mountPreflights } from './services/cors/cors.js'
 import { RouteTable } from './services/routing/route-table.js'
-import { serveRoute } from './services/routing/serve-route.js'
+import { beginRequest, lastResortError, serveRoute } from './services/routing/serve-route.js'
 
 export interface GenerationHolder {
   current(): Generation
@@ -38,11 +36,8 @@ export function createApp(holder: GenerationHolder, log: Logger): Koa {
   app.silent = true
   app.use(async (ctx) => {
     const gen = holder.current()
-    const requestId = crypto.randomUUID()
+    const requestId = beginRequest(gen, ctx.res)
     ctx.state.requestId = requestId
-    ctx.res.setHeader(`${gen.config.server.header_prefix}request-id`, requestId)
-    const leave = gen.enter()
-    ctx.res.once('close', leave)
     try {
       await gen.dispatch!(ctx, async () => {
         const matched = (ctx as unknown as { matched?: unknown[] }).matched
@@ -50,9 +45,7 @@ export function createApp(holder: GenerationHolder, log: Logger): Koa {
         throw new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' })
       })
     } catch (err) {
-      const error = toGatewayError(err)
-      if (error.code === 'internal') log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
-      const rendered = defaultErrorStyle(error)
+      const { error, rendered } = lastResortError(err, requestId, log)
       ctx.status = rendered.status
       for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v)
       ctx.type = rendered.contentType

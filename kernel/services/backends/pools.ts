@@ -16,7 +16,7 @@ import type { Metrics } from '../metrics/metrics.js'
 import { GatewayError } from '../../errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
 import type { UpstreamCall, UpstreamResponse, UpstreamText } from './call.js'
-import { dispatchWhole, WholeReplyError, type WholeReply } from './whole-reply.js'
+import { dispatchWhole, type WholeReply } from './whole-reply.js'
 import { upstreamTraceHeaders } from '../observe/trace-context.js'
 import { ReplicaSet, type Tried } from './replica-set.js'
 import type { Replica } from './replica.js'
@@ -87,7 +87,7 @@ export class BackendPools implements Backends {
         res = await dispatchWhole(replica.pool, { origin: replica.origin, path: replica.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
       } catch (err) {
         // A body that broke before its end is retried as one that never came (nothing was relayed).
-        lastError = unreached(ex, set, replica, err instanceof WholeReplyError ? err.cause : err)
+        lastError = unreached(ex, set, replica, err)
         continue
       }
       set.end(replica)

@@ -14,25 +14,13 @@ export interface WholeReply {
   readonly text: string
 }
 
-/**
- * Why a whole reply failed: before the answer's headers (`reached: false`: nothing came back, as
- * `request()` rejects) or while its body was read (`reached: true`, `status` known).
- */
-export class WholeReplyError extends Error {
-  constructor(
-    override readonly cause: unknown,
-    readonly reached: boolean,
-  ) {
-    super('upstream reply failed', { cause })
-  }
-}
-
 type Options = Omit<Dispatcher.DispatchOptions, 'signal'> & { signal: AbortSignal }
 
+/** Rejects as `request()` does: with the abort reason when the signal stopped it, else undici's error. */
 export function dispatchWhole(dispatcher: Dispatcher, options: Options): Promise<WholeReply> {
   const { signal, ...dispatch } = options
   return new Promise<WholeReply>((resolve, reject) => {
-    if (signal.aborted) return reject(new WholeReplyError(signal.reason, false))
+    if (signal.aborted) return reject(signal.reason)
     let controller: Dispatcher.DispatchController | undefined
     let status = 0
     let headers: IncomingHttpHeaders = {}
@@ -67,7 +55,7 @@ export function dispatchWhole(dispatcher: Dispatcher, options: Options): Promise
         if (settled) return
         settle()
         chunks = []
-        reject(new WholeReplyError(signal.aborted ? signal.reason : err, status !== 0))
+        reject(signal.aborted ? signal.reason : err)
       },
     })
   })

@@ -12,11 +12,29 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Generation } from '../../generation.js'
 import type { LoadedRoute } from '../../route.js'
 import { serveHttp, type HttpTarget } from '../../http.js'
-import { toGatewayError } from '../../errors.js'
-import { defaultErrorStyle } from '../../error-styles.js'
+import { toGatewayError, type GatewayError } from '../../errors.js'
+import { defaultErrorStyle, type RenderedError } from '../../error-styles.js'
 import { describeCause, type Logger } from '../../log.js'
 import { applyCors } from '../cors/cors.js'
 import { endWhole } from '../replies/end-whole.js'
+
+/**
+ * Every request, served here or by Koa: its id (in the response's header, returned), and its
+ * place in the generation's in-flight count until the response closes.
+ */
+export function beginRequest(gen: Generation, res: ServerResponse): string {
+  const requestId = crypto.randomUUID()
+  res.setHeader(`${gen.config.server.header_prefix}request-id`, requestId)
+  res.once('close', gen.enter())
+  return requestId
+}
+
+/** The last-resort boundary, here and in Koa's app: an internal error logged, the error in the default style. */
+export function lastResortError(err: unknown, requestId: string, log: Logger): { error: GatewayError; rendered: RenderedError } {
+  const error = toGatewayError(err)
+  if (error.code === 'internal') log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
+  return { error, rendered: defaultErrorStyle(error) }
+}
 
 /** CORS, then the route; an error that escapes the transport becomes a 500 that leaks nothing. */
 export async function serveRoute(gen: Generation, route: LoadedRoute, req: IncomingMessage, res: ServerResponse, target: HttpTarget, log: Logger): Promise<void> {
@@ -24,12 +42,10 @@ export async function serveRoute(gen: Generation, route: LoadedRoute, req: Incom
     if (route.cors) applyCors(route.cors, req, res)
     await serveHttp(gen, route, req, res, target)
   } catch (err) {
-    const error = toGatewayError(err)
-    if (error.code === 'internal') log.error('request failed', { req: target.requestId, cause: describeCause(error.cause ?? error) })
+    const { error, rendered } = lastResortError(err, target.requestId, log)
     // Once the headers are out there is no other reply to give (Koa ignored its setters then too).
     if (res.headersSent) return void res.end()
     for (const [k, v] of Object.entries(error.headers)) res.setHeader(k, v)
-    const rendered = defaultErrorStyle(error)
     endWhole(res, req.method, rendered.status, rendered.contentType, rendered.body)
   }
 }
@@ -40,9 +56,7 @@ export function serveRoutes(current: () => Generation, log: Logger, koa: Request
     const gen = current()
     const found = gen.routeTable?.match(req.method!, req.url!)
     if (!found) return koa(req, res)
-    const requestId = crypto.randomUUID()
-    res.setHeader(`${gen.config.server.header_prefix}request-id`, requestId)
-    res.once('close', gen.enter())
+    const requestId = beginRequest(gen, res)
     void serveRoute(gen, found.route, req, res, { requestId, path: found.path, querystring: found.querystring, params: found.params }, log)
   }
 }

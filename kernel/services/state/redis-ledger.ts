@@ -19,6 +19,7 @@ import { describeCause } from '../../log.js'
 import { EPSILON } from './ledger.js'
 import { LUA_FMT } from './redis-lua-format.js'
 import { RedisTurn } from './redis-turn.js'
+import { defineScript, type Script } from './redis-script.js'
 
 const MINUTE = 60_000
 
@@ -432,7 +433,6 @@ function jsonNumber(x: number): number | string {
   return Number.isFinite(x) ? x : String(x)
 }
 
-type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
 
 /** A ledger line's keys, in the order BATCH_KEYS gives them. */
 type LineKeys = readonly string[]
@@ -474,14 +474,12 @@ export class RedisLedger implements BudgetLedger {
 
   constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions = {}) {
     this.leaseMs = options.leaseMs ?? 10_000
-    const lua = { seed: SEED, renew: RENEW, windowSum: WINDOW_SUM, reconcile: RECONCILE }
-    const scripts = {} as Record<keyof typeof lua, Script>
-    for (const [name, source] of Object.entries(lua) as [keyof typeof lua, string][]) {
-      const command = `sluiceLedger_${name}`
-      redis.defineCommand(command, { lua: source })
-      scripts[name] = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
+    this.scripts = {
+      seed: defineScript(redis, 'sluiceLedger_seed', SEED),
+      renew: defineScript(redis, 'sluiceLedger_renew', RENEW),
+      windowSum: defineScript(redis, 'sluiceLedger_windowSum', WINDOW_SUM),
+      reconcile: defineScript(redis, 'sluiceLedger_reconcile', RECONCILE),
     }
-    this.scripts = scripts
     this.turn = options.turn ?? new RedisTurn(redis, LEDGER_SECTIONS, 'sluiceLedger_turn')
     // Settlements first: Redis sees them before the reservations made after them.
     this.turn.onFlush(() => {

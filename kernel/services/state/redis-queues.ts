@@ -13,8 +13,7 @@ import type { Logger } from '../../log.js'
 import { describeCause } from '../../log.js'
 import { CANCEL, HEARTBEAT, QUEUE_SECTIONS } from './redis-queue-scripts.js'
 import { RedisTurn } from './redis-turn.js'
-
-type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
+import { defineScript, type Script } from './redis-script.js'
 
 export interface RedisQueuesOptions {
   prefix: string
@@ -66,16 +65,7 @@ export class RedisQueues implements FairQueues {
     this.prefix = options.prefix
     this.log = options.log
     this.leaseMs = options.leaseMs ?? 10_000
-    const defined: [keyof RedisQueues['scripts'], string, string][] = [
-      ['cancel', 'sluiceQueueCancel', CANCEL],
-      ['heartbeat', 'sluiceQueueHeartbeat', HEARTBEAT],
-    ]
-    const scripts = {} as Record<keyof RedisQueues['scripts'], Script>
-    for (const [name, command, lua] of defined) {
-      redis.defineCommand(command, { lua })
-      scripts[name] = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
-    }
-    this.scripts = scripts
+    this.scripts = { cancel: defineScript(redis, 'sluiceQueueCancel', CANCEL), heartbeat: defineScript(redis, 'sluiceQueueHeartbeat', HEARTBEAT) }
     this.turn = options.turn ?? new RedisTurn(redis, QUEUE_SECTIONS, 'sluiceQueue_turn')
     // Releases first: Redis sees them before the enqueues made after them.
     this.turn.onFlush(() => {

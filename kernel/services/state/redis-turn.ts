@@ -12,8 +12,7 @@
  * callers only, as a separate script call would have; the sections before and after it run.
  */
 import type { Redis } from 'ioredis'
-
-type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
+import { defineScript, type Script } from './redis-script.js'
 
 interface Section {
   name: string
@@ -62,8 +61,7 @@ export class RedisTurn {
 
   /** `sections`: the Lua of each kind of batched work, by the name add() is given. */
   constructor(redis: Redis, private readonly names: Record<string, string>, command = 'sluiceTurn') {
-    redis.defineCommand(command, { lua: turnScript(names) })
-    this.script = (redis as unknown as Record<string, Script>)[command]!.bind(redis)
+    this.script = defineScript(redis, command, turnScript(names))
   }
 
   /**
