@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
-import { defaultConfigDir } from '../kernel/paths.js'
+import { defaultConfigDir } from '../kernel/contract/paths.js'
 import { formatHash, hashSecret } from '../kernel/services/keys/keys.js'
 import type { LoadResult } from './load.js'
 

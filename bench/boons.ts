@@ -14,9 +14,9 @@ import os from 'node:os'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import { startGateway } from '../kernel/gateway.js'
-import { createLogger } from '../kernel/log.js'
-import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
+import { startGateway } from '../bin/gateway.js'
+import { createLogger } from '../kernel/contract/log.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../kernel/contract/paths.js'
 
 const runs = option('runs', 40)
 const ttft = option('ttft', 30)

@@ -16,7 +16,7 @@ import path from 'node:path'
 import { Pool } from 'undici'
 import { pinToCpu, processesCpuMs, startChild, type Child } from './children.js'
 import { runLoad, runRate, type LoadResult } from './load.js'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 
 const SECONDS = option('seconds', 2)

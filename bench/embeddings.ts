@@ -14,7 +14,7 @@ import path from 'node:path'
 import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { runLoad, type LoadResult } from './load.js'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { benchUseLite } from './embeddings-use-lite.js'
 

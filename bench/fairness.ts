@@ -14,7 +14,7 @@ import path from 'node:path'
 import { startTestGateway } from '../test/support/gateway.js'
 import { keysFile, modelsWith } from '../test/support/deployment-files.js'
 import { runFairnessScenario, type FairnessResult, type Tenant } from '../test/support/fairness.js'
-import type { StoresConfig } from '../kernel/services/open.js'
+import type { StoresConfig } from '../bin/open-services.js'
 import { Redis } from 'ioredis'
 
 

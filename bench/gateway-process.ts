@@ -3,8 +3,8 @@
  * simulator off (the backend points at a separate simulator process).
  *   node dist/bench/gateway-process.js <configDir>
  */
-import { startGateway } from '../kernel/gateway.js'
-import { createLogger } from '../kernel/log.js'
+import { startGateway } from '../bin/gateway.js'
+import { createLogger } from '../kernel/contract/log.js'
 
 const configDir = process.argv[2]!
 const gateway = await startGateway({ configDir, server: { port: 0, watch: false }, log: createLogger({ level: 'warn' }), announce: () => undefined })

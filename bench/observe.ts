@@ -6,8 +6,8 @@
  *
  *   npm run bench -- observe            (or: node dist/bench/observe.js [--requests 200000])
  */
-import { createExchange } from '../kernel/create-exchange.js'
-import { createLogger } from '../kernel/log.js'
+import { createExchange } from '../kernel/run/create-exchange.js'
+import { createLogger } from '../kernel/contract/log.js'
 import { MetricsRegistry } from '../kernel/services/metrics/metrics.js'
 import { RequestObserver } from '../kernel/services/observe/request-observer.js'
 import { option } from './bench-setup.js'

@@ -7,9 +7,9 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { repoRoot } from '../kernel/paths.js'
-import type { Block } from '../kernel/services/knowledge/blocks.js'
-import { readHtml } from '../kernel/services/knowledge/readers/html.js'
+import { repoRoot } from '../kernel/contract/paths.js'
+import type { Block } from '../domains/query/knowledge/blocks.js'
+import { readHtml } from '../domains/query/knowledge/readers/html.js'
 
 export const corpusDir = path.join(repoRoot, 'bench', 'corpus', 'sqlite-doc')
 

@@ -17,7 +17,7 @@ import { dump } from 'js-yaml'
 import WebSocket from 'ws'
 import { startGatewayChild } from './gateway-child.js'
 import { startChild, type Child } from './children.js'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import { formatHash, hashSecret } from '../kernel/services/keys/keys.js'
 import { gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 

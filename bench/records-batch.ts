@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import type { Store, UsageRecord } from '../kernel/services/stores/store.js'
 import { option } from './bench-setup.js'
 

@@ -10,7 +10,7 @@
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import pg from 'pg'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import type { PostgresOptions } from '../kernel/services/stores/postgres-store.js'
 import type { Store, UsageRecord } from '../kernel/services/stores/store.js'
 import { median, option } from './bench-setup.js'

@@ -14,10 +14,10 @@
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Redis } from 'ioredis'
-import { repoRoot } from '../kernel/paths.js'
-import { createLogger } from '../kernel/log.js'
-import type { LedgerLine, LedgerTicket } from '../kernel/services/state/ledger.js'
-import type { QueueSlot } from '../kernel/services/state/fair-queue.js'
+import { repoRoot } from '../kernel/contract/paths.js'
+import { createLogger } from '../kernel/contract/log.js'
+import type { LedgerLine, LedgerTicket } from '../plugins/budget/ledger/ledger.js'
+import type { QueueSlot } from '../plugins/fair-queue/queues/fair-queues.js'
 import { median, option } from './bench-setup.js'
 import { privateRedis, redisCpuUs } from './private-redis.js'
 
@@ -27,8 +27,8 @@ const ROUNDS = option('rounds', 5)
 const compareIndex = process.argv.indexOf('--compare')
 const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!) : undefined
 
-type LedgerModule = typeof import('../kernel/services/state/redis-ledger.js')
-type QueuesModule = typeof import('../kernel/services/state/redis-queues.js')
+type LedgerModule = typeof import('../plugins/budget/ledger/redis-ledger.js')
+type QueuesModule = typeof import('../plugins/fair-queue/queues/redis-queues.js')
 const SCRIPTS = ['reserve', 'settle', 'enqueue', 'release'] as const
 type Costs = Record<(typeof SCRIPTS)[number], number>
 

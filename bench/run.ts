@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 
 const dir = path.join(repoRoot, 'dist', 'bench')
 const helpers = new Set(['run', 'children', 'load', 'proxy', 'gateway-process', 'bench-setup', 'gateway-child', 'embeddings-use-lite', 'quality-corpus', 'quality-metrics', 'scale-corpus', 'embedding-cache', 'private-redis', 'postgres-cpu'])

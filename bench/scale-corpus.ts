@@ -11,8 +11,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import { loadUseLite } from '../kernel/services/embedder/use-lite-model.js'
-import { chunkDocument, DEFAULT_CHUNKING } from '../kernel/services/knowledge/chunker.js'
-import type { EmbeddedChunk } from '../kernel/services/knowledge/store.js'
+import { chunkDocument, DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
+import type { EmbeddedChunk } from '../domains/query/knowledge/store.js'
 import { cachedEmbed } from './embedding-cache.js'
 import { corpusFiles, readPage } from './quality-corpus.js'
 

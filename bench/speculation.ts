@@ -12,7 +12,7 @@
  * so the check's prefill and the draft are counted where they happened.
  */
 import path from 'node:path'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
 import { gatewayConfigFor, option } from './bench-setup.js'

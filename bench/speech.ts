@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import { startGatewayChild } from './gateway-child.js'
 import { startChild } from './children.js'
-import { defaultConfigDir, repoRoot } from '../kernel/paths.js'
+import { defaultConfigDir, repoRoot } from '../kernel/contract/paths.js'
 
 const option = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`)

@@ -12,9 +12,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { startGateway } from '../kernel/gateway.js'
-import { createLogger } from '../kernel/log.js'
-import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
+import { startGateway } from '../bin/gateway.js'
+import { createLogger } from '../kernel/contract/log.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../kernel/contract/paths.js'
 
 
 const runs = option('runs', 15)

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 import { startChild, type Child } from './children.js'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import { gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 

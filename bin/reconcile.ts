@@ -7,11 +7,11 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { loadDeployment } from '../kernel/config.js'
-import { defaultConfigDir, defaultPipelinesDir } from '../kernel/paths.js'
-import { describeCause } from '../kernel/log.js'
-import { storeSettings } from '../kernel/services/open.js'
-import { reconcileLag, reconcileTerms } from '../kernel/services/state/reconcile.js'
+import { loadDeployment } from '../kernel/run/config.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../kernel/contract/paths.js'
+import { describeCause } from '../kernel/contract/log.js'
+import { storeSettings } from './open-services.js'
+import { reconcileLag, reconcileTerms } from '../plugins/budget/ledger/reconcile.js'
 
 const { values } = parseArgs({ options: { 'lag-ms': { type: 'string' } } })
 const env = process.env
@@ -33,7 +33,7 @@ try {
     ? await (await import('../kernel/services/stores/postgres-store.js')).openPostgresStore({ url: settings.postgresUrl, schema: settings.postgresSchema })
     : (await import('../kernel/services/stores/sqlite-store.js')).openSqliteStore(deployment.dataDir)
   const { Redis } = await import('ioredis')
-  const { RedisLedger } = await import('../kernel/services/state/redis-ledger.js')
+  const { RedisLedger } = await import('../plugins/budget/ledger/redis-ledger.js')
   const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2, connectTimeout: 5000 })
   try {
     const ledger = new RedisLedger(redis, settings.redisPrefix, { heartbeatMs: 0 })

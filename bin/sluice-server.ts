@@ -1,7 +1,7 @@
 /** `npm start`: serves the gateway on the embedded defaults (or what SLUICE_CONFIG names). */
-import { startGateway } from '../kernel/gateway.js'
-import { describeCause } from '../kernel/log.js'
-import { seedSampleCollection } from '../kernel/services/query/sample-collection.js'
+import { startGateway } from './gateway.js'
+import { describeCause } from '../kernel/contract/log.js'
+import { seedSampleCollection } from '../domains/query/sample-collection.js'
 
 try {
   const gateway = await startGateway({ signals: true })

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process'
 import path from 'node:path'
-import { repoRoot } from '../kernel/paths.js'
+import { repoRoot } from '../kernel/contract/paths.js'
 import { summaryLine, tallyUvu } from './uvu-tally.js'
 
 const bin = path.join(repoRoot, 'node_modules', 'uvu', 'bin.js')

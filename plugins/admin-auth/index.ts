@@ -4,11 +4,10 @@
  * admin key"; no admin key configured → 403 "admin api is not configured". Compared by
  * SHA-256 digest in constant time.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     admin?: { authenticated: true }
   }

@@ -4,11 +4,7 @@
  * lives in the store and overrides a keys.yaml group of the same id; it applies to the next
  * request. The body is the group as keys.yaml writes it (same schema, same defaults).
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { GroupRecord } from '../../kernel/kernel.js'
+import { GatewayError, definePlugin, reply, type Exchange, type GroupRecord } from '../../kernel/contract/index.js'
 import { configSchema, type AdminGroupsConfig } from './schema.js'
 
 function groupView(g: GroupRecord) {

@@ -6,12 +6,7 @@
  * without a restart. keys.yaml stays the static seed: changing a seed key here copies it into
  * the store, which wins from then on.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { describeErrors, validatorFor } from '../../kernel/ajv.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { KeyChange, KeyRecord, NewKey, TermBudget } from '../../kernel/kernel.js'
+import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange, type KeyChange, type KeyRecord, type NewKey, type TermBudget } from '../../kernel/contract/index.js'
 import { configSchema, type AdminKeysConfig } from './schema.js'
 import { createKeyBody, updateKeyBody } from './bodies.js'
 

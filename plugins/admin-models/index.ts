@@ -5,8 +5,7 @@
  * the fair queue now, as this process sees them (the same figures as `sluice_queue_*` in
  * /metrics). The models tab of the portal reads it; it is cheap: no I/O.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply } from '../../kernel/reply.js'
+import { definePlugin, reply } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { configSchema } from './schema.js'
 

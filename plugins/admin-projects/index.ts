@@ -6,12 +6,8 @@
  * deletes one. Changes live in the store and apply to the next request without a restart.
  * Projects and tokens of config/projects.yaml are read-only here (409).
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { describeErrors, validatorFor } from '../../kernel/ajv.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Project, ProjectToken } from '../../kernel/services/query/projects.js'
+import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange } from '../../kernel/contract/index.js'
+import type { Project, ProjectToken } from '../../domains/query/projects.js'
 import { configSchema, createTokenBody, type AdminProjectsConfig, type CreateTokenBody } from './schema.js'
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())

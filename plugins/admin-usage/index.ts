@@ -5,9 +5,7 @@
  * (`key`, `model` or `group`; summary), `limit` (records). Buffered records are written before
  * the query runs, so the answer includes the last requests.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import type { UsageDimension, UsageRecord } from '../../kernel/services/stores/store.js'
 import { configSchema } from './schema.js'
 import { usagePeriod } from './period.js'

@@ -5,9 +5,7 @@
  * chat stream into Anthropic's named events, with Anthropic's in-band `error` event when the
  * stream fails. Usage needs nothing here: the backend fills `ex.usage` as for chat.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply, SerializedEvent, type StreamEvent, type StreamItem } from '../../kernel/reply.js'
-import type { Exchange } from '../../kernel/exchange.js'
+import { SerializedEvent, definePlugin, reply, type Exchange, type StreamEvent, type StreamItem } from '../../kernel/contract/index.js'
 import { anthropicErrorBody } from '../../protocols/anthropic/error-body.js'
 import { messagesToChat } from '../../protocols/anthropic/request-to-chat.js'
 import { messageFromCompletion, type MessageContext } from '../../protocols/anthropic/message-from-completion.js'

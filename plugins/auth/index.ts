@@ -3,9 +3,7 @@
  * "invalid api key"; switched off → 403 "api key disabled"; a legacy key on a route the older
  * gateway lacks → 404 {"detail":"Not Found"}. Sets `ex.principal`. Only the key's id is logged.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { presentedToken } from '../../kernel/services/keys/presented-token.js'
+import { GatewayError, definePlugin, presentedToken } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 
 export default definePlugin({

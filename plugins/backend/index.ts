@@ -5,12 +5,7 @@
  * with their status and message; 502 "upstream request failed" when the server cannot be
  * reached; aborts the upstream request when the client goes.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply, SerializedEvent, type StreamItem } from '../../kernel/reply.js'
-import { RelayedJson } from '../../kernel/services/replies/relayed-json.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import { GatewayError, RelayedJson, SerializedEvent, definePlugin, reply, type Exchange, type Kernel, type StreamItem } from '../../kernel/contract/index.js'
 import type { UpstreamResponse } from '../../kernel/services/backends/pools.js'
 import { configSchema } from './schema.js'
 import { SseParser } from './sse-parser.js'

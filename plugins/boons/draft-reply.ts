@@ -4,7 +4,7 @@
  * `model` (its server's name, as its own answer would), since the large model vouched for it;
  * its `usage` is the draft's, the tokens of the text the client got (plugins/boons/README.md).
  */
-import type { StreamEvent } from '../../kernel/reply.js'
+import type { StreamEvent } from '../../kernel/contract/index.js'
 
 export interface DraftCompletion {
   id?: unknown

@@ -9,19 +9,15 @@
  * - `speculation` (speculation.ts), last: a draft model answers and the model checks it; an
  *   accepted draft is the reply.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
-import { reply, type StreamItem } from '../../kernel/reply.js'
+import { boonActs, definePlugin, reply, type Exchange, type Kernel, type StreamItem } from '../../kernel/contract/index.js'
 import { speculateFor } from './speculation.js'
-import { boonActs } from '../../kernel/services/catalog/boons.js'
 import { configSchema, type BoonsConfig } from './schema.js'
 import { describeImages } from './vision.js'
 import { toolBoonsFor, type ToolBoon } from './tool-boons.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { answerStreamed, answerWhole } from './tool-rounds.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     boons?: { acted: string[] }
   }

@@ -9,13 +9,9 @@
  * the large model a prefill and one token instead of a whole reply. A rejection costs the
  * draft and the check on top of the large model's own answer.
  */
-import type { Exchange } from '../../kernel/exchange.js'
+import { GatewayError, boonActs, reply, type Exchange, type Kernel, type Reply } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
-import { boonActs } from '../../kernel/services/catalog/boons.js'
 import type { BoonsConfig } from './schema.js'
-import type { Kernel } from '../../kernel/kernel.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply, type Reply } from '../../kernel/reply.js'
 import { CHECK_TOP_LOGPROBS, checkMessages, readCheck, type CheckMessage, type CheckReply } from './speculation-check.js'
 import { draftCompletion, draftStream, draftText, type DraftCompletion } from './draft-reply.js'
 

@@ -6,11 +6,8 @@
  * reads next (and, for an image, the Markdown appended to the answer). Every model call goes
  * through a route with kernel.call under the caller's key: queued, budgeted and recorded.
  */
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import { boonActs, toGatewayError, type BoonName, type Exchange, type Kernel } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
-import { boonActs, type BoonName } from '../../kernel/services/catalog/boons.js'
-import { toGatewayError } from '../../kernel/errors.js'
 import type { BoonsConfig } from './schema.js'
 
 export interface FunctionTool {

@@ -10,10 +10,7 @@
  * queued, budgeted and recorded like any other; a streamed request streams every round and
  * forwards only the answering one (docs/decisions.md).
  */
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel, CallResult } from '../../kernel/kernel.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { SerializedEvent, type StreamEvent, type StreamItem } from '../../kernel/reply.js'
+import { GatewayError, SerializedEvent, type CallResult, type Exchange, type Kernel, type StreamEvent, type StreamItem } from '../../kernel/contract/index.js'
 import type { ToolBoon } from './tool-boons.js'
 import { addToolCallDelta, type StreamedToolCall } from '../../protocols/openai/streamed-tool-calls.js'
 

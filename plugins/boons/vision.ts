@@ -2,9 +2,7 @@
  * The vision boon: a helper model describes each image in text, and the description takes
  * the image's place in the request, so a text-only model can answer about it.
  */
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, type Exchange, type Kernel } from '../../kernel/contract/index.js'
 
 interface Part {
   type?: string

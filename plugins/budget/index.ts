@@ -8,21 +8,16 @@
  * lowered to what they afford. When the reply ends, however it ends, the reservation is
  * settled to what `ex.usage.used()` says, never past what was reserved.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { TermBudget } from '../../kernel/kernel.js'
-import type { LedgerLine, LedgerTicket } from '../../kernel/services/state/ledger.js'
+import { GatewayError, definePlugin, describeCause, unitPrices, valueOf, type Exchange, type TermBudget, type UnitPrices } from '../../kernel/contract/index.js'
+import type { LedgerLine, LedgerTicket } from './ledger/ledger.js'
 import type { SpendScope } from '../../kernel/services/stores/store.js'
-import { unitPrices, valueOf, type UnitPrices } from '../../kernel/services/catalog/prices.js'
-import { describeCause } from '../../kernel/log.js'
 import { configSchema } from './schema.js'
 import { termPeriod } from './terms.js'
 
 /** Which budget a ledger line is: it decides the refusal. */
 type LineKind = 'key_term' | 'group_term' | 'key_tokens' | 'group_tokens'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     budget?: {
       ticket: LedgerTicket

@@ -1,5 +1,5 @@
 /** Budget terms in UTC: the period a moment falls in, with its start and end (epoch ms). */
-import type { TermBudget } from '../../kernel/kernel.js'
+import type { TermBudget } from '../../kernel/contract/index.js'
 
 export interface TermPeriod {
   /** e.g. `2026-05-14` (day), `2026-W20` (week), `2026-05` (month). */

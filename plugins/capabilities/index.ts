@@ -7,11 +7,9 @@
  * longer than its context window (text is counted by the model server, whose 400 passes
  * through). Everything else of the request (response_format included) passes through as sent.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, boonActs, definePlugin } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
-import { boonActs } from '../../kernel/services/catalog/boons.js'
 import { IMAGE_URL_RULE, breaksImageRule, imageParts } from '../../protocols/openai/image-url.js'
 import { dimensionsRefusal, inputList } from '../../protocols/openai/embeddings.js'
 import { configSchema } from './schema.js'

@@ -8,13 +8,12 @@
  * the reply ends — a stream keeps it while it flows — and freed in `finish`, however the reply
  * ended; the service charged is then corrected to the tokens actually used.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import type { QueueSlot } from '../../kernel/services/state/fair-queue.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
+import type { QueueSlot } from './queues/fair-queues.js'
 import { configSchema } from './schema.js'
 import { ServiceEstimate } from './service-estimate.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     queue?: {
       /** Time spent waiting for a slot, ms. */

@@ -5,7 +5,7 @@
  * (models.yaml `prices.completion`). A server that reports nothing (dall-e-style) is counted
  * by the same rule: the prompt at four bytes a token, each image by its size.
  */
-import type { Demand, ReportedUsage } from '../../kernel/usage.js'
+import type { Demand, ReportedUsage } from '../../kernel/contract/index.js'
 
 const TOKENS_PER_MEGAPIXEL = 1056
 /** What `auto` or an unknown size is reserved as: the largest common size, 1536×1024. */

@@ -5,14 +5,12 @@
  * errors with their status and message. Usage is the server's gpt-image-1 token report, or the
  * gateway's count when it sends none (image-usage.ts).
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import type { ImagesRequest } from '../../schemas/images-request.schema.js'
 import { configSchema } from './schema.js'
 import { imageDemand, imageReport } from './image-usage.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     /** What the image step asked for: for records and the Query service's metadata. */
     imageGeneration?: { modelId: string; images: number; size: string | undefined }

@@ -4,9 +4,8 @@
  * base64 (schemas/audio-file-request); this step decodes it into `ex.state.upload` as
  * multipart-upload would, so the steps after it (budget's demand, transcription) run unchanged.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { tooLarge } from '../../kernel/body.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
+import { tooLarge } from '../../kernel/transports/body.js'
 import type { AudioFileRequest } from '../../schemas/audio-file-request.schema.js'
 import { configSchema } from './schema.js'
 

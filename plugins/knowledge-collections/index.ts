@@ -3,13 +3,9 @@
  * probe with its embedding model (through the `embeddings` route) to learn and fix its
  * dimension. A collection of another project answers exactly as a missing one: 404.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { describeErrors, validatorFor } from '../../kernel/ajv.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { CollectionInfo } from '../../kernel/services/knowledge/store.js'
-import { embeddingPrincipal, embedThroughRoute } from '../../kernel/services/knowledge/embed-route.js'
+import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange } from '../../kernel/contract/index.js'
+import type { CollectionInfo } from '../../domains/query/knowledge/store.js'
+import { embeddingPrincipal, embedThroughRoute } from '../../domains/query/knowledge/embed-route.js'
 import { configSchema, createCollectionBody, type KnowledgeCollectionsConfig } from './schema.js'
 
 export function collectionView(c: CollectionInfo) {

@@ -6,16 +6,12 @@
  * `embeddings` route) → one atomic upsert: a failure anywhere leaves the collection as it was,
  * and the same `source_name` sent again replaces the document and all its chunks.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { describeErrors, validatorFor } from '../../kernel/ajv.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Metadata } from '../../kernel/services/knowledge/model.js'
-import type { StoredDocument } from '../../kernel/services/knowledge/store.js'
-import type { DocumentBytes } from '../../kernel/services/knowledge/readers/read-document.js'
-import { textContentType } from '../../kernel/services/knowledge/knowledge-base.js'
-import { embeddingPrincipal, embedThroughRoute } from '../../kernel/services/knowledge/embed-route.js'
+import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange } from '../../kernel/contract/index.js'
+import type { Metadata } from '../../domains/query/knowledge/model.js'
+import type { StoredDocument } from '../../domains/query/knowledge/store.js'
+import type { DocumentBytes } from '../../domains/query/knowledge/readers/read-document.js'
+import { textContentType } from '../../domains/query/knowledge/knowledge-base.js'
+import { embeddingPrincipal, embedThroughRoute } from '../../domains/query/knowledge/embed-route.js'
 import { configSchema, documentFields, putDocumentBody, type KnowledgeDocumentsConfig } from './schema.js'
 
 interface Fields {

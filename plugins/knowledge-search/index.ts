@@ -6,12 +6,9 @@
  * the body and shapes the list. Every model call goes through a route under
  * `knowledge.embedding_key`.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { describeErrors, validatorFor } from '../../kernel/ajv.js'
-import { embeddingPrincipal } from '../../kernel/services/knowledge/embed-route.js'
-import { searchCollection, type CollectionSearch } from '../../kernel/services/knowledge/search/search-collection.js'
+import { GatewayError, definePlugin, describeErrors, reply, validatorFor } from '../../kernel/contract/index.js'
+import { embeddingPrincipal } from '../../domains/query/knowledge/embed-route.js'
+import { searchCollection, type CollectionSearch } from '../../domains/query/knowledge/search/search-collection.js'
 import { configSchema, searchBody, type KnowledgeSearchConfig } from './schema.js'
 
 export default definePlugin({

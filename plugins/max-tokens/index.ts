@@ -3,11 +3,10 @@
  * docs/plugin-author-guide.md: small, but it shows options, an exchange slot, a response
  * header and an error.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     maxTokens?: { asked?: number; granted: number }
   }

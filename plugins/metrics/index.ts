@@ -6,9 +6,7 @@
  * only, never keys or groups. Protected when server.yaml `metrics:` says so: a bearer token,
  * the metrics token or the admin key.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply } from '../../kernel/reply.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i

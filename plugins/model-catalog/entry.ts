@@ -1,7 +1,7 @@
 /** The model entry of the spec, rendered from the catalog's config. */
 import type { FamilyConfig, ModelConfig } from '../../schemas/models.schema.js'
 import { LEVELS } from '../../protocols/openai/reasoning-effort.js'
-import { boonActs, type BoonName } from '../../kernel/services/catalog/boons.js'
+import { boonActs, type BoonName } from '../../kernel/contract/index.js'
 
 export interface ModelEntry {
   id: string

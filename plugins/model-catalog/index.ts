@@ -3,9 +3,7 @@
  * the name a model server reports in `model` maps back to its catalog entry. Models past
  * their retire_at are left out of the list but can still be retrieved.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { familyEntry, modelEntry, type ModelEntry } from './entry.js'
 

@@ -5,15 +5,13 @@
  * model is of the route's type, enabled, and permitted to the caller's group, and applies
  * retirement (deprecation headers, then 410 or the replacement).
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, definePlugin, type Exchange } from '../../kernel/contract/index.js'
 import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
 import { chooseAutoModel, hasImageParts, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
-import type { Exchange } from '../../kernel/exchange.js'
 import { configSchema } from './schema.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     model?: {
       /** The name the client sent. */

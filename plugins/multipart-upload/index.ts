@@ -5,9 +5,8 @@
  * to `ex.state.upload`. Fields, files, parts and sizes are counted against the route's limits as
  * the form is parsed: past one the answer is 413 with the limit named.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { tooLarge } from '../../kernel/body.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
+import { tooLarge } from '../../kernel/transports/body.js'
 import { configSchema } from './schema.js'
 import { FormLimitError, isFormData, MultipartError, parseForm, type ParsedForm } from './multipart-parser.js'
 
@@ -23,7 +22,7 @@ export interface FieldFile extends UploadedFile {
   readonly field: string
 }
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     upload?: {
       /** The file (with `file_fields`: the last of them). */

@@ -3,8 +3,8 @@
  * `previous_response_id`, and the items its own input names by `item_reference`, both read
  * from the caller's own stored responses only (another key's id is as unknown as a missing one).
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { KeptResponses, StoredResponse } from '../../kernel/services/responses/kept-responses.js'
+import { GatewayError } from '../../kernel/contract/index.js'
+import type { KeptResponses, StoredResponse } from './store/kept-responses.js'
 import { isResponseId, itemId, responseOfItem } from '../../protocols/openai/responses-ids.js'
 import type { InputItem, ResponseObject } from '../../protocols/openai/responses-types.js'
 

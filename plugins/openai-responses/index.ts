@@ -8,13 +8,8 @@
  * `delete` and `input-items` actions. Translation lives in protocols/openai/responses-*.ts.
  */
 import crypto from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply } from '../../kernel/reply.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
-import type { Phases } from '../../kernel/plugin.js'
-import type { StoredResponse } from '../../kernel/services/responses/kept-responses.js'
-import { describeCause } from '../../kernel/log.js'
+import { definePlugin, describeCause, reply, type Exchange, type Kernel, type Phases } from '../../kernel/contract/index.js'
+import type { StoredResponse } from './store/kept-responses.js'
 import { ownInput, toChatBody } from '../../protocols/openai/responses-request.js'
 import { fromChatCompletion, type ResponseContext } from '../../protocols/openai/responses-reply.js'
 import { ResponsesStreamWriter } from '../../protocols/openai/responses-stream.js'
@@ -25,7 +20,7 @@ import { errorCode, responseEvents } from './response-events.js'
 import { storedActions } from './stored-actions.js'
 import { configSchema } from './schema.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     /** The Response being made: its id, and whether it is kept. */
     responses?: { id: string; store: boolean }

@@ -5,8 +5,7 @@
  * turn that names it at once finds it), and says a cut stream as `response.failed` before the
  * kernel writes the dialect's `error` event.
  */
-import { GatewayError, toGatewayError } from '../../kernel/errors.js'
-import { SerializedEvent, type StreamEvent, type StreamItem } from '../../kernel/reply.js'
+import { GatewayError, SerializedEvent, toGatewayError, type StreamEvent, type StreamItem } from '../../kernel/contract/index.js'
 import type { ResponsesStreamWriter } from '../../protocols/openai/responses-stream.js'
 import type { ResponseObject } from '../../protocols/openai/responses-types.js'
 

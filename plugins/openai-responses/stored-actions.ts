@@ -2,12 +2,8 @@
  * The `retrieve`, `delete` and `input-items` actions: a key's own stored responses, by id.
  * Another key's id answers exactly as a missing one does (404), so ids reveal nothing.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
-import type { Phases } from '../../kernel/plugin.js'
-import type { StoredResponse } from '../../kernel/services/responses/kept-responses.js'
+import { GatewayError, reply, type Exchange, type Kernel, type Phases } from '../../kernel/contract/index.js'
+import type { StoredResponse } from './store/kept-responses.js'
 import { isResponseId } from '../../protocols/openai/responses-ids.js'
 
 export type StoredAction = 'retrieve' | 'delete' | 'input-items'

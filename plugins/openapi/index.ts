@@ -3,9 +3,7 @@
  * per generation at setup, and a rendered reference page. `view: all` serves every pipeline
  * merged, `view: pipeline` the one named by `:file` (`gateway.json`), `view: page` the HTML.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply } from '../../kernel/reply.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { bodySchemas } from '../../schemas/bodies.js'
 import { buildOpenApi, type OpenApiPipeline } from '../../protocols/openapi/document.js'
 import { referencePage } from '../../protocols/openapi/reference-page.js'

@@ -6,7 +6,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { load as loadYaml } from 'js-yaml'
-import type { Deployment } from '../../kernel/kernel.js'
+import type { Deployment } from '../../kernel/contract/index.js'
 import type { OpenApiPipeline, OpenApiRoute } from '../../protocols/openapi/document.js'
 
 interface RawRoute {

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/index.js'
 
 export const builtDir = path.join(repoRoot, 'dist', 'portal')
 

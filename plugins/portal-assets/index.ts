@@ -5,9 +5,7 @@
  * keeps the page to its own scripts and its own origin. When the front end was not built, the
  * route answers 503 with the command to run, instead of stopping the boot.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { readBuilt } from './files.js'
 

@@ -7,14 +7,11 @@
  * cookie (not with SameSite=Strict, but older browsers and same-site subdomains) yet cannot read
  * the token. A passed check fills the `admin` slot, so the admin plugins run unchanged behind it.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import type { Exchange } from '../../kernel/exchange.js'
+import { GatewayError, definePlugin, reply, type Exchange } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { sameSecret, sessionsOf, type PortalSession } from './sessions.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     admin?: { authenticated: true }
   }

@@ -3,7 +3,7 @@
  * the probe answers within the slowest timeout (~2 s) even when everything is gone.
  */
 import { request } from 'undici'
-import type { Kernel } from '../../kernel/kernel.js'
+import type { Kernel } from '../../kernel/contract/index.js'
 
 export interface CheckResult {
   ok: boolean

@@ -5,8 +5,7 @@
  * else 503 with every check, so that a load balancer stops sending traffic. That a route
  * runs at all means its pipelines are loaded: the request is served by a generation.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply } from '../../kernel/reply.js'
+import { definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { readiness } from './checks.js'
 

@@ -6,10 +6,7 @@
  * audio) and recorded like a client's upload.
  */
 import { randomUUID } from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { unitPrices, valueOf } from '../../kernel/services/catalog/prices.js'
+import { GatewayError, definePlugin, reply, unitPrices, valueOf } from '../../kernel/contract/index.js'
 import { decodeBase64Payload } from '../../protocols/http/base64-payload.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'

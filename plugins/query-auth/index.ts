@@ -5,13 +5,11 @@
  * as the project's gateway key (`ex.principal`), so they are budgeted, queued and recorded
  * under it. Only ids reach logs.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { presentedToken } from '../../kernel/services/keys/presented-token.js'
-import type { Project, ProjectToken } from '../../kernel/services/query/projects.js'
+import { GatewayError, definePlugin, presentedToken } from '../../kernel/contract/index.js'
+import type { Project, ProjectToken } from '../../domains/query/projects.js'
 import { configSchema } from './schema.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     /** The Query service token presented and its project. */
     queryAuth?: { readonly project: Project; readonly token: ProjectToken }

@@ -8,11 +8,8 @@
  * then `compare.done` (the REST envelope: every summary, sources, query_id, the total usage).
  */
 import { randomUUID } from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError, toGatewayError } from '../../kernel/errors.js'
-import { reply, type StreamEvent } from '../../kernel/reply.js'
-import { unitPrices } from '../../kernel/services/catalog/prices.js'
-import { searchCollection, type SearchLimits } from '../../kernel/services/knowledge/search/search-collection.js'
+import { GatewayError, definePlugin, reply, toGatewayError, unitPrices, type StreamEvent } from '../../kernel/contract/index.js'
+import { searchCollection, type SearchLimits } from '../../domains/query/knowledge/search/search-collection.js'
 import type { QueryCompareRequest } from '../../schemas/query-compare-request.schema.js'
 import { buildPrompt } from '../../protocols/query/prompt.js'
 import { resolveModel } from '../../protocols/query/provider.js'

@@ -5,10 +5,7 @@
  * `response.response = [{b64_json, mime_type}]`, with the call's usage_metric and cost.
  */
 import { randomUUID } from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { unitPrices, valueOf } from '../../kernel/services/catalog/prices.js'
+import { GatewayError, definePlugin, reply, unitPrices, valueOf } from '../../kernel/contract/index.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { mediaMetadata } from '../../protocols/query/media-metadata.js'
 import { mediaRequestModel } from '../../protocols/query/media-model.js'

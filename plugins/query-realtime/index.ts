@@ -10,10 +10,8 @@
  * Every call is kernel.call under the project's key: queued, budgeted and recorded.
  */
 import { randomUUID } from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { memorySemanticCache } from '../../kernel/services/query/semantic-cache.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
+import { memorySemanticCache } from '../../domains/query/semantic-cache.js'
 import { checkOwnParams, QUERY_OWN_PARAMETERS } from '../../protocols/query/own-params.js'
 import { mediaModel } from '../../protocols/query/media-model.js'
 import type { QueryRequest } from '../../schemas/query-request.schema.js'

@@ -4,7 +4,7 @@
  * Raw pcm16 has no header a transcription server could read, so it is wrapped in one: 24 kHz
  * mono 16-bit, OpenAI Realtime's pcm16.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { decodeBase64Payload } from '../../protocols/http/base64-payload.js'
 import { wavHeader } from '../../protocols/audio/wav-header.js'
 

@@ -6,8 +6,7 @@
  * the usage by part. Speech starts once the answer is whole: the speech route takes one text,
  * and speaking a half-written answer would speak what the model might still qualify.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import { SerializedEvent, type StreamEvent, type StreamItem } from '../../kernel/reply.js'
+import { GatewayError, SerializedEvent, type StreamEvent, type StreamItem } from '../../kernel/contract/index.js'
 import { usageMetric, type UsageMetric } from '../../protocols/query/usage-metric.js'
 import type { Embedding, OutputFormat, Speech, Transcript } from './route-calls.js'
 

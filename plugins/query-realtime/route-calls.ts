@@ -3,11 +3,7 @@
  * each is queued, budgeted and recorded): the transcription, the question's embedding for the
  * semantic cache, and the speech. Each returns what it used, priced by the model's prices.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { Principal } from '../../kernel/exchange.js'
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
-import type { Reply } from '../../kernel/reply.js'
-import { valueOf } from '../../kernel/services/catalog/prices.js'
+import { GatewayError, valueOf, type CallOptions, type CallResult, type Principal, type Reply } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import type { InputAudio } from './input-audio.js'
 

@@ -6,11 +6,8 @@
  * call's usage, split into the query (read once per document) and the documents.
  */
 import { randomUUID } from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { unitPrices } from '../../kernel/services/catalog/prices.js'
-import { countTokens } from '../../kernel/services/knowledge/tokens.js'
+import { GatewayError, definePlugin, reply, unitPrices } from '../../kernel/contract/index.js'
+import { countTokens } from '../../domains/query/knowledge/tokens.js'
 import type { QueryRerankRequest } from '../../schemas/query-bodies.schema.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { checkOwnParams } from '../../protocols/query/own-params.js'

@@ -8,10 +8,8 @@
  * results as `response.response` and, as a query would give them, `metadata.sources`.
  */
 import { randomUUID } from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { searchCollection, type Passage, type SearchLimits } from '../../kernel/services/knowledge/search/search-collection.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
+import { searchCollection, type Passage, type SearchLimits } from '../../domains/query/knowledge/search/search-collection.js'
 import type { QuerySearchRequest } from '../../schemas/query-bodies.schema.js'
 import { checkOwnParams } from '../../protocols/query/own-params.js'
 import { queryResponse } from '../../protocols/query/response.js'

@@ -7,11 +7,9 @@
  * the retrieved passages cost (`knowledge_base`: the documents the reranker read), and the rest
  * (instructions, templates) as `system_prompt`.
  */
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
-import type { Usage } from '../../kernel/usage.js'
+import { unitPrices, type CallOptions, type CallResult, type Usage } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
-import { unitPrices } from '../../kernel/services/catalog/prices.js'
-import { countTokens } from '../../kernel/services/knowledge/tokens.js'
+import { countTokens } from '../../domains/query/knowledge/tokens.js'
 import { addUsageMetrics, usageMetric, type InputBreakdown, type UsageMetric } from '../../protocols/query/usage-metric.js'
 
 export type RouteCall = (routeId: string, body: unknown, options?: CallOptions) => Promise<CallResult>

@@ -3,9 +3,9 @@
  * give blocks; they are joined in reading order, headings in Markdown style, and each PDF page
  * opens with a `[page N]` line so that the model (and the user) can cite pages.
  */
-import { readDocument } from '../../kernel/services/knowledge/readers/read-document.js'
-import type { PdfLimits } from '../../kernel/services/knowledge/readers/pdf.js'
-import type { DocumentFormat } from '../../kernel/services/knowledge/readers/format.js'
+import { readDocument } from '../../domains/query/knowledge/readers/read-document.js'
+import type { PdfLimits } from '../../domains/query/knowledge/readers/pdf.js'
+import type { DocumentFormat } from '../../domains/query/knowledge/readers/format.js'
 
 export async function docText(data: Buffer, format: DocumentFormat, contentType: string, pdfLimits: PdfLimits): Promise<string> {
   const { blocks } = await readDocument({ bytes: data, contentType, fileName: `document.${format}` }, pdfLimits)

@@ -3,8 +3,8 @@
  * what the client declared (the knowledge base's readers decide, as for ingestion). The form
  * field says which kind the client means; the bytes must agree, else 415 naming the file.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import { formatOf, type DocumentFormat } from '../../kernel/services/knowledge/readers/format.js'
+import { GatewayError } from '../../kernel/contract/index.js'
+import { formatOf, type DocumentFormat } from '../../domains/query/knowledge/readers/format.js'
 
 export type FileKind = 'image' | 'doc' | 'audio'
 

@@ -8,12 +8,10 @@
  * transcribed, so a refused upload costs nothing and stores nothing.
  */
 import crypto from 'node:crypto'
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import { querySettings } from '../../kernel/services/query/query-settings.js'
-import type { UploadedFile } from '../../kernel/services/query/uploads.js'
-import { countTokens } from '../../kernel/services/knowledge/tokens.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
+import { querySettings } from '../../domains/query/query-settings.js'
+import type { UploadedFile } from '../../domains/query/uploads.js'
+import { countTokens } from '../../domains/query/knowledge/tokens.js'
 import { configSchema } from './schema.js'
 import { checkUpload, type CheckedFile } from './upload-check.js'
 import { docText } from './doc-text.js'

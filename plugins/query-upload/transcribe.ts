@@ -4,9 +4,7 @@
  * project's principal, so it is queued, budgeted and recorded under the project's key like
  * any of its model calls.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import { GatewayError, type Exchange, type Kernel } from '../../kernel/contract/index.js'
 
 export interface TranscribeOptions {
   readonly route: string

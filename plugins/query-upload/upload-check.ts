@@ -4,9 +4,9 @@
  * the upload, since a query lists files by name), and whether the bytes are of the kind the
  * field says (415). Messages name the file and the server.yaml setting.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { UploadLimits } from '../../kernel/services/query/query-settings.js'
-import type { DocumentFormat } from '../../kernel/services/knowledge/readers/format.js'
+import { GatewayError } from '../../kernel/contract/index.js'
+import type { UploadLimits } from '../../domains/query/query-settings.js'
+import type { DocumentFormat } from '../../domains/query/knowledge/readers/format.js'
 import { audioType, docFormat, imageType, KIND_OF_FIELD, type FileKind } from './file-kind.js'
 
 export interface FormFile {

@@ -4,7 +4,7 @@
  * image-URL rule (protocols/openai/image-url.ts: the gateway fetches nothing itself, and a URL
  * naming loopback, private or link-local addresses is refused). `http://` is refused too.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { dataUrlBytes, readImageUrl } from '../../protocols/openai/image-url.js'
 
 const RULE = 'image must be a data URL (data:image/…;base64,…), base64 data with image_content_type, or a public https:// URL'

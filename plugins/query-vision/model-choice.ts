@@ -5,8 +5,7 @@
  * is in service and that the project's key may use (the operator's order in models.yaml).
  * Only the gateway's own catalog serves vision here (`model_provider: gateway`).
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import { GatewayError, type Kernel } from '../../kernel/contract/index.js'
 import type { QueryDefaults } from '../../schemas/query-request.schema.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 

@@ -5,10 +5,7 @@
  * `response_format`: the caller's JSON schema (`model_params.response_format`), or a JSON
  * object for the top-level `response_format: {type: "json"}`.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { Principal } from '../../kernel/exchange.js'
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
-import type { Reply } from '../../kernel/reply.js'
+import { GatewayError, type CallOptions, type CallResult, type Principal, type Reply } from '../../kernel/contract/index.js'
 import type { ModelParams } from '../../schemas/query-request.schema.js'
 import type { ChatMessage } from '../../protocols/query/prompt.js'
 import type { ResponseType } from './params.js'

@@ -3,7 +3,7 @@
  * IANA time zone, and how long an answer should be. The zone is checked against the zones the
  * runtime's ICU knows (IANA's database): an unknown one is a 400 naming it.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { EnhancePrompt } from '../../schemas/query-request.schema.js'
 
 const VERBOSITY: Record<string, string> = {

@@ -15,10 +15,7 @@
  * Results appear at `response.metadata.evaluation` (docs/api-reference.md, "Query service:
  * evaluation").
  */
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
-import type { Principal } from '../../kernel/exchange.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { unitPrices } from '../../kernel/services/catalog/prices.js'
+import { GatewayError, unitPrices, type CallOptions, type CallResult, type Principal } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { averagePrecision } from '../../protocols/query/context-utilization.js'
 

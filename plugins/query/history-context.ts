@@ -6,7 +6,7 @@
  * budget, and the first that does not fit stops the walk, so the history stays one unbroken
  * stretch ending at the present; it is returned oldest first, as the prompt wants it.
  */
-import type { ConversationHistory, HistoryTurn } from '../../kernel/services/query/history.js'
+import type { ConversationHistory, HistoryTurn } from '../../domains/query/history.js'
 
 export interface HistoryMessage {
   role: 'user' | 'assistant'

@@ -5,8 +5,8 @@
  * become one text, each file under a header line naming it: that text is what counts as
  * `incontext_text` in the usage metric.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { ChatUploads, UploadKind } from '../../kernel/services/query/uploads.js'
+import { GatewayError } from '../../kernel/contract/index.js'
+import type { ChatUploads, UploadKind } from '../../domains/query/uploads.js'
 
 export interface InContextFiles {
   imageParts: { type: 'image_url'; image_url: { url: string } }[]

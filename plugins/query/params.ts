@@ -3,9 +3,9 @@
  * default; objects merge field by field), then the spec's rules that depend on both (spec 001
  * rules 2-5 and "Authentication"). Each failure is a 400 naming the field.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { checkOwnParams, QUERY_OWN_PARAMETERS } from '../../protocols/query/own-params.js'
-import type { ProjectToken } from '../../kernel/services/query/projects.js'
+import type { ProjectToken } from '../../domains/query/projects.js'
 import type { EnhancePrompt, HistoryItem, ModelParams, QueryDefaults, QueryRequest, SearchParams } from '../../schemas/query-request.schema.js'
 
 export type ResponseType = 'text' | 'json' | 'openai'

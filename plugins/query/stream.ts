@@ -6,8 +6,7 @@
  * error message). Message names follow the chat stream's deltas and OpenAI Realtime's
  * `<object>.<event>` naming.
  */
-import type { Principal } from '../../kernel/exchange.js'
-import type { StreamEvent } from '../../kernel/reply.js'
+import type { Principal, StreamEvent } from '../../kernel/contract/index.js'
 import { EventChannel } from '../../protocols/query/event-channel.js'
 import { readAnswerStream, streamingBody } from '../../protocols/query/answer-stream.js'
 import type { Answer, RouteCall } from './answer.js'

@@ -5,8 +5,8 @@
  * total (protocols/query/usage-metric.ts), so a different tokenizer shifts the split a little,
  * never the totals.
  */
-import type { Principal } from '../../kernel/exchange.js'
-import { countTokens } from '../../kernel/services/knowledge/tokens.js'
+import type { Principal } from '../../kernel/contract/index.js'
+import { countTokens } from '../../domains/query/knowledge/tokens.js'
 import type { InputBreakdown, InputPart } from '../../protocols/query/usage-metric.js'
 import { replyBody, type RouteCall } from './answer.js'
 

@@ -5,13 +5,13 @@
  * request fields the model declares for that level, and says what was served in
  * `x-gateway-reasoning-effort` (and `…-requested` when it differs from the ask).
  */
-import { definePlugin } from '../../kernel/plugin.js'
+import { definePlugin } from '../../kernel/contract/index.js'
 import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
 import type { ReasoningLevel } from '../../schemas/models.schema.js'
 import { configSchema } from './schema.js'
 import { chooseLevel, mergeFields, type ServedLevel } from './level-mapping.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     reasoning?: { requested?: ReasoningLevel; served: ServedLevel }
   }

@@ -5,9 +5,7 @@
  * call, and its scores come back ranked, best first, cut to `top_n`. Usage is the server's
  * token count, or the gateway's when the server reports none.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import type { RerankRequest } from '../../schemas/rerank-request.schema.js'
 import { documentText, estimatedRerankTokens, objectOf, ranked, rerankDemand, rerankReply, type RerankDocument } from '../../protocols/rerank/ranking.js'
 import { configSchema } from './schema.js'

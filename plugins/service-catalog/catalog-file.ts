@@ -4,7 +4,7 @@
  * comes from (static lists here, or a live REST catalog).
  */
 import type { FromSchema } from 'json-schema-to-ts'
-import { describeErrors, validatorFor } from '../../kernel/ajv.js'
+import { describeErrors, validatorFor } from '../../kernel/contract/index.js'
 import { MESSAGE_FORMATS, PLATFORM_VERSIONS } from './enumerations.js'
 
 const serviceEntry = {

@@ -7,11 +7,7 @@
  * `ex.state.soapResult` for the codec to render (it sets no reply itself). For `GET ?wsdl` it
  * hands over the table alone, which the codec turns into the WSDL.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { presentedToken } from '../../kernel/services/keys/presented-token.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import { GatewayError, definePlugin, presentedToken, type Exchange, type Kernel } from '../../kernel/contract/index.js'
 import { checkCatalogFile, restServicesUrl, type CatalogFile } from './catalog-file.js'
 import { bindArguments, catalogService, resolveOperation, runOperation, type CatalogAnswers, type CatalogSource } from './operations.js'
 import { createRestSource } from './rest-source.js'

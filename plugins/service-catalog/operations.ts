@@ -2,7 +2,7 @@
  * The catalog's operation table (the one the codec dispatches on, renders against and
  * describes in the WSDL) and the seven operations themselves.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { SoapCall, SoapOperation, SoapRecord, SoapService, SoapType } from '../../protocols/soap/contract.js'
 import { MESSAGE_FORMATS, PLATFORM_VERSIONS, type MessageFormat, type PlatformVersion } from './enumerations.js'
 

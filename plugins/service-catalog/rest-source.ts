@@ -8,8 +8,7 @@
  * number of waiting requests; while the REST catalog fails, the last good snapshot is served
  * for up to `staleMs` past its TTL. A failure with nothing to serve is a GatewayError 502.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import { describeCause, type Logger } from '../../kernel/log.js'
+import { GatewayError, describeCause, type Logger } from '../../kernel/contract/index.js'
 import type { CatalogEntry, CatalogSnapshot, CatalogSource } from './operations.js'
 import { serviceUrl } from './static-source.js'
 

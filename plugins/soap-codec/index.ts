@@ -8,10 +8,7 @@
  *      or as the WSDL. Errors are thrown, and the kernel's boundary renders them as SOAP 1.1
  *      faults because the pipeline says `errors: soap` (protocols/soap/fault.ts).
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply, type Reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply, type Exchange, type Reply } from '../../kernel/contract/index.js'
 import type { SoapCall, SoapHeaderEntry } from '../../protocols/soap/contract.js'
 import { decodeRequestText, parseEnvelope, unquoteSoapAction } from './envelope-parser.js'
 import { clientFault, SoapFault } from '../../protocols/soap/fault.js'

@@ -5,9 +5,7 @@
  * rules: a known model or server name, enabled, permitted to the caller (the catalog's one
  * permission check), and a speech model.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 
 export interface VoiceList {

@@ -4,8 +4,7 @@
  * events), or, for mp3/opus/flac and whole-file servers, once it is complete. Whatever the
  * server can encode, all five formats work: the gateway encodes from PCM, in process.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
 import type { SpeechRequest } from '../../schemas/speech-request.schema.js'
 import { configSchema } from './schema.js'
 import { speechSettingsByModel } from './speech-settings.js'
@@ -14,7 +13,7 @@ import { requestSpeech } from './speech-upstream.js'
 import { speechDemand } from './speech-usage.js'
 import { deliver, type SpeechRecord } from './speech-delivery.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     /** What the speech step did: for records, budgets and benchmarks (time to first audio). */
     speech?: SpeechRecord

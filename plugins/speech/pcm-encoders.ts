@@ -6,7 +6,7 @@
  * is fed in half-second blocks with the event loop free between them, and an aborted request
  * stops between blocks.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { encodeFlac } from './flac-encoder.js'
 import { encodeMp3 } from './mp3-encoder.js'
 import { encodeOggOpus } from './opus-encoder.js'

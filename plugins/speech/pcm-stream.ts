@@ -3,7 +3,7 @@
  * header stripped when it only speaks WAV. Chunks are kept whole samples (an even number of
  * bytes), because SSE clients decode each delta on its own.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { readWavHeader } from '../../protocols/audio/wav-header.js'
 
 function badAudio(reason: string): GatewayError {

@@ -6,8 +6,7 @@
  * - whole: the audio is read to its end first (so a server error is still an HTTP status), then
  *   sent as pcm, as a WAV with its true sizes, encoded into mp3/opus/flac, or as events.
  */
-import { reply, type Reply, type StreamEvent } from '../../kernel/reply.js'
-import type { Exchange } from '../../kernel/exchange.js'
+import { reply, type Exchange, type Reply, type StreamEvent } from '../../kernel/contract/index.js'
 import type { SpeechPlan } from './speech-plan.js'
 import type { UpstreamSpeech } from './speech-upstream.js'
 import { collect, pcmFromWav, wholeSamples } from './pcm-stream.js'

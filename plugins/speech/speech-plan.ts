@@ -2,7 +2,7 @@
  * What one speech request will do, decided before the server is called: the checks of the
  * spec (each refusal with its own message) and the request the server gets.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { SpeechFormat, SpeechRequest } from '../../schemas/speech-request.schema.js'
 import type { SpeechSettings } from './speech-settings.js'
 import { resolveVoice } from './voice-map.js'

@@ -3,8 +3,7 @@
  * kernel's one upstream call (errors pass through with the server's status and message; a
  * server that cannot be reached is 502; the client going away aborts the call).
  */
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import type { Exchange, Kernel } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 
 export interface UpstreamSpeech {

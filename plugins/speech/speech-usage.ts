@@ -5,7 +5,7 @@
  * (one SNAC frame), scaled to the server's rate; characters of input for models priced so.
  * `speech.audio.done` reports the tokens; `ex.usage` gets all three.
  */
-import type { Demand, ReportedUsage } from '../../kernel/usage.js'
+import type { Demand, ReportedUsage } from '../../kernel/contract/index.js'
 
 export interface SpeechUsage {
   input_tokens: number

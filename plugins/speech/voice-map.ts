@@ -3,7 +3,7 @@
  * standard set (alloy, echo, nova …) that config maps onto them. Names match without regard
  * to case; the server gets its own spelling.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { SpeechSettings } from './speech-settings.js'
 
 /** The SDK sends a custom voice as `{id}`; either way it is a name here. */

@@ -9,13 +9,9 @@
  * down by part) gets `{"counts": {name: N}}`: each piece by /tokenize without special tokens,
  * in parallel; without a server tokenizer, by the local cl100k_base tokenizer.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import { GatewayError, definePlugin, reply, type Exchange, type Kernel } from '../../kernel/contract/index.js'
 import { estimatePromptTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
-import { countTokens } from '../../kernel/services/knowledge/tokens.js'
+import { countTokens } from '../../domains/query/knowledge/tokens.js'
 import { configSchema } from './schema.js'
 
 type Body = { messages?: unknown; tools?: unknown[] }

@@ -5,9 +5,7 @@
  * normalized: `duration` a number, languages by name); the others (srt and vtt from vLLM, say)
  * are rendered by the gateway from the server's verbose_json segments.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { transcriptionSettings } from './transcription-settings.js'
 import { requestTranscript } from './transcription-upstream.js'
@@ -15,7 +13,7 @@ import { languageName, readTranscript } from './transcript.js'
 import { render, type TranscriptFormat } from './subtitle-render.js'
 import { transcriptionDemand, transcriptionReport } from './transcription-usage.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     transcription?: {
       modelId: string

@@ -4,10 +4,8 @@
  * one upstream call. Errors the server answers pass through with its status and message.
  */
 import { FormData } from 'undici'
-import type { Exchange } from '../../kernel/exchange.js'
-import type { Kernel } from '../../kernel/kernel.js'
+import { GatewayError, type Exchange, type Kernel } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
-import { GatewayError } from '../../kernel/errors.js'
 
 export interface UpstreamForm {
   readonly file: { readonly data: Buffer; readonly filename?: string; readonly contentType?: string }

@@ -4,7 +4,7 @@
  * at Whisper's encoder rate of 50 audio tokens a second (1,500 per 30 s window), output tokens
  * of the text by the four-bytes-per-token rule. Models are priced by the minute of audio.
  */
-import type { Demand, ReportedUsage } from '../../kernel/usage.js'
+import type { Demand, ReportedUsage } from '../../kernel/contract/index.js'
 
 const AUDIO_TOKENS_PER_SECOND = 50
 /** Bytes of upload per second of audio assumed before the server says (a 128 kbit/s mp3). */

@@ -10,12 +10,9 @@
  * `kernel.records.add` only buffers: the record reaches the store in the next batch, off the
  * request path.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import type { Outcome } from '../../kernel/plugin.js'
-import type { Exchange } from '../../kernel/exchange.js'
-import { outcomeOf } from '../../kernel/chain.js'
+import { definePlugin, valueOf, type Exchange, type Outcome } from '../../kernel/contract/index.js'
+import { outcomeOf } from '../../kernel/run/chain.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
-import { valueOf } from '../../kernel/services/catalog/prices.js'
 import { configSchema } from './schema.js'
 
 export default definePlugin({

@@ -3,10 +3,8 @@
  * recorded like a client request): one token, greedy, the top 20 logprobs. A model whose first
  * token is thinking is asked once more with thinking skipped; both calls count in the usage.
  */
-import type { Kernel } from '../../kernel/kernel.js'
-import type { Principal } from '../../kernel/exchange.js'
+import { GatewayError, type Kernel, type Principal } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
-import { GatewayError } from '../../kernel/errors.js'
 import { LabelReader } from './labels.js'
 import { questionMessage, type ChatMessage } from './prompt.js'
 import { labelMass, scoreMass, type Scored } from './scoring.js'

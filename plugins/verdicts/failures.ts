@@ -3,7 +3,7 @@
  * the chat route is reported for a verdict. Any failed question fails the whole request:
  * there are no partial results (rule 8).
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 
 export const failures = {
   noLogprobs: () => new GatewayError(502, 'backend returned no logprobs', { code: 'upstream_error' }),

@@ -4,7 +4,7 @@
  * gateway never fetches an image itself (the model server does), but it refuses hosts that are
  * plainly not public, so a request cannot point the model server at the operator's own network.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { IMAGE_URL_RULE, readImageUrl } from '../../protocols/openai/image-url.js'
 
 /** Checks one image and returns the bytes of image data it carries (0 for a URL the server fetches). */

@@ -5,8 +5,7 @@
  * each first token's distribution over answer labels into a verdict. Any failed question fails
  * the request (502, no partial result); the others are cancelled.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply } from '../../kernel/reply.js'
+import { definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { validateRequest } from './validation.js'
 import { answeringModel, chooseModel } from './model-choice.js'
@@ -14,7 +13,7 @@ import { sharedMessages } from './prompt.js'
 import { askQuestion, type Answer, type AskContext } from './ask.js'
 import { verdictOf, type Verdict } from './verdict.js'
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     verdicts?: {
       /** Catalog id of the model that answered. */

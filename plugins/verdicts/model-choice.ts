@@ -6,8 +6,7 @@
  */
 import { chooseAutoModel, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
 import { reportedNameOf } from '../../kernel/services/catalog/reported-names.js'
-import type { Kernel } from '../../kernel/kernel.js'
-import type { Principal } from '../../kernel/exchange.js'
+import type { Kernel, Principal } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 
 export interface ModelChoice {

@@ -4,7 +4,7 @@
  * their answers and labels. Checks run cheapest first: the question count, each question,
  * the state, the images, then the sizes (413).
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { VerdictsRequest } from '../../schemas/verdicts-request.schema.js'
 import { imageBytes } from './images.js'
 import { labelsFor, type QuestionType } from './labels.js'

@@ -5,12 +5,10 @@
  * `web-search-internal`), so every search is recorded under the caller's key the same way:
  * that a search happened and with which provider, never its words.
  */
-import { definePlugin } from '../../kernel/plugin.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { outcomeOf } from '../../kernel/chain.js'
-import { reply } from '../../kernel/reply.js'
-import { webSearchSettings } from '../../kernel/services/web-search/provider.js'
-import { recordSearch } from '../../kernel/services/web-search/search-record.js'
+import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
+import { outcomeOf } from '../../kernel/run/chain.js'
+import { webSearchSettings } from '../../domains/query/web-search/provider.js'
+import { recordSearch } from '../../domains/query/web-search/search-record.js'
 import type { WebSearchRequest } from '../../schemas/web-search-request.schema.js'
 import { configSchema } from './schema.js'
 

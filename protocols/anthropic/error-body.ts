@@ -3,7 +3,7 @@
  * named by the HTTP status as Anthropic's API names it (so the official SDK raises the right
  * error class), and `request_id` as that API sends it.
  */
-import type { GatewayError } from '../../kernel/errors.js'
+import type { GatewayError } from '../../kernel/contract/index.js'
 
 /** Anthropic's error types by status; other statuses are `api_error`. */
 const TYPES: Record<number, string> = {

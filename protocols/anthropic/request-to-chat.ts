@@ -4,7 +4,7 @@
  * carry is refused with 400 and its path (`messages.1.content.0`), as Anthropic's API names
  * fields, rather than dropped: a client must not believe a document was read when it was not.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { readImageUrl } from '../openai/image-url.js'
 import type { ContentBlockParam, MessageParam, MessagesRequest, TextBlockParam, ToolParam } from './messages.js'
 import type { ChatContentPart, ChatMessage, ChatRequestBody, ChatToolCall } from './openai-chat.js'

@@ -5,7 +5,7 @@
  * the documented error body and the request id, and no body when the refused request is a HEAD.
  * Pure: the transport decides whether it may still write to the socket.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import { openaiErrorBody } from '../openai/error-body.js'
 
 const refusals: Record<string, [status: number, reason: string, message: string]> = {

@@ -3,7 +3,7 @@
  * takes, and vectors as floats or as base64 (little-endian float32, which is what the openai
  * SDK decodes: `new Float32Array(Buffer.from(b64, 'base64').buffer)` on a little-endian host).
  */
-import type { Demand } from '../../kernel/usage.js'
+import type { Demand } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { utf8Bytes } from './token-estimate.js'
 

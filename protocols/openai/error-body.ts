@@ -1,5 +1,5 @@
 /** The `openai` error style of the spec: `{"error":{"message","type","code"?}}`, as JSON. */
-import type { GatewayError } from '../../kernel/errors.js'
+import type { GatewayError } from '../../kernel/contract/index.js'
 
 export function openaiErrorBody(err: GatewayError): unknown {
   if (err.rawBody !== undefined) return err.rawBody

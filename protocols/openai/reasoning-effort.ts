@@ -2,7 +2,7 @@
  * The four reasoning levels and their synonyms, shared by whatever reads `reasoning_effort`
  * (choosing a family member, mapping the level onto a model server).
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { ReasoningLevel } from '../../schemas/models.schema.js'
 
 export const LEVELS: readonly ReasoningLevel[] = ['none', 'low', 'medium', 'high']

@@ -5,7 +5,7 @@
  * `max_output_tokens` the `max_tokens` budgets may lower. Whatever a chat model server cannot
  * do (hosted tools, file ids, background runs) is refused with a 400 that names it.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { ContentPart, FunctionTool, InputItem, Json, MessageItem, ResponsesRequest, TextFormat, ToolChoice } from './responses-types.js'
 
 export interface ChatToolCall { id: string; type: 'function'; function: { name: string; arguments: string } }

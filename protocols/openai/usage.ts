@@ -3,7 +3,7 @@
  * chat or completions body as a demand (what it may cost before it runs; embeddings:
  * `embeddings.ts`).
  */
-import type { Demand, ReportedUsage } from '../../kernel/usage.js'
+import type { Demand, ReportedUsage } from '../../kernel/contract/index.js'
 import { estimatePromptTokens, requestedCompletion, type PromptEstimateOptions } from './token-estimate.js'
 
 /** The usage a model server reports (OpenAI's shape), as far as the gateway reads it. */

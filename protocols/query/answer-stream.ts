@@ -6,8 +6,7 @@
  * A model server's error before the stream passes through with its status and message; a
  * stream cut mid-way throws, so the caller ends the request with an error, never silently.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { CallResult } from '../../kernel/kernel.js'
+import { GatewayError, type CallResult } from '../../kernel/contract/index.js'
 import { addToolCallDelta, type StreamedToolCall, type ToolCallDelta } from '../openai/streamed-tool-calls.js'
 
 export type { StreamedToolCall }

@@ -5,7 +5,7 @@
  * gateway's stable code where one exists (`invalid_request`, `upstream_failed` …). The same body
  * is the payload of a WebSocket error message.
  */
-import type { GatewayError } from '../../kernel/errors.js'
+import type { GatewayError } from '../../kernel/contract/index.js'
 
 const TYPES: Readonly<Record<number, string>> = {
   400: 'invalid_request',

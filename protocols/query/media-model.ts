@@ -4,7 +4,7 @@
  * first model of that kind. `model_provider`, when sent, must be `gateway` (Sluice's own
  * catalog): the media body types reach models only through the gateway's routes.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { checkOwnParams } from './own-params.js'
 

@@ -5,7 +5,7 @@
  * A developer token may always send them. `request_source`, when
  * sent, must be `override_params` ("Must be `override_params`", Query request table).
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 
 export const OVERRIDE_PARAMS = 'override_params'
 

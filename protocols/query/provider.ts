@@ -6,8 +6,7 @@
  * serves, by catalog id or served name. Either way the call goes through the gateway's route,
  * so it is queued, budgeted and recorded the same.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { Catalog } from '../../kernel/kernel.js'
+import { GatewayError, type Catalog } from '../../kernel/contract/index.js'
 
 export type Providers = Readonly<Record<string, { readonly backend?: string }>>
 

@@ -4,7 +4,7 @@
  * own reply, in the Cohere/Jina shape that vLLM, Infinity and most clients speak. Pure code:
  * the adapters translate to and from each server's wire (cohere.ts, tei.ts, vllm-score.ts).
  */
-import type { Demand } from '../../kernel/usage.js'
+import type { Demand } from '../../kernel/contract/index.js'
 import { utf8Bytes } from '../openai/token-estimate.js'
 
 /** What the gateway asks of a reranker. */

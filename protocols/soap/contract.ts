@@ -193,7 +193,7 @@ export type SoapFaultDetailCode =
 // because the codec and whichever service step follows it both use them: `soap` is written by
 // the codec, `soapResult` by the service step.
 
-declare module '../../kernel/exchange.js' {
+declare module '../../kernel/contract/exchange.js' {
   interface ExchangeState {
     /** Written by `soap-codec` before `next()`. */
     soap?: SoapRequest

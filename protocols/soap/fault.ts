@@ -3,7 +3,7 @@
  * error to a fault, the fault document, and the `soap` error style with which the kernel's
  * boundary renders every error of a pipeline declared `errors: soap`.
  */
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 import type { SoapFaultCode, SoapFaultDetailCode } from './contract.js'
 import { SOAP11_ENVELOPE_NS, SOAP_CONTENT_TYPE, XML_DECLARATION, escapeAttribute, escapeText } from './xml-text.js'
 

@@ -5,8 +5,7 @@
  * told apart. The rest of a message in is the route's body; a message out is one streamed
  * event, a whole reply, or an error in the pipeline's error style. Pure: the kernel writes.
  */
-import { GatewayError } from '../../kernel/errors.js'
-import type { StreamEvent } from '../../kernel/reply.js'
+import { GatewayError, type StreamEvent } from '../../kernel/contract/index.js'
 
 /** Close codes the transport uses (RFC 6455 §7.4.1). */
 export const CLOSE = {

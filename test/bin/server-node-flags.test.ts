@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 
 const test = suite('server node flags')
 const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), 'utf8')

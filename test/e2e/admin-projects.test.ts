@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import { defaultConfigDir } from '../../kernel/paths.js'
+import { defaultConfigDir } from '../../kernel/contract/paths.js'
 
 const test = suite('e2e admin api: projects and tokens')
 let gw: TestGateway

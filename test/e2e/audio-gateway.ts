@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { defaultConfigDir } from '../../kernel/paths.js'
+import { defaultConfigDir } from '../../kernel/contract/paths.js'
 import { loadSimConfig } from '../../sim/index.js'
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/gateway.js'
 

@@ -12,7 +12,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 import { startTestGateway, type TestGateway } from '../support/gateway.js'
 
 const test = suite('e2e sluice backup')

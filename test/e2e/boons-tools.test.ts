@@ -12,11 +12,11 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import OpenAI from 'openai'
 import path from 'node:path'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { startFakeSearxng, type FakeSearxng } from '../support/searxng.js'
 import { readPng } from '../support/png.js'
-import { seedSampleCollection } from '../../kernel/services/query/sample-collection.js'
+import { seedSampleCollection } from '../../domains/query/sample-collection.js'
 
 const test = suite('e2e boons: web_search and image_generation')
 const ADMIN = 'sk-admin-boons-tools'

@@ -6,7 +6,7 @@
 import soapCodec from '../../plugins/soap-codec/index.js'
 import serviceCatalog from '../../plugins/service-catalog/index.js'
 import { builtinPlugins } from '../../plugins/registry.js'
-import type { AnyPlugin } from '../../kernel/plugin.js'
+import type { AnyPlugin } from '../../kernel/contract/plugin.js'
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../support/gateway.js'
 
 export const SOAP11 = 'http://schemas.xmlsoap.org/soap/envelope/'

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import OpenAI from 'openai'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
 import { formatHash, hashSecret } from '../../kernel/services/keys/keys.js'
 
 const test = suite('e2e chat contract (spec 000) with the openai SDK')

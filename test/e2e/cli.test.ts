@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { defaultPipelinesDir, repoRoot } from '../../kernel/paths.js'
+import { defaultPipelinesDir, repoRoot } from '../../kernel/contract/paths.js'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 
 const test = suite('e2e sluice CLI')

@@ -13,7 +13,7 @@ import path from 'node:path'
 import { generateText, streamText } from 'ai'
 import { createOpenAI } from '@ai-sdk/openai'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import { defaultPipelinesDir } from '../../kernel/paths.js'
+import { defaultPipelinesDir } from '../../kernel/contract/paths.js'
 
 const test = suite('e2e CORS')
 const ORIGIN = 'http://localhost:5173'

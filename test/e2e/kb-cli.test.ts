@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 
 const test = suite('e2e kb CLI')

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
 import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
 import { startMainProcess } from '../support/main-process.js'
 

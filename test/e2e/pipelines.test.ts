@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
 import { startTestGateway, TEST_KEY } from '../support/gateway.js'
-import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
-import { PipelineError } from '../../kernel/loader.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
+import { PipelineError } from '../../kernel/run/loader.js'
 
 const test = suite('e2e pipelines: boot errors and hot reload')
 const original = fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8')

@@ -16,7 +16,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 
 const test = suite('e2e production path (node on dist/, no devDependencies)')
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }

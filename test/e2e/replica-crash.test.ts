@@ -14,9 +14,9 @@ import { prepareDeployment } from '../support/gateway.js'
 import { keysFile, modelsWith, serverWith } from '../support/deployment-files.js'
 import { startReplica, type Replica } from '../support/replica.js'
 import { available, POSTGRES_URL, REDIS_URL, uniqueName } from '../support/services.js'
-import { RedisLedger } from '../../kernel/services/state/redis-ledger.js'
+import { RedisLedger } from '../../plugins/budget/ledger/redis-ledger.js'
 import { openPostgresStore } from '../../kernel/services/stores/postgres-store.js'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 
 const test = suite('e2e a replica killed among three (Redis + PostgreSQL)')
 const LEASE = 1500

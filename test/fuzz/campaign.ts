@@ -6,7 +6,7 @@
  * after.
  */
 import http from 'node:http'
-import type { RunningGateway } from '../../kernel/gateway.js'
+import type { RunningGateway } from '../../bin/gateway.js'
 import type { Door, FuzzInput, Target } from './door.js'
 import { doors as allDoors } from './doors.js'
 import { judge, soapFaultOf } from './judge.js'

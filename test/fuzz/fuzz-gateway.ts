@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import { createLogger } from '../../kernel/log.js'
-import { defaultConfigDir } from '../../kernel/paths.js'
+import { createLogger } from '../../kernel/contract/log.js'
+import { defaultConfigDir } from '../../kernel/contract/paths.js'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { zeroAudioTimings } from '../e2e/audio-gateway.js'
 import { formBody, shortWav } from './multipart-mutations.js'

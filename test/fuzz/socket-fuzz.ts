@@ -8,7 +8,7 @@
  * close other than 1009 (a message over the payload bound), never a hang.
  */
 import WebSocket from 'ws'
-import type { RunningGateway } from '../../kernel/gateway.js'
+import type { RunningGateway } from '../../bin/gateway.js'
 import { bodySchemas } from '../../schemas/bodies.js'
 import { TEST_SERVICE_TOKEN } from '../support/gateway.js'
 import { jsonMutation } from './json-mutations.js'

@@ -4,8 +4,8 @@
  * route that no HTTP method reaches is some other transport: the run refuses to pass silently
  * over it (its door must be written first).
  */
-import type { Generation } from '../../kernel/generation.js'
-import { GatewayError } from '../../kernel/errors.js'
+import type { Generation } from '../../kernel/run/generation.js'
+import { GatewayError } from '../../kernel/contract/errors.js'
 import type { Target } from './door.js'
 
 export function targetsOf(gen: Generation): { targets: Target[]; unserved: string[] } {

@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { configDirWith, makeKernel } from '../harness.js'
+import { configDirWith, makeKernel } from '../../bin/testing/harness.js'
 import { modelsWith } from '../support/deployment-files.js'
 import { chooseAutoModel, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
 import { memoryState } from '../../kernel/services/state/open-state.js'
-import type { PoolLoad } from '../../kernel/services/state/fair-queue.js'
+import type { PoolLoad } from '../../plugins/fair-queue/queues/fair-queues.js'
 import type { SharedState } from '../../kernel/services/state/state.js'
 
 const test = suite('auto: the load of a model, from the fair queues')

@@ -1,7 +1,7 @@
 /** models.yaml: a backend's replicas and routing settings are checked at load, with errors that name them. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { configDirWith, makeKernel } from '../harness.js'
+import { configDirWith, makeKernel } from '../../bin/testing/harness.js'
 import { modelsWith } from '../support/deployment-files.js'
 
 const test = suite('catalog: backend replicas in models.yaml')

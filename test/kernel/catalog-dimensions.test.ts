@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { configDirWith, makeKernel } from '../harness.js'
+import { configDirWith, makeKernel } from '../../bin/testing/harness.js'
 import { modelsWith } from '../support/deployment-files.js'
 
 const test = suite('catalog: dimensions are for embedding models')

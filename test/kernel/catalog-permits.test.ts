@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { configDirWith, makeKernel, makeServedKernel } from '../harness.js'
+import { configDirWith, makeKernel, makeServedKernel } from '../../bin/testing/harness.js'
 import { chooseAutoModel } from '../../kernel/services/catalog/auto-model.js'
 
 const test = suite('catalog: the one permission check (catalog.permits)')

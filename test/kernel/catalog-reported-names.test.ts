@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import path from 'node:path'
-import { configDirWith, makeKernel } from '../harness.js'
+import { configDirWith, makeKernel } from '../../bin/testing/harness.js'
 import { modelsWith } from '../support/deployment-files.js'
 import { loadSimConfig } from '../../sim/index.js'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 import { reportedNameOf } from '../../kernel/services/catalog/reported-names.js'
 
 const test = suite("catalog: a reply's model maps back to one entry")

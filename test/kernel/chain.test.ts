@@ -5,14 +5,14 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { finishAll, outcomeOf, runRequest, wrapEvents, type ChainState } from '../../kernel/chain.js'
-import { createExchange, type KernelExchange } from '../../kernel/create-exchange.js'
-import { createLogger } from '../../kernel/log.js'
-import { reply, type StreamEvent } from '../../kernel/reply.js'
-import { errorStyle } from '../../kernel/error-styles.js'
-import { GatewayError } from '../../kernel/errors.js'
-import type { Outcome, Phases } from '../../kernel/plugin.js'
-import type { LoadedRoute } from '../../kernel/route.js'
+import { finishAll, outcomeOf, runRequest, wrapEvents, type ChainState } from '../../kernel/run/chain.js'
+import { createExchange, type KernelExchange } from '../../kernel/run/create-exchange.js'
+import { createLogger } from '../../kernel/contract/log.js'
+import { reply, type StreamEvent } from '../../kernel/contract/reply.js'
+import { errorStyle } from '../../kernel/run/error-styles.js'
+import { GatewayError } from '../../kernel/contract/errors.js'
+import type { Outcome, Phases } from '../../kernel/contract/plugin.js'
+import type { LoadedRoute } from '../../kernel/run/route.js'
 
 const test = suite('kernel: the chain (onion, finish, aborts)')
 

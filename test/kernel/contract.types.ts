@@ -3,8 +3,8 @@
  * checks this file with the rest of the project. Each `@ts-expect-error` line must fail to
  * compile, and a directive whose line compiles is itself an error, so these hold both ways.
  */
-import { definePlugin, type AnyPlugin, type ConfigOf } from '../../kernel/plugin.js'
-import type { Slot } from '../../kernel/exchange.js'
+import { definePlugin, type AnyPlugin, type ConfigOf } from '../../kernel/contract/plugin.js'
+import type { Slot } from '../../kernel/contract/exchange.js'
 import maxTokens from '../../plugins/max-tokens/index.js'
 import { configSchema as maxTokensSchema, type MaxTokensConfig } from '../../plugins/max-tokens/schema.js'
 

@@ -13,8 +13,8 @@ import http from 'node:http'
 import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
-import { endWhole } from '../../kernel/services/replies/end-whole.js'
-import { applyCors, corsPolicy } from '../../kernel/services/cors/cors.js'
+import { endWhole } from '../../kernel/transports/replies/end-whole.js'
+import { applyCors, corsPolicy } from '../../kernel/transports/cors/cors.js'
 import { rawHttp as raw } from '../support/raw-http.js'
 
 const test = suite('kernel: whole replies written as Koa wrote them')

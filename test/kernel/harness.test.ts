@@ -6,10 +6,10 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { definePlugin } from '../../kernel/plugin.js'
-import { reply, type StreamEvent } from '../../kernel/reply.js'
-import { runPlugin } from '../harness.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { definePlugin } from '../../kernel/contract/plugin.js'
+import { reply, type StreamEvent } from '../../kernel/contract/reply.js'
+import { runPlugin } from '../../bin/testing/harness.js'
+import { GatewayError } from '../../kernel/contract/errors.js'
 import { startTestGateway, TEST_KEY } from '../support/gateway.js'
 
 const test = suite('kernel: the harness is as strict as production')

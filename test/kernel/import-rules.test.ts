@@ -14,7 +14,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 
 const test = suite('kernel: import rules')
 

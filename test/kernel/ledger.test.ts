@@ -6,9 +6,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Redis } from 'ioredis'
-import type { BudgetLedger, LedgerLine } from '../../kernel/services/state/ledger.js'
-import { MemoryLedger } from '../../kernel/services/state/memory-ledger.js'
-import { RedisLedger } from '../../kernel/services/state/redis-ledger.js'
+import type { BudgetLedger, LedgerLine } from '../../plugins/budget/ledger/ledger.js'
+import { MemoryLedger } from '../../plugins/budget/ledger/memory-ledger.js'
+import { RedisLedger } from '../../plugins/budget/ledger/redis-ledger.js'
 import { available, REDIS_URL, uniqueName } from '../support/services.js'
 
 const NOW = Date.UTC(2026, 4, 14, 12)

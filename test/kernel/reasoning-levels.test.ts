@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { nearestLevel, parseEffort } from '../../protocols/openai/reasoning-effort.js'
-import { GatewayError } from '../../kernel/errors.js'
+import { GatewayError } from '../../kernel/contract/errors.js'
 
 const test = suite('kernel reasoning levels')
 

@@ -8,7 +8,7 @@ import path from 'node:path'
 import { RecordWriter } from '../../kernel/services/records/records.js'
 import { RecordJournal } from '../../kernel/services/records/journal.js'
 import { MetricsRegistry } from '../../kernel/services/metrics/metrics.js'
-import { createLogger } from '../../kernel/log.js'
+import { createLogger } from '../../kernel/contract/log.js'
 
 const test = suite('kernel records writer')
 const log = createLogger({ level: 'error', sink: { write: () => undefined } })

@@ -5,9 +5,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Store } from '../../kernel/services/stores/store.js'
-import type { StoredResponse } from '../../kernel/services/stores/responses-table.js'
-import { ResponseKeeper } from '../../kernel/services/responses/kept-responses.js'
-import { createLogger } from '../../kernel/log.js'
+import type { StoredResponse } from '../../plugins/openai-responses/store/responses-table.js'
+import { ResponseKeeper } from '../../plugins/openai-responses/store/kept-responses.js'
+import { createLogger } from '../../kernel/contract/log.js'
 import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
 
 const T0 = Date.UTC(2026, 4, 1)

@@ -12,9 +12,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { load } from 'js-yaml'
 import Router from '@koa/router'
-import { RouteTable } from '../../kernel/services/routing/route-table.js'
-import type { LoadedRoute } from '../../kernel/route.js'
-import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import { RouteTable } from '../../kernel/transports/routing/route-table.js'
+import type { LoadedRoute } from '../../kernel/run/route.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
 
 const test = suite('kernel: route table against @koa/router')
 

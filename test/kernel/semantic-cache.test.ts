@@ -4,7 +4,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cosine, memorySemanticCache } from '../../kernel/services/query/semantic-cache.js'
+import { cosine, memorySemanticCache } from '../../domains/query/semantic-cache.js'
 
 const test = suite('kernel: semantic cache')
 const v = (...xs: number[]) => Float32Array.from(xs)

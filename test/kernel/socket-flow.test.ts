@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { EventEmitter } from 'node:events'
 import type { Duplex } from 'node:stream'
 import { WebSocket } from 'ws'
-import { SocketFlow, heartbeat } from '../../kernel/services/websocket/socket-flow.js'
+import { SocketFlow, heartbeat } from '../../kernel/transports/websocket-flow/socket-flow.js'
 
 const test = suite('kernel services: WebSocket flow control and heartbeat')
 

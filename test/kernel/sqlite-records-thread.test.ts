@@ -15,7 +15,7 @@ import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
 import { RecordWriter } from '../../kernel/services/records/records.js'
 import { RecordJournal } from '../../kernel/services/records/journal.js'
 import { MetricsRegistry } from '../../kernel/services/metrics/metrics.js'
-import { createLogger } from '../../kernel/log.js'
+import { createLogger } from '../../kernel/contract/log.js'
 
 const test = suite('kernel: SQLite records written by their own thread')
 const NOW = Date.UTC(2026, 10, 24)

@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parseTraceparent } from '../../kernel/services/observe/trace-context.js'
-import { corsPolicy } from '../../kernel/services/cors/cors.js'
+import { corsPolicy } from '../../kernel/transports/cors/cors.js'
 
 const test = suite('kernel: trace context and CORS origins')
 const T = '4bf92f3577b34da6a3ce929d0e0e4736'

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 import { summaryLine, tallyUvu } from '../uvu-tally.js'
 
 const test = suite('npm test: the tally of a uvu run')

@@ -4,9 +4,9 @@
  * the plugin as a signed-in admin.
  */
 import { suite } from 'uvu'
-import type { Kernel } from '../../kernel/kernel.js'
-import type { PluginDefinition } from '../../kernel/plugin.js'
-import { makeServedKernel, runPlugin, type Run } from '../harness.js'
+import type { Kernel } from '../../kernel/contract/kernel.js'
+import type { PluginDefinition } from '../../kernel/contract/plugin.js'
+import { makeServedKernel, runPlugin, type Run } from '../../bin/testing/harness.js'
 
 export function adminPluginSuite<C>(name: string, plugin: PluginDefinition<C>) {
   const test = suite(`plugin ${name}`)

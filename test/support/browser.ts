@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 
 export const CHROMIUM = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium'
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
-import { defaultConfigDir } from '../../kernel/paths.js'
+import { defaultConfigDir } from '../../kernel/contract/paths.js'
 import { formatHash, hashSecret } from '../../kernel/services/keys/keys.js'
 
 function defaults(name: string): Record<string, unknown> {

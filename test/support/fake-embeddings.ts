@@ -3,10 +3,10 @@
  * in 32 dimensions (so shared words mean nearby vectors), answered as the backend would (JSON
  * text), with every call counted. The real model is exercised by test/e2e/knowledge-api.
  */
-import { Usage } from '../../kernel/usage.js'
-import { GatewayError } from '../../kernel/errors.js'
-import { reply } from '../../kernel/reply.js'
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
+import { Usage } from '../../kernel/contract/usage.js'
+import { GatewayError } from '../../kernel/contract/errors.js'
+import { reply } from '../../kernel/contract/reply.js'
+import type { CallOptions, CallResult } from '../../kernel/contract/kernel.js'
 
 export const DIMENSION = 32
 

@@ -3,9 +3,9 @@
  * media plugins): records each call, answers with a given reply and a Usage that reports given
  * figures, or throws a given error.
  */
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
-import type { Reply } from '../../kernel/reply.js'
-import { Usage, type ReportedUsage } from '../../kernel/usage.js'
+import type { CallOptions, CallResult } from '../../kernel/contract/kernel.js'
+import type { Reply } from '../../kernel/contract/reply.js'
+import { Usage, type ReportedUsage } from '../../kernel/contract/usage.js'
 
 export interface RouteCall {
   routeId: string

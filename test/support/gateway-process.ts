@@ -5,8 +5,8 @@
  *   node dist/test/support/gateway-process.js <configDir> <pipelinesDir> <dataDir>
  * Prints `READY <url>` when it serves; SIGTERM stops it gracefully.
  */
-import { startGateway } from '../../kernel/gateway.js'
-import { createLogger } from '../../kernel/log.js'
+import { startGateway } from '../../bin/gateway.js'
+import { createLogger } from '../../kernel/contract/log.js'
 
 const [configDir, pipelinesDir, dataDir] = process.argv.slice(2)
 const gateway = await startGateway({

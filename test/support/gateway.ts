@@ -8,11 +8,11 @@ import os from 'node:os'
 import path from 'node:path'
 import OpenAI from 'openai'
 import { dump, load } from 'js-yaml'
-import { startGateway, type GatewayOptions, type RunningGateway } from '../../kernel/gateway.js'
-import { createLogger, type LogSink } from '../../kernel/log.js'
-import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/paths.js'
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../bin/gateway.js'
+import { createLogger, type LogSink } from '../../kernel/contract/log.js'
+import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
 import type { ServerOverrides } from '../../schemas/server.schema.js'
-import { TEST_KEY } from '../harness.js'
+import { TEST_KEY } from '../../bin/testing/harness.js'
 
 export { TEST_KEY }
 /** The demo project's tokens (config/projects.yaml) in every test gateway. */

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 
 export const mainScript = path.join(repoRoot, 'dist', 'bin', 'sluice-server.js')
 

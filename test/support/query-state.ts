@@ -1,8 +1,8 @@
 /** The `queryAuth` slot and principal that `query-auth` leaves for the Query service's plugins, for isolation tests. */
-import type { Project, ProjectToken, TokenKind } from '../../kernel/services/query/projects.js'
+import type { Project, ProjectToken, TokenKind } from '../../domains/query/projects.js'
 import type { QueryDefaults } from '../../schemas/query-request.schema.js'
-import type { CallOptions, CallResult } from '../../kernel/kernel.js'
-import { Usage } from '../../kernel/usage.js'
+import type { CallOptions, CallResult } from '../../kernel/contract/kernel.js'
+import { Usage } from '../../kernel/contract/usage.js'
 
 export const queryPrincipal = { keyId: 'demo', group: 'demo', legacy: false }
 

@@ -6,9 +6,9 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { createLogger } from '../../kernel/log.js'
-import type { QueryStoreOptions } from '../../kernel/services/query/query-services.js'
-import { querySettings } from '../../kernel/services/query/query-settings.js'
+import { createLogger } from '../../kernel/contract/log.js'
+import type { QueryStoreOptions } from '../../domains/query/query-services.js'
+import { querySettings } from '../../domains/query/query-settings.js'
 import { available, POSTGRES_URL, uniqueName } from './services.js'
 import { dropSchema } from './test-stores.js'
 

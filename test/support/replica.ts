@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { repoRoot } from '../../kernel/paths.js'
+import { repoRoot } from '../../kernel/contract/paths.js'
 
 export interface Replica {
   readonly url: string

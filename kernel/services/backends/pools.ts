@@ -8,14 +8,14 @@
  * another while nothing has reached the client (retry.ts).
  */
 import type { Dispatcher } from 'undici'
-import type { Backends, Catalog } from '../../kernel.js'
-import type { Exchange } from '../../exchange.js'
+import type { Backends, Catalog } from '../../contract/kernel.js'
+import type { Exchange } from '../../contract/exchange.js'
 import type { BackendConfig } from '../../../schemas/models.schema.js'
 import type { GroupConfig } from '../../../schemas/keys.schema.js'
 import type { Metrics } from '../metrics/metrics.js'
-import { GatewayError } from '../../errors.js'
+import { GatewayError } from '../../contract/errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
-import type { UpstreamCall, UpstreamResponse, UpstreamText } from './call.js'
+import type { UpstreamCall, UpstreamResponse, UpstreamText } from '../../contract/upstream-call.js'
 import { dispatchWhole, type WholeReply } from './whole-reply.js'
 import { upstreamTraceHeaders } from '../observe/trace-context.js'
 import { ReplicaSet, type Tried } from './replica-set.js'

@@ -5,7 +5,7 @@
  * SGLang's and older vLLM's flat `{"object":"error","message",…}`, TGI's `{"error":"…",
  * "error_type"}`, FastAPI's `{"detail":…}`. The gateway passes the status and message through.
  */
-import { GatewayError } from '../../errors.js'
+import { GatewayError } from '../../contract/errors.js'
 
 export function upstreamErrorMessage(text: string): { message: string; type?: string } {
   let body: unknown

@@ -3,9 +3,9 @@
  * each model is, skipping models that cannot handle it. Shared by the `model` plugin (chat)
  * and by plugins that choose a model themselves (verdicts).
  */
-import type { Catalog, Kernel } from '../../kernel.js'
+import type { Catalog, Kernel } from '../../contract/kernel.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
-import { GatewayError } from '../../errors.js'
+import { GatewayError } from '../../contract/errors.js'
 
 /** Whether chat messages carry an image part (what `auto` and the capability check ask). */
 export function hasImageParts(messages: unknown): boolean {

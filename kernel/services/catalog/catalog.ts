@@ -3,7 +3,7 @@
  * the permission check. Made at load; a catalog whose reported names would map a reply back to
  * the wrong entry is refused (ConfigError), like any other bad config.
  */
-import type { Catalog, Deployment, KeyStore } from '../../kernel.js'
+import type { Catalog, Deployment, KeyStore } from '../../contract/kernel.js'
 import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
 import { groupPermits } from './permits.js'
 import { checkReportedNames, reportedNameOf } from './reported-names.js'

@@ -4,7 +4,7 @@
  * retirement are complete, and only embedding models say how long their vectors are. Checked
  * at load, so a catalog that cannot answer never serves.
  */
-import { ConfigError } from '../../errors.js'
+import { ConfigError } from '../../contract/errors.js'
 import type { ModelsFile } from '../../../schemas/models.schema.js'
 
 export function checkModels(file: string, models: ModelsFile): void {

@@ -4,7 +4,7 @@
  * for every model. A model asked for by several names (the name sent, the catalog id that
  * answers, the family it was reached through) is permitted when any of them is listed.
  */
-import type { KeyStore } from '../../kernel.js'
+import type { KeyStore } from '../../contract/kernel.js'
 
 /**
  * No group (an in-process call made without a caller) is not restricted. A group the key

@@ -6,7 +6,7 @@
  * (a retired alias of a model, say) tell them apart with `reported_name`.
  */
 import path from 'node:path'
-import { ConfigError } from '../../errors.js'
+import { ConfigError } from '../../contract/errors.js'
 import type { ModelConfig, ModelsFile } from '../../../schemas/models.schema.js'
 
 /** What the model's server reports in `model`: reported_name, else served_name, else the id. */

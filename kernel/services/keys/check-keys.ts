@@ -1,5 +1,5 @@
 /** keys.yaml beyond its schema: unique ids, known groups, and a hash for every key but the demo one. */
-import { ConfigError } from '../../errors.js'
+import { ConfigError } from '../../contract/errors.js'
 import type { KeysFile } from '../../../schemas/keys.schema.js'
 
 export function checkKeys(file: string, keys: KeysFile): void {

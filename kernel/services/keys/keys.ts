@@ -10,13 +10,13 @@
 import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import type { GroupRecord, KeyAdmin, KeyChange, KeyRecord, KeyStore, NewKey, TermBudget } from '../../kernel.js'
+import type { GroupRecord, KeyAdmin, KeyChange, KeyRecord, KeyStore, NewKey, TermBudget } from '../../contract/kernel.js'
 import { groupSchema, type GroupConfig, type KeysFile } from '../../../schemas/keys.schema.js'
-import type { Logger } from '../../log.js'
+import type { Logger } from '../../contract/log.js'
 import type { StoredKey } from '../stores/store.js'
 import { DigestIndex, type StoredKeys } from './stored-keys.js'
-import { GatewayError } from '../../errors.js'
-import { describeErrors, validatorFor } from '../../ajv.js'
+import { GatewayError } from '../../contract/errors.js'
+import { describeErrors, validatorFor } from '../../contract/ajv.js'
 
 export function hashSecret(secret: string): Buffer {
   return crypto.createHash('sha256').update(secret, 'utf8').digest()

@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto'
 import type { KeysSnapshot, KeysTable, StoredGroup, StoredKey } from '../stores/store.js'
-import type { Logger } from '../../log.js'
+import type { Logger } from '../../contract/log.js'
 import { PolledSnapshot } from '../stores/polled-snapshot.js'
 
 /** Digests bucketed by their first byte; within a bucket each is compared in constant time. */

@@ -6,15 +6,9 @@
  */
 import crypto from 'node:crypto'
 import type { ServerFile } from '../../../schemas/server.schema.js'
+import type { MetricsAccess } from '../../contract/metrics.js'
 
-export interface MetricsAccess {
-  /** Whether a scrape must present a bearer token. */
-  readonly protected: boolean
-  /** Whether the admin key alone is asked for (no metrics token set). */
-  readonly adminOnly: boolean
-  /** Whether `secret` is the metrics token (constant time). */
-  isMetricsToken(secret: string): boolean
-}
+export type { MetricsAccess }
 
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest()
 

@@ -4,37 +4,11 @@
  * set up again by a reload finds its own). Labels carry model and pool names only: never key
  * ids, group names or request content.
  */
-import type { MetricsAccess } from './metrics-access.js'
+import type { MetricsAccess } from '../../contract/metrics.js'
 
-export type Labels = Readonly<Record<string, string>>
+import type { Labels, Counter, Histogram, GaugeCollector, Metrics } from '../../contract/metrics.js'
 
-export interface Counter {
-  inc(labels?: Labels, by?: number): void
-  /** The series of one label set, resolved once (for the request path: no per-call label work). */
-  series(labels: Labels): { inc(by?: number): void }
-}
-
-export interface Histogram {
-  observe(labels: Labels, value: number): void
-  /** The series of one label set, resolved once (for the request path: no per-call label work). */
-  series(labels: Labels): { observe(value: number): void }
-}
-
-/** A gauge read when scraped: `collect` returns the current value of each label set. */
-export type GaugeCollector = () => Iterable<readonly [Labels, number]>
-
-export interface Metrics {
-  counter(name: string, help: string): Counter
-  histogram(name: string, help: string, buckets: readonly number[]): Histogram
-  /** Registers (or replaces, after a reload) the collector of a gauge. */
-  gauge(name: string, help: string, collect: GaugeCollector): void
-  /** A counter kept elsewhere (the process's CPU time) and read when scraped. */
-  collectedCounter(name: string, help: string, collect: GaugeCollector): void
-  /** The exposition text of every metric. */
-  render(): string
-  /** Who may read the exposition (server.yaml `metrics:`). */
-  readonly access: MetricsAccess
-}
+export type { Labels, Counter, Histogram, GaugeCollector, Metrics }
 
 const labelKey = (labels: Labels): string => {
   const names = Object.keys(labels).sort()

@@ -11,8 +11,8 @@
  * a group or request content. The series of a label set are resolved once and cached, so a
  * request costs a map lookup and a few additions.
  */
-import type { Exchange } from '../../exchange.js'
-import type { Outcome } from '../../plugin.js'
+import type { Exchange } from '../../contract/exchange.js'
+import type { Outcome } from '../../contract/plugin.js'
 import type { Counter, Histogram, Metrics } from '../metrics/metrics.js'
 
 // Bucket boundaries advised by the semantic conventions.

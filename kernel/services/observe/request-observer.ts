@@ -5,14 +5,14 @@
  * in their usage records), one access-log line. All of it is synchronous and allocation-light:
  * counters, a JSON line appended to a buffer.
  */
-import type { Exchange } from '../../exchange.js'
-import type { Outcome } from '../../plugin.js'
+import type { Exchange } from '../../contract/exchange.js'
+import type { Outcome } from '../../contract/plugin.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { AccessLog, type AccessLogSettings } from './access-log.js'
 import { RequestMetrics } from './request-metrics.js'
 import { registerProcessMetrics } from './process-metrics.js'
 import { traceOf } from './trace-context.js'
-import { describeCause } from '../../log.js'
+import { describeCause } from '../../contract/log.js'
 
 export class RequestObserver {
   private readonly requests: RequestMetrics

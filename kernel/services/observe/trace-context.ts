@@ -7,7 +7,7 @@
  * about pays nothing.
  */
 import crypto from 'node:crypto'
-import type { Exchange } from '../../exchange.js'
+import type { Exchange } from '../../contract/exchange.js'
 
 export interface TraceContext {
   /** 32 lower-case hex digits; never all zeros. */
@@ -22,7 +22,7 @@ export interface TraceContext {
   readonly tracestate?: string
 }
 
-declare module '../../exchange.js' {
+declare module '../../contract/exchange.js' {
   interface ExchangeState {
     /** The request's trace context (trace-context.ts), made on first use. */
     trace?: TraceContext

@@ -5,30 +5,15 @@
  * the request path: the batch stays buffered (up to a bound) and is retried. With a journal
  * (journal.ts), `add` also appends the record to a file first, so a crash loses none.
  */
-import type { Logger } from '../../log.js'
+import type { Logger } from '../../contract/log.js'
 import type { Metrics } from '../metrics/metrics.js'
-import type { RecordsTable, SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../stores/store.js'
-import type { RecordJournal } from './journal.js'
-import { describeCause } from '../../log.js'
+import type { RecordsTable } from '../stores/store.js'
+import type { SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRecords, UsageRow } from '../../contract/records.js'
 
-export interface UsageRecords {
-  /** Buffers a record for the next batch. Never waits, never throws. */
-  add(record: UsageRecord): void
-  /** Writes what is buffered now (admin queries and shutdown call it). */
-  flush(): Promise<void>
-  /**
-   * Resolves once the records added so far are safe from a crash of the process (the journal's
-   * write of this turn); undefined when nothing waits. A transport awaits it before it writes
-   * a reply, so no reply leaves before its record is safe.
-   */
-  durable?(): Promise<void> | undefined
-  list(period: UsagePeriod, limit: number): Promise<UsageRecord[]>
-  summarize(period: UsagePeriod, by: UsageDimension): Promise<UsageRow[]>
-  /** Indicative value spent by a key or a group by requests started in [since, until) (seeds and reconciles term budgets). */
-  spent(scope: SpendScope, since: number, until?: number): Promise<number>
-  /** A cheap query on the records store, for the readiness probe. */
-  ping(): Promise<void>
-}
+export type { UsageRecords }
+import type { RecordJournal } from './journal.js'
+import { describeCause } from '../../contract/log.js'
+
 
 export interface RecordWriterOptions {
   flushMs: number

@@ -1,7 +1,7 @@
 /** The shared state of one process (the default); Redis's is in redis-state.ts. */
 import type { SharedState } from './state.js'
-import { MemoryLedger } from './memory-ledger.js'
-import { MemoryQueues } from './memory-queues.js'
+import { MemoryLedger } from '../../../plugins/budget/ledger/memory-ledger.js'
+import { MemoryQueues } from '../../../plugins/fair-queue/queues/memory-queues.js'
 
 export function memoryState(now: () => number = Date.now): SharedState {
   const ledger = new MemoryLedger(now)

@@ -4,12 +4,12 @@
  */
 import { Redis } from 'ioredis'
 import type { SharedState } from './state.js'
-import type { Logger } from '../../log.js'
-import { LEDGER_SECTIONS, RedisLedger } from './redis-ledger.js'
-import { RedisQueues } from './redis-queues.js'
-import { QUEUE_SECTIONS } from './redis-queue-scripts.js'
-import { RedisTurn } from './redis-turn.js'
-import { describeCause } from '../../log.js'
+import type { Logger } from '../../contract/log.js'
+import { LEDGER_SECTIONS, RedisLedger } from '../../../plugins/budget/ledger/redis-ledger.js'
+import { RedisQueues } from '../../../plugins/fair-queue/queues/redis-queues.js'
+import { QUEUE_SECTIONS } from '../../../plugins/fair-queue/queues/redis-queue-scripts.js'
+import { RedisTurn } from '../redis/redis-turn.js'
+import { describeCause } from '../../contract/log.js'
 import { redactUrl } from './open-state.js'
 import { withTimeout } from '../with-timeout.js'
 

@@ -3,8 +3,8 @@
  * Sluice process); in Redis when `stores.redis_url` is set, so that replicas behind a load
  * balancer keep the same budgets, token windows and queue.
  */
-import type { BudgetLedger } from './ledger.js'
-import type { FairQueues } from './fair-queue.js'
+import type { BudgetLedger } from '../../../plugins/budget/ledger/ledger.js'
+import type { FairQueues } from '../../../plugins/fair-queue/queues/fair-queues.js'
 
 export interface SharedState {
   readonly kind: 'memory' | 'redis'

@@ -9,7 +9,7 @@ import { inTransaction as transaction } from './pg-transaction.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordFromRow, summaryColumns, usageRowFromRow } from './sql.js'
 import { insertRecordsStatement, recordColumnArrays } from './postgres-records-insert.js'
-import { postgresResponsesSchema, postgresResponsesTable } from './responses-table.js'
+import { postgresResponsesSchema, postgresResponsesTable } from '../../../plugins/openai-responses/store/responses-table.js'
 
 const schemaSql = `
 CREATE TABLE IF NOT EXISTS usage_records (

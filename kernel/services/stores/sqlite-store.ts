@@ -8,7 +8,7 @@
 import { openSqliteFile } from './sqlite-file.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordFromRow, summaryColumns, usageRowFromRow } from './sql.js'
-import { sqliteResponsesSchema, sqliteResponsesTable } from './responses-table.js'
+import { sqliteResponsesSchema, sqliteResponsesTable } from '../../../plugins/openai-responses/store/responses-table.js'
 import { RecordsWriterThread } from './sqlite-records-thread.js'
 
 const schema = `

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import adminAuth from '../../../plugins/admin-auth/index.js'
-import { makeKernel, runPlugin, TEST_KEY } from '../../harness.js'
+import { makeKernel, runPlugin, TEST_KEY } from '../../../bin/testing/harness.js'
 import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
 
 const test = suite('plugin admin-auth')

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert'
 import adminKeys from '../../../plugins/admin-keys/index.js'
-import { setupPlugin, TEST_KEY } from '../../harness.js'
+import { setupPlugin, TEST_KEY } from '../../../bin/testing/harness.js'
 import { adminPluginSuite } from '../../support/admin-plugin.js'
 
 const { test, served, act, json } = adminPluginSuite('admin-keys', adminKeys)

@@ -1,7 +1,7 @@
 /** admin-projects alone: the harness, with the shared services opened as the gateway opens them. */
 import * as assert from 'uvu/assert'
 import adminProjects from '../../../plugins/admin-projects/index.js'
-import { setupPlugin } from '../../harness.js'
+import { setupPlugin } from '../../../bin/testing/harness.js'
 import { adminPluginSuite } from '../../support/admin-plugin.js'
 
 const { test, served, act, json } = adminPluginSuite('admin-projects', adminProjects)

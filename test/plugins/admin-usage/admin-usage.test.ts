@@ -1,8 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import adminUsage from '../../../plugins/admin-usage/index.js'
-import { makeServedKernel, runPlugin } from '../../harness.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import { makeServedKernel, runPlugin } from '../../../bin/testing/harness.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
 import type { UsageRecord } from '../../../kernel/services/stores/store.js'
 
 const test = suite('plugin admin-usage')

@@ -1,9 +1,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import plugin from '../../../plugins/anthropic-messages/index.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import { reply, SerializedEvent, type StreamItem } from '../../../kernel/reply.js'
-import { runPlugin, setupPlugin } from '../../harness.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { reply, SerializedEvent, type StreamItem } from '../../../kernel/contract/reply.js'
+import { runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 
 const test = suite('plugin anthropic-messages')
 

@@ -4,8 +4,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import auth from '../../../plugins/auth/index.js'
-import { makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
-import { defaultConfigDir } from '../../../kernel/paths.js'
+import { makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../../bin/testing/harness.js'
+import { defaultConfigDir } from '../../../kernel/contract/paths.js'
 import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
 
 const test = suite('plugin auth')

@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import backend from '../../../plugins/backend/index.js'
-import { configDirWith, makeKernel, runPlugin } from '../../harness.js'
+import { configDirWith, makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { startFakeUpstream, sse, type FakeUpstream } from '../../support/fake-upstream.js'
-import type { Kernel } from '../../../kernel/kernel.js'
-import type { ExchangeState } from '../../../kernel/exchange.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
+import type { ExchangeState } from '../../../kernel/contract/exchange.js'
 
 const test = suite('plugin backend')
 let upstream: FakeUpstream

@@ -6,10 +6,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import backend from '../../../plugins/backend/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { startFakeUpstream, type FakeUpstream } from '../../support/fake-upstream.js'
 import { embeddingsDemand } from '../../../protocols/openai/embeddings.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
 
 const test = suite('plugin backend: embeddings')

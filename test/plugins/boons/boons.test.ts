@@ -1,10 +1,10 @@
-import { Usage } from '../../../kernel/usage.js'
+import { Usage } from '../../../kernel/contract/usage.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import boons from '../../../plugins/boons/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
-import { reply } from '../../../kernel/reply.js'
-import { GatewayError } from '../../../kernel/errors.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 
 const test = suite('plugin boons (vision)')
 const calls: { route: string; body: { model: string; messages: { content: unknown[] }[] } }[] = []

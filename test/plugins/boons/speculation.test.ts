@@ -3,10 +3,10 @@ import * as assert from 'uvu/assert'
 import boons from '../../../plugins/boons/index.js'
 import { readCheck, LABEL_LINE } from '../../../plugins/boons/speculation-check.js'
 import { speculable } from '../../../plugins/boons/speculation.js'
-import { makeKernel, runPlugin } from '../../harness.js'
-import { reply } from '../../../kernel/reply.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import { Usage } from '../../../kernel/usage.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { Usage } from '../../../kernel/contract/usage.js'
 
 const test = suite('plugin boons (speculation)')
 

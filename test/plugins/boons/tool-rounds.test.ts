@@ -6,9 +6,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import boons from '../../../plugins/boons/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
-import { reply, type StreamEvent } from '../../../kernel/reply.js'
-import { Usage } from '../../../kernel/usage.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
+import { reply, type StreamEvent } from '../../../kernel/contract/reply.js'
+import { Usage } from '../../../kernel/contract/usage.js'
 
 const test = suite('plugin boons (tool rounds)')
 const principal = { keyId: 'demo', group: 'demo', legacy: false }

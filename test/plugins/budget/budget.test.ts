@@ -1,11 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import budget from '../../../plugins/budget/index.js'
-import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin } from '../../harness.js'
+import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
-import { reply } from '../../../kernel/reply.js'
-import type { Exchange, Principal } from '../../../kernel/exchange.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
 import { termPeriod } from '../../../plugins/budget/terms.js'
 
 const test = suite('plugin budget')

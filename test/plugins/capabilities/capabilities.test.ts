@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import capabilities from '../../../plugins/capabilities/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 
 const test = suite('plugin capabilities')
 const kernel = makeKernel()

@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fairQueue from '../../../plugins/fair-queue/index.js'
-import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin, type Run } from '../../harness.js'
-import { reply } from '../../../kernel/reply.js'
-import type { Exchange, Principal } from '../../../kernel/exchange.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin, type Run } from '../../../bin/testing/harness.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
 
 const test = suite('plugin fair-queue')
 

@@ -7,9 +7,9 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import imageGeneration from '../../../plugins/image-generation/index.js'
 import { imageDemand, imageTokens } from '../../../plugins/image-generation/image-usage.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { startFakeUpstream, type FakeUpstream } from '../../support/fake-upstream.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
 
 const test = suite('plugin image-generation')
 let upstream: FakeUpstream

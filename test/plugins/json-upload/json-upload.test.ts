@@ -2,7 +2,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import jsonUpload from '../../../plugins/json-upload/index.js'
-import { runPlugin } from '../../harness.js'
+import { runPlugin } from '../../../bin/testing/harness.js'
 
 test('the file decoded, its form fields kept, the model left in the body for the model step', async () => {
   const data = Buffer.from('RIFF....WAVE')

@@ -1,8 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import knowledgeCollections from '../../../plugins/knowledge-collections/index.js'
-import type { Kernel } from '../../../kernel/kernel.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { fakeEmbeddings, type FakeEmbeddings, DIMENSION } from '../../support/fake-embeddings.js'
 
 const test = suite('plugin knowledge-collections')

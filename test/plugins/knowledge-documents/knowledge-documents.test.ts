@@ -1,9 +1,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import knowledgeDocuments from '../../../plugins/knowledge-documents/index.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import type { Kernel } from '../../../kernel/kernel.js'
-import { makeKernel, runPlugin, setupPlugin } from '../../harness.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
+import { makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 import { fakeEmbeddings, type FakeEmbeddings } from '../../support/fake-embeddings.js'
 import { threePagePdf } from '../../support/three-page-pdf.js'
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import knowledgeSearch from '../../../plugins/knowledge-search/index.js'
-import type { Kernel } from '../../../kernel/kernel.js'
-import { makeKernel, runPlugin, setupPlugin } from '../../harness.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
+import { makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 import { bagOfWords, fakeEmbeddings, type FakeEmbeddings } from '../../support/fake-embeddings.js'
 
 const test = suite('plugin knowledge-search')

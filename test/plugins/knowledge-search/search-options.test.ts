@@ -3,14 +3,14 @@
  * 400, the rerank 400s and a rerank through a fake `rerank` route (order, top_n, the call's
  * body and key), and advanced_rag's one `chat-internal` call whose variants are retrieved too.
  */
-import { Usage } from '../../../kernel/usage.js'
+import { Usage } from '../../../kernel/contract/usage.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import knowledgeSearch from '../../../plugins/knowledge-search/index.js'
-import { parseVariants } from '../../../kernel/services/knowledge/search/query-variants.js'
-import type { CallOptions, Kernel } from '../../../kernel/kernel.js'
-import { reply } from '../../../kernel/reply.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { parseVariants } from '../../../domains/query/knowledge/search/query-variants.js'
+import type { CallOptions, Kernel } from '../../../kernel/contract/kernel.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { bagOfWords, fakeEmbeddings, type FakeEmbeddings } from '../../support/fake-embeddings.js'
 
 const test = suite('plugin knowledge-search options')

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import maxTokens from '../../../plugins/max-tokens/index.js'
-import { runPlugin, setupPlugin } from '../../harness.js'
+import { runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 
 const schema = suite('plugin max-tokens: options')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import metrics from '../../../plugins/metrics/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { MetricsRegistry } from '../../../kernel/services/metrics/metrics.js'
 
 const test = suite('plugin metrics')

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import modelCatalog from '../../../plugins/model-catalog/index.js'
-import { configDirWith, makeKernel, runPlugin } from '../../harness.js'
+import { configDirWith, makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { modelsWith } from '../../support/deployment-files.js'
 import type { ModelEntry } from '../../../plugins/model-catalog/entry.js'
 

@@ -4,8 +4,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import model from '../../../plugins/model/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
-import { defaultConfigDir } from '../../../kernel/paths.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
+import { defaultConfigDir } from '../../../kernel/contract/paths.js'
 
 const test = suite('plugin model')
 const demo = { keyId: 'demo', group: 'demo', legacy: false }

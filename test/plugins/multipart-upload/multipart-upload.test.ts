@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import multipartUpload from '../../../plugins/multipart-upload/index.js'
 import { isFormData, parseForm } from '../../../plugins/multipart-upload/multipart-parser.js'
-import { runPlugin } from '../../harness.js'
+import { runPlugin } from '../../../bin/testing/harness.js'
 
 const test = suite('plugin multipart-upload')
 

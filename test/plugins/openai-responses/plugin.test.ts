@@ -5,9 +5,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import responses from '../../../plugins/openai-responses/index.js'
-import { makeKernel, runPlugin, setupPlugin } from '../../harness.js'
-import { reply } from '../../../kernel/reply.js'
-import type { Exchange, Principal } from '../../../kernel/exchange.js'
+import { makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
 
 const alice: Principal = { keyId: 'alice', group: 'demo', legacy: false }
 const bob: Principal = { keyId: 'bob', group: 'demo', legacy: false }
@@ -138,7 +138,7 @@ test('a stream: chat chunks in, named Responses events out, the Response kept be
 test('a cut stream: response.failed, then the error is rethrown for the kernel\'s error event', async () => {
   async function* chunks() {
     yield { model: 'sim-8b', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }
-    throw new (await import('../../../kernel/errors.js')).GatewayError(502, 'upstream stream ended before it was complete', { code: 'upstream_failed' })
+    throw new (await import('../../../kernel/contract/errors.js')).GatewayError(502, 'upstream stream ended before it was complete', { code: 'upstream_failed' })
   }
   const run = await runPlugin(responses, {}, { principal: alice, body: { input: 'hi', stream: true }, next: (ex) => void (ex.reply = reply.events(chunks())) })
   assert.is(run.events![run.events!.length - 1]!.type, 'response.failed')

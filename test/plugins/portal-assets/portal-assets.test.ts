@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import portalAssets from '../../../plugins/portal-assets/index.js'
 import { readBuilt } from '../../../plugins/portal-assets/files.js'
-import { loadError, runPlugin, setupPlugin } from '../../harness.js'
+import { loadError, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 
 const test = suite('plugin portal-assets')
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import portalAuth from '../../../plugins/portal-auth/index.js'
-import { loadError, makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../harness.js'
+import { loadError, makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../../bin/testing/harness.js'
 import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
 
 const test = suite('plugin portal-auth')

@@ -6,8 +6,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import queryAudio from '../../../plugins/query-audio/index.js'
-import { reply } from '../../../kernel/reply.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { demoPrincipal, demoQueryAuth, fakeRouteCall } from '../../support/fake-route-call.js'
 import type { QueryResponse } from '../../../protocols/query/response.js'
 

@@ -7,12 +7,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import queryCompare from '../../../plugins/query-compare/index.js'
-import { makeKernel, runPlugin, setupPlugin } from '../../harness.js'
-import { reply, type StreamEvent } from '../../../kernel/reply.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import { Usage } from '../../../kernel/usage.js'
-import type { CallOptions, CallResult } from '../../../kernel/kernel.js'
-import type { Project, ProjectToken } from '../../../kernel/services/query/projects.js'
+import { makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
+import { reply, type StreamEvent } from '../../../kernel/contract/reply.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { Usage } from '../../../kernel/contract/usage.js'
+import type { CallOptions, CallResult } from '../../../kernel/contract/kernel.js'
+import type { Project, ProjectToken } from '../../../domains/query/projects.js'
 
 const test = suite('plugin: query-compare')
 

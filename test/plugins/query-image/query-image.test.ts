@@ -6,9 +6,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import queryImage from '../../../plugins/query-image/index.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import { reply } from '../../../kernel/reply.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { demoPrincipal, demoQueryAuth, fakeRouteCall } from '../../support/fake-route-call.js'
 import type { QueryResponse } from '../../../protocols/query/response.js'
 

@@ -2,7 +2,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import queryRerank from '../../../plugins/query-rerank/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { fakeRoute, queryAuthState, queryPrincipal } from '../../support/query-state.js'
 import type { UsageMetric } from '../../../protocols/query/usage-metric.js'
 

@@ -2,7 +2,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { MeteredCalls } from '../../../plugins/query-search/metered-calls.js'
-import { makeKernel } from '../../harness.js'
+import { makeKernel } from '../../../bin/testing/harness.js'
 import { fakeRoute } from '../../support/query-state.js'
 
 const test = suite('plugins/query-search: metered calls')

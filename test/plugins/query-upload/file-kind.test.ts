@@ -3,7 +3,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { audioType, docFormat, imageType } from '../../../plugins/query-upload/file-kind.js'
 import { checkUpload } from '../../../plugins/query-upload/upload-check.js'
-import { GatewayError } from '../../../kernel/errors.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 
 const b = (...bytes: (number | string)[]) => Buffer.concat(bytes.map((x) => (typeof x === 'string' ? Buffer.from(x, 'latin1') : Buffer.from([x]))))
 

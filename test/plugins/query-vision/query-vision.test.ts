@@ -2,7 +2,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import queryVision from '../../../plugins/query-vision/index.js'
-import { makeKernel, runPlugin, setupPlugin } from '../../harness.js'
+import { makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 import { fakeRoute, queryAuthState, queryPrincipal } from '../../support/query-state.js'
 import type { UsageMetric } from '../../../protocols/query/usage-metric.js'
 

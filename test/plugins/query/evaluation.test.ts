@@ -5,10 +5,10 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Usage } from '../../../kernel/usage.js'
-import type { CallOptions, CallResult } from '../../../kernel/kernel.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import { makeKernel } from '../../harness.js'
+import { Usage } from '../../../kernel/contract/usage.js'
+import type { CallOptions, CallResult } from '../../../kernel/contract/kernel.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { makeKernel } from '../../../bin/testing/harness.js'
 import { evaluate, MAX_JUDGED_CHARS, QUESTIONS_PER_VERDICTS_REQUEST, type EvaluateOptions } from '../../../plugins/query/evaluation.js'
 
 const test = suite('plugins/query: evaluation (context_utilization, prompt_guard)')

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { openHistory } from '../../../kernel/services/query/history-store.js'
+import { openHistory } from '../../../domains/query/history-store.js'
 import { historyContext, rememberTurn } from '../../../plugins/query/history-context.js'
 import { queryStoreFixture, type QueryStoreFixture } from '../../support/query-stores.js'
 

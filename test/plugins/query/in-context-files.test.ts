@@ -4,8 +4,8 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { openUploads } from '../../../kernel/services/query/upload-store.js'
-import { GatewayError } from '../../../kernel/errors.js'
+import { openUploads } from '../../../domains/query/upload-store.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 import { inContextFiles } from '../../../plugins/query/in-context-files.js'
 import { queryStoreFixture, type QueryStoreFixture } from '../../support/query-stores.js'
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import reasoning from '../../../plugins/reasoning/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import type { ReasoningLevel } from '../../../schemas/models.schema.js'
 
 const test = suite('plugin reasoning')

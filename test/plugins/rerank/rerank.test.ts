@@ -6,10 +6,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import rerank from '../../../plugins/rerank/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { startFakeUpstream, type FakeUpstream } from '../../support/fake-upstream.js'
 import { estimatedRerankTokens, rerankDemand, type RerankReply } from '../../../protocols/rerank/ranking.js'
-import type { Kernel } from '../../../kernel/kernel.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
 
 const test = suite('plugin rerank: Cohere, TEI and vLLM score servers')

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
 import { load as loadYaml } from 'js-yaml'
-import { GatewayError } from '../../../kernel/errors.js'
-import { defaultConfigDir } from '../../../kernel/paths.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { defaultConfigDir } from '../../../kernel/contract/paths.js'
 import type { SoapCall, SoapElement } from '../../../protocols/soap/contract.js'
 import {
   bindArguments,

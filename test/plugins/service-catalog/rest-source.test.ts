@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { GatewayError } from '../../../kernel/errors.js'
-import { createLogger, type LogSink } from '../../../kernel/log.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { createLogger, type LogSink } from '../../../kernel/contract/log.js'
 import { createRestSource, type RestSourceOptions } from '../../../plugins/service-catalog/rest-source.js'
 import { startFakeRestCatalog, type FakeCatalog, type FakeRestServer } from './fake-rest-catalog.js'
 

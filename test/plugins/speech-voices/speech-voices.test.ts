@@ -1,8 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import speechVoices from '../../../plugins/speech-voices/index.js'
-import { configDirWith, makeKernel, runPlugin } from '../../harness.js'
-import type { JsonReply } from '../../../kernel/reply.js'
+import { configDirWith, makeKernel, runPlugin } from '../../../bin/testing/harness.js'
+import type { JsonReply } from '../../../kernel/contract/reply.js'
 
 /** The demo tenant of the default keys.yaml, whose group may use every model. */
 const demo = { keyId: 'demo', group: 'demo', legacy: false }

@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { defaultConfigDir } from '../../../kernel/paths.js'
+import { defaultConfigDir } from '../../../kernel/contract/paths.js'
 
 export function speechTestConfigDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-speech-config-'))

@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import speech from '../../../plugins/speech/index.js'
-import { makeKernel, runPlugin, type Run } from '../../harness.js'
+import { makeKernel, runPlugin, type Run } from '../../../bin/testing/harness.js'
 import { startFakeUpstream, type FakeUpstream } from '../../support/fake-upstream.js'
-import type { Kernel } from '../../../kernel/kernel.js'
-import type { BytesReply } from '../../../kernel/reply.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
+import type { BytesReply } from '../../../kernel/contract/reply.js'
 import { speechTestConfigDir } from './audio-config.js'
 
 const test = suite('plugin speech (isolation, scripted speech server)')

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import plugin from '../../../plugins/token-count/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { startFakeUpstream, type FakeUpstream } from '../../support/fake-upstream.js'
 import { estimatePromptTokens, TOKENS_PER_MESSAGE } from '../../../protocols/openai/token-estimate.js'
 

@@ -1,11 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import transcription from '../../../plugins/transcription/index.js'
-import { makeKernel, runPlugin } from '../../harness.js'
+import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { startFakeUpstream, type FakeUpstream } from '../../support/fake-upstream.js'
-import type { Kernel } from '../../../kernel/kernel.js'
-import type { ExchangeState } from '../../../kernel/exchange.js'
-import type { JsonReply, TextReply } from '../../../kernel/reply.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
+import type { ExchangeState } from '../../../kernel/contract/exchange.js'
+import type { JsonReply, TextReply } from '../../../kernel/contract/reply.js'
 
 const test = suite('plugin transcription (isolation, scripted transcription server)')
 let upstream: FakeUpstream

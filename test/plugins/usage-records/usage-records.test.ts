@@ -1,11 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import usageRecords from '../../../plugins/usage-records/index.js'
-import { answeredWith, makeKernel, runPlugin, setupPlugin } from '../../harness.js'
-import { reply } from '../../../kernel/reply.js'
-import type { Exchange, Principal } from '../../../kernel/exchange.js'
-import type { Kernel } from '../../../kernel/kernel.js'
-import { GatewayError } from '../../../kernel/errors.js'
+import { answeredWith, makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
+import type { Kernel } from '../../../kernel/contract/kernel.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 
 const test = suite('plugin usage-records')
 const NOW = Date.UTC(2026, 4, 14, 12)

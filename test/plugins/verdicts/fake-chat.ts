@@ -1,7 +1,7 @@
 /** A stand-in for the chat route: records each call of the verdicts plugin and answers as told. */
-import { Usage } from '../../../kernel/usage.js'
-import type { CallOptions, CallResult, Kernel } from '../../../kernel/kernel.js'
-import { makeKernel } from '../../harness.js'
+import { Usage } from '../../../kernel/contract/usage.js'
+import type { CallOptions, CallResult, Kernel } from '../../../kernel/contract/kernel.js'
+import { makeKernel } from '../../../bin/testing/harness.js'
 
 export interface RecordedCall {
   route: string

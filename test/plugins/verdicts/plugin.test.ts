@@ -1,8 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import verdicts from '../../../plugins/verdicts/index.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import { runPlugin } from '../../harness.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import { runPlugin } from '../../../bin/testing/harness.js'
 import { completion, fakeChat, lastMessage, type Answer } from './fake-chat.js'
 
 const test = suite('verdicts: plugin behaviour against a fake chat route')

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import verdicts from '../../../plugins/verdicts/index.js'
-import { runPlugin } from '../../harness.js'
+import { runPlugin } from '../../../bin/testing/harness.js'
 import { completion, fakeChat } from './fake-chat.js'
 
 const test = suite('verdicts: validation rows (status and message)')

@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import webSearch from '../../../plugins/web-search/index.js'
-import { configDirWith, makeKernel, runPlugin, setupPlugin } from '../../harness.js'
+import { configDirWith, makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
 import { startFakeSearxng } from '../../support/searxng.js'
 
 const test = suite('plugin web-search')

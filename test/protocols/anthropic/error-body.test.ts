@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { GatewayError } from '../../../kernel/errors.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 import { anthropicErrorStyle, anthropicErrorType } from '../../../protocols/anthropic/error-body.js'
 
 const test = suite('protocols/anthropic: the error shape')

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { GatewayError } from '../../../kernel/errors.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 import { messagesToChat, reasoningLevel } from '../../../protocols/anthropic/request-to-chat.js'
 import type { MessagesRequest } from '../../../protocols/anthropic/messages.js'
 

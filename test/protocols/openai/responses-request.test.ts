@@ -3,7 +3,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ownInput, toChatBody } from '../../../protocols/openai/responses-request.js'
 import type { InputItem, ResponsesRequest } from '../../../protocols/openai/responses-types.js'
-import { GatewayError } from '../../../kernel/errors.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 
 const test = suite('protocols openai: Responses request → chat body')
 

@@ -1,10 +1,10 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readAnswerStream, streamingBody } from '../../../protocols/query/answer-stream.js'
-import { reply } from '../../../kernel/reply.js'
-import { GatewayError } from '../../../kernel/errors.js'
-import type { CallResult } from '../../../kernel/kernel.js'
-import { Usage } from '../../../kernel/usage.js'
+import { reply } from '../../../kernel/contract/reply.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
+import type { CallResult } from '../../../kernel/contract/kernel.js'
+import { Usage } from '../../../kernel/contract/usage.js'
 
 const test = suite('protocols/query: reading a streamed answer')
 

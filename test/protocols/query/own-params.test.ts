@@ -2,7 +2,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { checkOwnParams } from '../../../protocols/query/own-params.js'
-import { GatewayError } from '../../../kernel/errors.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 
 const test = suite('protocols/query: own parameters of a service token')
 

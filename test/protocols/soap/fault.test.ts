@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { GatewayError, toGatewayError } from '../../../kernel/errors.js'
+import { GatewayError, toGatewayError } from '../../../kernel/contract/errors.js'
 import { describeFault, renderFault, SoapFault, soapErrorStyle } from '../../../protocols/soap/fault.js'
 import { tree, child } from '../../support/xml-tree.js'
 

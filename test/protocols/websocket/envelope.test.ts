@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { GatewayError } from '../../../kernel/errors.js'
+import { GatewayError } from '../../../kernel/contract/errors.js'
 import { MessageError, askedFor, errorMessage, eventMessage, matches, readMessage, replyMessage, serializedEventMessage, upgradeRefusal } from '../../../protocols/websocket/envelope.js'
 
 const test = suite('protocols/websocket: the envelope')

@@ -1,0 +1,42 @@
+/**
+ * Embeddings for the knowledge API through the gateway's own `embeddings` route, so that each
+ * call is queued, budgeted and recorded like a client request (ARCHITECTURE: whatever touches a
+ * model goes through a route). The key that carries them is `knowledge.embedding_key`.
+ */
+import { GatewayError, type Principal, type Reply } from '../../../kernel/contract/index.js'
+import type { Embed } from './knowledge-base.js'
+
+/** The part of `kernel.call` this needs. */
+export type RouteCall = (routeId: string, body: unknown, options: { principal: Principal; signal?: AbortSignal; parentId?: string }) => Promise<{ reply: Reply }>
+
+/** The principal of `knowledge.embedding_key`; 503 when that key does not exist. */
+export function embeddingPrincipal(keys: { key(id: string): { id: string; group: string; legacy: boolean } | undefined }, keyId: string): Principal {
+  const key = keys.key(keyId)
+  if (!key) throw new GatewayError(503, `the knowledge base cannot embed: knowledge.embedding_key "${keyId}" is not a key of this gateway`)
+  return { keyId: key.id, group: key.group, legacy: key.legacy }
+}
+
+export function embedThroughRoute(call: RouteCall, principal: Principal, context: { signal?: AbortSignal; parentId?: string } = {}): Embed {
+  return async (model, input) => {
+    const { reply } = await call('embeddings', { model, input, encoding_format: 'float' }, { principal, ...context })
+    // The backend relays the server's JSON as text when it has nothing to change in it.
+    const body = reply.kind === 'json' ? reply.body : reply.kind === 'text' ? parse(reply.text) : undefined
+    if (reply.status !== 200 || !body) throw new GatewayError(502, `embedding model ${model} gave no JSON answer`)
+    const data = (body as { data?: { index: number; embedding: unknown }[] }).data
+    if (!Array.isArray(data)) throw new GatewayError(502, `embedding model ${model} answered without data`)
+    const out: Float32Array[] = []
+    for (const d of data) {
+      if (!Array.isArray(d.embedding)) throw new GatewayError(502, `embedding model ${model} answered without a float vector`)
+      out[d.index] = Float32Array.from(d.embedding as number[])
+    }
+    return out
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * The knowledge base as the ingestion API and the Query service use it: the store, plus the
+ * pipeline that turns a document into stored chunks (read → chunk → embed → upsert).
+ *
+ * Embedding is a model call, and whatever touches a model goes through a route: the caller
+ * passes an `Embed` function (plugins build it on `kernel.call('embeddings', …)`), so this
+ * service never reaches a model server itself and every embedding is queued, budgeted and
+ * recorded.
+ *
+ * Atomic: reading, chunking and embedding all finish before the one write, and the store's
+ * upsert is one transaction; a failure at any step leaves the collection exactly as it was.
+ * Idempotent per `source_name`: the same document ingested twice leaves one copy.
+ */
+import { GatewayError } from '../../../kernel/contract/index.js'
+import { chunkDocument, DEFAULT_CHUNKING, type ChunkingOptions } from './chunker.js'
+import type { DocumentInput } from './model.js'
+import { formatOf } from './readers/format.js'
+import { DEFAULT_PDF_LIMITS, type PdfLimits } from './readers/pdf.js'
+import { readDocument, type DocumentBytes } from './readers/read-document.js'
+import { vectorWindows } from './windows.js'
+import { collectionExists, type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type StoredDocument } from './store.js'
+
+/** Embeds `input` with `model`, one vector per input, in order. */
+export type Embed = (model: string, input: readonly string[]) => Promise<Float32Array[]>
+
+export interface KnowledgeSettings {
+  /** The embedding model of a collection created without one. */
+  readonly embeddingModel: string
+  /** Id of the key whose budget and records carry the embedding calls made for the API. */
+  readonly embeddingKey: string
+  readonly chunking: ChunkingOptions
+  readonly pdf: PdfLimits
+  /**
+   * `knowledge.vector_windows.max_tokens`: each chunk is also embedded as windows of whole
+   * sentences up to this many tokens, and the vector leg scores a chunk by its best window;
+   * 0 = off (one vector per chunk).
+   */
+  readonly vectorWindows: { readonly maxTokens: number }
+}
+
+/** 96 tokens: the size measured on the retrieval bench (docs/performance.md, "Retrieval quality"). */
+export const DEFAULT_VECTOR_WINDOWS = { maxTokens: 96 }
+
+export const DEFAULT_KNOWLEDGE_SETTINGS: KnowledgeSettings = {
+  embeddingModel: 'use-lite',
+  embeddingKey: 'demo',
+  chunking: DEFAULT_CHUNKING,
+  pdf: DEFAULT_PDF_LIMITS,
+  vectorWindows: DEFAULT_VECTOR_WINDOWS,
+}
+
+/** Inputs per embeddings call: well under the route's 2048, so one call stays a modest request. */
+export const EMBED_BATCH = 128
+
+/** Names of projects and collections: they appear in paths, logs and messages. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/
+export const MAX_SOURCE_NAME = 1024
+
+export function checkName(what: 'project' | 'collection', name: string): void {
+  if (!NAME.test(name)) {
+    throw new GatewayError(400, `${what} name ${JSON.stringify(name.slice(0, 140))} is invalid: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit`, { code: 'invalid_request' })
+  }
+}
+
+export function checkSourceName(name: string): void {
+  if (name.length === 0 || name.length > MAX_SOURCE_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new GatewayError(400, `source_name must be 1 to ${MAX_SOURCE_NAME} characters without control characters`, { code: 'invalid_request' })
+  }
+}
+
+/**
+ * The declared type of a document sent as text: its `content_type` when given, else the
+ * source name's extension when it names a format we read, else plain text.
+ */
+export function textContentType(sourceName: string, contentType?: string): string | undefined {
+  if (contentType) return contentType
+  try {
+    formatOf({ fileName: sourceName })
+    return undefined
+  } catch {
+    return 'text/plain'
+  }
+}
+
+export class KnowledgeBase {
+  constructor(
+    readonly store: KnowledgeStore,
+    readonly settings: KnowledgeSettings = DEFAULT_KNOWLEDGE_SETTINGS,
+  ) {}
+
+  /** The dimension is learnt by embedding one probe with the collection's model (one metered call). */
+  async createCollection(project: string, name: string, embeddingModel: string | undefined, embed: Embed): Promise<CollectionInfo> {
+    checkName('project', project)
+    checkName('collection', name)
+    const model = embeddingModel ?? this.settings.embeddingModel
+    if ((await this.store.listCollections(project)).some((c) => c.name === name)) {
+      throw collectionExists(name)
+    }
+    const [probe] = await embed(model, ['dimension probe'])
+    if (!probe) throw new GatewayError(502, `embedding model ${model} returned no vector`)
+    return this.store.createCollection(project, name, { dimension: probe.length, embeddingModel: model })
+  }
+
+  listCollections(project: string): Promise<CollectionInfo[]> {
+    checkName('project', project)
+    return this.store.listCollections(project)
+  }
+
+  getCollection(project: string, name: string): Promise<CollectionInfo> {
+    checkName('project', project)
+    checkName('collection', name)
+    return this.store.getCollection(project, name)
+  }
+
+  async deleteCollection(project: string, name: string): Promise<void> {
+    await this.getCollection(project, name)
+    return this.store.deleteCollection(project, name)
+  }
+
+  modelOf(collection: CollectionInfo): string {
+    return collection.embeddingModel ?? this.settings.embeddingModel
+  }
+
+  /**
+   * Adds or replaces the document `input.sourceName`: read → chunk → embed, then one atomic
+   * upsert. The collection is checked first, so a missing one costs no reading or embedding.
+   */
+  async ingest(project: string, collectionName: string, input: DocumentInput, content: DocumentBytes, embed: Embed): Promise<StoredDocument> {
+    checkSourceName(input.sourceName)
+    const collection = await this.getCollection(project, collectionName)
+    const { blocks } = await readDocument(content, this.settings.pdf)
+    const chunks = chunkDocument(blocks, this.settings.chunking)
+    if (chunks.length === 0) {
+      throw new GatewayError(400, `document "${input.sourceName}" has no text to index (a scanned PDF has no text layer)`, { code: 'invalid_request' })
+    }
+    const model = this.modelOf(collection)
+    const vectors = await this.embedAll(model, chunks.map((c) => c.content), embed)
+    const windows = await this.embedWindows(model, chunks.map((c) => c.content), vectors, embed)
+    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({ ...c, embedding: vectors[i]!, ...(windows ? { windows: windows[i]! } : {}) }))
+    return this.store.upsertDocument(project, collectionName, input, embedded)
+  }
+
+  async listDocuments(project: string, collection: string): Promise<StoredDocument[]> {
+    await this.getCollection(project, collection)
+    return this.store.listDocuments(project, collection)
+  }
+
+  async deleteDocument(project: string, collection: string, sourceName: string): Promise<void> {
+    checkSourceName(sourceName)
+    await this.getCollection(project, collection)
+    return this.store.deleteDocument(project, collection, sourceName)
+  }
+
+  /**
+   * The window vectors of each chunk, or undefined when windows are off. A chunk that is one
+   * window reuses its chunk vector (no second call for the same text); the other chunks' windows
+   * are embedded together, in batches, before anything is written.
+   */
+  async embedWindows(model: string, contents: readonly string[], chunkVectors: readonly Float32Array[], embed: Embed): Promise<Float32Array[][] | undefined> {
+    const { maxTokens } = this.settings.vectorWindows
+    if (maxTokens <= 0) return undefined
+    const texts = contents.map((c) => vectorWindows(c, maxTokens))
+    const own = texts.map((t) => t.length <= 1)
+    const flat = await this.embedAll(model, texts.flatMap((t, i) => (own[i] ? [] : t)), embed)
+    let next = 0
+    return texts.map((t, i) => (own[i] ? [chunkVectors[i]!] : t.map(() => flat[next++]!)))
+  }
+
+  /** Embeds in batches of EMBED_BATCH, checking that each answer has one vector per input. */
+  async embedAll(model: string, texts: readonly string[], embed: Embed): Promise<Float32Array[]> {
+    const out: Float32Array[] = []
+    for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+      const batch = texts.slice(i, i + EMBED_BATCH)
+      const vectors = await embed(model, batch)
+      if (vectors.length !== batch.length) throw new GatewayError(502, `embedding model ${model} returned ${vectors.length} vectors for ${batch.length} inputs`)
+      out.push(...vectors)
+    }
+    return out
+  }
+
+  close(): Promise<void> {
+    return this.store.close()
+  }
+}

@@ -1,0 +1,19 @@
+/** What plugins see of the model catalog (implemented by catalog.ts). */
+import type { BackendConfig, FamilyConfig, ModelConfig } from '../../schemas/models.schema.js'
+
+/** The model catalog: names, families, upstream names, retirement. */
+export interface Catalog {
+  readonly defaultModel: string
+  model(id: string): ModelConfig | undefined
+  family(id: string): FamilyConfig | undefined
+  /** Catalog model whose model server reports this name in `model`. */
+  byReportedName(name: string): ModelConfig | undefined
+  models(): readonly ModelConfig[]
+  families(): readonly FamilyConfig[]
+  backend(name: string): (BackendConfig & { name: string; baseUrl: string }) | undefined
+  /**
+   * Whether the caller's group may use a model asked for by any of these names (the name sent,
+   * the catalog id, the family). No group: yes; a group the key store does not know: no.
+   */
+  permits(group: string | undefined, names: readonly string[]): boolean
+}

@@ -1,0 +1,222 @@
+/**
+ * A generation: one consistent set of config, services and loaded pipelines. Hot reload builds
+ * a new generation beside the old one and swaps it in; requests already in flight finish on
+ * the generation they started with, which is closed when its last request ends.
+ */
+import Router from '@koa/router'
+import type Koa from 'koa'
+import type { Catalog, CallOptions, CallResult, Deployment, Kernel } from '../contract/kernel.js'
+import type { KernelServices } from '../../bin/open-services.js'
+import type { UsageRecords } from '../services/records/records.js'
+import type { SharedState } from '../services/state/state.js'
+import type { Metrics } from '../services/metrics/metrics.js'
+import type { Logger } from '../contract/log.js'
+import type { LoadedRoute } from './route.js'
+import type { PluginRegistry } from './registry.js'
+import type { RouteTable } from '../transports/routing/route-table.js'
+import { createCatalog, type CatalogOptions } from '../services/catalog/catalog.js'
+import { createKeyStore, type LayeredKeyStore } from '../services/keys/keys.js'
+import { BackendPools } from '../services/backends/pools.js'
+import { loadPipelines, type LoadedPipelines } from './loader.js'
+import { createExchange } from './create-exchange.js'
+import { checkBody } from '../transports/body.js'
+import { finishAll, outcomeOf, runRequest, wrapBytes, wrapEvents, type ChainState } from './chain.js'
+import { GatewayError, toGatewayError } from '../contract/errors.js'
+import { bodySchemas } from '../../schemas/bodies.js'
+
+export interface GenerationOptions {
+  deployment: Deployment
+  registry: PluginRegistry
+  log: Logger
+  env: NodeJS.ProcessEnv
+  embeddedUrls?: CatalogOptions['embeddedUrls']
+  now?: () => number
+  announce?: (line: string) => void
+  /** The process's shared services (made once, in gateway.ts, so they outlive the generation). */
+  services: KernelServices
+}
+
+/** How long requests cut at shutdown get to end and record themselves. */
+const CUT_MS = 1000
+
+export class Generation implements Kernel {
+  readonly config: Deployment
+  readonly catalog: Catalog
+  readonly keys: LayeredKeyStore
+  readonly backends: BackendPools
+  readonly records: UsageRecords
+  readonly responses: KernelServices['responses']
+  readonly state: SharedState
+  readonly metrics: Metrics
+  readonly knowledge: KernelServices['knowledge']
+  readonly query: KernelServices['query']
+  private readonly observer: KernelServices['observer']
+  readonly log: Logger
+  readonly now: () => number
+  readonly router = new Router()
+  /** The router's middleware, made once when the routes are mounted. */
+  dispatch: Koa.Middleware | undefined
+  /** The same routes, served without Koa (services/routing). */
+  routeTable: RouteTable | undefined
+  private pipelines!: LoadedPipelines
+  private inflight = 0
+  private retired = false
+  private drained: (() => void) | undefined
+
+  private constructor(options: GenerationOptions) {
+    this.config = options.deployment
+    this.log = options.log
+    this.now = options.now ?? Date.now
+    // The catalog is made first, so that a catalog the config cannot make leaves nothing open;
+    // it reads the groups through the key store made next.
+    this.catalog = createCatalog(options.deployment, { embeddedUrls: options.embeddedUrls, keys: { group: (id) => this.keys.group(id) } })
+    this.keys = createKeyStore(options.deployment.keys, {
+      dataDir: options.deployment.dataDir,
+      env: options.env,
+      log: options.log,
+      announce: options.announce,
+      stored: options.services.storedKeys,
+      adminKeyHash: options.deployment.server.admin?.key_hash,
+      now: this.now,
+    })
+    this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id), options.services.metrics)
+    this.records = options.services.records
+    this.responses = options.services.responses
+    this.state = options.services.state
+    this.metrics = options.services.metrics
+    this.knowledge = options.services.knowledge
+    this.query = options.services.query
+    this.observer = options.services.observer
+  }
+
+  static async create(options: GenerationOptions): Promise<Generation> {
+    const gen = new Generation(options)
+    try {
+      gen.pipelines = await loadPipelines({
+        pipelinesDir: options.deployment.pipelinesDir,
+        files: options.deployment.server.pipelines,
+        registry: options.registry,
+        bodySchemas,
+        kernel: gen,
+      })
+    } catch (err) {
+      await gen.backends.close()
+      gen.keys.close()
+      throw err
+    }
+    return gen
+  }
+
+  /** The key store is also the admin API's way to change keys. */
+  get keyAdmin(): LayeredKeyStore {
+    return this.keys
+  }
+
+  get routes(): ReadonlyMap<string, LoadedRoute> {
+    return this.pipelines.routes
+  }
+
+  /** Counts a request in; returns the function that counts it out. */
+  enter(): () => void {
+    this.inflight++
+    let left = false
+    return () => {
+      if (left) return
+      left = true
+      this.inflight--
+      if (this.inflight === 0 && this.drained) this.drained()
+    }
+  }
+
+  get inFlight(): number {
+    return this.inflight
+  }
+
+  /** Finish phases still running: a retiring generation waits for them, so no record is lost. */
+  private readonly finishing = new Set<Promise<void>>()
+  readonly track: NonNullable<ChainState['track']> = (finishing, ex, outcome) => {
+    this.observer.end(ex, outcome)
+    this.finishing.add(finishing)
+    void finishing.finally(() => this.finishing.delete(finishing))
+  }
+
+  /** Resolves when no request is in flight, or when `ms` have passed. */
+  private drain(ms: number): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve()
+    return new Promise<void>((resolve) => {
+      this.drained = resolve
+      setTimeout(resolve, ms).unref()
+    })
+  }
+
+  /**
+   * Closes the generation once its in-flight requests are done, or the bound passes. Requests
+   * still running then are cut: their upstream calls end at once, so their streams fail with
+   * the in-band error, and their finish phases (records, budgets) run before anything closes.
+   */
+  async retire(boundMs: number): Promise<void> {
+    if (this.retired) return
+    this.retired = true
+    await this.drain(boundMs)
+    const overdue = this.inflight > 0
+    await this.backends.close(overdue)
+    if (overdue) await this.drain(CUT_MS)
+    await Promise.allSettled([...this.finishing])
+    await this.pipelines.close()
+    this.keys.close()
+  }
+
+  async call(routeId: string, body: unknown, options: CallOptions = {}): Promise<CallResult> {
+    const route = this.routes.get(routeId)
+    if (!route) throw new GatewayError(500, 'internal error', { cause: new Error(`kernel.call: no route ${routeId}`) })
+    if (route.body.kind === 'json') checkBody(route.body, body)
+    const leave = this.enter()
+    const ex = createExchange({
+      route: route.info,
+      transport: 'internal',
+      method: route.method ?? 'POST',
+      path: route.path ?? `internal:${routeId}`,
+      headers: options.headers,
+      body,
+      principal: options.principal,
+      headerPrefix: this.config.server.header_prefix,
+      timeoutMs: Math.max(1, (this.config.server.limits.request_timeout_ms ?? 3_600_000)),
+      parentSignal: options.signal,
+      log: options.parentId ? this.log.child({ parent: options.parentId }) : this.log,
+      now: this.now(),
+      demand: route.demand,
+    })
+    const state: ChainState = { entered: 0, finished: false, track: this.track }
+    const end = () => {
+      ex.settle()
+      leave()
+    }
+    try {
+      await runRequest(route, ex, state)
+    } catch (err) {
+      await finishAll(route, ex, state, outcomeOf(ex, err))
+      end()
+      throw toGatewayError(err)
+    }
+    const reply = ex.reply!
+    if (reply.kind === 'events') {
+      const wrapped = wrapEvents(route, ex, state, reply)
+      return { reply: { ...wrapped, events: onEnd(wrapped.events, end) }, headers: ex.headers, usage: ex.usage }
+    }
+    if (reply.kind === 'bytes' && !(reply.data instanceof Uint8Array)) {
+      return { reply: { ...reply, data: onEnd(wrapBytes(route, ex, state, reply.status, reply.data), end) }, headers: ex.headers, usage: ex.usage }
+    }
+    await finishAll(route, ex, state, { kind: 'done', status: reply.status })
+    end()
+    return { reply, headers: ex.headers, usage: ex.usage }
+  }
+}
+
+/** Runs `end` once the iterable is finished, failed or abandoned. */
+async function* onEnd<T>(source: AsyncIterable<T>, end: () => void): AsyncGenerator<T> {
+  try {
+    yield* source
+  } finally {
+    end()
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Reading request bodies with a hard limit: a declared Content-Length over the limit is refused
+ * before a byte is read, and a body that grows past it is refused as soon as it does, so the
+ * excess is never buffered.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { IncomingBody } from '../contract/exchange.js'
+import type { ValidateFunction } from 'ajv'
+import { GatewayError } from '../contract/errors.js'
+
+export function tooLarge(): GatewayError {
+  return new GatewayError(413, 'request body too large', { code: 'body_too_large' })
+}
+
+function declaredLength(req: IncomingMessage): number | undefined {
+  const v = req.headers['content-length']
+  if (v === undefined) return undefined
+  const n = Number(v)
+  return Number.isFinite(n) && n >= 0 ? n : undefined
+}
+
+export function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = declaredLength(req)
+  if (declared !== undefined && declared > limit) {
+    req.resume()
+    return Promise.reject(tooLarge())
+  }
+  // Plain listeners rather than `for await`: a stream's async iterator costs several
+  // allocations per request on the hottest path of the gateway.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        // Stop keeping it: drop what arrived and let the rest drain unbuffered.
+        chunks.length = 0
+        req.off('data', onData)
+        req.resume()
+        reject(tooLarge())
+        return
+      }
+      chunks.push(chunk)
+    }
+    req.on('data', onData)
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    req.once('error', reject)
+  })
+}
+
+export function incomingBody(req: IncomingMessage, defaultLimit: number): IncomingBody {
+  let used = false
+  const claim = () => {
+    if (used) throw new Error('request body already read')
+    used = true
+  }
+  return {
+    contentType: req.headers['content-type'],
+    contentLength: declaredLength(req),
+    read(limit = defaultLimit) {
+      claim()
+      return readAll(req, limit)
+    },
+    stream() {
+      claim()
+      return req as AsyncIterable<Buffer>
+    },
+  }
+}
+
+/**
+ * Parses a JSON body, refusing one nested deeper than `maxDepth` before parsing it: a body
+ * nested thousands deep parses fine but overflows the stack of whatever walks it later (a
+ * schema validator, JSON.stringify on the way upstream). One pass over the bytes, counting
+ * brackets outside strings; every structural byte of JSON is ASCII, so UTF-8 needs no care.
+ */
+export function parseJson(buf: Buffer, maxDepth = Infinity): unknown {
+  if (maxDepth !== Infinity && buf.length > maxDepth) checkDepth(buf, maxDepth)
+  try {
+    return JSON.parse(buf.toString('utf8'))
+  } catch (err) {
+    throw new GatewayError(400, `request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' })
+  }
+}
+
+const OPEN_BRACE = 0x7b, OPEN_BRACKET = 0x5b, CLOSE_BRACE = 0x7d, CLOSE_BRACKET = 0x5d, QUOTE = 0x22, BACKSLASH = 0x5c
+
+function checkDepth(buf: Buffer, maxDepth: number): void {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+    } else if (c === QUOTE) inString = true
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) throw new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
+  }
+}
+
+/** The body against its route's schema, if it has one: 400 naming the first place that breaks it. */
+export function checkBody(mode: { readonly validate?: ValidateFunction }, body: unknown): unknown {
+  const validate = mode.validate
+  if (validate && !validate(body)) {
+    const e = validate.errors?.[0]
+    const extra = e?.keyword === 'additionalProperties' ? ` '${String(e.params.additionalProperty)}'` : ''
+    throw new GatewayError(400, `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}${extra}` : 'invalid body'}`, { code: 'invalid_request' })
+  }
+  return body
+}
