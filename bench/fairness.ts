@@ -58,7 +58,7 @@ if (!(await gw.reload())) throw new Error('the bench pipelines did not load')
 const line = (label: string, r: FairnessResult) =>
   `| ${label} | ${r.jain.toFixed(3)} | ${r.medianServiceMs} | ${r.flood.requests} | ${r.flood.medianWaitMs} / ${r.flood.p90WaitMs} | ${Math.round(r.flood.tokensWhileBothBusy)} | ${r.steady.requests} | ${r.steady.medianWaitMs} / ${r.steady.p90WaitMs} | ${Math.round(r.steady.tokensWhileBothBusy)} |`
 
-console.log(`capacity ${capacity}, flood ${flood} concurrent, steady 1 at a time; simulator ttft ${ttft} ms, itl ${itl} ms, max_tokens ${maxTokens}; anticipation ${anticipation} ms; queue state: ${gw.generation().state.kind}`)
+console.log(`capacity ${capacity}, flood ${flood} concurrent, steady 1 at a time; simulator ttft ${ttft} ms, itl ${itl} ms, max_tokens ${maxTokens}; anticipation ${anticipation} ms; queue state: ${gw.generation().redis ? 'redis' : 'memory'}`)
 console.log('| scenario | Jain | service ms (median) | flood requests | flood wait ms (median / p90) | flood tokens | steady requests | steady wait ms (median / p90) | steady tokens |')
 console.log('|---|---|---|---|---|---|---|---|---|')
 for (let round = 1; round <= rounds; round++) {

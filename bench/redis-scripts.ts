@@ -29,18 +29,22 @@ const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!
 
 type LedgerModule = typeof import('../plugins/budget/ledger/redis-ledger.js')
 type QueuesModule = typeof import('../plugins/fair-queue/queues/redis-queues.js')
+type TurnModule = typeof import('../kernel/services/redis/redis-turn.js')
 const SCRIPTS = ['reserve', 'settle', 'enqueue', 'release'] as const
 type Costs = Record<(typeof SCRIPTS)[number], number>
 
 /** One build's ledger and queue on a Redis of its own. */
 async function target(dist: string) {
-  const ledgerModule = (await import(pathToFileURL(path.join(dist, 'kernel/services/state/redis-ledger.js')).href)) as LedgerModule
-  const queuesModule = (await import(pathToFileURL(path.join(dist, 'kernel/services/state/redis-queues.js')).href)) as QueuesModule
+  const ledgerModule = (await import(pathToFileURL(path.join(dist, 'plugins/budget/ledger/redis-ledger.js')).href)) as LedgerModule
+  const queuesModule = (await import(pathToFileURL(path.join(dist, 'plugins/fair-queue/queues/redis-queues.js')).href)) as QueuesModule
+  const turnModule = (await import(pathToFileURL(path.join(dist, 'kernel/services/redis/redis-turn.js')).href)) as TurnModule
   const server = await privateRedis()
   const redis = new Redis(server.url)
   const subscriber = new Redis(server.url)
-  const ledger = new ledgerModule.RedisLedger(redis, 'bench:', { heartbeatMs: 0 })
-  const queues = await queuesModule.RedisQueues.open(redis, subscriber, { prefix: 'bench:', log: createLogger({ level: 'error' }), heartbeatMs: 60_000 })
+  // One turn for both, as kernel.redis shares it.
+  const turn = new turnModule.RedisTurn(redis)
+  const ledger = new ledgerModule.RedisLedger(redis, 'bench:', { heartbeatMs: 0, turn })
+  const queues = await queuesModule.RedisQueues.open(redis, subscriber, { prefix: 'bench:', log: createLogger({ level: 'error' }), heartbeatMs: 60_000, turn })
   const close = () => {
     ledger.close()
     redis.disconnect()

@@ -13,13 +13,15 @@ import { loadDeployment, type LoadOptions } from '../kernel/run/config.js'
 import { Generation } from '../kernel/run/generation.js'
 import { openServices, type KernelServices } from './open-services.js'
 import { createApp, mountRoutes } from '../kernel/transports/server.js'
-import { serveRoutes } from '../kernel/transports/routing/serve-route.js'
 import { serveWebSockets } from '../kernel/transports/websocket.js'
 import { refusalResponse } from '../protocols/http/refusal.js'
 import { createLogger, describeCause, type Logger } from '../kernel/contract/log.js'
 import { PluginRegistry } from '../kernel/run/registry.js'
+import { PluginStates } from '../kernel/run/plugin-states.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../kernel/contract/paths.js'
 import { builtinPlugins } from '../plugins/registry.js'
+import { builtinDomains } from './domains.js'
+import type { DomainDefinition } from '../kernel/contract/domain.js'
 import { startEmbeddedServers } from './embedded-servers.js'
 import type { RunningSimulator } from '../sim/index.js'
 import type { ServerOverrides } from '../schemas/server.schema.js'
@@ -35,6 +37,8 @@ export interface GatewayOptions {
   log?: Logger
   /** Plugins beyond the built-in ones (third parties, tests). */
   plugins?: AnyPlugin[]
+  /** Domains beyond the built-in ones (a third party's product logic), opened after them. */
+  domains?: DomainDefinition[]
   /** Clock override (tests of retirement and budgets). */
   now?: () => number
   /** Where the one-time demo key line goes (default stdout). */
@@ -53,6 +57,8 @@ export interface RunningGateway {
   reload(): Promise<boolean>
   /** Stops accepting, lets in-flight requests finish within the grace bound, closes plugins. */
   close(): Promise<void>
+  /** What the plugins' `open` made (their ledgers, queues, stores), kept across reloads. */
+  readonly plugins: PluginStates
   readonly simulator?: RunningSimulator
 }
 
@@ -71,27 +77,31 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   let deployment = loadDeployment(load)
   // Made once: budgets, queues, buffered records and the key cache outlive every reload.
-  const services: KernelServices = await openServices(deployment, { env, log, now: options.now, announce: options.announce })
+  const services: KernelServices = await openServices(deployment, { env, log, now: options.now, announce: options.announce, domains: [...builtinDomains, ...(options.domains ?? [])] })
   const embedded = await startEmbeddedServers(deployment, log).catch(async (err: unknown) => {
     await services.close()
     throw err
   })
+  // The plugins' own states (a ledger, the queues, a store): opened at their first load, kept
+  // across reloads, closed at shutdown after the last request and before the services they use.
+  const plugins = new PluginStates()
   const build = async () =>
-    Generation.create({ deployment, registry, log, env, embeddedUrls: embedded.urls, now: options.now, announce: options.announce, services })
+    Generation.create({ deployment, registry, log, env, embeddedUrls: embedded.urls, now: options.now, announce: options.announce, services, plugins })
 
   let current: Generation
   try {
     current = await build()
   } catch (err) {
     await embedded.close()
+    await plugins.close(log)
     await services.close()
     throw err
   }
-  mountRoutes(current, log)
+  mountRoutes(current)
   const app = createApp({ current: () => current }, log)
   const limits = deployment.server.limits
   // Node checks the header and body timeouts on this interval: a few checks per timeout.
-  const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, serveRoutes(() => current, log, app.callback()))
+  const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, app.callback())
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
     // As Node does: nothing written once a response on the connection has begun; closed either way.
     const answer = refusalResponse(err, `${current.config.server.header_prefix}request-id`, crypto.randomUUID())
@@ -104,6 +114,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }).catch(async (err: unknown) => {
     await current.retire(0)
     await embedded.close()
+    await plugins.close(log)
     await services.close()
     throw err
   })
@@ -127,7 +138,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       try {
         deployment = loadDeployment(load)
         const next = await build()
-        mountRoutes(next, log)
+        mountRoutes(next)
         const old = current
         current = next
         log.info('pipelines reloaded', { routes: next.routes.size })
@@ -178,7 +189,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       sockets.close()
       server.closeAllConnections()
       await closed
-      // After the last request: buffered usage records are flushed here.
+      // After the last request: the plugins' states close (a ledger's last settlements go out),
+      // then the services (buffered usage records are flushed here).
+      await plugins.close(log)
       await services.close()
       await embedded.close()
       log.info('gateway stopped')
@@ -193,5 +206,5 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     process.once('SIGINT', stop)
   }
 
-  return { url, port, generation: () => current, reload, close, simulator: embedded.simulator }
+  return { url, port, generation: () => current, reload, close, plugins, simulator: embedded.simulator }
 }

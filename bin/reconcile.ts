@@ -1,6 +1,6 @@
 /**
  * `npm run reconcile [-- --lag-ms <ms>]`: one reconciliation pass of the term budgets with the
- * usage records (kernel/services/state/reconcile.ts), from the same config as `npm start`
+ * usage records (plugins/budget/ledger/reconcile.ts), from the same config as `npm start`
  * (SLUICE_CONFIG, SLUICE_REDIS_URL, SLUICE_POSTGRES_URL). Safe beside running gateways. The lag
  * defaults to the gateway's own; a shorter one is right only when no request is in flight
  * (after an incident, with traffic stopped), else requests still running count as lost.
@@ -34,9 +34,10 @@ try {
     : (await import('../kernel/services/stores/sqlite-store.js')).openSqliteStore(deployment.dataDir)
   const { Redis } = await import('ioredis')
   const { RedisLedger } = await import('../plugins/budget/ledger/redis-ledger.js')
+  const { RedisTurn } = await import('../kernel/services/redis/redis-turn.js')
   const redis = new Redis(settings.redisUrl, { maxRetriesPerRequest: 2, connectTimeout: 5000 })
   try {
-    const ledger = new RedisLedger(redis, settings.redisPrefix, { heartbeatMs: 0 })
+    const ledger = new RedisLedger(redis, settings.redisPrefix, { heartbeatMs: 0, turn: new RedisTurn(redis) })
     const until = Date.now() - lagMs
     const report = (await reconcileTerms(ledger, store.records, until))!
     process.stdout.write(`reconciled ${report.counters} term counters for requests started before ${new Date(until).toISOString()}: ${report.adjusted.length} changed\n`)

@@ -184,6 +184,17 @@ export const serverFileSchema = {
       default: {},
       description: 'The Query service (pipelines/query.yaml): the sample collection, how long conversation history and chat uploads are kept, and how big uploads may be. Stores sit beside the records (SQLite in the data folder, or the PostgreSQL of `stores.postgres_url`).',
       properties: {
+        routes: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description: 'The gateway routes the Query service calls in-process, by id (pipelines/gateway.yaml), so that every model call it makes is queued, budgeted and recorded like a client request.',
+          properties: {
+            chat: { type: 'string', minLength: 1, default: 'chat-internal', description: 'Query variants (`advanced_rag`) and other helper chats.' },
+            embeddings: { type: 'string', minLength: 1, default: 'embeddings', description: 'Embeddings of documents and questions.' },
+            rerank: { type: 'string', minLength: 1, default: 'rerank', description: 'Reranking of retrieved chunks (`search_params.rerank`).' },
+          },
+        },
         sample_collection: {
           type: 'object',
           additionalProperties: false,

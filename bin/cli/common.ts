@@ -28,8 +28,16 @@ const commonOptions = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies Options
 
+/** What `parse` hands to parseArgs: its return type is named through it (declaration emit needs a name). */
+type StrictArgs<O extends Options> = {
+  args: string[]
+  allowPositionals: true
+  strict: true
+  options: typeof commonOptions & O
+}
+
 /** parseArgs in strict mode, its errors turned into UsageError (exit 2). */
-export function parse<O extends Options>(args: string[], options: O) {
+export function parse<O extends Options>(args: string[], options: O): ReturnType<typeof parseArgs<StrictArgs<O>>> {
   try {
     return parseArgs({ args, allowPositionals: true, strict: true, options: { ...commonOptions, ...options } })
   } catch (err) {

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { loadDeployment } from '../../kernel/run/config.js'
 import type { Kernel } from '../../kernel/contract/kernel.js'
 import { loadPipelines } from '../../kernel/run/loader.js'
+import { PluginStates } from '../../kernel/run/plugin-states.js'
 import { describeCause } from '../../kernel/contract/log.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
 import type { AnyPlugin } from '../../kernel/contract/plugin.js'
@@ -42,11 +43,11 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
   const pipelinesDir = path.resolve(values.pipelines ?? (io.env.SLUICE_PIPELINES || defaultPipelinesDir))
   try {
     const deployment = loadDeployment({ configDir, pipelinesDir, dataDir: path.resolve(io.env.SLUICE_DATA || './data') })
-    // Every check of loadPipelines runs before any plugin's setup; setup is what opens stores,
-    // pools and files, so here each plugin's setup is a no-op and nothing is opened. The kernel
-    // is therefore never used (only setup and a failed setup's close reach it).
-    const registry = new PluginRegistry((builtinPlugins as AnyPlugin[]).map((p) => ({ ...p, setup: () => ({}) })))
-    const loaded = await loadPipelines({ pipelinesDir, files: deployment.server.pipelines, registry, bodySchemas, kernel: {} as unknown as Kernel })
+    // Every check of loadPipelines runs before any plugin's open and setup; those are what open
+    // stores, pools and files, so here each plugin has no open and a no-op setup, and nothing is
+    // opened. The kernel is therefore never used (only open, setup and a failed setup's close reach it).
+    const registry = new PluginRegistry((builtinPlugins as AnyPlugin[]).map((p) => ({ ...p, open: undefined, setup: () => ({}) })))
+    const loaded = await loadPipelines({ pipelinesDir, files: deployment.server.pipelines, registry, bodySchemas, kernel: {} as unknown as Kernel, states: new PluginStates() })
     io.out(`config ok: ${configDir} and ${deployment.server.pipelines.length} pipeline files (${loaded.routes.size} routes) in ${pipelinesDir}\n`)
     return 0
   } catch (err) {

@@ -1,8 +1,8 @@
 /**
  * The isolation harness: runs one plugin, with options validated through the same ajv path as
  * production, between a prepared Exchange and a fake next step. No server, no socket. The
- * plugin's phases run through the kernel's own chain code, so `request`, `chunk` and `finish`
- * behave exactly as in a route.
+ * plugin's phases run through the kernel's own lifecycle (run/lifecycle.ts, with the in-process
+ * transport), so `request`, `chunk` and `finish` behave exactly as in a route.
  */
 import path from 'node:path'
 import os from 'node:os'
@@ -15,7 +15,8 @@ import type { Reply, StreamEvent } from '../../kernel/contract/reply.js'
 import type { LoadedRoute } from '../../kernel/run/route.js'
 import { checkOptions } from '../../kernel/run/loader.js'
 import { createExchange } from '../../kernel/run/create-exchange.js'
-import { finishAll, outcomeOf, runRequest, wrapEvents, type ChainState } from '../../kernel/run/chain.js'
+import { runExchange } from '../../kernel/run/lifecycle.js'
+import { InProcessCall, type InProcessResult } from '../../kernel/transports/in-process.js'
 import { GatewayError, toGatewayError } from '../../kernel/contract/errors.js'
 import { createLogger } from '../../kernel/contract/log.js'
 import { errorStyle, type RenderedError } from '../../kernel/run/error-styles.js'
@@ -27,10 +28,14 @@ import { BackendPools } from '../../kernel/services/backends/pools.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
 import { MetricsRegistry } from '../../kernel/services/metrics/metrics.js'
 import { RecordWriter } from '../../kernel/services/records/records.js'
-import { ResponseKeeper } from '../../plugins/openai-responses/store/kept-responses.js'
 import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
-import { memoryState } from '../../kernel/services/state/open-state.js'
-import { knowledgeSettings, openServices, type KernelServices, type StoresConfig } from '../open-services.js'
+import { storesAccess } from '../../kernel/services/stores/stores-access.js'
+import { QueueLoadRegistry } from '../../kernel/services/load/queue-load.js'
+import { PluginStates } from '../../kernel/run/plugin-states.js'
+import { openServices, type KernelServices, type StoresConfig } from '../open-services.js'
+import type { JSONSchema } from 'json-schema-to-ts'
+import { knowledgeSettings, queryDomain, queryRoutes, type QueryDomain } from '../../domains/query/index.js'
+import type { QueryServices } from '../../domains/query/query-services.js'
 import { KnowledgeBase } from '../../domains/query/knowledge/knowledge-base.js'
 import { openSqliteKnowledge } from '../../domains/query/knowledge/sqlite-knowledge.js'
 import type { DemandOf } from '../../kernel/contract/plugin.js'
@@ -49,11 +54,16 @@ export interface KernelOverrides {
   simulatorUrl?: string
   env?: NodeJS.ProcessEnv
   /**
-   * Shared services. Defaults: budgets and queues in memory, records in SQLite in a temporary
-   * folder, fresh metrics, and no admin store (key changes answer 503). makeServedKernel gives
-   * the full set, PostgreSQL or Redis included.
+   * Shared services. Defaults: no Redis (plugins' states in memory), stores and records in
+   * SQLite in a temporary folder, fresh metrics, and no admin store (key changes answer 503).
+   * makeServedKernel gives the full set, PostgreSQL or Redis included.
    */
-  services?: Partial<Pick<KernelServices, 'records' | 'responses' | 'state' | 'metrics' | 'storedKeys' | 'knowledge' | 'query'>>
+  services?: Partial<Pick<KernelServices, 'records' | 'redis' | 'stores' | 'load' | 'metrics' | 'storedKeys' | 'domains'>> & {
+    /** The Query domain's knowledge base (default: one in the temporary folder, opened on first use). */
+    knowledge?: KnowledgeBase
+    /** The Query domain's stores (openQueryServices), for a plugin that reads projects, history or uploads. */
+    query?: QueryServices
+  }
   /** `admin.key_hash` of server.yaml. */
   adminKeyHash?: string
 }
@@ -86,23 +96,42 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     keyAdmin: keys,
     backends: new BackendPools(catalog, (id) => keys.group(id)),
     records: overrides.services?.records ?? new RecordWriter(sqlite().records, { flushMs: 60_000, batch: 500, retentionDays: 180, log, metrics, now }),
-    responses: overrides.services?.responses ?? new ResponseKeeper(sqlite().responses, { retentionDays: 30, maxPerKey: 10_000, log, now }),
-    state: overrides.services?.state ?? memoryState(now),
+    redis: overrides.services?.redis,
+    stores: overrides.services?.stores ?? storesAccess({ dataDir }),
+    load: overrides.services?.load ?? new QueueLoadRegistry(),
     metrics,
-    // The knowledge base in the temporary folder (knowledge.db), opened on first use.
-    get knowledge() {
-      return (knowledge ??= overrides.services?.knowledge ?? new KnowledgeBase(openSqliteKnowledge(dataDir), knowledgeSettings(deployment.server.knowledge)))
-    },
-    // The Query service's stores: a test of a plugin that reads them passes its own (openQueryServices).
-    get query() {
-      if (!overrides.services?.query) throw new Error('harness: pass services.query (openQueryServices) to a plugin that reads projects, history or uploads')
-      return overrides.services.query
-    },
+    domains: overrides.services?.domains ?? { query: harnessQueryDomain(overrides, () => (knowledge ??= overrides.services?.knowledge ?? new KnowledgeBase(openSqliteKnowledge(dataDir), knowledgeSettings(deployment.server.knowledge))), deployment) },
     log,
     now,
     call: overrides.call ?? (async (routeId) => {
       throw new GatewayError(500, `no route ${routeId} in the harness`)
     }),
+  }
+}
+
+/**
+ * The Query domain as a plugin test sees it: the knowledge base in the temporary folder, opened
+ * on first use; projects, history and uploads only when the test passes them.
+ */
+function harnessQueryDomain(overrides: KernelOverrides, knowledge: () => KnowledgeBase, deployment: Deployment): QueryDomain {
+  const query = (): QueryServices => {
+    if (!overrides.services?.query) throw new Error('harness: pass services.query (openQueryServices) to a plugin that reads projects, history or uploads')
+    return overrides.services.query
+  }
+  return {
+    get knowledge() {
+      return knowledge()
+    },
+    get projects() {
+      return query().projects
+    },
+    get history() {
+      return query().history
+    },
+    get uploads() {
+      return query().uploads
+    },
+    routes: queryRoutes(deployment.server.query),
   }
 }
 
@@ -114,9 +143,41 @@ export async function makeServedKernel(overrides: Omit<KernelOverrides, 'service
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-harness-'))
   const deployment = loadDeployment({ configDir: overrides.configDir ?? defaultConfigDir, pipelinesDir: defaultPipelinesDir, dataDir, server: { stores: { ...overrides.stores } as StoresConfig } })
   const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
-  const services = await openServices(deployment, { env: {}, log, now: overrides.now, announce: () => undefined })
+  const services = await openServices(deployment, { env: {}, log, now: overrides.now, announce: () => undefined, domains: [queryDomain] })
   const kernel = makeKernel({ ...overrides, services })
-  return { kernel, services, close: () => services.close() }
+  return {
+    kernel,
+    services,
+    async close() {
+      // As at shutdown: the plugins' states first (they flush through the services), then the services.
+      await closePluginStates(kernel)
+      await services.close()
+    },
+  }
+}
+
+/**
+ * The plugins' states of each kernel the harness set plugins up on: a plugin's `open` runs once
+ * per kernel, so that runs on one kernel share its ledger, queues or store, as the routes of a
+ * gateway do.
+ */
+const pluginStates = new WeakMap<Kernel, PluginStates>()
+
+function statesOf(kernel: Kernel): PluginStates {
+  let states = pluginStates.get(kernel)
+  if (!states) pluginStates.set(kernel, (states = new PluginStates()))
+  return states
+}
+
+/** What a plugin's `open` made on this kernel (opened now if no run has yet): its ledger, queues, store. */
+export function stateOf<State>(plugin: PluginDefinition<unknown, JSONSchema, State>, kernel: Kernel): Promise<State> {
+  return statesOf(kernel).of(plugin as AnyPlugin, kernel) as Promise<State>
+}
+
+/** Closes the plugins' states opened on this kernel, as the gateway does at shutdown. */
+export async function closePluginStates(kernel: Kernel): Promise<void> {
+  await pluginStates.get(kernel)?.close(kernel.log)
+  pluginStates.delete(kernel)
 }
 
 /** A copy of the embedded default config folder with some files replaced: `{ 'keys.yaml': '...' }`. */
@@ -187,7 +248,9 @@ export async function loadError(load: () => Promise<unknown>): Promise<string> {
 export async function setupPlugin<C>(plugin: PluginDefinition<C>, options: unknown = {}, kernel: Kernel = makeKernel()): Promise<Phases> {
   const checked = checkOptions(plugin as AnyPlugin, options)
   if (!checked.ok) throw new Error(`bad options: ${checked.reason}`)
-  return (plugin as AnyPlugin).setup(checked.options, kernel, { pipeline: 'test', route: 'test', file: 'harness' })
+  // Opened once per kernel, as the loader opens it once per process (closePluginStates closes it).
+  const state = await statesOf(kernel).of(plugin as AnyPlugin, kernel)
+  return (plugin as AnyPlugin).setup(checked.options, kernel, state, { pipeline: 'test', route: 'test', file: 'harness' })
 }
 
 /** An IncomingBody over a buffer, with the same limit rule as the HTTP transport. */
@@ -207,7 +270,19 @@ function bufferBody(data: Buffer | string, defaultLimit: number, contentType: st
 }
 
 export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown, scenario: Scenario = {}): Promise<Run> {
-  const kernel = scenario.kernel ?? makeKernel()
+  if (!scenario.kernel) {
+    // A kernel of this run alone: the plugin's state closes when the run is over (not while a
+    // stream the test left unread may still use it).
+    const own = makeKernel()
+    let run: Run | undefined
+    try {
+      run = await runPlugin(plugin, options, { ...scenario, kernel: own })
+      return run
+    } finally {
+      if (!(run?.reply?.kind === 'events' && scenario.drain === false)) await closePluginStates(own)
+    }
+  }
+  const kernel = scenario.kernel
   const phases = await setupPlugin(plugin, options, kernel)
   let nextCalled = false
   let outcome: Outcome | undefined
@@ -253,34 +328,32 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
   })
   Object.assign(ex.state, scenario.state ?? {})
   checkRequires(plugin as AnyPlugin, ex)
-  const state: ChainState = { entered: 0, finished: false }
+  // The kernel's own lifecycle, in-process; over HTTP the reply's headers leave with the reply, and
+  // later changes throw, here as there (sealed).
+  const call = new InProcessCall(ex, true)
+  void runExchange(route, ex, call, {}).catch(call.failed)
+  let result: InProcessResult
   try {
-    await runRequest(route, ex, state)
+    result = await call.result
   } catch (err) {
-    const o = outcomeOf(ex, err)
-    await finishAll(route, ex, state, o)
-    ex.settle()
-    failOnFinishErrors(state)
+    failOnFinishErrors(call)
     const error = toGatewayError(err)
     return { ex, error, rendered: route.errors(error), outcome, nextCalled }
   }
-  // Over HTTP the reply's headers leave now; later changes throw, here as there.
-  ex.sealHeaders()
-  const reply = ex.reply!
+  // As the client would see it: a stream through the chunk phases, whose end runs the finish phases.
+  const reply = result.reply
   let events: StreamEvent[] | undefined
   let error: GatewayError | undefined
   if (reply.kind === 'events' && scenario.drain !== false) {
     events = []
     try {
-      for await (const e of wrapEvents(route, ex, state, reply).events) events.push(e)
+      for await (const e of reply.events) events.push(e)
     } catch (err) {
       error = toGatewayError(err)
     }
-  } else if (reply.kind !== 'events') {
-    await finishAll(route, ex, state, { kind: 'done', status: reply.status })
   }
   ex.settle()
-  failOnFinishErrors(state)
+  failOnFinishErrors(call)
   return { ex, reply, events, error, outcome, nextCalled }
 }
 
@@ -297,8 +370,8 @@ function checkRequires(plugin: AnyPlugin, ex: Exchange): void {
 }
 
 /** The kernel logs an error thrown in `finish` and goes on; in a plugin's test it is a failure. */
-function failOnFinishErrors(state: ChainState): void {
-  const first = state.finishErrors?.[0]
+function failOnFinishErrors(call: InProcessCall): void {
+  const first = call.finishErrors?.[0]
   if (first) throw new Error(`harness: the finish phase of ${first.step} threw: ${first.error instanceof Error ? first.error.message : String(first.error)}`, { cause: first.error })
 }
 

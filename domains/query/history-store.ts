@@ -13,15 +13,12 @@ export async function openHistory(options: QueryStoreOptions): Promise<Conversat
   const limits = { retentionMs: settings.historyRetentionMs, maxTurns: settings.historyMaxTurns, now: options.now }
   let table: HistoryTable
   let closeStore: () => Promise<void>
-  if (options.postgresUrl) {
-    // Loaded only when configured: pg is not needed by the embedded default.
-    const { openQueryPool } = await import('./query-pool.js')
-    const pool = await openQueryPool(options.postgresUrl, options.postgresSchema, postgresHistorySchema)
+  if (options.stores.kind === 'postgres') {
+    const { pool } = await options.stores.postgres({ ddl: postgresHistorySchema })
     table = postgresHistory(pool, limits)
     closeStore = () => pool.end()
   } else {
-    const { openSqliteFile } = await import('../../kernel/services/stores/sqlite-file.js')
-    const db = openSqliteFile(options.dataDir, 'query-history.db')
+    const db = options.stores.sqlite('query-history.db')
     db.exec(sqliteHistorySchema)
     table = sqliteHistory(db, limits)
     closeStore = async () => void db.close()

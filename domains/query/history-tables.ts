@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3'
 import type pg from 'pg'
-import { inTransaction } from '../../kernel/services/stores/pg-transaction.js'
+import { inTransaction } from '../../kernel/contract/index.js'
 import type { ConversationHistory, HistoryTurn } from './history.js'
 
 export interface HistoryLimits {

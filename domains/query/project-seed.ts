@@ -7,7 +7,7 @@ import crypto from 'node:crypto'
 import { describeErrors, validatorFor } from '../../kernel/contract/index.js'
 import { projectsFileSchema, type ProjectsFile } from '../../schemas/projects.schema.js'
 import type { QueryDefaults } from '../../schemas/query-request.schema.js'
-import { demoSecretDigest, hashSecret } from '../../kernel/services/keys/keys.js'
+import { demoSecretDigest, hashSecret } from '../../kernel/contract/index.js'
 import type { Project, ProjectToken, TokenKind } from './projects.js'
 import type { QueryStoreOptions } from './query-services.js'
 

@@ -5,8 +5,7 @@
  * table's version number, as the key cache does (keys/stored-keys.ts).
  */
 import type { Logger } from '../../kernel/contract/index.js'
-import { PolledSnapshot } from '../../kernel/services/stores/polled-snapshot.js'
-import { DigestIndex } from '../../kernel/services/keys/stored-keys.js'
+import { DigestIndex, PolledSnapshot } from '../../kernel/contract/index.js'
 import type { ProjectsSnapshot, ProjectsTable, StoredProject, StoredToken } from './projects-table.js'
 
 export class ProjectsCache {

@@ -4,7 +4,7 @@
  * one transaction.
  */
 import pg from 'pg'
-import { inTransaction } from '../../kernel/services/stores/pg-transaction.js'
+import { inTransaction } from '../../kernel/contract/index.js'
 import { projectColumns, projectFromRow, projectValues, tokenColumns, tokenFromRow, tokenValues, type ProjectsTable } from './projects-table.js'
 
 const schema = `

@@ -1,5 +1,5 @@
 /** The projects table in SQLite: `projects.db` in the data folder (WAL), for the embedded default. */
-import { openSqliteFile } from '../../kernel/services/stores/sqlite-file.js'
+import { openSqliteFile } from '../../kernel/contract/index.js'
 import { projectColumns, projectFromRow, projectValues, tokenColumns, tokenFromRow, tokenValues, type ProjectsTable } from './projects-table.js'
 
 const schema = `

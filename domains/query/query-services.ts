@@ -11,6 +11,8 @@ export interface QueryServices {
 
 /** Where the Query service's stores live: PostgreSQL when configured, else SQLite in the data folder. */
 export interface QueryStoreOptions {
+  /** The kernel's database seam: the history and upload tables live there. */
+  readonly stores: import('../../kernel/contract/index.js').Stores
   readonly dataDir: string
   readonly configDir: string
   /** config/projects.yaml, parsed (undefined when there is none). */
@@ -20,7 +22,7 @@ export interface QueryStoreOptions {
   /** How often the project cache checks the store for changes made by other replicas (`stores.keys_refresh_ms`; default 2000). */
   readonly refreshMs?: number
   readonly env: NodeJS.ProcessEnv
-  readonly log: import('../../kernel/contract/log.js').Logger
+  readonly log: import('../../kernel/contract/index.js').Logger
   readonly now: () => number
   /** server.yaml `query:` (history retention and cap, upload limits, purge period); defaults when absent. */
   readonly settings?: import('./query-settings.js').QuerySettings

@@ -36,3 +36,16 @@ export function querySettings(q: Partial<ServerFile['query']> | undefined): Quer
     },
   }
 }
+
+/** The gateway routes the Query service calls in-process (server.yaml `query.routes`). */
+export interface QueryRoutes {
+  readonly chat: string
+  readonly embeddings: string
+  readonly rerank: string
+}
+
+/** server.yaml `query.routes`; ajv has applied its defaults, these cover a config built by hand. */
+export function queryRoutes(q: Partial<ServerFile['query']> | undefined): QueryRoutes {
+  const r: Partial<QueryRoutes> = q?.routes ?? {}
+  return { chat: r.chat ?? 'chat-internal', embeddings: r.embeddings ?? 'embeddings', rerank: r.rerank ?? 'rerank' }
+}

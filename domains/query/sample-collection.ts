@@ -32,20 +32,20 @@ export async function seedSampleCollection(kernel: Kernel): Promise<SampleOutcom
   const where = { project: projectId, collection: name }
   let created = false
   try {
-    const project = kernel.query.projects.project(projectId)
+    const project = kernel.domains.query.projects.project(projectId)
     if (!project) throw new Error(`project ${projectId} does not exist`)
     const key = kernel.keys.key(project.keyId)
     if (!key) throw new Error(`key ${project.keyId} of project ${projectId} does not exist`)
-    if ((await kernel.knowledge.listCollections(projectId)).some((c) => c.name === name)) return 'exists'
+    if ((await kernel.domains.query.knowledge.listCollections(projectId)).some((c) => c.name === name)) return 'exists'
     const folder = path.resolve(kernel.config.configDir, settings.folder ?? 'sample')
     const files = sampleFiles(folder)
     if (files.length === 0) throw new Error(`no .md or .txt files in ${folder}`)
-    const embed = embedThroughRoute((id, body, o) => kernel.call(id, body, o), { keyId: key.id, group: key.group, legacy: key.legacy })
-    await kernel.knowledge.createCollection(projectId, name, undefined, embed)
+    const embed = embedThroughRoute((id, body, o) => kernel.call(id, body, o), kernel.domains.query.routes.embeddings, { keyId: key.id, group: key.group, legacy: key.legacy })
+    await kernel.domains.query.knowledge.createCollection(projectId, name, undefined, embed)
     created = true
     for (const file of files) {
       const bytes = fs.readFileSync(path.join(folder, file))
-      await kernel.knowledge.ingest(projectId, name, { sourceName: file, tags: ['sample'] }, { bytes, contentType: textContentType(file), fileName: file }, embed)
+      await kernel.domains.query.knowledge.ingest(projectId, name, { sourceName: file, tags: ['sample'] }, { bytes, contentType: textContentType(file), fileName: file }, embed)
     }
     kernel.log.info('sample collection ingested', { ...where, documents: files.length })
     return 'ingested'
@@ -53,7 +53,7 @@ export async function seedSampleCollection(kernel: Kernel): Promise<SampleOutcom
     // Another replica made it at the same moment: that is the idempotent outcome, not a failure.
     if ((err as { status?: number }).status === 409 && !created) return 'exists'
     kernel.log.warn('the sample collection was not ingested; the gateway serves without it', { ...where, cause: describeCause(err) })
-    if (created) await kernel.knowledge.deleteCollection(projectId, name).catch(() => undefined)
+    if (created) await kernel.domains.query.knowledge.deleteCollection(projectId, name).catch(() => undefined)
     return 'failed'
   }
 }

@@ -12,15 +12,12 @@ export async function openUploads(options: QueryStoreOptions): Promise<ChatUploa
   const settings = options.settings ?? querySettings(undefined)
   let table: UploadTable
   let closeStore: () => Promise<void>
-  if (options.postgresUrl) {
-    // Loaded only when configured: pg is not needed by the embedded default.
-    const { openQueryPool } = await import('./query-pool.js')
-    const pool = await openQueryPool(options.postgresUrl, options.postgresSchema, postgresUploadSchema)
+  if (options.stores.kind === 'postgres') {
+    const { pool } = await options.stores.postgres({ ddl: postgresUploadSchema })
     table = postgresUploads(pool, options.now)
     closeStore = () => pool.end()
   } else {
-    const { openSqliteFile } = await import('../../kernel/services/stores/sqlite-file.js')
-    const db = openSqliteFile(options.dataDir, 'query-uploads.db')
+    const db = options.stores.sqlite('query-uploads.db')
     db.exec(sqliteUploadSchema)
     table = sqliteUploads(db, options.now)
     closeStore = async () => void db.close()

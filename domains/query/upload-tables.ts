@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3'
 import type pg from 'pg'
-import { inTransaction } from '../../kernel/services/stores/pg-transaction.js'
+import { inTransaction } from '../../kernel/contract/index.js'
 import type { ChatUploads, UploadedFile, UploadKind } from './uploads.js'
 
 export interface UploadTable extends ChatUploads {

@@ -17,3 +17,8 @@ export interface Catalog {
    */
   permits(group: string | undefined, names: readonly string[]): boolean
 }
+
+/** What the model's server reports in `model`: reported_name, else served_name, else the id. */
+export function reportedNameOf(model: ModelConfig): string {
+  return model.reported_name ?? model.served_name ?? model.id
+}

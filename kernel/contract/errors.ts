@@ -68,3 +68,8 @@ export class ConfigError extends Error {
     this.name = 'ConfigError'
   }
 }
+
+/** 413: a request body over the limit (the transport's reader and upload plugins refuse alike). */
+export function tooLarge(): GatewayError {
+  return new GatewayError(413, 'request body too large', { code: 'body_too_large' })
+}

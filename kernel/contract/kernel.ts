@@ -16,11 +16,10 @@ export type { Backends } from './backends.js'
 export type { GroupRecord, KeyAdmin, KeyChange, KeyRecord, KeyStore, NewKey, TermBudget } from './key-store.js'
 import type { ServerFile } from '../../schemas/server.schema.js'
 import type { UsageRecords } from './records.js'
-import type { KeptResponses } from '../../plugins/openai-responses/store/kept-responses.js'
-import type { SharedState } from '../services/state/state.js'
+import type { QueueLoad } from './load.js'
+import type { RedisService } from './redis.js'
+import type { Stores } from './stores.js'
 import type { Metrics } from './metrics.js'
-import type { KnowledgeBase } from '../../domains/query/knowledge/knowledge-base.js'
-import type { QueryServices } from '../../domains/query/query-services.js'
 
 /** Config files after validation, defaults applied. */
 export interface Deployment {
@@ -51,6 +50,10 @@ export interface CallResult {
   readonly usage: import('./usage.js').Usage
 }
 
+/** The products' domains by name (`kernel.domains.query` …): each domain adds its entry by declaration merging (domain.ts). */
+// biome-ignore lint/suspicious/noEmptyInterface: the extension point domains merge into.
+export interface Domains {}
+
 export interface Kernel {
   readonly config: Deployment
   readonly catalog: Catalog
@@ -60,16 +63,16 @@ export interface Kernel {
   readonly backends: Backends
   /** Usage records: buffered, written in batches off the request path. */
   readonly records: UsageRecords
-  /** Responses API responses kept per key (`store: true`), for a bounded time. */
-  readonly responses: KeptResponses
-  /** Budgets, token windows and the fair queues: in memory, or in Redis across replicas. */
-  readonly state: SharedState
+  /** Redis when `stores.redis_url` is set (state shared by replicas: budgets, the fair queue); undefined otherwise. */
+  readonly redis: RedisService | undefined
+  /** The deployment's database (SQLite files in the data folder, or PostgreSQL), for plugins that keep tables. */
+  readonly stores: Stores
+  /** How busy each backend pool is, as the fair queue reports it. */
+  readonly load: QueueLoad
   /** Prometheus metrics of the process (they survive reloads). */
   readonly metrics: Metrics
-  /** Collections of projects, their documents and chunks (SQLite, or PostgreSQL when configured). */
-  readonly knowledge: KnowledgeBase
-  /** The Query service's projects and tokens, conversation history and chat uploads. */
-  readonly query: QueryServices
+  /** The products' shared logic, opened once per process (`kernel.domains.query` …); typed by declaration merging. */
+  readonly domains: Domains
   readonly log: Logger
   /** The clock (epoch ms); tests may replace it. Retirement and budgets read it. */
   now(): number

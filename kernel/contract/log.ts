@@ -41,3 +41,14 @@ export function describeCause(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`
   return String(err)
 }
+
+/** A URL as messages show it: without its password. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return '(unparseable url)'
+  }
+}

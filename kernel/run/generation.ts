@@ -3,25 +3,24 @@
  * a new generation beside the old one and swaps it in; requests already in flight finish on
  * the generation they started with, which is closed when its last request ends.
  */
-import Router from '@koa/router'
-import type Koa from 'koa'
 import type { Catalog, CallOptions, CallResult, Deployment, Kernel } from '../contract/kernel.js'
-import type { KernelServices } from '../../bin/open-services.js'
+import type { KernelServices } from '../services/kernel-services.js'
 import type { UsageRecords } from '../services/records/records.js'
-import type { SharedState } from '../services/state/state.js'
 import type { Metrics } from '../services/metrics/metrics.js'
 import type { Logger } from '../contract/log.js'
 import type { LoadedRoute } from './route.js'
 import type { PluginRegistry } from './registry.js'
-import type { RouteTable } from '../transports/routing/route-table.js'
+import type { PluginStates } from './plugin-states.js'
 import { createCatalog, type CatalogOptions } from '../services/catalog/catalog.js'
 import { createKeyStore, type LayeredKeyStore } from '../services/keys/keys.js'
 import { BackendPools } from '../services/backends/pools.js'
 import { loadPipelines, type LoadedPipelines } from './loader.js'
 import { createExchange } from './create-exchange.js'
 import { checkBody } from '../transports/body.js'
-import { finishAll, outcomeOf, runRequest, wrapBytes, wrapEvents, type ChainState } from './chain.js'
-import { GatewayError, toGatewayError } from '../contract/errors.js'
+import type { ChainState } from './chain.js'
+import { runExchange, type RunOptions } from './lifecycle.js'
+import { InProcessCall } from '../transports/in-process.js'
+import { GatewayError } from '../contract/errors.js'
 import { bodySchemas } from '../../schemas/bodies.js'
 
 export interface GenerationOptions {
@@ -34,6 +33,8 @@ export interface GenerationOptions {
   announce?: (line: string) => void
   /** The process's shared services (made once, in gateway.ts, so they outlive the generation). */
   services: KernelServices
+  /** The plugins' states (made once, in gateway.ts): a plugin used for the first time opens here. */
+  plugins: PluginStates
 }
 
 /** How long requests cut at shutdown get to end and record themselves. */
@@ -45,19 +46,14 @@ export class Generation implements Kernel {
   readonly keys: LayeredKeyStore
   readonly backends: BackendPools
   readonly records: UsageRecords
-  readonly responses: KernelServices['responses']
-  readonly state: SharedState
+  readonly redis: KernelServices['redis']
+  readonly stores: KernelServices['stores']
+  readonly load: KernelServices['load']
   readonly metrics: Metrics
-  readonly knowledge: KernelServices['knowledge']
-  readonly query: KernelServices['query']
+  readonly domains: KernelServices['domains']
   private readonly observer: KernelServices['observer']
   readonly log: Logger
   readonly now: () => number
-  readonly router = new Router()
-  /** The router's middleware, made once when the routes are mounted. */
-  dispatch: Koa.Middleware | undefined
-  /** The same routes, served without Koa (services/routing). */
-  routeTable: RouteTable | undefined
   private pipelines!: LoadedPipelines
   private inflight = 0
   private retired = false
@@ -81,11 +77,11 @@ export class Generation implements Kernel {
     })
     this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id), options.services.metrics)
     this.records = options.services.records
-    this.responses = options.services.responses
-    this.state = options.services.state
+    this.redis = options.services.redis
+    this.stores = options.services.stores
+    this.load = options.services.load
     this.metrics = options.services.metrics
-    this.knowledge = options.services.knowledge
-    this.query = options.services.query
+    this.domains = options.services.domains
     this.observer = options.services.observer
   }
 
@@ -98,6 +94,7 @@ export class Generation implements Kernel {
         registry: options.registry,
         bodySchemas,
         kernel: gen,
+        states: options.plugins,
       })
     } catch (err) {
       await gen.backends.close()
@@ -140,6 +137,11 @@ export class Generation implements Kernel {
     void finishing.finally(() => this.finishing.delete(finishing))
   }
 
+  /** What the lifecycle needs of this generation: its request ends, and the records journal a reply on a wire waits for. */
+  readonly runOptions: RunOptions = { track: this.track, durable: () => this.records.durable?.() }
+  /** An in-process reply waits for no journal: the caller's own reply does. */
+  private readonly callOptions: RunOptions = { track: this.track }
+
   /** Resolves when no request is in flight, or when `ms` have passed. */
   private drain(ms: number): Promise<void> {
     if (this.inflight === 0) return Promise.resolve()
@@ -170,7 +172,6 @@ export class Generation implements Kernel {
     const route = this.routes.get(routeId)
     if (!route) throw new GatewayError(500, 'internal error', { cause: new Error(`kernel.call: no route ${routeId}`) })
     if (route.body.kind === 'json') checkBody(route.body, body)
-    const leave = this.enter()
     const ex = createExchange({
       route: route.info,
       transport: 'internal',
@@ -186,37 +187,8 @@ export class Generation implements Kernel {
       now: this.now(),
       demand: route.demand,
     })
-    const state: ChainState = { entered: 0, finished: false, track: this.track }
-    const end = () => {
-      ex.settle()
-      leave()
-    }
-    try {
-      await runRequest(route, ex, state)
-    } catch (err) {
-      await finishAll(route, ex, state, outcomeOf(ex, err))
-      end()
-      throw toGatewayError(err)
-    }
-    const reply = ex.reply!
-    if (reply.kind === 'events') {
-      const wrapped = wrapEvents(route, ex, state, reply)
-      return { reply: { ...wrapped, events: onEnd(wrapped.events, end) }, headers: ex.headers, usage: ex.usage }
-    }
-    if (reply.kind === 'bytes' && !(reply.data instanceof Uint8Array)) {
-      return { reply: { ...reply, data: onEnd(wrapBytes(route, ex, state, reply.status, reply.data), end) }, headers: ex.headers, usage: ex.usage }
-    }
-    await finishAll(route, ex, state, { kind: 'done', status: reply.status })
-    end()
-    return { reply, headers: ex.headers, usage: ex.usage }
-  }
-}
-
-/** Runs `end` once the iterable is finished, failed or abandoned. */
-async function* onEnd<T>(source: AsyncIterable<T>, end: () => void): AsyncGenerator<T> {
-  try {
-    yield* source
-  } finally {
-    end()
+    const call = new InProcessCall(ex, false, this.enter())
+    void runExchange(route, ex, call, this.callOptions).catch(call.failed)
+    return call.result
   }
 }

@@ -12,6 +12,7 @@ import { pipelineSchema, type PipelineFile, type RouteConfig } from '../../schem
 import type { Kernel } from '../contract/kernel.js'
 import { METERS, type AnyPlugin, type Meter, type Phases } from '../contract/plugin.js'
 import type { PluginRegistry } from './registry.js'
+import type { PluginStates } from './plugin-states.js'
 import type { BodyMode, LoadedRoute, LoadedStep } from './route.js'
 import { describeCause } from '../contract/log.js'
 import { errorStyle } from './error-styles.js'
@@ -32,6 +33,7 @@ export type PipelineErrorCode =
   | 'UNKNOWN_BODY_SCHEMA'
   | 'DUPLICATE_ROUTE_ID'
   | 'DUPLICATE_PATH'
+  | 'OPEN_FAILED' // a plugin's `open` threw (its state is opened once per process, at its first load)
   | 'SETUP_FAILED'
 
 export class PipelineError extends ConfigError {
@@ -155,6 +157,8 @@ export async function loadPipelines(options: {
   registry: PluginRegistry
   bodySchemas: Readonly<Record<string, object>>
   kernel: Kernel
+  /** The process's plugin states: a plugin's `open` runs at its first load only. */
+  states: PluginStates
 }): Promise<LoadedPipelines> {
   const planned: PlannedRoute[] = []
   const seen = new Map<string, string>()
@@ -175,16 +179,23 @@ export async function loadPipelines(options: {
     }
   }
 
-  // Everything is valid: set the plugins up. If one setup fails, close what was set up.
+  // Everything is valid: open the states of plugins used for the first time, then set the
+  // plugins up. If one setup fails, close what was set up (states live on with the process).
   const opened: Phases[] = []
   const routes = new Map<string, LoadedRoute>()
   try {
     for (const r of planned) {
       const steps: LoadedStep[] = []
       for (const [index, s] of r.steps.entries()) {
+        let state: unknown
+        try {
+          state = await options.states.of(s.plugin, options.kernel)
+        } catch (err) {
+          throw new PipelineError('OPEN_FAILED', r.file, r.config.id, `${index + 1} (${s.name})`, `open failed: ${describeCause(err)}`)
+        }
         let phases: Phases
         try {
-          phases = await s.plugin.setup(s.options, options.kernel, { pipeline: r.pipeline.pipeline, route: r.config.id, file: r.file })
+          phases = await s.plugin.setup(s.options, options.kernel, state, { pipeline: r.pipeline.pipeline, route: r.config.id, file: r.file })
         } catch (err) {
           throw new PipelineError('SETUP_FAILED', r.file, r.config.id, `${index + 1} (${s.name})`, `setup failed: ${describeCause(err)}`)
         }

@@ -6,11 +6,9 @@
 import type { IncomingMessage } from 'node:http'
 import type { IncomingBody } from '../contract/exchange.js'
 import type { ValidateFunction } from 'ajv'
-import { GatewayError } from '../contract/errors.js'
+import { GatewayError, tooLarge } from '../contract/errors.js'
 
-export function tooLarge(): GatewayError {
-  return new GatewayError(413, 'request body too large', { code: 'body_too_large' })
-}
+export { tooLarge }
 
 function declaredLength(req: IncomingMessage): number | undefined {
   const v = req.headers['content-length']

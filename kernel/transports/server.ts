@@ -1,56 +1,124 @@
 /**
- * The Koa server, for what the route table (services/routing) leaves to it: a request id on
- * every response, dispatch to the current generation's router, 404 "unknown endpoint" for the
- * rest, and a last-resort boundary that leaks nothing.
+ * The one front door: a Koa app whose one middleware answers every HTTP request. It gives the
+ * response its request id and counts the request in its generation until the response closes,
+ * routes it with the generation's @koa/router, and answers what no route serves: 404 "unknown
+ * endpoint", 405, CORS preflights (OPTIONS routes of the same router), and a last-resort 500
+ * that leaks nothing. A pipeline route writes its reply to Node's response itself
+ * (`ctx.respond = false`, transports/http.ts).
+ *
+ * What Koa's way of routing costs a request is won back inside it (docs/decisions.md, "One
+ * front door: Koa"): the router is built once per generation and a path is matched once, not
+ * once a request (the router's match for a path is remembered), and the route's handler is
+ * called directly, without the chain that `router.routes()` composes for every request.
  */
+import crypto from 'node:crypto'
 import Koa from 'koa'
+import Router, { type RouterContext, type RouterMiddleware } from '@koa/router'
 import type { Generation } from '../run/generation.js'
-import { GatewayError } from '../contract/errors.js'
-import type { Logger } from '../contract/log.js'
-import { mountPreflights } from './cors/cors.js'
-import { RouteTable } from './routing/route-table.js'
-import { beginRequest, lastResortError, serveRoute } from './routing/serve-route.js'
+import type { LoadedRoute } from '../run/route.js'
+import { GatewayError, toGatewayError } from '../contract/errors.js'
+import { describeCause, type Logger } from '../contract/log.js'
+import { defaultErrorStyle } from '../run/error-styles.js'
+import { applyCors, mountPreflights } from './cors/cors.js'
+import { serveHttp } from './http.js'
 
 export interface GenerationHolder {
   current(): Generation
 }
 
-/** Registers every HTTP route of a generation on its router and in its route table, in the same order. */
-export function mountRoutes(gen: Generation, log: Logger): void {
-  for (const route of gen.routes.values()) {
-    if (route.internal || !route.method || route.path === undefined) continue
-    gen.router.register(route.path, [route.method], (ctx) => {
-      ctx.respond = false
-      const target = { requestId: ctx.state.requestId as string, path: ctx.path, querystring: ctx.querystring, params: ctx.params as Record<string, string> }
-      return serveRoute(gen, route, ctx.req, ctx.res, target, log)
-    })
+interface Hit {
+  readonly handler: RouterMiddleware
+  readonly params: Record<string, string>
+}
+
+/** What a route's handler is given as `next`: nothing comes after a route. */
+const nothing = (): Promise<void> => Promise.resolve()
+
+/** Paths whose match is remembered, per method; past it the memory starts again (a bound, not a cache policy). */
+const REMEMBERED = 1024
+
+/** A generation's HTTP routes and their CORS preflights on one @koa/router, made when its routes are mounted. */
+export class HttpRoutes {
+  /** The response header that carries the request id (with the deployment's prefix). */
+  readonly idHeader: string
+  private readonly router = new Router()
+  private readonly seen = new Map<string, Map<string, Hit>>()
+
+  constructor(gen: Generation) {
+    this.idHeader = `${gen.config.server.header_prefix}request-id`
+    for (const route of gen.routes.values()) {
+      if (route.internal || !route.method || route.path === undefined) continue
+      this.router.register(route.path, [route.method], (ctx) => serveRoute(gen, route, ctx))
+    }
+    mountPreflights(this.router, gen.routes.values())
   }
-  mountPreflights(gen.router, gen.routes.values())
-  gen.dispatch = gen.router.routes() as Koa.Middleware
-  gen.routeTable = new RouteTable(gen.routes.values())
+
+  /** The route that serves `method` on `path`, as the router picks it (the first mounted); a 404 or 405 when none does. */
+  match(method: string, path: string): Hit {
+    let paths = this.seen.get(method)
+    const known = paths?.get(path)
+    if (known) return known
+    const found = this.router.match(path, method)
+    const layer = found.pathAndMethod.find((l) => l.methods.length > 0)
+    if (!layer) {
+      if (found.path.length > 0) throw new GatewayError(405, `method ${method} not allowed on ${path}`)
+      throw new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' })
+    }
+    const hit: Hit = { handler: layer.stack[0]!, params: Object.freeze(layer.params(path, layer.captures(path), {})) }
+    // Parameters are part of the path, so they are remembered with it.
+    if (!paths) this.seen.set(method, (paths = new Map()))
+    if (paths.size >= REMEMBERED) paths.clear()
+    paths.set(path, hit)
+    return hit
+  }
+}
+
+/** Each generation's HTTP routes, mounted once, before it serves. */
+const mounted = new WeakMap<Generation, HttpRoutes>()
+
+export function mountRoutes(gen: Generation): void {
+  mounted.set(gen, new HttpRoutes(gen))
+}
+
+/** CORS, then the route through the lifecycle, its reply written by the transport. */
+function serveRoute(gen: Generation, route: LoadedRoute, ctx: RouterContext): Promise<void> {
+  ctx.respond = false
+  if (route.cors) applyCors(route.cors, ctx.req, ctx.res)
+  return serveHttp(gen, route, ctx, ctx.state.requestId as string)
 }
 
 export function createApp(holder: GenerationHolder, log: Logger): Koa {
   const app = new Koa()
   app.proxy = false
   app.silent = true
-  app.use(async (ctx) => {
+  app.use(async function frontDoor(ctx: RouterContext) {
     const gen = holder.current()
-    const requestId = beginRequest(gen, ctx.res)
+    const routes = mounted.get(gen)!
+    const requestId = crypto.randomUUID()
     ctx.state.requestId = requestId
+    ctx.res.setHeader(routes.idHeader, requestId)
+    ctx.res.once('close', gen.enter())
     try {
-      await gen.dispatch!(ctx, async () => {
-        const matched = (ctx as unknown as { matched?: unknown[] }).matched
-        if (matched && matched.length > 0) throw new GatewayError(405, `method ${ctx.method} not allowed on ${ctx.path}`)
-        throw new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' })
-      })
+      const hit = routes.match(ctx.req.method!, ctx.path)
+      ctx.params = hit.params
+      await hit.handler(ctx, nothing)
     } catch (err) {
-      const { error, rendered } = lastResortError(err, requestId, log)
-      ctx.status = rendered.status
-      for (const [k, v] of Object.entries(error.headers)) ctx.set(k, v)
-      ctx.type = rendered.contentType
-      ctx.body = rendered.body
+      lastResort(ctx, err, requestId, log)
     }
   })
   return app
+}
+
+/** The last-resort boundary: an internal error logged with the request id, the error in the default style. */
+function lastResort(ctx: RouterContext, err: unknown, requestId: string, log: Logger): void {
+  const error = toGatewayError(err)
+  if (error.code === 'internal') log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
+  // Once the headers are out there is no other reply to give.
+  if (ctx.res.headersSent) return void ctx.res.end()
+  const rendered = defaultErrorStyle(error)
+  ctx.respond = true
+  ctx.status = rendered.status
+  ctx.set(error.headers)
+  ctx.type = rendered.contentType
+  ctx.body = rendered.body
 }

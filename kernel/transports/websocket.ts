@@ -2,7 +2,8 @@
  * The WebSocket transport: each JSON text message runs a route as an Exchange (transport 'ws'),
  * and only this file writes the socket. The first route of a path authenticates the upgrade
  * (its steps up to the one providing `principal`); a refusal is plain HTTP before the socket
- * opens. Messages: protocols/websocket/; backpressure and ping: services/websocket/.
+ * opens. Every message, and the upgrade's authentication, runs through the one lifecycle
+ * (run/lifecycle.ts). Messages: protocols/websocket/; backpressure and ping: websocket-flow/.
  */
 import crypto from 'node:crypto'
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
@@ -11,15 +12,16 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { Generation } from '../run/generation.js'
 import type { LoadedRoute } from '../run/route.js'
 import type { Principal } from '../contract/exchange.js'
-import type { Outcome } from '../contract/plugin.js'
-import { SerializedEvent, type EventsReply } from '../contract/reply.js'
+import type { Phases } from '../contract/plugin.js'
+import { SerializedEvent, type Reply } from '../contract/reply.js'
 import { createExchange, type KernelExchange } from '../run/create-exchange.js'
-import { enteredChunkSteps, finishAll, outcomeOf, passChunk, runRequest, type ChainState } from '../run/chain.js'
-import { GatewayError, toGatewayError } from '../contract/errors.js'
-import { checkBody, parseJson } from './body.js'
+import { runExchange } from '../run/lifecycle.js'
+import type { EventSink, WholeReply, Wire } from './wire.js'
+import { GatewayError } from '../contract/errors.js'
+import { parseJson } from './body.js'
 import { defaultErrorStyle } from '../run/error-styles.js'
 import { describeCause, type Logger } from '../contract/log.js'
-import { CLOSE, MessageError, askedFor, errorMessage, eventMessage, matches, readMessage, replyMessage, serializedEventMessage, upgradeRefusal, type MessageId } from '../../protocols/websocket/envelope.js'
+import { CLOSE, MessageError, askedFor, errorMessage, eventMessage, matches, readMessage, replyMessage, serializedEventMessage, upgradeRefusal, type IncomingMessage as SocketMessage } from '../../protocols/websocket/envelope.js'
 import { SocketFlow, heartbeat } from './websocket-flow/socket-flow.js'
 
 /** What a socket keeps of its upgrade for every message: who, and the request it came with. */
@@ -52,31 +54,23 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
       socket.destroy()
     }
     if (!route || draining) return refuse(draining ? new GatewayError(503, 'server shutting down') : new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' }))
-    const ex = exchangeFor(gen, route, { path: url.pathname, query: url.searchParams, headers: req.headers }, requestId, 'GET')
-    const state: ChainState = { entered: 0, finished: false, track: gen.track }
-    try {
-      // The route's authenticating steps alone, with a `next` that goes no further.
-      const auth = { ...route, steps: route.steps.slice(0, route.ws!.authSteps) }
-      const run = async (i: number): Promise<void> => {
-        if (i === auth.steps.length) return
-        state.entered = i + 1
-        const request = auth.steps[i]!.phases.request
-        await (request ? request(ex, () => run(i + 1)) : run(i + 1))
-      }
-      await run(0)
-      await finishAll(auth, ex, state, { kind: 'done', status: 101 })
-    } catch (err) {
-      await finishAll(route, ex, state, outcomeOf(ex, err))
-      return refuse(toGatewayError(err), route.errors)
-    } finally {
-      ex.settle()
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, socket, { path: url.pathname, query: url.searchParams, headers: req.headers, principal: ex.principal }))
+    const up = { path: url.pathname, query: url.searchParams, headers: req.headers }
+    const ex = exchangeFor(gen, route, up, requestId, 'GET')
+    // The route's authenticating steps alone, then a step that lets the socket open.
+    const steps = route.steps.slice(0, route.ws!.authSteps)
+    const auth: LoadedRoute = { ...route, body: { kind: 'none' }, steps: [...steps, { name: 'upgrade', index: steps.length, phases: UPGRADE }], chunkSteps: [] }
+    await runExchange(auth, ex, {
+      boundary: true,
+      error: (_ex, error) => void refuse(error, route.errors),
+      whole: () => void wss.handleUpgrade(req, socket, head, (ws) => connect(ws, socket, { ...up, principal: ex.principal })),
+      events: unreachable,
+      bytes: unreachable,
+    }, gen.runOptions)
   }
 
-  function exchangeFor(gen: Generation, route: LoadedRoute, up: Upgrade, id: string, method: string, signal?: AbortSignal): KernelExchange {
+  function exchangeFor(gen: Generation, route: LoadedRoute, up: Upgrade, id: string, method: string, signal?: AbortSignal, body?: unknown): KernelExchange {
     const { server } = gen.config
-    return createExchange({ ...up, id, route: route.info, transport: 'ws', method, headerPrefix: server.header_prefix, timeoutMs: server.limits.request_timeout_ms, parentSignal: signal, log: gen.log, now: gen.now(), demand: route.demand })
+    return createExchange({ ...up, id, route: route.info, transport: 'ws', method, body, headerPrefix: server.header_prefix, timeoutMs: server.limits.request_timeout_ms, parentSignal: signal, log: gen.log, now: gen.now(), demand: route.demand })
   }
 
   function connect(ws: WebSocket, raw: Duplex, up: Upgrade): void {
@@ -104,83 +98,23 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
         }
         if (inFlight >= settings.max_in_flight) return ws.close(CLOSE.policy, `more than ${settings.max_in_flight} requests in flight`)
         inFlight++
-        void serve(gen, route, message.id, message.body).finally(() => inFlight--).catch((err: unknown) => {
-          log.error('websocket request failed', { cause: describeCause(err) })
-          ws.close(CLOSE.internal, 'internal error')
-        })
+        const leave = gen.enter()
+        const ex = exchangeFor(gen, route, up, crypto.randomUUID(), 'WS', gone.signal, message.body)
+        void runExchange(route, ex, new MessageWire(ws, flow, route, message), gen.runOptions)
+          .finally(() => {
+            inFlight--
+            leave()
+          })
+          .catch((err: unknown) => {
+            log.error('websocket request failed', { cause: describeCause(err) })
+            ws.close(CLOSE.internal, 'internal error')
+          })
       } catch (err) {
         if (err instanceof MessageError) return void flow.send(errorMessage(err.id, style(err.error).body))
         log.error('websocket message failed', { cause: describeCause(err) })
         ws.close(CLOSE.internal, 'internal error')
       }
     })
-
-    async function serve(gen: Generation, route: LoadedRoute, id: MessageId, body: unknown): Promise<void> {
-      const leave = gen.enter()
-      const ex = exchangeFor(gen, route, up, crypto.randomUUID(), 'WS', gone.signal)
-      const state: ChainState = { entered: 0, finished: false, track: gen.track }
-      try {
-        ex.body = route.body.kind === 'json' ? checkBody(route.body, body) : body
-        await runRequest(route, ex, state)
-      } catch (err) {
-        const outcome = outcomeOf(ex, err)
-        await gen.records.durable?.()
-        fail(ex, id, route, outcome.error!)
-        ex.settle()
-        await finishAll(route, ex, state, outcome)
-        // The token stopped authenticating (deleted, disabled): the socket's permission is gone.
-        if (outcome.error!.status === 401) ws.close(CLOSE.policy, 'access token no longer valid')
-        return leave()
-      }
-      ex.sealHeaders()
-      await gen.records.durable?.()
-      const reply = ex.reply!
-      let outcome: Outcome = { kind: 'done', status: reply.status }
-      if (reply.kind === 'events') outcome = await stream(ex, id, route, state, reply)
-      else if (reply.kind === 'json') flow.send(replyMessage(id, reply.status, reply.body))
-      else {
-        const error = new GatewayError(501, `this route answers ${reply.kind}, which is not served over the WebSocket yet`)
-        fail(ex, id, route, error)
-        outcome = { kind: 'failed', status: 501, error }
-      }
-      ex.settle()
-      await finishAll(route, ex, state, outcome)
-      leave()
-    }
-
-    function fail(ex: KernelExchange, id: MessageId, route: LoadedRoute, error: GatewayError): void {
-      if (error.code === 'internal') ex.log.error('request failed', { cause: describeCause(error.cause ?? error) })
-      flow.send(errorMessage(id, route.errors(error).body, ex.id))
-    }
-
-    /** Each event one message; a failure mid-stream one error message (never a silent stop). */
-    async function stream(ex: KernelExchange, id: MessageId, route: LoadedRoute, state: ChainState, reply: EventsReply): Promise<Outcome> {
-      const chunkSteps = enteredChunkSteps(route, state)
-      const it = reply.events[Symbol.asyncIterator]()
-      let outcome: Outcome = { kind: 'aborted', status: 499 }
-      try {
-        for (;;) {
-          if (flow.over && !(await flow.drained())) break
-          if (!flow.open) break
-          const { value, done } = await it.next()
-          if (done) {
-            outcome = { kind: 'done', status: reply.status }
-            break
-          }
-          if (chunkSteps.length === 0 && value instanceof SerializedEvent) flow.send(serializedEventMessage(id, value.json))
-          else {
-            const event = passChunk(chunkSteps, ex, value)
-            if (event !== null) flow.send(eventMessage(id, event))
-          }
-        }
-      } catch (err) {
-        outcome = outcomeOf(ex, err)
-        if (outcome.kind !== 'aborted') fail(ex, id, route, outcome.error!)
-      } finally {
-        if (outcome.kind === 'aborted') await it.return?.()
-      }
-      return outcome
-    }
   }
 
   return {
@@ -189,5 +123,71 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
       for (const ws of wss.clients) ws.close(CLOSE.goingAway, 'server shutting down')
       wss.close()
     },
+  }
+}
+
+/** The last step of an upgrade: the socket may open (the outcome its finish phases see is 101). */
+const UPGRADE: Phases = {
+  async request(ex) {
+    ex.reply = { kind: 'json', status: 101, body: null }
+  },
+}
+
+function unreachable(): never {
+  throw new Error('an upgrade has no streamed reply')
+}
+
+/** One message's request on its socket: each reply, event or error one message with the client's id. */
+class MessageWire implements Wire {
+  readonly boundary = true
+  private refused = false
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly flow: SocketFlow,
+    private readonly route: LoadedRoute,
+    private readonly message: SocketMessage,
+  ) {}
+
+  body(): unknown {
+    return this.message.body
+  }
+
+  accept(reply: Reply): void {
+    if (reply.kind !== 'json' && reply.kind !== 'events') throw new GatewayError(501, `this route answers ${reply.kind}, which is not served over the WebSocket yet`)
+  }
+
+  error(ex: KernelExchange, error: GatewayError): undefined {
+    // The token stopped authenticating (deleted, disabled): the socket's permission is gone.
+    if (error.status === 401) this.refused = true
+    this.flow.send(errorMessage(this.message.id, this.route.errors(error).body, ex.id))
+    return undefined
+  }
+
+  whole(ex: KernelExchange, reply: WholeReply): undefined {
+    ex.sealHeaders()
+    if (reply.kind === 'json') this.flow.send(replyMessage(this.message.id, reply.status, reply.body))
+    return undefined
+  }
+
+  events(ex: KernelExchange): EventSink {
+    ex.sealHeaders()
+    const { flow } = this
+    const id = this.message.id
+    return {
+      ready: () => (flow.over ? flow.drained().then((open) => open && flow.open) : flow.open),
+      send: (event) => void flow.send(event instanceof SerializedEvent ? serializedEventMessage(id, event.json) : eventMessage(id, event)),
+      end() {},
+      // A failure mid-stream is one error message (never a silent stop); a reader gone hears nothing.
+      fail: (outcome) => void (outcome.kind !== 'aborted' && this.error(ex, outcome.error!)),
+    }
+  }
+
+  bytes(): never {
+    throw new Error('bytes are refused before they reach the WebSocket')
+  }
+
+  ended(): void {
+    if (this.refused) this.ws.close(CLOSE.policy, 'access token no longer valid')
   }
 }

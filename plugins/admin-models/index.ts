@@ -33,7 +33,7 @@ export default definePlugin({
     return {
       async request(ex) {
         const now = kernel.now()
-        const load = kernel.state.queues.load()
+        const load = kernel.load.pools()
         const backends = Object.entries(kernel.config.models.backends).map(([name, b]) => {
           const mine = load.filter((l) => l.pool === name)
           return {

@@ -28,7 +28,7 @@ export default definePlugin({
   requires: ['admin'],
   setup(config, kernel) {
     const validateToken = validatorFor(createTokenBody)
-    const projects = () => kernel.query.projects
+    const projects = () => kernel.domains.query.projects
     const id = (ex: Exchange) => ex.params.id ?? ''
     const find = (projectId: string) => {
       const p = projects().project(projectId)

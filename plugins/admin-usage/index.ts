@@ -6,7 +6,7 @@
  * the query runs, so the answer includes the last requests.
  */
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
-import type { UsageDimension, UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageDimension, UsageRecord } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { usagePeriod } from './period.js'
 

@@ -1,6 +1,6 @@
 /** The period and filters of a usage query, from the query string, with clear 400s. */
 import { GatewayError } from '../../kernel/contract/index.js'
-import type { UsagePeriod } from '../../kernel/services/stores/store.js'
+import type { UsagePeriod } from '../../kernel/contract/index.js'
 
 /** The largest time a JavaScript Date holds (±100,000,000 days from 1970): past it, there is no ISO 8601 form to answer with. */
 const MAX_TIME = 8.64e15

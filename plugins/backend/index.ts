@@ -5,8 +5,8 @@
  * with their status and message; 502 "upstream request failed" when the server cannot be
  * reached; aborts the upstream request when the client goes.
  */
-import { GatewayError, RelayedJson, SerializedEvent, definePlugin, reply, type Exchange, type Kernel, type StreamItem } from '../../kernel/contract/index.js'
-import type { UpstreamResponse } from '../../kernel/services/backends/pools.js'
+import { GatewayError, RelayedJson, SerializedEvent, definePlugin, reply, type Exchange, type Kernel, type Narrowed, type StreamItem } from '../../kernel/contract/index.js'
+import type { UpstreamResponse } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { SseParser } from './sse-parser.js'
 import { normalizeChunk, normalizeCompletion } from './openai-normalize.js'
@@ -31,11 +31,11 @@ export default definePlugin({
     },
   },
   setup(config, kernel) {
-    const path = PATHS[config.endpoint ?? 'chat']
+    const path = PATHS[config.endpoint]
     if (config.endpoint === 'embeddings') return { request: (ex, next) => embeddings(ex, next, kernel) }
     return {
       async request(ex, next) {
-        const model = ex.state.model!.model
+        const model = ex.state.model.model
         const upstreamBody: Body = { ...(ex.body as Body), model: model.served_name ?? model.id }
         const streaming = upstreamBody.stream === true
         const clientWantsUsage = upstreamBody.stream_options?.include_usage === true
@@ -65,8 +65,8 @@ export default definePlugin({
  * a model that takes it (for another, the capabilities step let through only the model's own
  * size, which a server of a fixed-size model may refuse to be told).
  */
-async function embeddings(ex: Exchange, next: () => Promise<void>, kernel: Kernel): Promise<void> {
-  const model = ex.state.model!.model
+async function embeddings(ex: Narrowed<'model'>, next: () => Promise<void>, kernel: Kernel): Promise<void> {
+  const model = ex.state.model.model
   const sent = ex.body as Body & { encoding_format?: 'float' | 'base64'; dimensions?: number }
   const upstreamBody: Body = { ...sent, model: model.served_name ?? model.id }
   delete upstreamBody.stream

@@ -9,7 +9,7 @@
  * - `speculation` (speculation.ts), last: a draft model answers and the model checks it; an
  *   accepted draft is the reply.
  */
-import { boonActs, definePlugin, reply, type Exchange, type Kernel, type StreamItem } from '../../kernel/contract/index.js'
+import { boonActs, definePlugin, reply, type Exchange, type Kernel, type Narrowed, type StreamItem } from '../../kernel/contract/index.js'
 import { speculateFor } from './speculation.js'
 import { configSchema, type BoonsConfig } from './schema.js'
 import { describeImages } from './vision.js'
@@ -28,7 +28,7 @@ type ChatBody = Record<string, unknown> & { messages: Record<string, unknown>[];
 /** A boon that prepares the request before the model answers it; resolves with whether it acted. */
 interface PreparingBoon {
   readonly name: string
-  prepare(kernel: Kernel, config: BoonsConfig, ex: Exchange): Promise<boolean>
+  prepare(kernel: Kernel, config: BoonsConfig, ex: Narrowed<'model'>): Promise<boolean>
 }
 
 /** The boons that change the request, in the order they run (a new one is one more entry). */
@@ -36,14 +36,14 @@ const preparing: readonly PreparingBoon[] = [
   {
     name: 'vision',
     async prepare(kernel, config, ex) {
-      const model = ex.state.model!.model
+      const model = ex.state.model.model
       const helper = model.boons?.vision?.helper_model
       const body = ex.body as { messages?: { content?: unknown }[] }
       if (!helper || !boonActs(model, 'vision') || !Array.isArray(body.messages)) return false
       const n = await describeImages(kernel, ex, body.messages, {
-        route: config.route ?? 'chat-internal',
-        prompt: config.describe_prompt ?? '',
-        maxTokens: config.describe_max_tokens ?? 400,
+        route: config.route,
+        prompt: config.describe_prompt,
+        maxTokens: config.describe_max_tokens,
         helper,
       })
       return n > 0
@@ -69,7 +69,7 @@ export default definePlugin({
   config: configSchema,
   requires: ['model'],
   setup(config, kernel) {
-    const route = config.route ?? 'chat-internal'
+    const route = config.route
     const speculations = kernel.metrics.counter('sluice_speculation_total', 'Speculation boon outcomes: accepted, rejected (by the check or cut) and skipped (draft or check failed).')
     // The tool boons of each model, made once per load (a reload makes a new setup).
     const toolBoons = new Map<string, ToolBoon[]>()
@@ -83,11 +83,11 @@ export default definePlugin({
       ex.state.boons = { acted: names }
       if (names.length > 0) ex.headers.set(`${ex.headerPrefix}boons`, names.join(', '))
     }
-    const withBoons = async (ex: Exchange, next: () => Promise<void>): Promise<void> => {
+    const withBoons = async (ex: Narrowed<'model'>, next: () => Promise<void>): Promise<void> => {
       const acted = new Set<string>()
       for (const boon of preparing) if (await boon.prepare(kernel, config, ex)) acted.add(boon.name)
       const body = ex.body as ChatBody
-      const model = ex.state.model!.model
+      const model = ex.state.model.model
       // `tool_choice: none` asks for no tool at all; the client's own tool of the same name wins.
       let tools = body.tool_choice === 'none' ? [] : toolBoonsOf(model)
       if (tools.length > 0 && body.tools?.length) {
@@ -110,7 +110,7 @@ export default definePlugin({
       // The rounds ask the answering model by its own id, at the reasoning level this request was served.
       const served = ex.state.reasoning?.served
       const base: ChatBody = { ...body, model: model.id, ...(model.reasoning?.mode === 'mapped' && served ? { reasoning_effort: served } : {}) }
-      const setup = { kernel, ex, route, maxRounds: config.max_rounds ?? 3, boons: tools, acted }
+      const setup = { kernel, ex, route, maxRounds: config.max_rounds, boons: tools, acted }
       if (body.stream === true) {
         const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true
         const events = answerStreamed(setup, base, wantsUsage)
@@ -127,7 +127,7 @@ export default definePlugin({
     return {
       // Not async when no boon can act (boons off, or a model with none): no await on that path.
       request(ex, next) {
-        if (!ex.state.model!.model.boons || ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off') {
+        if (!ex.state.model.model.boons || ex.header(`${ex.headerPrefix}boons`)?.trim().toLowerCase() === 'off') {
           acting(ex, [])
           return next()
         }

@@ -141,8 +141,8 @@ export async function speculateFor(kernel: Kernel, ex: Exchange, model: ModelCon
   const boon = model.boons?.speculation
   if (!boon?.helper_model || !boonActs(model, 'speculation') || !speculable(body)) return undefined
   return speculate(kernel, ex, body, {
-    route: config.route ?? 'chat-internal',
-    question: config.speculation_question ?? '',
+    route: config.route,
+    question: config.speculation_question,
     draftModel: boon.helper_model,
     largeModel: model.id,
     servedName: model.served_name ?? model.id,

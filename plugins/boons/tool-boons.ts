@@ -62,7 +62,7 @@ function webSearch(kernel: Kernel, config: BoonsConfig): ToolBoon {
       try {
         // The endpoint's own limit applies; a count over it is capped, not an error for the model.
         const max = kernel.config.server.web_search?.max_results ?? 10
-        const { reply } = await kernel.call(config.search_route ?? 'web-search-internal', { query, ...(count ? { max_results: Math.min(count, max) } : {}) }, callOptions(ex))
+        const { reply } = await kernel.call(config.search_route, { query, ...(count ? { max_results: Math.min(count, max) } : {}) }, callOptions(ex))
         const found = (reply.kind === 'json' ? reply.body : {}) as { provider_description?: string; results?: { title: string; url: string; content: string }[] }
         const results = (found.results ?? []).map(({ title, url, content }) => ({ title, url, content }))
         return { toolMessage: JSON.stringify({ source: found.provider_description, results }) }
@@ -93,8 +93,8 @@ function imageGeneration(kernel: Kernel, config: BoonsConfig, helper: string): T
       if (prompt === '') return { toolMessage: JSON.stringify({ error: 'generate_image needs a non-empty prompt' }) }
       try {
         const { reply } = await kernel.call(
-          config.image_route ?? 'images-generations',
-          { model: helper, prompt, n: 1, size: config.image_size ?? '1024x1024', response_format: 'b64_json' },
+          config.image_route,
+          { model: helper, prompt, n: 1, size: config.image_size, response_format: 'b64_json' },
           callOptions(ex),
         )
         const body = (reply.kind === 'json' ? reply.body : {}) as { data?: { b64_json?: string }[]; output_format?: string }

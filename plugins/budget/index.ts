@@ -6,11 +6,13 @@
  * or `default_max_tokens` when it sets none) — in one atomic step across all its budgets; when
  * the budgets afford less than that but at least `min_tokens` of reply, the reply length is
  * lowered to what they afford. When the reply ends, however it ends, the reservation is
- * settled to what `ex.usage.used()` says, never past what was reserved.
+ * settled to what `ex.usage.used()` says, never past what was reserved. The ledger is the
+ * plugin's state (ledger/open-ledger.ts): opened once per process, kept across reloads.
  */
 import { GatewayError, definePlugin, describeCause, unitPrices, valueOf, type Exchange, type TermBudget, type UnitPrices } from '../../kernel/contract/index.js'
 import type { LedgerLine, LedgerTicket } from './ledger/ledger.js'
-import type { SpendScope } from '../../kernel/services/stores/store.js'
+import type { SpendScope } from '../../kernel/contract/index.js'
+import { openLedger } from './ledger/open-ledger.js'
 import { configSchema } from './schema.js'
 import { termPeriod } from './terms.js'
 
@@ -42,7 +44,8 @@ export default definePlugin({
   config: configSchema,
   requires: ['principal', 'model'],
   meters: 'budget',
-  setup(config, kernel) {
+  open: openLedger,
+  setup(config, kernel, { ledger }) {
     const refused = kernel.metrics.counter('sluice_budget_refusals_total', 'Requests refused for lack of budget, by budget.')
     return {
       async request(ex, next) {
@@ -94,7 +97,7 @@ export default definePlugin({
 
         let reservation
         try {
-          reservation = await kernel.state.ledger.reserve(lines, { min, max }, now, ex.startedAt)
+          reservation = await ledger.reserve(lines, { min, max }, now, ex.startedAt)
         } catch (err) {
           // Budgets must hold: without the ledger nothing is served.
           throw new GatewayError(503, 'budget state is unavailable', { headers: { 'retry-after': '5' }, cause: err })
@@ -117,7 +120,7 @@ export default definePlugin({
         const model = ex.state.model!.model
         const amounts = b.kinds.map((kind) => (kind === 'key_term' || kind === 'group_term' ? valueOf(model.prices, used) : used.inputTokens + used.outputTokens))
         try {
-          await kernel.state.ledger.settle(b.ticket, amounts, kernel.now())
+          await ledger.settle(b.ticket, amounts, kernel.now())
         } catch (err) {
           ex.log.error('budget settlement failed; the reservation lapses with its lease, and reconciliation counts the record', { cause: describeCause(err) })
         }

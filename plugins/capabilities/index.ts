@@ -9,7 +9,7 @@
  */
 import { GatewayError, boonActs, definePlugin } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
-import { hasImageParts } from '../../kernel/services/catalog/auto-model.js'
+import { hasImageParts } from '../../domains/gateway/auto-model.js'
 import { IMAGE_URL_RULE, breaksImageRule, imageParts } from '../../protocols/openai/image-url.js'
 import { dimensionsRefusal, inputList } from '../../protocols/openai/embeddings.js'
 import { configSchema } from './schema.js'
@@ -28,8 +28,8 @@ export default definePlugin({
     return {
       // Not async: nothing to do after next(), so its promise is handed back as it is.
       request(ex, next) {
-        if (ex.state.model!.model.model_type === 'embedding') {
-          checkEmbeddings(ex.state.model!.model, ex.state.model!.requested, ex.body as { input?: unknown; dimensions?: unknown })
+        if (ex.state.model.model.model_type === 'embedding') {
+          checkEmbeddings(ex.state.model.model, ex.state.model.requested, ex.body as { input?: unknown; dimensions?: unknown })
           return next()
         }
         const body = ex.body as { tools?: unknown[]; tool_choice?: unknown; messages?: unknown }
@@ -39,11 +39,11 @@ export default definePlugin({
         // A model server downloads an https image itself: never one on the operator's network.
         const refused = images.find(breaksImageRule)
         if (refused) throw new GatewayError(400, `${refused.path} must be ${IMAGE_URL_RULE}`, { code: 'invalid_request' })
-        const model = ex.state.model!.model
+        const model = ex.state.model.model
         if (body.tools !== undefined && !model.supports_function_calling)
-          throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tools`, { code: 'invalid_request' })
+          throw new GatewayError(400, `model ${ex.state.model.requested} does not support tools`, { code: 'invalid_request' })
         if (body.tool_choice !== undefined && !model.supports_tool_choice)
-          throw new GatewayError(400, `model ${ex.state.model!.requested} does not support tool_choice`, { code: 'invalid_request' })
+          throw new GatewayError(400, `model ${ex.state.model.requested} does not support tool_choice`, { code: 'invalid_request' })
         if (config.images === 'check' && !model.supports_vision && hasImageParts(body.messages) && !visionBoonOn(model, ex.header(`${ex.headerPrefix}boons`)))
           throw new GatewayError(400, 'model does not accept images; use a model with vision', { code: 'invalid_request' })
         return next()

@@ -6,12 +6,15 @@
  * `limits.queue_timeout_ms` with 503 "timed out waiting for model capacity" and
  * `Retry-After: 5`, and never outlasts the request's total time limit. The slot is held until
  * the reply ends — a stream keeps it while it flows — and freed in `finish`, however the reply
- * ended; the service charged is then corrected to the tokens actually used.
+ * ended; the service charged is then corrected to the tokens actually used. The queues and what
+ * the service estimates learned are the plugin's state (queues/open-queues.ts): opened once per
+ * process, kept across reloads.
  */
 import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
 import type { QueueSlot } from './queues/fair-queues.js'
 import { configSchema } from './schema.js'
-import { ServiceEstimate } from './service-estimate.js'
+import { weighted } from './service-estimate.js'
+import { openQueues } from './queues/open-queues.js'
 
 declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
@@ -34,18 +37,12 @@ export default definePlugin({
   requires: ['principal', 'model'],
   provides: ['queue'],
   meters: 'queue',
-  setup(config, kernel) {
-    const { queues } = kernel.state
+  open: openQueues,
+  setup(config, kernel, state, step) {
+    const { queues } = state
     const weights = { prompt: config.prompt_weight, completion: config.completion_weight }
-    const services = new Map<string, ServiceEstimate>()
-    const serviceOf = (pool: string) => {
-      let s = services.get(pool)
-      if (!s) {
-        s = new ServiceEstimate(weights)
-        services.set(pool, s)
-      }
-      return s
-    }
+    // Learned per route and pool, as each route's requests run there.
+    const serviceOf = (pool: string) => state.estimate(step.route, pool)
     const waits = kernel.metrics.histogram('sluice_queue_wait_seconds', 'Time requests waited for model capacity.', WAIT_BUCKETS)
     const waitsOf = new Map<string, { observe(value: number): void }>()
     const waitSeries = (model: string) => {
@@ -73,7 +70,7 @@ export default definePlugin({
         const principal = ex.principal
         const group = principal?.group ?? ''
         const promptEstimate = ex.usage.demand().inputTokens
-        const cost = serviceOf(pool).charge(promptEstimate)
+        const cost = serviceOf(pool).charge(promptEstimate, weights)
         const limits = kernel.config.server.limits
         const request = {
           pool,
@@ -107,13 +104,13 @@ export default definePlugin({
         const used = ex.usage.used()
         if (used.source === 'reported') {
           service.learn(q.promptEstimate, used.inputTokens, used.outputTokens)
-          q.slot.release(service.actual(used.inputTokens, used.outputTokens))
+          q.slot.release(weighted(weights, used.inputTokens, used.outputTokens))
         } else if (used.source === 'none') {
           // Refused or failed before any token: nothing was served.
           q.slot.release(0)
         } else {
           // Cut or abandoned without a usage report: the prompt's guess (the estimate runs high) and what streamed.
-          q.slot.release(service.actual(service.guessPrompt(q.promptEstimate), used.outputTokens))
+          q.slot.release(weighted(weights, service.guessPrompt(q.promptEstimate), used.outputTokens))
         }
       },
     }

@@ -32,7 +32,7 @@ export default definePlugin({
   setup(_config, kernel) {
     return {
       async request(ex, next) {
-        const { model, requested } = ex.state.model!
+        const { model, requested } = ex.state.model
         if (model.model_type !== 'image') throw new GatewayError(400, `model ${requested} is not an image generation model`, { code: 'invalid_request' })
         const body = bodyOf(ex.body)
         // Everything the client sent, under the server's own name for the model.

@@ -5,7 +5,7 @@
  * multipart-upload would, so the steps after it (budget's demand, transcription) run unchanged.
  */
 import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
-import { tooLarge } from '../../kernel/transports/body.js'
+import { tooLarge } from '../../kernel/contract/index.js'
 import type { AudioFileRequest } from '../../schemas/audio-file-request.schema.js'
 import { configSchema } from './schema.js'
 
@@ -17,7 +17,7 @@ export default definePlugin({
   config: configSchema,
   provides: ['upload'],
   setup(config) {
-    const maxFile = config.max_file_bytes ?? 67108864
+    const maxFile = config.max_file_bytes
     return {
       async request(ex, next) {
         const body = ex.body as AudioFileRequest

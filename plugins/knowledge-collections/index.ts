@@ -26,14 +26,14 @@ export default definePlugin({
   requires: ['admin'],
   setup(config, kernel) {
     const validate = validatorFor(createCollectionBody)
-    const kb = () => kernel.knowledge
+    const kb = () => kernel.domains.query.knowledge
     const actions: Record<KnowledgeCollectionsConfig['action'], (ex: Exchange, project: string) => Promise<void>> = {
       async create(ex, project) {
         const body = structuredClone(ex.body ?? {})
         if (!validate(body)) throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
         const { name, embedding_model } = body as { name: string; embedding_model?: string }
         const principal = embeddingPrincipal(kernel.keys, kb().settings.embeddingKey)
-        const embed = embedThroughRoute((id, b, o) => kernel.call(id, b, o), principal, { signal: ex.signal, parentId: ex.id })
+        const embed = embedThroughRoute((id, b, o) => kernel.call(id, b, o), kernel.domains.query.routes.embeddings, principal, { signal: ex.signal, parentId: ex.id })
         ex.reply = reply.json(collectionView(await kb().createCollection(project, name, embedding_model, embed)), 201)
       },
       async list(ex, project) {

@@ -78,10 +78,10 @@ export default definePlugin({
   setup(config, kernel) {
     const validatePut = validatorFor(putDocumentBody)
     const validateFields = validatorFor(documentFields)
-    const kb = () => kernel.knowledge
+    const kb = () => kernel.domains.query.knowledge
     const ingest = async (ex: Exchange, sourceName: string, fields: Fields, content: DocumentBytes) => {
       const principal = embeddingPrincipal(kernel.keys, kb().settings.embeddingKey)
-      const embed = embedThroughRoute((id, b, o) => kernel.call(id, b, o), principal, { signal: ex.signal, parentId: ex.id })
+      const embed = embedThroughRoute((id, b, o) => kernel.call(id, b, o), kernel.domains.query.routes.embeddings, principal, { signal: ex.signal, parentId: ex.id })
       const doc = await kb().ingest(ex.params.project ?? '', ex.params.collection ?? '', { sourceName, ...fields }, content, embed)
       ex.reply = reply.json(documentView(doc))
     }

@@ -18,22 +18,23 @@ export default definePlugin({
   setup(config: KnowledgeSearchConfig, kernel) {
     const validate = validatorFor(searchBody)
     const limits = {
-      maxTopK: config.max_top_k ?? 100,
-      neighborWindow: config.neighbor_window ?? 1,
-      variants: config.variants ?? 3,
+      maxTopK: config.max_top_k,
+      neighborWindow: config.neighbor_window,
+      variants: config.variants,
       variantsModel: config.variants_model ?? kernel.catalog.defaultModel,
-      rerankCandidates: config.rerank_candidates ?? 50,
+      rerankCandidates: config.rerank_candidates,
     }
     return {
       async request(ex) {
         const body = structuredClone(ex.body ?? {})
         if (!validate(body)) throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
         const search = { ...(body as Omit<CollectionSearch, 'project' | 'collection'>), project: ex.params.project ?? '', collection: ex.params.collection ?? '' }
-        const kb = kernel.knowledge
+        const kb = kernel.domains.query.knowledge
         // The route is an operator's: its model calls are carried by the knowledge base's key.
         const principal = embeddingPrincipal(kernel.keys, kb.settings.embeddingKey)
         const found = await searchCollection(search, limits, {
           knowledge: kb,
+          routes: kernel.domains.query.routes,
           call: (id, x, o) => kernel.call(id, x, o),
           modelOf: (id) => kernel.catalog.model(id),
           principal,

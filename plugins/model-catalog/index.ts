@@ -11,7 +11,7 @@ export default definePlugin({
   name: 'model-catalog',
   config: configSchema,
   setup(config, kernel) {
-    const ownedBy = config.owned_by ?? 'sluice'
+    const ownedBy = config.owned_by
     const retired = (retireAt: string | undefined) => retireAt !== undefined && Date.parse(retireAt) <= kernel.now()
     const list = (): ModelEntry[] => {
       const { catalog } = kernel

@@ -7,7 +7,7 @@
  */
 import { GatewayError, definePlugin, type Exchange } from '../../kernel/contract/index.js'
 import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
-import { chooseAutoModel, hasImageParts, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
+import { chooseAutoModel, hasImageParts, queueLoadOf } from '../../domains/gateway/auto-model.js'
 import type { FamilyConfig, ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
 import { configSchema } from './schema.js'
 
@@ -34,7 +34,7 @@ export default definePlugin({
     const types = new Set(config.types)
     const wanted = config.types.join(' or ')
     const notA = `not ${/^[aeiou]/.test(wanted) ? 'an' : 'a'} ${wanted} model`
-    const modelsPath = config.models_path ?? '/v1/models'
+    const modelsPath = config.models_path
     /**
      * Retirement by the clock, no reload needed: before retire_at a deprecated model answers
      * with the notice headers; after it, 410 or the replacement answers, per model config.

@@ -6,7 +6,7 @@
  * the form is parsed: past one the answer is 413 with the limit named.
  */
 import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
-import { tooLarge } from '../../kernel/transports/body.js'
+import { tooLarge } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { FormLimitError, isFormData, MultipartError, parseForm, type ParsedForm } from './multipart-parser.js'
 
@@ -44,17 +44,17 @@ export default definePlugin({
   config: configSchema,
   provides: ['upload'],
   setup(config) {
-    const fileField = config.file_field ?? 'file'
+    const fileField = config.file_field
     const fileFields = config.file_fields
     const fileWords = fileFields ? fileFields.join(', ') : fileField
-    const maxFile = config.max_file_bytes ?? 67108864
-    const limit = maxFile + (config.form_allowance_bytes ?? 1048576)
+    const maxFile = config.max_file_bytes
+    const limit = maxFile + (config.form_allowance_bytes)
     const limits = {
-      fields: config.max_fields ?? 100,
-      fieldBytes: config.max_field_bytes ?? 65536,
-      files: config.max_files ?? 4,
+      fields: config.max_fields,
+      fieldBytes: config.max_field_bytes,
+      files: config.max_files,
       fileBytes: maxFile,
-      parts: config.max_parts ?? 128,
+      parts: config.max_parts,
     }
     return {
       async request(ex, next) {

@@ -5,11 +5,12 @@
  * budget, reasoning, queue, records, backend), and their chat reply back into a Response, or
  * into the Responses stream events. With `store` (the default, as at OpenAI) the Response and
  * its input are kept per key for `previous_response_id`, `item_reference` and the `retrieve`,
- * `delete` and `input-items` actions. Translation lives in protocols/openai/responses-*.ts.
+ * `delete` and `input-items` actions; they live in the plugin's own table (store/), opened once
+ * per process. Translation lives in protocols/openai/responses-*.ts.
  */
 import crypto from 'node:crypto'
-import { definePlugin, describeCause, reply, type Exchange, type Kernel, type Phases } from '../../kernel/contract/index.js'
-import type { StoredResponse } from './store/kept-responses.js'
+import { definePlugin, describeCause, reply, type Exchange, type Phases } from '../../kernel/contract/index.js'
+import { openKeptResponses, type KeptResponses, type StoredResponse } from './store/kept-responses.js'
 import { ownInput, toChatBody } from '../../protocols/openai/responses-request.js'
 import { fromChatCompletion, type ResponseContext } from '../../protocols/openai/responses-reply.js'
 import { ResponsesStreamWriter } from '../../protocols/openai/responses-stream.js'
@@ -32,24 +33,25 @@ export default definePlugin({
   config: configSchema,
   requires: ['principal'],
   provides: ['responses'],
-  setup(config, kernel): Phases {
-    if (config.action !== 'create') return storedActions(config.action, kernel)
+  open: openKeptResponses,
+  setup(config, kernel, kept): Phases {
+    if (config.action !== 'create') return storedActions(config.action, kept)
     return {
       async request(ex, next) {
         const req = ex.body as ResponsesRequest
         const keyId = ex.principal!.keyId
         const store = req.store !== false
         const id = responseId(crypto.randomBytes(24).toString('hex'))
-        const previous = typeof req.previous_response_id === 'string' ? await previousResponse(kernel.responses, keyId, req.previous_response_id) : undefined
+        const previous = typeof req.previous_response_id === 'string' ? await previousResponse(kept, keyId, req.previous_response_id) : undefined
         const history = previous ? historyOf(previous) : []
-        const input = await resolveReferences(kernel.responses, keyId, ownInput(req))
+        const input = await resolveReferences(kept, keyId, ownInput(req))
         ex.body = toChatBody(req, history, input)
         ex.state.responses = { id, store }
         const createdMs = kernel.now()
         const ctx: ResponseContext = { id, createdAt: Math.floor(createdMs / 1000), request: req, store }
         // The conversation up to this response, as the next turn will inherit it.
         const conversation = [...history, ...withIds(id, input, history.length)]
-        const keep = (response: ResponseObject) => (store ? keepResponse(kernel, ex, { id, keyId, createdAt: createdMs, response, input: conversation }) : Promise.resolve())
+        const keep = (response: ResponseObject) => (store ? keepResponse(kept, ex, { id, keyId, createdAt: createdMs, response, input: conversation }) : Promise.resolve())
 
         await next()
 
@@ -74,9 +76,9 @@ export default definePlugin({
  * finds it on any replica. A store that fails costs the client nothing but the keeping: the
  * reply still goes out, and the failure is logged (never the text).
  */
-async function keepResponse(kernel: Kernel, ex: Exchange, stored: StoredResponse): Promise<void> {
+async function keepResponse(kept: KeptResponses, ex: Exchange, stored: StoredResponse): Promise<void> {
   try {
-    await kernel.responses.put(stored)
+    await kept.put(stored)
   } catch (err) {
     ex.log.error('response not stored', { response: stored.id, cause: describeCause(err) })
   }

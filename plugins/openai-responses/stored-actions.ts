@@ -2,15 +2,15 @@
  * The `retrieve`, `delete` and `input-items` actions: a key's own stored responses, by id.
  * Another key's id answers exactly as a missing one does (404), so ids reveal nothing.
  */
-import { GatewayError, reply, type Exchange, type Kernel, type Phases } from '../../kernel/contract/index.js'
-import type { StoredResponse } from './store/kept-responses.js'
+import { GatewayError, reply, type Exchange, type Phases } from '../../kernel/contract/index.js'
+import type { KeptResponses, StoredResponse } from './store/kept-responses.js'
 import { isResponseId } from '../../protocols/openai/responses-ids.js'
 
 export type StoredAction = 'retrieve' | 'delete' | 'input-items'
 
-async function stored(kernel: Kernel, ex: Exchange): Promise<StoredResponse> {
+async function stored(kept: KeptResponses, ex: Exchange): Promise<StoredResponse> {
   const id = ex.params.id ?? ''
-  const found = isResponseId(id) ? await kernel.responses.get(ex.principal!.keyId, id) : undefined
+  const found = isResponseId(id) ? await kept.get(ex.principal!.keyId, id) : undefined
   if (!found) throw new GatewayError(404, `Response with id '${id}' not found.`, { code: 'invalid_request' })
   return found
 }
@@ -28,16 +28,16 @@ function inputPage(ex: Exchange, input: readonly unknown[]): unknown {
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: items.length > limit }
 }
 
-export function storedActions(action: StoredAction, kernel: Kernel): Phases {
+export function storedActions(action: StoredAction, kept: KeptResponses): Phases {
   return {
     async request(ex) {
       if (action === 'retrieve') {
-        ex.reply = reply.json((await stored(kernel, ex)).response)
+        ex.reply = reply.json((await stored(kept, ex)).response)
       } else if (action === 'input-items') {
-        ex.reply = reply.json(inputPage(ex, (await stored(kernel, ex)).input))
+        ex.reply = reply.json(inputPage(ex, (await stored(kept, ex)).input))
       } else {
-        const found = await stored(kernel, ex)
-        await kernel.responses.delete(found.keyId, found.id)
+        const found = await stored(kept, ex)
+        await kept.delete(found.keyId, found.id)
         ex.reply = reply.json({ id: found.id, object: 'response', deleted: true })
       }
     },

@@ -9,7 +9,7 @@
  */
 import { GatewayError, definePlugin, reply, type Exchange } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
-import { sameSecret, sessionsOf, type PortalSession } from './sessions.js'
+import { PortalSessions, sameSecret, type PortalSession } from './sessions.js'
 
 declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
@@ -34,8 +34,9 @@ export default definePlugin({
   name: 'portal-auth',
   config: configSchema,
   provides: ['admin'],
-  setup(config, kernel) {
-    const sessions = sessionsOf(kernel.state, config.max_sessions)
+  // One session table per process: a reload signs nobody out.
+  open: () => new PortalSessions(),
+  setup(config, kernel, sessions) {
     const cookie = (value: string, maxAgeSeconds: number) =>
       `${COOKIE}=${value}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${config.secure_cookie ? '; Secure' : ''}`
     const live = (ex: Exchange): { id: string; session: PortalSession } => {
@@ -60,7 +61,7 @@ export default definePlugin({
         if (typeof key !== 'string' || key === '') throw new GatewayError(400, 'invalid request: admin_key is required', { code: 'invalid_request' })
         if (!kernel.keys.isAdmin(key)) throw new GatewayError(401, 'invalid admin key')
         const ttlMs = config.ttl_minutes * 60_000
-        const opened = sessions.open(ttlMs, kernel.now())
+        const opened = sessions.open(ttlMs, kernel.now(), config.max_sessions)
         ex.headers.set('set-cookie', cookie(opened.id, ttlMs / 1000))
         ex.reply = reply.json(view(opened.session))
       },
@@ -68,7 +69,7 @@ export default definePlugin({
         const { id, session } = live(ex)
         if (!sameSecret(ex.header('x-csrf-token') ?? '', session.csrfToken))
           throw new GatewayError(403, 'missing or invalid CSRF token: send the x-csrf-token header returned at sign-in')
-        sessions.close(id)
+        sessions.end(id)
         ex.headers.set('set-cookie', cookie('', 0))
         ex.reply = reply.json({ signed_out: true })
       },

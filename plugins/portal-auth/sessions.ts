@@ -5,6 +5,7 @@
  * expiry; expired sessions are dropped as they are met and on every sign-in. Sessions do not
  * survive a restart (operators sign in again) and are not shared between replicas: the portal
  * is an operator's tool, served by whichever replica the operator reaches (docs/decisions.md).
+ * The table is the plugin's state: one per process, kept across hot reloads.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
@@ -25,13 +26,11 @@ export function sameSecret(a: string, b: string): boolean {
 export class PortalSessions {
   private readonly byDigest = new Map<string, PortalSession>()
 
-  constructor(private readonly maxSessions: number) {}
-
-  /** Opens a session; returns its id (for the cookie, never stored) and the session. */
-  open(ttlMs: number, now: number): { id: string; session: PortalSession } {
+  /** Opens a session; returns its id (for the cookie, never stored) and the session. At most `maxSessions` are kept. */
+  open(ttlMs: number, now: number, maxSessions: number): { id: string; session: PortalSession } {
     this.prune(now)
     // Bounded: the oldest sessions give way rather than memory growing with sign-ins.
-    while (this.byDigest.size >= this.maxSessions) this.byDigest.delete(this.byDigest.keys().next().value!)
+    while (this.byDigest.size >= maxSessions) this.byDigest.delete(this.byDigest.keys().next().value!)
     const id = randomBytes(32).toString('base64url')
     const session = { csrfToken: randomBytes(32).toString('base64url'), expiresAt: now + ttlMs }
     this.byDigest.set(digest(id), session)
@@ -49,7 +48,8 @@ export class PortalSessions {
     return session
   }
 
-  close(id: string): void {
+  /** Ends a session (sign-out). Not `close`: the table is the plugin's state, which the kernel would close at shutdown. */
+  end(id: string): void {
     this.byDigest.delete(digest(id))
   }
 
@@ -58,15 +58,3 @@ export class PortalSessions {
   }
 }
 
-/**
- * One session table per running gateway, kept across hot reloads: keyed by the gateway's shared
- * state (budgets and queues), which a reload hands on to the next set of pipelines unchanged.
- * Two gateways in one process (tests) never see each other's sessions.
- */
-const tables = new WeakMap<object, PortalSessions>()
-
-export function sessionsOf(owner: object, maxSessions: number): PortalSessions {
-  let table = tables.get(owner)
-  if (!table) tables.set(owner, (table = new PortalSessions(maxSessions)))
-  return table
-}

@@ -46,10 +46,11 @@ async function anyBackend(kernel: Kernel): Promise<void> {
 export async function readiness(kernel: Kernel): Promise<Record<string, CheckResult>> {
   const checks: Record<string, () => Promise<void>> = {
     records: () => kernel.records.ping(),
-    knowledge: () => kernel.knowledge.store.ping(),
+    knowledge: () => kernel.domains.query.knowledge.store.ping(),
     backends: () => anyBackend(kernel),
   }
-  if (kernel.state.kind === 'redis') checks.redis = () => kernel.state.ping()
+  const redis = kernel.redis
+  if (redis) checks.redis = () => redis.ping()
   const names = Object.keys(checks)
   const results = await Promise.all(names.map((n) => outcome(checks[n]!)))
   return Object.fromEntries(names.map((n, i) => [n, results[i]!]))

@@ -29,12 +29,12 @@ export default definePlugin({
   config: configSchema,
   requires: ['queryAuth', 'principal'],
   setup(config, kernel) {
-    const routes = { transcribe: config.transcribe_route ?? 'audio-transcriptions-internal', translate: config.translate_route ?? 'audio-translations-internal' }
-    const maxFile = config.max_file_bytes ?? 47185920
+    const routes = { transcribe: config.transcribe_route, translate: config.translate_route }
+    const maxFile = config.max_file_bytes
     return {
       async request(ex, next) {
         const body = ex.body as QueryAudioRequest
-        const model = mediaRequestModel(ex.state.queryAuth!.token.kind, body, kernel.catalog.models(), 'audio_transcription')
+        const model = mediaRequestModel(ex.state.queryAuth.token.kind, body, kernel.catalog.models(), 'audio_transcription')
         // Checked here so that the error names the Query service's field, not the twin's.
         const audio = decodeBase64Payload(body.audio_file)
         if (!audio) throw bad('audio_file must be base64 (or a base64 data URL)')

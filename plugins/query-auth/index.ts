@@ -27,7 +27,7 @@ export default definePlugin({
       async request(ex, next) {
         const secret = presentedToken(ex, config.query_param)
         if (secret === undefined) throw unauthorized('missing bearer token')
-        const found = kernel.query.projects.authenticate(secret)
+        const found = kernel.domains.query.projects.authenticate(secret)
         if (!found) throw unauthorized('invalid access token')
         const { project, token } = found
         const asked = projectIdOf(ex.body) ?? ex.query.get('project_id') ?? undefined

@@ -33,18 +33,18 @@ export default definePlugin({
   provides: [],
   setup(config: QueryCompareConfig, kernel) {
     const providers = config.providers ?? { gateway: {} }
-    const answerRoute = config.answer_route ?? 'query-chat'
-    const tokenizeRoute = config.tokenize_route ?? 'tokenize-internal'
-    const limits: SearchLimits = { maxTopK: config.max_top_k ?? 100, neighborWindow: 1, variants: 1, variantsModel: kernel.catalog.defaultModel, rerankCandidates: 50 }
+    const answerRoute = config.answer_route
+    const tokenizeRoute = config.tokenize_route
+    const limits: SearchLimits = { maxTopK: config.max_top_k, neighborWindow: 1, variants: 1, variantsModel: kernel.catalog.defaultModel, rerankCandidates: 50 }
     const call = (id: string, body: unknown, o?: Parameters<typeof kernel.call>[2]) => kernel.call(id, body, o)
     const modelOf = (id: string) => kernel.catalog.model(id)
     return {
       async request(ex) {
-        const { project, token } = ex.state.queryAuth!
+        const { project, token } = ex.state.queryAuth
         const body = ex.body as QueryCompareRequest
         const defaults = project.defaults
         const requested = resolveModel(kernel.catalog, providers, body.model_provider, body.model_name)
-        const models = [...new Set([requested, ...project.compareModels])].slice(0, config.max_models ?? 8)
+        const models = [...new Set([requested, ...project.compareModels])].slice(0, config.max_models)
         const sp = body.search_params ?? {}
         const mode = sp.prompt_mode ?? 'default'
         if (mode === 'custom') {
@@ -55,18 +55,18 @@ export default definePlugin({
         if (body.enable_search && collection === undefined) {
           throw bad(token.kind === 'developer' ? 'search_params.collection is required with a developer token when enable_search is true' : 'search_params.collection is required when enable_search is true (the project has no default collection)')
         }
-        const options = { principal: ex.principal!, signal: ex.signal, parentId: ex.id }
+        const options = { principal: ex.principal, signal: ex.signal, parentId: ex.id }
         // Retrieval runs once; every model reads the same prompt.
         const found = body.enable_search
           ? await searchCollection(
               { project: project.id, collection: collection!, query: body.query, top_k: sp.top_k ?? defaults.search_params?.top_k ?? 5, retrieval_type: defaults.search_params?.retrieval_type ?? 'chunk', output_fields: sp.output_fields ?? defaults.search_params?.output_fields },
               limits,
-              { knowledge: kernel.knowledge, call, modelOf, ...options },
+              { knowledge: kernel.domains.query.knowledge, routes: kernel.domains.query.routes, call, modelOf, ...options },
             )
           : undefined
         const prompt = buildPrompt({
           query: body.query,
-          systemPrompt: defaults.model_params?.system_prompt ?? config.default_system_prompt ?? 'You are a helpful assistant.',
+          systemPrompt: defaults.model_params?.system_prompt ?? config.default_system_prompt,
           enhancement: [],
           mode,
           template: sp.search_prompt,

@@ -25,11 +25,11 @@ export default definePlugin({
   config: configSchema,
   requires: ['queryAuth', 'principal'],
   setup(config, kernel) {
-    const route = config.route ?? 'images-generations'
+    const route = config.route
     return {
       async request(ex, next) {
         const body = ex.body as QueryImageRequest
-        const model = mediaRequestModel(ex.state.queryAuth!.token.kind, body, kernel.catalog.models(), 'image')
+        const model = mediaRequestModel(ex.state.queryAuth.token.kind, body, kernel.catalog.models(), 'image')
         const call = { model: model.id, prompt: body.query, n: body.n ?? 1, response_format: 'b64_json', ...(body.size ? { size: body.size } : {}) }
         const result = await kernel.call(route, call, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
         const sent = (result.reply.kind === 'json' ? result.reply.body : undefined) as ImagesReply | undefined

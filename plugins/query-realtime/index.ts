@@ -28,14 +28,14 @@ export default definePlugin({
   requires: ['queryAuth', 'principal'],
   provides: [],
   setup(config, kernel) {
-    const cacheConfig = config.semantic_cache ?? {}
+    const cacheConfig = config.semantic_cache
     const cache = memorySemanticCache({
-      threshold: cacheConfig.threshold ?? 0.95,
-      maxEntries: cacheConfig.max_entries ?? 1000,
-      maxAgeMs: cacheConfig.max_age_ms ?? 3600000,
+      threshold: cacheConfig.threshold,
+      maxEntries: cacheConfig.max_entries,
+      maxAgeMs: cacheConfig.max_age_ms,
       now: () => kernel.now(),
     })
-    const routes = { transcribe: config.transcribe_route ?? 'audio-transcriptions-internal', speech: config.speech_route ?? 'audio-speech', embeddings: config.embeddings_route ?? 'embeddings' }
+    const routes = { transcribe: config.transcribe_route, speech: config.speech_route, embeddings: config.embeddings_route }
     const embeddingModel = (): ModelConfig => {
       const models = kernel.catalog.models()
       const asked = config.embedding_model
@@ -46,15 +46,15 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body as QueryRequest
-        const { project, token } = ex.state.queryAuth!
+        const { project, token } = ex.state.queryAuth
         // Checked here too: a cached answer skips the query step, which checks it otherwise.
         checkOwnParams(token.kind, body, QUERY_OWN_PARAMETERS)
         const params = { ...project.defaults.model_params, ...body.model_params }
-        const audioIn = inputAudio(body.audio_file, params.input_audio_format, config.max_file_bytes ?? 47185920)
+        const audioIn = inputAudio(body.audio_file, params.input_audio_format, config.max_file_bytes)
         const models = kernel.catalog.models()
         const transcriber = mediaModel(models, 'audio_transcription', config.transcription_model)
         const modalities = params.modalities ?? ['text', 'audio']
-        const c: CallContext = { call: (id, b, o) => kernel.call(id, b, o), options: { principal: ex.principal!, signal: ex.signal, parentId: ex.id } }
+        const c: CallContext = { call: (id, b, o) => kernel.call(id, b, o), options: { principal: ex.principal, signal: ex.signal, parentId: ex.id } }
         let speech: SpeechPlan | undefined
         if (modalities.includes('audio')) {
           const speaker = mediaModel(models, 'audio_speech', config.speech_model)

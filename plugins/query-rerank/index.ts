@@ -46,11 +46,11 @@ export default definePlugin({
   config: configSchema,
   requires: ['queryAuth', 'principal'],
   setup(config, kernel) {
-    const route = config.route ?? 'rerank'
+    const route = config.route
     return {
       async request(ex) {
         const body = ex.body as QueryRerankRequest
-        checkOwnParams(ex.state.queryAuth!.token.kind, body, [])
+        checkOwnParams(ex.state.queryAuth.token.kind, body, [])
         checkProvider(body, kernel.catalog.model(body.reranker_model))
         const result = await kernel.call(route, { model: body.reranker_model, query: body.query, documents: body.documents, top_n: body.top_n }, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
         const sent = (result.reply.kind === 'json' ? result.reply.body : undefined) as GatewayRerankReply | undefined

@@ -27,18 +27,18 @@ export default definePlugin({
   requires: ['queryAuth', 'principal'],
   setup(config, kernel) {
     const limits: SearchLimits = {
-      maxTopK: config.max_top_k ?? 100,
-      neighborWindow: config.neighbor_window ?? 1,
-      variants: config.variants ?? 3,
+      maxTopK: config.max_top_k,
+      neighborWindow: config.neighbor_window,
+      variants: config.variants,
       variantsModel: config.variants_model ?? kernel.catalog.defaultModel,
-      rerankCandidates: config.rerank_candidates ?? 50,
+      rerankCandidates: config.rerank_candidates,
     }
-    const defaultTopK = config.default_top_k ?? 5
+    const defaultTopK = config.default_top_k
     const modelOf = (id: string) => kernel.catalog.model(id)
     return {
       async request(ex) {
         const body = ex.body as QuerySearchRequest
-        const { project, token } = ex.state.queryAuth!
+        const { project, token } = ex.state.queryAuth
         checkOwnParams(token.kind, body, OWN_PARAMS)
         // Spec rule 3: a developer token names the collection itself.
         if (token.kind === 'developer' && body.search_params?.collection === undefined) throw bad('search_params.collection is required with a developer token')
@@ -49,7 +49,7 @@ export default definePlugin({
         const found = await searchCollection(
           { ...sp, project: project.id, collection: sp.collection, query: body.query, top_k: sp.top_k ?? defaultTopK, retrieval_type: sp.retrieval_type ?? 'chunk' },
           limits,
-          { knowledge: kernel.knowledge, call: metered.call, modelOf, principal: ex.principal!, signal: ex.signal, parentId: ex.id },
+          { knowledge: kernel.domains.query.knowledge, routes: kernel.domains.query.routes, call: metered.call, modelOf, principal: ex.principal, signal: ex.signal, parentId: ex.id },
         )
         const metadata = {
           sources: sourcesOf(found.passages),

@@ -25,11 +25,11 @@ export default definePlugin({
   config: configSchema,
   requires: ['queryAuth', 'principal'],
   setup(config, kernel) {
-    const route = config.route ?? 'audio-speech'
+    const route = config.route
     return {
       async request(ex, next) {
         const body = ex.body as QuerySpeechRequest
-        const model = mediaRequestModel(ex.state.queryAuth!.token.kind, body, kernel.catalog.models(), 'audio_speech')
+        const model = mediaRequestModel(ex.state.queryAuth.token.kind, body, kernel.catalog.models(), 'audio_speech')
         const format = body.output_audio_format ?? 'mp3'
         const sampleRate = model.audio?.sample_rate ?? 24000
         const call = {

@@ -36,13 +36,13 @@ export default definePlugin({
     const settings = querySettings(kernel.config.server.query)
     const pdf = kernel.config.server.knowledge?.pdf
     const pdfLimits = { maxPages: pdf?.max_pages ?? 2000, timeoutMs: pdf?.timeout_ms ?? 60_000 }
-    const route = config.transcription_route ?? 'audio-transcriptions-internal'
+    const route = config.transcription_route
     const model = config.transcription_model ?? kernel.catalog.models().find((m) => m.model_type === 'audio_transcription' && m.enabled !== false)?.id
 
     return {
       async request(ex, next) {
-        const { project, token } = ex.state.queryAuth!
-        const upload = ex.state.upload!
+        const { project, token } = ex.state.queryAuth
+        const upload = ex.state.upload
         if (!upload.files) throw new GatewayError(500, 'internal error', { cause: new Error('query-upload needs multipart-upload with file_fields: [images, docs, audios]') })
         // project_id is a form field, read after query-auth (project_id_later): its checks are made here.
         const asked = single(upload.fields, 'project_id')
@@ -79,7 +79,7 @@ export default definePlugin({
         const files = checked.map((f) => ready.get(f)!)
         const queryId = crypto.randomUUID()
         const expiresAt = kernel.now() + settings.uploads.ttlMs
-        await kernel.query.uploads.put(project.id, sessionId, queryId, files.map(({ tokens: _, ...f }) => f), expiresAt)
+        await kernel.domains.query.uploads.put(project.id, sessionId, queryId, files.map(({ tokens: _, ...f }) => f), expiresAt)
         ex.reply = reply.json({
           query_id: queryId,
           session_id: sessionId,

@@ -28,15 +28,15 @@ export default definePlugin({
   config: configSchema,
   requires: ['queryAuth', 'principal'],
   setup(config, kernel) {
-    const route = config.route ?? 'query-chat'
-    const maxImageBytes = config.max_image_bytes ?? 20 * 1024 * 1024
+    const route = config.route
+    const maxImageBytes = config.max_image_bytes
     return {
       async request(ex) {
         const body = ex.body as QueryVisionRequest
-        const { project, token } = ex.state.queryAuth!
+        const { project, token } = ex.state.queryAuth
         checkOwnParams(token.kind, body, OWN_PARAMS)
         const url = imageUrlOf(body.image, body.image_content_type, maxImageBytes)
-        const model = visionModel(kernel, body, project.defaults, ex.principal!.group)
+        const model = visionModel(kernel, body, project.defaults, ex.principal.group)
         // A request's own value overrides the project's default, field by field.
         const params: VisionParams = { ...pick(project.defaults.model_params ?? {}), ...body.model_params }
         const system = params.system_prompt

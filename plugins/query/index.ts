@@ -38,47 +38,47 @@ export default definePlugin({
   provides: [],
   setup(config: QueryConfig, kernel) {
     const providers = config.providers ?? { gateway: {} }
-    const search = config.search ?? {}
+    const search = config.search
     const limits: SearchLimits = {
-      maxTopK: search.max_top_k ?? 100,
-      neighborWindow: search.neighbor_window ?? 1,
-      variants: search.variants ?? 3,
+      maxTopK: search.max_top_k,
+      neighborWindow: search.neighbor_window,
+      variants: search.variants,
       variantsModel: search.variants_model ?? kernel.catalog.defaultModel,
-      rerankCandidates: search.rerank_candidates ?? 50,
+      rerankCandidates: search.rerank_candidates,
     }
-    const answerRoute = config.answer_route ?? 'query-chat'
-    const tokenizeRoute = config.tokenize_route ?? 'tokenize-internal'
+    const answerRoute = config.answer_route
+    const tokenizeRoute = config.tokenize_route
     const call = (id: string, body: unknown, o?: Parameters<typeof kernel.call>[2]) => kernel.call(id, body, o)
     const modelOf = (id: string) => kernel.catalog.model(id)
     return {
       async request(ex) {
-        const { project, token } = ex.state.queryAuth!
+        const { project, token } = ex.state.queryAuth
         const p = resolveParams(ex.body as QueryRequest, project.defaults, token)
         const model = resolveModel(kernel.catalog, providers, p.modelProvider, p.modelName)
         const enhancement = enhancementLines(p.enhance, kernel.now())
         // The rerank trio is a rule of the request, whether or not search runs this time.
         rerankPlan(p.searchParams, modelOf)
         checkSchema(p)
-        const options = { principal: ex.principal!, signal: ex.signal, parentId: ex.id }
+        const options = { principal: ex.principal, signal: ex.signal, parentId: ex.id }
         const sp = p.searchParams
         const started = performance.now()
         const timings = { retrieval_ms: 0, answer_ms: 0 }
         const [files, history, found] = await Promise.all([
-          inContextFiles(kernel.query.uploads, { projectId: project.id, sessionId: p.sessionId, queryId: p.uploadId, chatUpload: p.chatUpload }),
-          historyContext(kernel.query.history, {
+          inContextFiles(kernel.domains.query.uploads, { projectId: project.id, sessionId: p.sessionId, queryId: p.uploadId, chatUpload: p.chatUpload }),
+          historyContext(kernel.domains.query.history, {
             projectId: project.id,
             sessionId: p.sessionId,
             enabled: p.enableHistory,
             supplied: p.history,
-            budgetTokens: config.history_budget_tokens ?? 2000,
+            budgetTokens: config.history_budget_tokens,
             countTokens,
-            maxTurns: config.history_turns ?? 50,
+            maxTurns: config.history_turns,
           }),
           p.enableSearch
             ? searchCollection(
                 { ...sp, project: project.id, collection: sp.collection!, query: p.query, top_k: sp.top_k ?? 5, retrieval_type: sp.retrieval_type ?? 'chunk' },
                 limits,
-                { knowledge: kernel.knowledge, call, modelOf, ...options },
+                { knowledge: kernel.domains.query.knowledge, routes: kernel.domains.query.routes, call, modelOf, ...options },
               ).finally(() => (timings.retrieval_ms = performance.now() - started))
             : undefined,
         ])
@@ -95,14 +95,14 @@ export default definePlugin({
           let usedPassages: readonly Passage[] | undefined = passages
           if (passages && restricted && !files.text && !files.imageParts.length && !bearsOnQuestion(p.query, passages)) {
             // Nothing retrieved bears on the question: say so without asking a model.
-            text = config.no_answer_text ?? 'I could not find the answer to this question in the documents of this collection.'
+            text = config.no_answer_text
             usedPassages = []
             metric = usageMetric({}, ZERO, { input: 0, output: 0 })
             await onDelta?.(text)
           } else {
             const prompt = buildPrompt({
               query: p.query,
-              systemPrompt: p.modelParams.system_prompt ?? config.default_system_prompt ?? 'You are a helpful assistant.',
+              systemPrompt: p.modelParams.system_prompt ?? config.default_system_prompt,
               enhancement,
               mode,
               template: sp.search_prompt,
@@ -136,7 +136,7 @@ export default definePlugin({
             modelOf,
           })
           if (p.enableHistory && p.sessionId) {
-            await rememberTurn(kernel.query.history, { projectId: project.id, sessionId: p.sessionId, queryId, query: p.query, answer: text, at: kernel.now() })
+            await rememberTurn(kernel.domains.query.history, { projectId: project.id, sessionId: p.sessionId, queryId, query: p.query, answer: text, at: kernel.now() })
           }
           const imageTokens = imageTokensOf(kernel.catalog.model(answer?.result.usage.model ?? model))
           return queryResponse('query', shapeAnswer(p, text, answer), {

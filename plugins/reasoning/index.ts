@@ -27,7 +27,7 @@ export default definePlugin({
       request(ex, next) {
         const body = ex.body as Record<string, unknown>
         const requested = parseEffort(body.reasoning_effort)
-        const { model, familyLevel } = ex.state.model!
+        const { model, familyLevel } = ex.state.model
         // A family already chose its member for the level; the member maps that level.
         const choice = chooseLevel(model, familyLevel ?? requested)
         if (!config.keep_effort_field) delete body.reasoning_effort

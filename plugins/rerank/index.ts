@@ -6,7 +6,7 @@
  * token count, or the gateway's when the server reports none.
  */
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
-import type { RerankRequest } from '../../schemas/rerank-request.schema.js'
+import { rerankRequestSchema } from '../../schemas/rerank-request.schema.js'
 import { documentText, estimatedRerankTokens, objectOf, ranked, rerankDemand, rerankReply, type RerankDocument } from '../../protocols/rerank/ranking.js'
 import { configSchema } from './schema.js'
 import { rerankApiOf } from './rerank-api.js'
@@ -21,6 +21,7 @@ export default definePlugin({
   name: 'rerank',
   config: configSchema,
   requires: ['model'],
+  body: rerankRequestSchema,
   reachesModel: {
     demand: (ex) => {
       const query = (ex.body as { query?: unknown }).query
@@ -30,10 +31,10 @@ export default definePlugin({
   setup(_config, kernel) {
     return {
       async request(ex, next) {
-        const resolved = ex.state.model!
+        const resolved = ex.state.model
         const model = resolved.model
         if (model.model_type !== 'rerank') throw new GatewayError(400, `model ${resolved.requested} is not a rerank model`, { code: 'invalid_request' })
-        const body = ex.body as RerankRequest
+        const body = ex.body
         const documents = documentsOf(body)
         // A top_n beyond the documents keeps them all; servers differ on whether it is an error.
         const topN = body.top_n === undefined ? undefined : Math.min(body.top_n, documents.length)

@@ -5,7 +5,7 @@
  * server can encode, all five formats work: the gateway encodes from PCM, in process.
  */
 import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
-import type { SpeechRequest } from '../../schemas/speech-request.schema.js'
+import { speechRequestSchema, type SpeechRequest } from '../../schemas/speech-request.schema.js'
 import { configSchema } from './schema.js'
 import { speechSettingsByModel } from './speech-settings.js'
 import { planSpeech } from './speech-plan.js'
@@ -24,20 +24,21 @@ export default definePlugin({
   name: 'speech',
   config: configSchema,
   requires: ['model'],
+  body: speechRequestSchema,
   reachesModel: {
     demand: (ex) => speechDemand(typeof (ex.body as { input?: unknown }).input === 'string' ? (ex.body as SpeechRequest).input : ''),
   },
   setup(config, kernel) {
     // Checked at load: a bad voice map stops the boot instead of failing requests.
     const settings = speechSettingsByModel(kernel.catalog.models())
-    const sseChunkBytes = config.sse_chunk_bytes ?? 16384
+    const sseChunkBytes = config.sse_chunk_bytes
     return {
       async request(ex, next) {
-        const resolved = ex.state.model!
+        const resolved = ex.state.model
         const model = resolved.model
         const s = settings.get(model.id)
         if (!s) throw new GatewayError(400, `model ${resolved.requested} is not a speech model`, { code: 'invalid_request' })
-        const body = ex.body as SpeechRequest
+        const body = ex.body
         const plan = planSpeech(body, s, model.served_name ?? model.id)
         const record: SpeechRecord = { modelId: model.id, format: plan.format, delivery: plan.delivery, sse: plan.sse, pcmBytes: 0 }
         ex.state.speech = record

@@ -9,7 +9,7 @@
  * down by part) gets `{"counts": {name: N}}`: each piece by /tokenize without special tokens,
  * in parallel; without a server tokenizer, by the local cl100k_base tokenizer.
  */
-import { GatewayError, definePlugin, reply, type Exchange, type Kernel } from '../../kernel/contract/index.js'
+import { GatewayError, definePlugin, reply, type Kernel, type Narrowed } from '../../kernel/contract/index.js'
 import { estimatePromptTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
 import { countTokens } from '../../domains/query/knowledge/tokens.js'
 import { configSchema } from './schema.js'
@@ -37,7 +37,7 @@ export default definePlugin({
         } catch (err) {
           if (config.fallback === 'error' || ex.signal.aborted) throw err
           ex.log.debug('token count by estimate: the model server did not count', { cause: err instanceof Error ? err.message : String(err) })
-          count = estimatePromptTokens(ex.body, { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model!.model.tokens_per_image ?? 1024 })
+          count = estimatePromptTokens(ex.body, { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model.model.tokens_per_image ?? 1024 })
           method = 'estimate'
         }
         ex.headers.set(`${ex.headerPrefix}token-count`, method)
@@ -54,8 +54,8 @@ function readTexts(texts: unknown): Record<string, string> {
 }
 
 /** Each named text by the server's tokenizer; all by the local one when the server cannot count. */
-async function countTexts(ex: Exchange, kernel: Kernel, texts: Record<string, string>, strict: boolean): Promise<{ counts: Record<string, number>; method: 'tokenizer' | 'local' }> {
-  const model = ex.state.model!.model
+async function countTexts(ex: Narrowed<'model'>, kernel: Kernel, texts: Record<string, string>, strict: boolean): Promise<{ counts: Record<string, number>; method: 'tokenizer' | 'local' }> {
+  const model = ex.state.model.model
   const names = Object.keys(texts)
   try {
     const counts = await Promise.all(
@@ -76,8 +76,8 @@ async function countTexts(ex: Exchange, kernel: Kernel, texts: Record<string, st
 }
 
 /** vLLM's /tokenize with the chat messages: `{"count": N, ...}`. */
-async function tokenizerCount(ex: Exchange, kernel: Kernel): Promise<number> {
-  const model = ex.state.model!.model
+async function tokenizerCount(ex: Narrowed<'model'>, kernel: Kernel): Promise<number> {
+  const model = ex.state.model.model
   const body = ex.body as Body
   const request: Record<string, unknown> = { model: model.served_name ?? model.id, messages: body.messages, add_generation_prompt: true }
   if (body.tools !== undefined && body.tools.length > 0) request.tools = body.tools

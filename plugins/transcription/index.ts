@@ -50,11 +50,11 @@ export default definePlugin({
   requires: ['model', 'upload'],
   reachesModel: { demand: (ex) => transcriptionDemand(ex.state.upload?.file.data.length ?? 0) },
   setup(config, kernel) {
-    const task = config.task ?? 'transcribe'
+    const task = config.task
     return {
       async request(ex, next) {
-        const { model, requested } = ex.state.model!
-        const upload = ex.state.upload!
+        const { model, requested } = ex.state.model
+        const upload = ex.state.upload
         if (model.model_type !== 'audio_transcription') throw bad(`model ${requested} is not a transcription model`)
         const settings = transcriptionSettings(model)
         if (task === 'translate' && !settings.translation) throw bad(`model ${requested} does not translate; use a model with translation`)

@@ -11,8 +11,7 @@
  * request path.
  */
 import { definePlugin, valueOf, type Exchange, type Outcome } from '../../kernel/contract/index.js'
-import { outcomeOf } from '../../kernel/run/chain.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import { outcomeOf, type UsageRecord } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 
 export default definePlugin({

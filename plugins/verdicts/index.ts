@@ -34,7 +34,7 @@ export default definePlugin({
   config: configSchema,
   requires: ['principal'],
   setup(config, kernel) {
-    const route = config.route ?? 'chat-internal'
+    const route = config.route
     return {
       async request(ex) {
         const job = validateRequest(ex.body)

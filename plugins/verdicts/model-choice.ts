@@ -4,8 +4,8 @@
  * the family is permitted its member); `auto` among vision models only when images are sent;
  * any other name as the chat route resolves it (ids and server names; 404 when unknown).
  */
-import { chooseAutoModel, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
-import { reportedNameOf } from '../../kernel/services/catalog/reported-names.js'
+import { chooseAutoModel, queueLoadOf } from '../../domains/gateway/auto-model.js'
+import { reportedNameOf } from '../../kernel/contract/index.js'
 import type { Kernel, Principal } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 

@@ -38,7 +38,7 @@ const ask = () => client.chat.completions.create({ model: 'auto', messages: [{ r
 async function until(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 5_000
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; queues: ${JSON.stringify(gw.generation().state.queues.load())}`)
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; queues: ${JSON.stringify(gw.generation().load.pools())}`)
     await new Promise((r) => setTimeout(r, 10))
   }
 }
@@ -58,7 +58,7 @@ test('idle: the first listed model; first pool saturated: the idle one; free aga
       // Aborted by the test once it has seen what it needs.
       .catch(() => undefined),
   )
-  const queues = () => gw.generation().state.queues.load().filter((l) => l.pool === 'first')
+  const queues = () => gw.generation().load.pools().filter((l) => l.pool === 'first')
   await until(() => queues().some((l) => l.running === 1 && l.waiting === 1), 'the first pool is saturated')
 
   const busy = await ask()

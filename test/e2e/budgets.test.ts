@@ -12,7 +12,8 @@ import { Redis } from 'ioredis'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { keysFile, modelsWith, serverWith } from '../support/deployment-files.js'
 import { startReplica, type Replica } from '../support/replica.js'
-import { available, POSTGRES_URL, REDIS_URL, uniqueName } from '../support/services.js'
+import { POSTGRES_URL, REDIS_URL, uniqueName } from '../support/services.js'
+import { suiteNeeding } from '../support/needs-server.js'
 import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
 
@@ -122,15 +123,13 @@ one.run()
 
 // ——— two processes, one Redis ———
 
-const two = suite('e2e budgets: two Sluice processes on one Redis')
+const two = suiteNeeding(['redis', 'postgres'], 'e2e budgets: two Sluice processes on one Redis')
 let first: TestGateway | undefined
 let replica: Replica | undefined
 const schema = uniqueName('sluice_e2e')
 const prefix = `${uniqueName('sluice-e2e')}:`
 
 two.before(async () => {
-  const [redisUp, postgresUp] = await Promise.all([available('redis'), available('postgres')])
-  if (!redisUp || !postgresUp) return
   const stores = { redis_url: REDIS_URL, redis_prefix: prefix, postgres_url: POSTGRES_URL, postgres_schema: schema, records_flush_ms: 100 }
   first = await startTestGateway({
     simulatorLatency: { ttft_ms: 20, itl_ms: 2 },
@@ -155,19 +154,17 @@ two.after(async () => {
 const clients = (secret: string) => [first!.openai(secret), new OpenAI({ apiKey: secret, baseURL: `${replica!.url}/v1`, maxRetries: 0, timeout: 30_000 })]
 
 two('the term budget holds across both processes: no overspend, the rest 403', async () => {
-  if (!first) return
-  assert.is(first.generation().state.kind, 'redis')
+  assert.is(first!.generation().redis ? 'redis' : 'memory', 'redis')
   const outcome = await burst(clients('sk-term'), 200)
   // Both processes write records to the one PostgreSQL; wait for the replica's batch.
   await new Promise((r) => setTimeout(r, 300))
-  checkTerm(outcome, await recordsOf(first, 'term'), 200)
+  checkTerm(outcome, await recordsOf(first!, 'term'), 200)
 })
 
 two('the per-minute token budget holds across both processes: no overspend, the rest 429', async () => {
-  if (!first) return
   const outcome = await burst(clients('sk-minute'), 200)
   await new Promise((r) => setTimeout(r, 300))
-  checkMinute(outcome, await recordsOf(first, 'minute'), 200)
+  checkMinute(outcome, await recordsOf(first!, 'minute'), 200)
 })
 
 two.run()

@@ -11,6 +11,7 @@ import { prepareDeployment, TEST_KEY } from '../support/gateway.js'
 import { serverWith } from '../support/deployment-files.js'
 import { startReplica } from '../support/replica.js'
 import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
+import { until } from '../support/stuck.js'
 
 const test = suite('e2e kill -9 of the embedded default')
 
@@ -36,16 +37,17 @@ async function load(url: string, clients: number, acknowledged: string[]): Promi
 }
 
 test('every reply acknowledged before the kill has its record after the restart', async () => {
-  // Batches every second: the kill falls between two, so most records exist only in the journal.
-  const files = prepareDeployment({ files: { 'config/server.yaml': serverWith({ stores: { records_flush_ms: 1000 } }) }, simulatorLatency: { ttft_ms: 1, itl_ms: 1 } })
+  // Batches of 50 records and no timer: the kill falls between two, so the records written
+  // are in the store and the last ones exist only in the journal.
+  const files = prepareDeployment({ files: { 'config/server.yaml': serverWith({ stores: { records_flush_ms: 600_000, records_batch: 50 } }) }, simulatorLatency: { ttft_ms: 1, itl_ms: 1 } })
   const env = { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_LOG_LEVEL: 'warn' }
   const first = await startReplica({ ...files, env })
   const acknowledged: string[] = []
   const running = load(first.url, 16, acknowledged)
-  await new Promise((r) => setTimeout(r, 1500))
+  // A count, not a time: the kill comes once six batches have been written, in the seventh.
+  await until('325 replies under load', () => acknowledged.length >= 325)
   await first.kill()
   await running
-  assert.ok(acknowledged.length > 100, `load ran (${acknowledged.length} replies)`)
 
   const second = await startReplica({ ...files, env, dataDir: first.dataDir })
   await second.stop()

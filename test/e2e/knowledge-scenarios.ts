@@ -6,10 +6,10 @@
  * filter and tags, rerank, replacement, deletion, project isolation, atomic failure, and the
  * metering of the embedding calls.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import { gatewayStores, type GatewayStores, type KnowledgeStoreKind } from '../support/knowledge-gateways.js'
+import { gatewayStores, serversFor, type GatewayStores, type KnowledgeStoreKind } from '../support/knowledge-gateways.js'
+import { suiteNeeding } from '../support/needs-server.js'
 import { PAGE_WORDS, threePagePdf } from '../support/three-page-pdf.js'
 import { knowledgeClient, type KnowledgeClient } from './knowledge-client.js'
 
@@ -32,14 +32,13 @@ type Chunk = { content: string; source_name: string; page_number: number | null;
 const chunksOf = (body: Record<string, unknown>) => body.data as Chunk[]
 
 export function knowledgeScenarios(kind: KnowledgeStoreKind): void {
-  const test = suite(`e2e knowledge API (${kind})`)
+  const test = suiteNeeding(serversFor(kind), `e2e knowledge API (${kind})`)
   let gw: TestGateway | undefined
   let stores: GatewayStores | undefined
   let kb: KnowledgeClient
 
   test.before(async () => {
     stores = await gatewayStores(kind)
-    if (!stores) return
     // Small chunks, so that each page of the PDF starts chunks of its own.
     gw = await startTestGateway({
       env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
@@ -51,8 +50,7 @@ export function knowledgeScenarios(kind: KnowledgeStoreKind): void {
     await gw?.close()
     await stores?.cleanup()
   })
-  /** A scenario, skipped (as its suite's store is) when PostgreSQL is unreachable outside CI. */
-  const scenario = (name: string, run: () => Promise<void>) => test(name, async () => (gw ? run() : undefined))
+  const scenario = (name: string, run: () => Promise<void>) => test(name, run)
 
   scenario('the gateway runs on the store asked for, with its vector path', async () => {
     const expected = { sqlite: /knowledge store: sqlite, vectors by sqlite-vec/, postgres: /knowledge store: postgres, pgvector not available/, pglite: /knowledge store: postgres, vectors by pgvector/ }[kind]

@@ -7,7 +7,9 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { serverWith } from '../support/deployment-files.js'
-import { available, REDIS_URL, uniqueName } from '../support/services.js'
+import { REDIS_URL, uniqueName } from '../support/services.js'
+import { suiteNeeding } from '../support/needs-server.js'
+import { failIfStuck } from '../support/stuck.js'
 import { cuttableProxy } from '../support/cuttable-proxy.js'
 
 const test = suite('e2e probes')
@@ -38,8 +40,11 @@ test('both probes answer 200 without a key on the default deployment', async () 
   }
 })
 
-test('readyz answers 503 naming Redis while Redis is cut, 200 once it is back', async () => {
-  if (!(await available('redis'))) return
+test.run()
+
+const withRedis = suiteNeeding(['redis'], 'e2e probes with Redis')
+
+withRedis('readyz answers 503 naming Redis while Redis is cut, 200 once it is back', async () => {
   const proxy = await cuttableProxy(new URL(REDIS_URL))
   const gateway = await startTestGateway({
     env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_REDIS_URL: proxy.url },
@@ -51,9 +56,8 @@ test('readyz answers 503 naming Redis while Redis is cut, 200 once it is back', 
     assert.ok(before.body.checks.redis?.ok)
 
     proxy.cut()
-    const started = Date.now()
-    const during = await readyz(gateway)
-    assert.ok(Date.now() - started < 5000, 'the probe answers within its bounded wait')
+    // Its wait on Redis is bounded: it answers (the guard only catches a probe that hangs).
+    const during = await failIfStuck(readyz(gateway), 'readyz while Redis is cut')
     assert.is(during.status, 503)
     assert.is(during.body.status, 'unready')
     assert.is(during.body.checks.redis?.ok, false)
@@ -74,4 +78,4 @@ test('readyz answers 503 naming Redis while Redis is cut, 200 once it is back', 
   }
 })
 
-test.run()
+withRedis.run()

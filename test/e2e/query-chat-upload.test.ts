@@ -70,7 +70,7 @@ test('a PDF, a PNG and a WAV: stored for the session, each ready for a prompt, a
   assert.is(body.files[1].tokens, undefined, 'an image has no text tokens')
   assert.type(body.files[2].tokens, 'number')
 
-  const got = await inContextFiles(gw.generation().query.uploads, {
+  const got = await inContextFiles(gw.generation().domains.query.uploads, {
     projectId: 'demo',
     sessionId: body.session_id,
     queryId: body.query_id,
@@ -107,7 +107,7 @@ test('a session sent is kept; a service token needs no project_id; names are per
   const second = await upload([{ field: 'docs', name: 'a.md', type: 'text/plain', data: 'other' }], { fields: { project_id: 'demo', session_id: 'chat-7' } })
   assert.is(second.status, 200)
   assert.is.not(second.body.query_id, first.body.query_id)
-  const a = await inContextFiles(gw.generation().query.uploads, { projectId: 'demo', sessionId: 'chat-7', queryId: first.body.query_id, chatUpload: { docs: ['a.md'] } })
+  const a = await inContextFiles(gw.generation().domains.query.uploads, { projectId: 'demo', sessionId: 'chat-7', queryId: first.body.query_id, chatUpload: { docs: ['a.md'] } })
   assert.is(a.text, '--- document: a.md ---\n# Title\n\nSome *text*.')
 })
 

@@ -71,7 +71,7 @@ test('turned off in server.yaml: nothing is ingested', async () => {
   const gw = await startTestGateway({ server: { query: { sample_collection: { enabled: false, project: 'demo', collection: 'sample', folder: 'sample' } } as never } })
   try {
     assert.is(await seedSampleCollection(gw.generation()), 'disabled')
-    assert.equal(await gw.generation().knowledge.listCollections('demo'), [])
+    assert.equal(await gw.generation().domains.query.knowledge.listCollections('demo'), [])
   } finally {
     await gw.close()
   }
@@ -83,12 +83,12 @@ test('a sample that cannot be ingested is a warning, leaves no half-made collect
     // The test deployment's config folder has no sample/ folder.
     assert.is(await seedSampleCollection(gw.generation()), 'failed')
     assert.ok(gw.logs.some((l) => l.includes('the sample collection was not ingested')))
-    assert.equal(await gw.generation().knowledge.listCollections('demo'), [])
+    assert.equal(await gw.generation().domains.query.knowledge.listCollections('demo'), [])
     // A document that cannot be read: the collection made for it is removed again.
     fs.mkdirSync(path.join(gw.configDir, 'sample'))
     fs.writeFileSync(path.join(gw.configDir, 'sample', 'empty.md'), '   \n')
     assert.is(await seedSampleCollection(gw.generation()), 'failed')
-    assert.equal(await gw.generation().knowledge.listCollections('demo'), [])
+    assert.equal(await gw.generation().domains.query.knowledge.listCollections('demo'), [])
     // A readable one is ingested; then the collection is left as it is.
     fs.writeFileSync(path.join(gw.configDir, 'sample', 'empty.md'), '# Hello\n\nSluice is a gateway.\n')
     assert.is(await seedSampleCollection(gw.generation()), 'ingested')

@@ -2,17 +2,13 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { configDirWith, makeKernel } from '../../bin/testing/harness.js'
 import { modelsWith } from '../support/deployment-files.js'
-import { chooseAutoModel, queueLoadOf } from '../../kernel/services/catalog/auto-model.js'
-import { memoryState } from '../../kernel/services/state/open-state.js'
-import type { PoolLoad } from '../../plugins/fair-queue/queues/fair-queues.js'
-import type { SharedState } from '../../kernel/services/state/state.js'
+import { chooseAutoModel, queueLoadOf } from '../../domains/gateway/auto-model.js'
+import type { PoolLoad } from '../../kernel/contract/load.js'
 
 const test = suite('auto: the load of a model, from the fair queues')
 
 /** A kernel whose fair queues report these loads. */
 function withLoads(loads: PoolLoad[]) {
-  const real = memoryState()
-  const state: SharedState = { ...real, kind: 'memory', ledger: real.ledger, close: () => real.close(), queues: { acquire: (r) => real.queues.acquire(r), load: () => loads } }
   const configDir = configDirWith({
     'models.yaml': modelsWith({
       backends: { small: { url: 'embedded', capacity: 2 }, big: { url: 'embedded', capacity: 16 } },
@@ -22,7 +18,9 @@ function withLoads(loads: PoolLoad[]) {
       ],
     }),
   })
-  return makeKernel({ configDir, services: { state } })
+  const kernel = makeKernel({ configDir })
+  kernel.load.report(() => loads)
+  return kernel
 }
 
 test("running plus waiting of the model's pool, over the pool's capacity; models on a pool share it", () => {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { configDirWith, makeKernel, makeServedKernel } from '../../bin/testing/harness.js'
-import { chooseAutoModel } from '../../kernel/services/catalog/auto-model.js'
+import { chooseAutoModel } from '../../domains/gateway/auto-model.js'
 
 const test = suite('catalog: the one permission check (catalog.permits)')
 const keys = `groups:

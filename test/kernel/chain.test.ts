@@ -5,7 +5,9 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { finishAll, outcomeOf, runRequest, wrapEvents, type ChainState } from '../../kernel/run/chain.js'
+import { finishAll, outcomeOf, runRequest, type ChainState } from '../../kernel/run/chain.js'
+import { runExchange } from '../../kernel/run/lifecycle.js'
+import { InProcessCall } from '../../kernel/transports/in-process.js'
 import { createExchange, type KernelExchange } from '../../kernel/run/create-exchange.js'
 import { createLogger } from '../../kernel/contract/log.js'
 import { reply, type StreamEvent } from '../../kernel/contract/reply.js'
@@ -32,6 +34,15 @@ function route(steps: [string, Phases][]): LoadedRoute {
 
 function exchange(): KernelExchange {
   return createExchange({ route: { id: 'r', pipeline: 'p', file: 'p.yaml' }, transport: 'internal', method: 'POST', path: '/r', headerPrefix: 'x-gateway-', timeoutMs: 60_000, log: quiet })
+}
+
+/** The route run as an in-process call (the lifecycle's chunk loop and its finish); the events of its streamed reply. */
+async function streamed(r: LoadedRoute, ex: KernelExchange): Promise<{ events: AsyncIterable<StreamEvent> }> {
+  const call = new InProcessCall(ex, false)
+  void runExchange(r, ex, call, {}).catch(call.failed)
+  const { reply } = await call.result
+  if (reply.kind !== 'events') throw new Error(`expected a stream, got ${reply.kind}`)
+  return reply
 }
 
 /** A step that records its phases in `log` and passes on. */
@@ -137,10 +148,7 @@ test('a stream: chunk sees every event in order; finish runs when it ends (done)
     ['a', { chunk: (_ex, e) => (log.push(`chunk:${String(e.i)}`), e), finish: (_ex, o) => void log.push(`finish:${o.kind}`) }],
     ['answer', { async request(ex) { ex.reply = reply.events(events(3)) } }],
   ])
-  const ex = exchange()
-  const state: ChainState = { entered: 0, finished: false }
-  await runRequest(r, ex, state)
-  const wrapped = wrapEvents(r, ex, state, ex.reply as ReturnType<typeof reply.events>)
+  const wrapped = await streamed(r, exchange())
   for await (const e of wrapped.events) log.push(`out:${String(e.i)}`)
   assert.equal(log, ['chunk:0', 'out:0', 'chunk:1', 'out:1', 'chunk:2', 'out:2', 'finish:done'])
 })
@@ -151,10 +159,7 @@ test('a stream the consumer leaves early (client gone): finish gets aborted', as
     ['a', { finish: (_ex, o) => void (outcome = o) }],
     ['answer', { async request(ex) { ex.reply = reply.events(events(10)) } }],
   ])
-  const ex = exchange()
-  const state: ChainState = { entered: 0, finished: false }
-  await runRequest(r, ex, state)
-  for await (const e of wrapEvents(r, ex, state, ex.reply as ReturnType<typeof reply.events>).events) if (e.i === 1) break
+  for await (const e of (await streamed(r, exchange())).events) if (e.i === 1) break
   assert.is(outcome?.kind, 'aborted')
   assert.is(outcome?.status, 499)
 })
@@ -165,12 +170,10 @@ test('a stream cut upstream: the consumer sees the error, finish gets failed wit
     ['a', { finish: (_ex, o) => void (outcome = o) }],
     ['answer', { async request(ex) { ex.reply = reply.events(events(5, 2)) } }],
   ])
-  const ex = exchange()
-  const state: ChainState = { entered: 0, finished: false }
-  await runRequest(r, ex, state)
+  const stream = await streamed(r, exchange())
   const got: unknown[] = []
   try {
-    for await (const e of wrapEvents(r, ex, state, ex.reply as ReturnType<typeof reply.events>).events) got.push(e.i)
+    for await (const e of stream.events) got.push(e.i)
     assert.unreachable('the cut was not reported')
   } catch (err) {
     assert.is((err as GatewayError).status, 502)

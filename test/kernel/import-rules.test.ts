@@ -1,14 +1,16 @@
 /**
  * The layout's import rules (ARCHITECTURE.md, "Import rules"), checked over the source tree:
- * - a plugin imports only `kernel/`, `protocols/` and `schemas/` (and its own folder), never
- *   another plugin;
- * - `protocols/` imports neither plugins nor kernel services (it may use the kernel's contract
- *   types and errors, and schemas);
- * - the kernel imports no plugin except through the registry (`plugins/registry.ts`, read by
- *   the composition root), and nothing from `sim/` except where the embedded default starts it
- *   (kernel/services/backends/embedded-simulator.ts; the composition root names its type);
- * - no import cycles among the gateway's modules.
- * And the kernel outside `kernel/services/` stays readable in one sitting (about 2,000 lines).
+ * - `kernel/contract/` imports nothing of ours but types from `schemas/`;
+ * - `protocols/` imports only `kernel/contract/` (through its index), `schemas/` and itself;
+ * - the rest of the kernel never imports `domains/`, `plugins/`, `bin/` or `sim/`;
+ * - a domain imports the contract, `protocols/`, `schemas/` and its own folder: never a plugin
+ *   or another domain;
+ * - a plugin imports the contract, `protocols/`, `schemas/`, `domains/` and its own folder;
+ * - nothing outside the kernel but the composition root (`bin/`) imports past the contract's
+ *   `index.ts`;
+ * - no import cycles, type-only imports included.
+ * And the sizes: `kernel/contract` plus `kernel/run` readable in one sitting (2,000 lines at
+ * most), all of `kernel/` 7,000 at most.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -18,70 +20,111 @@ import { repoRoot } from '../../kernel/contract/paths.js'
 
 const test = suite('kernel: import rules')
 
-const ROOTS = ['kernel', 'protocols', 'plugins', 'schemas']
-const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"\n]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+const ROOTS = ['kernel', 'protocols', 'plugins', 'domains', 'schemas', 'sim', 'bin']
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\b[^'"\n]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g
 
 function sources(dir: string): string[] {
   const out: string[] = []
   for (const e of fs.readdirSync(path.join(repoRoot, dir), { withFileTypes: true })) {
     const rel = path.join(dir, e.name)
     if (e.isDirectory()) out.push(...sources(rel))
-    else if (e.name.endsWith('.ts')) out.push(rel)
+    else if (/\.tsx?$/.test(e.name)) out.push(rel)
   }
   return out
 }
 
+interface Edge {
+  readonly target: string
+  readonly typeOnly: boolean
+}
+
 /** Relative imports of a file, as repository paths (`.js` read as the `.ts` it compiles from). */
-function importsOf(file: string): { target: string; typeOnly: boolean }[] {
+function importsOf(file: string): Edge[] {
   const text = fs.readFileSync(path.join(repoRoot, file), 'utf8')
-  const out: { target: string; typeOnly: boolean }[] = []
+  const out: Edge[] = []
   for (const m of text.matchAll(IMPORT)) {
-    const spec = m[1] ?? m[2]!
+    const spec = m[1] ?? m[2] ?? m[3]!
     if (!spec.startsWith('.')) continue
-    out.push({ target: path.normalize(path.join(path.dirname(file), spec)).replace(/\.js$/, '.ts'), typeOnly: /^\s*(import|export)\s+type\b/.test(m[0]) })
+    const target = path.normalize(path.join(path.dirname(file), spec)).replace(/\.js$/, '.ts')
+    out.push({ target, typeOnly: /^\s*(import|export)\s+type\b/.test(m[0]) })
   }
   return out
 }
 
 const files = ROOTS.flatMap(sources)
 const graph = new Map(files.map((f) => [f, importsOf(f)]))
-const top = (p: string) => p.split(path.sep)[0]!
-const pluginOf = (p: string) => (p.startsWith(`plugins${path.sep}`) ? p.split(path.sep)[1] : undefined)
-const isService = (p: string) => p.startsWith(path.join('kernel', 'services') + path.sep)
+const parts = (p: string) => p.split(path.sep)
+const top = (p: string) => parts(p)[0]!
+/** `plugins/budget/…` → `plugins/budget`; `domains/query/…` → `domains/query`. */
+const unit = (p: string) => parts(p).slice(0, 2).join('/')
+const CONTRACT = path.join('kernel', 'contract')
+const CONTRACT_INDEX = path.join(CONTRACT, 'index.ts')
+const inContract = (p: string) => p.startsWith(CONTRACT + path.sep)
+const inKernel = (p: string) => top(p) === 'kernel'
 
-test('a plugin imports only kernel/, protocols/, schemas/ and its own folder', () => {
+/** Every import of `from` files that breaks `allowed`, as "file → target". */
+function violations(from: (file: string) => boolean, allowed: (file: string, edge: Edge) => boolean): string[] {
   const bad: string[] = []
-  for (const [file, imports] of graph) {
-    const own = pluginOf(file)
-    if (!own || file === path.join('plugins', 'registry.ts')) continue
-    for (const { target } of imports) {
-      const ok = ['kernel', 'protocols', 'schemas'].includes(top(target)) || pluginOf(target) === own
-      if (!ok) bad.push(`${file} → ${target}`)
-    }
+  for (const [file, edges] of graph) {
+    if (!from(file)) continue
+    for (const edge of edges) if (!allowed(file, edge)) bad.push(`${file} → ${edge.target}`)
   }
+  return bad
+}
+
+test('kernel/contract imports nothing of ours but types from schemas/', () => {
+  const bad = violations(inContract, (_f, e) => inContract(e.target) || (top(e.target) === 'schemas' && e.typeOnly))
   assert.equal(bad, [])
 })
 
-test('protocols/ imports no plugin and no kernel service', () => {
-  const bad: string[] = []
-  for (const [file, imports] of graph) {
-    if (top(file) !== 'protocols') continue
-    for (const { target } of imports) if (top(target) === 'plugins' || isService(target) || top(target) === 'sim') bad.push(`${file} → ${target}`)
-  }
+test('protocols/ imports only the contract (its index), schemas/ and protocols/', () => {
+  const bad = violations(
+    (f) => top(f) === 'protocols',
+    (_f, e) => ['protocols', 'schemas'].includes(top(e.target)) || e.target === CONTRACT_INDEX,
+  )
   assert.equal(bad, [])
 })
 
-test('the kernel imports plugins only through the registry, and the simulator only where the embedded default starts it', () => {
-  const bad: string[] = []
-  for (const [file, imports] of graph) {
-    if (top(file) !== 'kernel') continue
-    for (const { target, typeOnly } of imports) {
-      if (top(target) === 'plugins' && target !== path.join('plugins', 'registry.ts')) bad.push(`${file} → ${target}`)
-      if (top(target) === 'plugins' && file !== path.join('kernel', 'gateway.ts')) bad.push(`${file} → ${target} (only the composition root reads the registry)`)
-      const startsSim = file === path.join('kernel', 'services', 'backends', 'embedded-simulator.ts') && target === path.join('sim', 'index.ts')
-      if (top(target) === 'sim' && !startsSim && !(file === path.join('kernel', 'gateway.ts') && typeOnly)) bad.push(`${file} → ${target}`)
-    }
-  }
+test('the kernel imports no domain, plugin, composition root or simulator', () => {
+  const bad = violations(inKernel, (_f, e) => ['kernel', 'protocols', 'schemas'].includes(top(e.target)))
+  assert.equal(bad, [])
+})
+
+test('a domain imports the contract, protocols/, schemas/ and its own folder: no plugin, no other domain', () => {
+  const bad = violations(
+    (f) => top(f) === 'domains',
+    (f, e) => ['protocols', 'schemas'].includes(top(e.target)) || e.target === CONTRACT_INDEX || unit(e.target) === unit(f),
+  )
+  assert.equal(bad, [])
+})
+
+test('a plugin imports the contract, protocols/, schemas/, domains/ and its own folder: no other plugin', () => {
+  const bad = violations(
+    (f) => top(f) === 'plugins' && f !== path.join('plugins', 'registry.ts'),
+    (f, e) =>
+      ['protocols', 'schemas', 'domains'].includes(top(e.target)) || e.target === CONTRACT_INDEX || unit(e.target) === unit(f),
+  )
+  assert.equal(bad, [])
+})
+
+test('the plugin registry names plugins only; the simulator imports nothing of the gateway', () => {
+  const registry = violations(
+    (f) => f === path.join('plugins', 'registry.ts'),
+    (_f, e) => top(e.target) === 'plugins' || e.target === CONTRACT_INDEX,
+  )
+  const sim = violations(
+    (f) => top(f) === 'sim',
+    (_f, e) => top(e.target) === 'sim',
+  )
+  assert.equal([...registry, ...sim], [])
+})
+
+test('outside the kernel, only bin/ imports past the contract', () => {
+  const bad = violations(
+    (f) => !inKernel(f) && top(f) !== 'bin',
+    (_f, e) => !inKernel(e.target) || e.target === CONTRACT_INDEX,
+  )
   assert.equal(bad, [])
 })
 
@@ -107,13 +150,22 @@ test('no import cycles (type-only imports included: they are design dependencies
 
 /** Lines as `wc -l` counts them: a final newline ends the last line, it does not start another. */
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
+const linesUnder = (dir: string) =>
+  sources(dir).reduce((n, f) => n + lineCount(fs.readFileSync(path.join(repoRoot, f), 'utf8')), 0)
 
-test('the kernel outside kernel/services/ is about 2,000 lines or fewer', () => {
-  const lines = sources('kernel')
-    .filter((f) => !isService(f))
-    .reduce((n, f) => n + lineCount(fs.readFileSync(path.join(repoRoot, f), 'utf8')), 0)
-  // 2,300 since the WebSocket transport (kernel/websocket.ts) joined the HTTP one.
-  assert.ok(lines <= 2300, `kernel/ outside services: ${lines} lines`)
+test('kernel/contract plus kernel/run: 2,000 lines at most', () => {
+  const lines = linesUnder(CONTRACT) + linesUnder(path.join('kernel', 'run'))
+  assert.ok(lines <= 2000, `kernel/contract + kernel/run: ${lines} lines`)
+})
+
+test('all of kernel/: 7,000 lines at most', () => {
+  const lines = linesUnder('kernel')
+  assert.ok(lines <= 7000, `kernel/: ${lines} lines`)
+})
+
+test('the rules above see the tree: every root has sources and the graph has edges', () => {
+  for (const root of ROOTS) assert.ok(sources(root).length > 0, `${root} has no sources`)
+  assert.ok([...graph.values()].flat().length > 1000)
 })
 
 test.run()

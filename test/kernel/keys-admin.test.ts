@@ -13,6 +13,8 @@ import { GatewayError } from '../../kernel/contract/errors.js'
 import { createLogger } from '../../kernel/contract/log.js'
 import type { KeysFile } from '../../schemas/keys.schema.js'
 import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
+import { suiteNeeding } from '../support/needs-server.js'
+import type { Server } from '../support/services.js'
 
 const log = createLogger({ level: 'error', sink: { write: () => undefined } })
 const seed: KeysFile = {
@@ -42,14 +44,13 @@ async function eventually<T>(read: () => T, want: T): Promise<T> {
   return value
 }
 
-function keysContract(label: string, open: () => Promise<{ store: Store; cleanup(): Promise<void> } | undefined>): void {
-  const test = suite(`key store with admin changes: ${label}`)
+function keysContract(label: string, needs: readonly Server[], open: () => Promise<{ store: Store; cleanup(): Promise<void> }>): void {
+  const test = suiteNeeding(needs, `key store with admin changes: ${label}`)
   let opened: { store: Store; cleanup(): Promise<void> } | undefined
   let stored: StoredKeys
   let keys: LayeredKeyStore
   test.before(async () => {
     opened = await open()
-    if (!opened) return
     stored = await StoredKeys.open(opened.store.keys, { refreshMs: 50, log })
     keys = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, stored })
   })
@@ -59,9 +60,7 @@ function keysContract(label: string, open: () => Promise<{ store: Store; cleanup
     await opened?.cleanup()
   })
   const it = (name: string, fn: () => Promise<void>) =>
-    test(name, async () => {
-      if (opened) await fn()
-    })
+    test(name, fn)
 
   it('seed keys answer to their secrets; a key made here answers to the secret shown once', async () => {
     assert.is(keys.lookup('sk-seeded')?.id, 'seeded')
@@ -164,9 +163,9 @@ function keysContract(label: string, open: () => Promise<{ store: Store; cleanup
   test.run()
 }
 
-keysContract('sqlite', async () => sqliteTestStore())
+keysContract('sqlite', [], async () => sqliteTestStore())
 
-keysContract('postgres', postgresTestStore)
+keysContract('postgres', ['postgres'], postgresTestStore)
 
 const admin = suite('admin key')
 admin('the admin key comes from SLUICE_ADMIN_KEY or admin.key_hash, compared by digest', () => {

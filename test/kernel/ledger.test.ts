@@ -3,16 +3,17 @@
  * Reservations are atomic (no overspend under concurrency), shortened to what the tightest
  * budget affords, settled to the actual amount, and windows slide.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Redis } from 'ioredis'
 import type { BudgetLedger, LedgerLine } from '../../plugins/budget/ledger/ledger.js'
 import { MemoryLedger } from '../../plugins/budget/ledger/memory-ledger.js'
 import { RedisLedger } from '../../plugins/budget/ledger/redis-ledger.js'
-import { available, REDIS_URL, uniqueName } from '../support/services.js'
+import { RedisTurn } from '../../kernel/services/redis/redis-turn.js'
+import { REDIS_URL, uniqueName, type Server } from '../support/services.js'
+import { suiteNeeding } from '../support/needs-server.js'
+import { until } from '../support/stuck.js'
 
 const NOW = Date.UTC(2026, 4, 14, 12)
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const term = (counter: string, limit: number, fixed: number, perUnit: number, seed?: () => Promise<number>): LedgerLine => ({
   counter,
   limit,
@@ -22,17 +23,15 @@ const term = (counter: string, limit: number, fixed: number, perUnit: number, se
 })
 const minute = (counter: string, limit: number, fixed: number, perUnit = 1): LedgerLine => ({ counter, limit, fixed, perUnit, window: { kind: 'sliding', ms: 60_000 } })
 
-function ledgerContract(label: string, open: () => Promise<{ ledger: BudgetLedger; close(): Promise<void> } | undefined>): void {
-  const test = suite(`ledger contract: ${label}`)
+function ledgerContract(label: string, needs: readonly Server[], open: () => Promise<{ ledger: BudgetLedger; close(): Promise<void> }>): void {
+  const test = suiteNeeding(needs, `ledger contract: ${label}`)
   let opened: { ledger: BudgetLedger; close(): Promise<void> } | undefined
   test.before(async () => {
     opened = await open()
   })
   test.after(async () => opened?.close())
   const it = (name: string, fn: (ledger: BudgetLedger) => Promise<void>) =>
-    test(name, async () => {
-      if (opened) await fn(opened.ledger)
-    })
+    test(name, () => fn(opened!.ledger))
 
   it('grants the whole ask when every line affords it, and counts it', async (ledger) => {
     const lines = [term('t:a', 10, 1, 0.01), minute('m:a', 1000, 100)]
@@ -141,17 +140,16 @@ function ledgerContract(label: string, open: () => Promise<{ ledger: BudgetLedge
   test.run()
 }
 
-ledgerContract('memory', async () => {
+ledgerContract('memory', [], async () => {
   const ledger = new MemoryLedger(() => NOW)
   return { ledger, close: async () => ledger.close() }
 })
 
-ledgerContract('redis', async () => {
-  if (!(await available('redis'))) return undefined
+ledgerContract('redis', ['redis'], async () => {
   const redis = new Redis(REDIS_URL)
   const prefix = `${uniqueName('sluice-test')}:`
   return {
-    ledger: new RedisLedger(redis, prefix),
+    ledger: new RedisLedger(redis, prefix, { turn: new RedisTurn(redis) }),
     async close() {
       const keys = await redis.keys(`${prefix}*`)
       if (keys.length > 0) await redis.del(...keys)
@@ -162,11 +160,10 @@ ledgerContract('redis', async () => {
 
 // ——— Redis only: leases of term reservations, and reconciliation with the records ———
 
-const shared = suite('ledger across replicas (Redis only)')
+const shared = suiteNeeding(['redis'], 'ledger across replicas (Redis only)')
 const MINUTE = 60_000
 
 async function withRedis(run: (redis: Redis, prefix: string) => Promise<void>): Promise<void> {
-  if (!(await available('redis'))) return
   const redis = new Redis(REDIS_URL)
   const prefix = `${uniqueName('sluice-test')}:`
   try {
@@ -178,18 +175,19 @@ async function withRedis(run: (redis: Redis, prefix: string) => Promise<void>): 
   }
 }
 
-shared('a term reservation whose process stops renewing it lapses within one lease; a live one is kept', async () => {
+shared('a term reservation whose process stops renewing it lapses at the end of its lease; a live one is kept', async () => {
   await withRedis(async (redis, prefix) => {
     // The dead process never renews (heartbeat a minute away); the live one renews every 50 ms.
-    const dead = new RedisLedger(redis, prefix, { leaseMs: 300, heartbeatMs: 60_000 })
-    const live = new RedisLedger(redis, prefix, { leaseMs: 300, heartbeatMs: 50 })
+    const dead = new RedisLedger(redis, prefix, { leaseMs: 300, heartbeatMs: 60_000, turn: new RedisTurn(redis) })
+    const live = new RedisLedger(redis, prefix, { leaseMs: 300, heartbeatMs: 50, turn: new RedisTurn(redis) })
     try {
       const line = term('t:lease', 100, 10, 0)
       const a = await dead.reserve([line], { min: 0, max: 0 }, NOW)
       const b = await live.reserve([line], { min: 0, max: 0 }, NOW)
       assert.ok(a.ok && b.ok)
       assert.is(await live.used('t:lease', line.window, NOW), 20)
-      await sleep(600)
+      // Both were made together with the same lease: when the dead one's lapses, the live one's would too, unless renewed.
+      await until("the dead process's reservation to lapse", async () => (await live.used('t:lease', line.window, NOW)) < 20)
       assert.is(await live.used('t:lease', line.window, NOW), 10, "the dead process's reservation is gone; the live one's is kept")
       // A settlement that comes after its lease lapsed still counts, once.
       if (a.ok) await dead.settle(a.ticket, [4], NOW)
@@ -204,8 +202,8 @@ shared('a term reservation whose process stops renewing it lapses within one lea
 
 shared('reconcile replaces what was settled for past minutes by what the records say, once', async () => {
   await withRedis(async (redis, prefix) => {
-    const ledger = new RedisLedger(redis, prefix, { leaseMs: 5_000 })
-    const other = new RedisLedger(redis, prefix, { leaseMs: 5_000 })
+    const ledger = new RedisLedger(redis, prefix, { leaseMs: 5_000, turn: new RedisTurn(redis) })
+    const other = new RedisLedger(redis, prefix, { leaseMs: 5_000, turn: new RedisTurn(redis) })
     try {
       const line: LedgerLine = { counter: 't:rec', limit: 100, fixed: 5, perUnit: 0, window: { kind: 'term', expiresAt: NOW + 86_400_000, seed: async () => 2, scope: { keyId: 'k' } } }
       // Two requests started in the first minute after the seed; settled 5 each.

@@ -1,9 +1,8 @@
 /**
- * The shared state's one script call a turn (kernel/services/state/redis-turn.ts), on the real
+ * The shared state's one script call a turn (kernel/services/redis/redis-turn.ts), on the real
  * Redis: what one event-loop turn asks of the ledger and the fair queue goes out as one EVALSHA,
  * in order, and a section that fails fails only its own callers.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Redis } from 'ioredis'
 import type { LedgerLine } from '../../plugins/budget/ledger/ledger.js'
@@ -13,7 +12,8 @@ import { RedisQueues } from '../../plugins/fair-queue/queues/redis-queues.js'
 import { QUEUE_SECTIONS } from '../../plugins/fair-queue/queues/redis-queue-scripts.js'
 import { RedisTurn } from '../../kernel/services/redis/redis-turn.js'
 import { createLogger } from '../../kernel/contract/log.js'
-import { available, REDIS_URL, uniqueName } from '../support/services.js'
+import { REDIS_URL, uniqueName } from '../support/services.js'
+import { suiteNeeding } from '../support/needs-server.js'
 
 const quiet = createLogger({ level: 'error', sink: { write: () => undefined } })
 const NOW = Date.UTC(2026, 4, 14, 12)
@@ -28,7 +28,7 @@ interface Opened {
   close(): Promise<void>
 }
 
-/** A ledger and a fair queue on one turn, as redis-state.ts makes them (heartbeats out of the way). */
+/** A ledger and a fair queue on one turn, as they share kernel.redis's (heartbeats out of the way). */
 async function open(): Promise<Opened> {
   const prefix = `${uniqueName('sluice-turn')}:`
   const redis = new Redis(REDIS_URL)
@@ -52,10 +52,9 @@ async function open(): Promise<Opened> {
   }
 }
 
-const test = suite('redis state: one script call a turn')
+const test = suiteNeeding(['redis'], 'redis state: one script call a turn')
 
 test("a turn's settlement, reservation, release and enqueue go out as one EVALSHA, in that order", async () => {
-  if (!(await available('redis'))) return
   const s = await open()
   try {
     const first = await s.ledger.reserve([minute('m:turn', 1000)], { min: 1, max: 100 }, NOW)
@@ -96,7 +95,6 @@ test("a turn's settlement, reservation, release and enqueue go out as one EVALSH
 })
 
 test('a section that fails rejects its own callers; the sections beside it are applied', async () => {
-  if (!(await available('redis'))) return
   const s = await open()
   try {
     // A window whose keys hold the wrong types: the reservation's section raises WRONGTYPE.

@@ -2,13 +2,18 @@
  * The stored-responses contract, run against both stores: SQLite (the embedded default) and
  * PostgreSQL (scale-out). Same tests, same expectations; and the keeper's retention on top.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Store } from '../../kernel/services/stores/store.js'
-import type { StoredResponse } from '../../plugins/openai-responses/store/responses-table.js'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { openResponsesTable, type ResponsesTable, type StoredResponse } from '../../plugins/openai-responses/store/responses-table.js'
 import { ResponseKeeper } from '../../plugins/openai-responses/store/kept-responses.js'
+import { storesAccess } from '../../kernel/services/stores/stores-access.js'
 import { createLogger } from '../../kernel/contract/log.js'
-import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
+import { dropSchema } from '../support/test-stores.js'
+import { POSTGRES_URL, uniqueName } from '../support/services.js'
+import { suiteNeeding } from '../support/needs-server.js'
+import type { Server } from '../support/services.js'
 
 const T0 = Date.UTC(2026, 4, 1)
 const DAY = 86_400_000
@@ -26,8 +31,26 @@ function stored(n: number, keyId: string, over: Partial<StoredResponse> = {}): S
   }
 }
 
-function contract(label: string, open: () => Promise<{ store: Store; cleanup(): Promise<void> } | undefined>): void {
-  const test = suite(`stored responses contract: ${label}`)
+/** The table as the plugin opens it (kernel.stores), in a fresh folder or a fresh PostgreSQL schema. */
+interface Store {
+  responses: ResponsesTable
+  close(): Promise<void>
+}
+
+async function openTable(postgres?: { url: string; schema: string }): Promise<{ store: Store; cleanup(): Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-responses-'))
+  const responses = await openResponsesTable(storesAccess({ dataDir: dir, postgres }))
+  return {
+    store: { responses, close: () => responses.close() },
+    async cleanup() {
+      if (postgres) await dropSchema(postgres.schema)
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+function contract(label: string, needs: readonly Server[], open: () => Promise<{ store: Store; cleanup(): Promise<void> }>): void {
+  const test = suiteNeeding(needs, `stored responses contract: ${label}`)
   let opened: { store: Store; cleanup(): Promise<void> } | undefined
   test.before(async () => {
     opened = await open()
@@ -37,9 +60,7 @@ function contract(label: string, open: () => Promise<{ store: Store; cleanup(): 
     await opened?.cleanup()
   })
   const it = (name: string, fn: (store: Store) => Promise<void>) =>
-    test(name, async () => {
-      if (opened) await fn(opened.store)
-    })
+    test(name, () => fn(opened!.store))
 
   it('a response is kept whole, and read back by its own key only', async (store) => {
     await store.responses.put(stored(1, 'alice'))
@@ -88,6 +109,6 @@ function contract(label: string, open: () => Promise<{ store: Store; cleanup(): 
   test.run()
 }
 
-contract('sqlite', async () => sqliteTestStore())
+contract('sqlite', [], () => openTable())
 
-contract('postgres', postgresTestStore)
+contract('postgres', ['postgres'], () => openTable({ url: POSTGRES_URL, schema: uniqueName('sluice_test') }))

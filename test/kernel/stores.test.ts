@@ -2,10 +2,11 @@
  * The store contract, run against both implementations: SQLite (the embedded default) and
  * PostgreSQL (scale-out). Same tests, same expectations.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Store, StoredKey, UsageRecord } from '../../kernel/services/stores/store.js'
 import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
+import { suiteNeeding } from '../support/needs-server.js'
+import type { Server } from '../support/services.js'
 
 const T0 = Date.UTC(2026, 4, 1)
 
@@ -39,8 +40,8 @@ function key(id: string, over: Partial<StoredKey> = {}): StoredKey {
   return { id, group: 'research', digest: 'ab'.repeat(32), enabled: true, legacy: false, createdAt: T0, updatedAt: T0, deleted: false, ...over }
 }
 
-function storeContract(label: string, open: () => Promise<{ store: Store; cleanup(): Promise<void> } | undefined>): void {
-  const test = suite(`store contract: ${label}`)
+function storeContract(label: string, needs: readonly Server[], open: () => Promise<{ store: Store; cleanup(): Promise<void> }>): void {
+  const test = suiteNeeding(needs, `store contract: ${label}`)
   let opened: { store: Store; cleanup(): Promise<void> } | undefined
   test.before(async () => {
     opened = await open()
@@ -50,9 +51,7 @@ function storeContract(label: string, open: () => Promise<{ store: Store; cleanu
     await opened?.cleanup()
   })
   const it = (name: string, fn: (store: Store) => Promise<void>) =>
-    test(name, async () => {
-      if (opened) await fn(opened.store)
-    })
+    test(name, () => fn(opened!.store))
 
   it('records: a batch is inserted and read back with every figure, newest first', async (store) => {
     await store.records.insert([record(1), record(2, { upstreamModel: null, queueMs: null, ttftMs: null }), record(3)])
@@ -152,6 +151,6 @@ function storeContract(label: string, open: () => Promise<{ store: Store; cleanu
   test.run()
 }
 
-storeContract('sqlite', async () => sqliteTestStore())
+storeContract('sqlite', [], async () => sqliteTestStore())
 
-storeContract('postgres', postgresTestStore)
+storeContract('postgres', ['postgres'], postgresTestStore)

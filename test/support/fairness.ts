@@ -1,7 +1,9 @@
 /**
  * The fairness scenario of the fair queue, shared by the e2e test and bench/fairness.ts: one
  * tenant floods a small model with concurrent requests while another sends one request after
- * another; the usage records then say how long each waited and what each was served.
+ * another; the usage records then say how long each waited and what each was served (the
+ * bench's figures), and in what order slots were given (what the e2e test asserts: counts and
+ * order, never durations).
  */
 import type { TestGateway } from './gateway.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
@@ -22,6 +24,10 @@ export interface TenantFigures {
   readonly p90WaitMs: number
   /** Tokens served while both tenants had work (prompt + completion, by overlap with that window). */
   readonly tokensWhileBothBusy: number
+  /** Requests that started service while both tenants had work. */
+  readonly grantsWhileBothBusy: number
+  /** For each request, how many of the other tenant's went ahead of it: started after it came, before it started. */
+  readonly passedBy: number[]
 }
 
 export interface FairnessResult {
@@ -47,12 +53,13 @@ export function quantile(xs: readonly number[], q: number): number {
 }
 
 interface Served {
+  arrival: number
   serviceStart: number
   end: number
   tokens: number
 }
 
-const served = (r: UsageRecord): Served => ({ serviceStart: r.at + (r.queueMs ?? 0), end: r.at + r.totalMs, tokens: r.promptTokens + r.completionTokens })
+const served = (r: UsageRecord): Served => ({ arrival: r.at, serviceStart: r.at + (r.queueMs ?? 0), end: r.at + r.totalMs, tokens: r.promptTokens + r.completionTokens })
 
 /** Tokens served inside [from, to], each request's tokens spread evenly over its service time. */
 function tokensIn(list: readonly Served[], from: number, to: number): number {
@@ -101,12 +108,20 @@ export async function runFairnessScenario(gw: TestGateway, options: ScenarioOpti
   // Both have work from the steady tenant's first slot to the first of the two last ends.
   const from = Math.max(Math.min(...steadyServed.map((s) => s.serviceStart)), Math.min(...floodServed.map((s) => s.serviceStart)))
   const to = Math.min(Math.max(...floodServed.map((s) => s.end)), Math.max(...steadyServed.map((s) => s.end)))
-  const figures = (list: UsageRecord[], s: Served[]): TenantFigures => {
+  const figures = (list: UsageRecord[], s: Served[], other: Served[]): TenantFigures => {
     const waits = list.map((r) => r.queueMs ?? 0)
-    return { requests: list.length, waits, medianWaitMs: quantile(waits, 0.5), p90WaitMs: quantile(waits, 0.9), tokensWhileBothBusy: tokensIn(s, from, to) }
+    return {
+      requests: list.length,
+      waits,
+      medianWaitMs: quantile(waits, 0.5),
+      p90WaitMs: quantile(waits, 0.9),
+      tokensWhileBothBusy: tokensIn(s, from, to),
+      grantsWhileBothBusy: s.filter((x) => x.serviceStart >= from && x.serviceStart <= to).length,
+      passedBy: s.map((mine) => other.filter((o) => o.serviceStart > mine.arrival && o.serviceStart < mine.serviceStart).length),
+    }
   }
-  const f = figures(floodRecords, floodServed)
-  const s = figures(steadyRecords, steadyServed)
+  const f = figures(floodRecords, floodServed, steadyServed)
+  const s = figures(steadyRecords, steadyServed, floodServed)
   return {
     flood: f,
     steady: s,

@@ -7,7 +7,7 @@
 import { PGlite } from '@electric-sql/pglite'
 import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
-import { available, POSTGRES_URL, uniqueName } from './services.js'
+import { POSTGRES_URL, uniqueName, type Server } from './services.js'
 import { dropSchema } from './test-stores.js'
 
 export interface GatewayStores {
@@ -17,11 +17,12 @@ export interface GatewayStores {
 
 export type KnowledgeStoreKind = 'sqlite' | 'postgres' | 'pglite'
 
-/** The stores, or undefined when PostgreSQL is unreachable outside CI (the suite is skipped). */
-export async function gatewayStores(kind: KnowledgeStoreKind): Promise<GatewayStores | undefined> {
+/** The servers a gateway on this kind of store needs (for `suiteNeeding`). */
+export const serversFor = (kind: KnowledgeStoreKind): Server[] => (kind === 'postgres' ? ['postgres'] : [])
+
+export async function gatewayStores(kind: KnowledgeStoreKind): Promise<GatewayStores> {
   if (kind === 'sqlite') return { stores: {}, cleanup: async () => undefined }
   if (kind === 'postgres') {
-    if (!(await available('postgres'))) return undefined
     const schema = uniqueName('sluice_kb_e2e')
     return { stores: { postgres_url: POSTGRES_URL, postgres_schema: schema }, cleanup: () => dropSchema(schema) }
   }

@@ -1,7 +1,8 @@
 /**
  * The two store implementations as contract suites open them: SQLite in a fresh folder, and
- * PostgreSQL in a fresh schema of the real server (undefined when it is unreachable outside CI;
- * `available` fails the suite under CI=true). Each comes with the cleanup that removes it.
+ * PostgreSQL in a fresh schema of the real server (open it from a suite made by `suiteNeeding`,
+ * which skips or fails the suite when the server is absent). Each comes with the cleanup that
+ * removes it.
  */
 import fs from 'node:fs'
 import os from 'node:os'
@@ -10,7 +11,7 @@ import pg from 'pg'
 import type { Store } from '../../kernel/services/stores/store.js'
 import { openSqliteStore } from '../../kernel/services/stores/sqlite-store.js'
 import { openPostgresStore } from '../../kernel/services/stores/postgres-store.js'
-import { available, POSTGRES_URL, uniqueName } from './services.js'
+import { POSTGRES_URL, uniqueName } from './services.js'
 
 export interface TestStore {
   store: Store
@@ -22,8 +23,7 @@ export function sqliteTestStore(): TestStore {
   return { store: openSqliteStore(dir), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
 }
 
-export async function postgresTestStore(): Promise<TestStore | undefined> {
-  if (!(await available('postgres'))) return undefined
+export async function postgresTestStore(): Promise<TestStore> {
   const schema = uniqueName('sluice_test')
   return { store: await openPostgresStore({ url: POSTGRES_URL, schema }), cleanup: () => dropSchema(schema) }
 }

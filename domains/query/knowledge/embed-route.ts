@@ -16,9 +16,10 @@ export function embeddingPrincipal(keys: { key(id: string): { id: string; group:
   return { keyId: key.id, group: key.group, legacy: key.legacy }
 }
 
-export function embedThroughRoute(call: RouteCall, principal: Principal, context: { signal?: AbortSignal; parentId?: string } = {}): Embed {
+/** `route`: the embeddings route (server.yaml `query.routes.embeddings`). */
+export function embedThroughRoute(call: RouteCall, route: string, principal: Principal, context: { signal?: AbortSignal; parentId?: string } = {}): Embed {
   return async (model, input) => {
-    const { reply } = await call('embeddings', { model, input, encoding_format: 'float' }, { principal, ...context })
+    const { reply } = await call(route, { model, input, encoding_format: 'float' }, { principal, ...context })
     // The backend relays the server's JSON as text when it has nothing to change in it.
     const body = reply.kind === 'json' ? reply.body : reply.kind === 'text' ? parse(reply.text) : undefined
     if (reply.status !== 200 || !body) throw new GatewayError(502, `embedding model ${model} gave no JSON answer`)

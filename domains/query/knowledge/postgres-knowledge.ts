@@ -26,8 +26,7 @@
  *   restricted to `windows = 0`, and merged by score. No windows in a collection: the old path.
  */
 import pg from 'pg'
-import { inTransaction as transaction } from '../../../kernel/services/stores/pg-transaction.js'
-import { withTimeout } from '../../../kernel/services/with-timeout.js'
+import { inTransaction as transaction, withTimeout } from '../../../kernel/contract/index.js'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
   bestPerChunk, boundK, checkChunkEmbeddings, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, WINDOW_OVERFETCH,

@@ -28,7 +28,7 @@
  *   added with 0 when an older file opens) are searched by their chunk vector, restricted to
  *   `windows = 0`, and merged by score. A collection without windows takes the old path only.
  */
-import { openSqliteFile } from '../../../kernel/services/stores/sqlite-file.js'
+import { openSqliteFile } from '../../../kernel/contract/index.js'
 import * as sqliteVec from 'sqlite-vec'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {

@@ -42,6 +42,8 @@ export function localProvider(knowledge: KnowledgeBase, settings: LocalSettings,
         { maxTopK: Math.max(1, maxResults), neighborWindow: 0, variants: 0, variantsModel: '', rerankCandidates: maxResults },
         {
           knowledge,
+          // Never called (see `call`); named so the context is whole.
+          routes: { chat: '', embeddings: '', rerank: '' },
           // The lexical leg calls no model; a route call here would be a defect.
           call: () => Promise.reject(new Error('the local web search provider calls no model')),
           modelOf: () => undefined,

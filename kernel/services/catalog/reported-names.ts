@@ -8,11 +8,9 @@
 import path from 'node:path'
 import { ConfigError } from '../../contract/errors.js'
 import type { ModelConfig, ModelsFile } from '../../../schemas/models.schema.js'
+import { reportedNameOf } from '../../contract/catalog.js'
 
-/** What the model's server reports in `model`: reported_name, else served_name, else the id. */
-export function reportedNameOf(model: ModelConfig): string {
-  return model.reported_name ?? model.served_name ?? model.id
-}
+export { reportedNameOf }
 
 /** Throws a ConfigError naming both entries when a reported name would map back ambiguously. */
 export function checkReportedNames(configDir: string, file: ModelsFile): void {

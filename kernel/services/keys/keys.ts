@@ -8,28 +8,19 @@
  * key off, rotating or deleting it through the admin API copies it into the store first.
  */
 import crypto from 'node:crypto'
-import fs from 'node:fs'
-import path from 'node:path'
 import type { GroupRecord, KeyAdmin, KeyChange, KeyRecord, KeyStore, NewKey, TermBudget } from '../../contract/kernel.js'
 import { groupSchema, type GroupConfig, type KeysFile } from '../../../schemas/keys.schema.js'
 import type { Logger } from '../../contract/log.js'
 import type { StoredKey } from '../stores/store.js'
-import { DigestIndex, type StoredKeys } from './stored-keys.js'
+import type { StoredKeys } from './stored-keys.js'
+import { DigestIndex, demoSecretDigest, hashSecret, newSecret } from '../../contract/secrets.js'
+
+export { demoSecretDigest, formatHash, hashSecret, newSecret, type DemoSecret } from '../../contract/secrets.js'
 import { GatewayError } from '../../contract/errors.js'
 import { describeErrors, validatorFor } from '../../contract/ajv.js'
 
-export function hashSecret(secret: string): Buffer {
-  return crypto.createHash('sha256').update(secret, 'utf8').digest()
-}
 
-export function formatHash(digest: Buffer): string {
-  return `sha256:${digest.toString('hex')}`
-}
 
-/** 256 random bits; the prefix tells what the secret opens (`sk-sluice-` a key, `qt-` a Query service token). */
-export function newSecret(prefix = 'sk-sluice-'): string {
-  return `${prefix}${crypto.randomBytes(32).toString('base64url')}`
-}
 
 const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/
 const GROUP_ID = /^[A-Za-z0-9_.-]{1,64}$/
@@ -278,38 +269,4 @@ function demoKeyDigest(id: string, options: { dataDir: string; env: NodeJS.Proce
 }
 
 /** A demo secret (a key, a project token): how it is made, shown and kept. */
-export interface DemoSecret {
-  readonly id: string
-  /** What the announcement calls it ("Demo API key"). */
-  readonly label: string
-  /** The variable that chooses the secret. */
-  readonly envVar: string
-  /** The file in the data folder that keeps its hash. */
-  readonly fileName: string
-  /** Of a generated secret (newSecret's default when absent). */
-  readonly prefix?: string
-}
 
-/**
- * The demo secret's digest: from its environment variable, or generated once, printed once,
- * and kept only as its hash in the data folder.
- */
-export function demoSecretDigest(demo: DemoSecret, options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void }): Buffer {
-  const fromEnv = options.env[demo.envVar]
-  if (fromEnv) return hashSecret(fromEnv)
-  const file = path.join(options.dataDir, demo.fileName)
-  try {
-    const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { hash?: string }
-    if (saved.hash?.startsWith('sha256:')) return Buffer.from(saved.hash.slice(7), 'hex')
-  } catch {
-    // Not there yet: made below.
-  }
-  const secret = newSecret(demo.prefix)
-  const digest = hashSecret(secret)
-  fs.mkdirSync(options.dataDir, { recursive: true })
-  fs.writeFileSync(file, JSON.stringify({ id: demo.id, hash: formatHash(digest), created: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600 })
-  const announce = options.announce ?? ((line: string) => process.stdout.write(line + '\n'))
-  announce(`${demo.label} (shown once, kept only hashed in ${file}):\n  ${secret}\nSet ${demo.envVar} to choose your own.`)
-  options.log.info('demo secret generated', { id: demo.id })
-  return digest
-}

@@ -4,29 +4,13 @@
  * cache reloads right after the write); changes made by other replicas are seen within
  * `keys_refresh_ms`, by polling the store's change counter (one tiny query).
  */
-import crypto from 'node:crypto'
 import type { KeysSnapshot, KeysTable, StoredGroup, StoredKey } from '../stores/store.js'
 import type { Logger } from '../../contract/log.js'
-import { PolledSnapshot } from '../stores/polled-snapshot.js'
+import { PolledSnapshot } from '../../contract/polled-snapshot.js'
+import { DigestIndex } from '../../contract/secrets.js'
 
-/** Digests bucketed by their first byte; within a bucket each is compared in constant time. */
-export class DigestIndex<T> {
-  private readonly buckets = new Map<number, { digest: Buffer; value: T }[]>()
+export { DigestIndex }
 
-  add(digest: Buffer, value: T): void {
-    const list = this.buckets.get(digest[0]!) ?? []
-    list.push({ digest, value })
-    this.buckets.set(digest[0]!, list)
-  }
-
-  find(digest: Buffer): T | undefined {
-    const list = this.buckets.get(digest[0]!)
-    if (!list) return undefined
-    let found: T | undefined
-    for (const entry of list) if (crypto.timingSafeEqual(entry.digest, digest)) found = entry.value
-    return found
-  }
-}
 
 export class StoredKeys {
   private byId = new Map<string, StoredKey>()

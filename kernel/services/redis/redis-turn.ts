@@ -11,7 +11,9 @@
  * A section runs under pcall: one that fails (a key of the wrong type, say) rejects its own
  * callers only, as a separate script call would have; the sections before and after it run.
  */
+import fs from 'node:fs'
 import type { Redis } from 'ioredis'
+import type { RedisTurnBatch } from '../../contract/redis.js'
 import { defineScript, type Script } from './redis-script.js'
 
 interface Section {
@@ -22,54 +24,49 @@ interface Section {
   reject: (err: unknown) => void
 }
 
-/**
- * The script: each section's Lua as a function of its own KEYS and ARGV, then a loop over the
- * call's sections. ARGV: the number of sections n, then per section its name, key count and
- * argument count, then the arguments; KEYS: the sections' keys one after the other. Returns per
- * section {1, reply} or {0, error message}.
- */
-function turnScript(sections: Record<string, string>): string {
+/** The loop over a call's sections (turn.lua, copied beside this file by the build). */
+const LOOP = fs.readFileSync(new URL('./turn.lua', import.meta.url), 'utf8')
+
+/** The script: each section's Lua as a function of its own KEYS and ARGV, then the loop over the call's sections. */
+function turnScript(sections: Readonly<Record<string, string>>): string {
   const functions = Object.entries(sections).map(([name, lua]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV)\n${lua}\nend`)
-  return `local S = {}
-${functions.join('\n')}
-local n = tonumber(ARGV[1])
-local k, a = 0, 1 + n * 3
-local out = {}
-for s = 1, n do
-  local name, nk, na = ARGV[s * 3 - 1], tonumber(ARGV[s * 3]), tonumber(ARGV[s * 3 + 1])
-  local keys, argv = {}, {}
-  for i = 1, nk do keys[i] = KEYS[k + i] end
-  for i = 1, na do argv[i] = ARGV[a + i] end
-  k, a = k + nk, a + na
-  local ok, reply = pcall(S[name], keys, argv)
-  if ok then
-    out[s] = { 1, reply }
-  elseif type(reply) == 'table' and reply.err then
-    out[s] = { 0, reply.err }
-  else
-    out[s] = { 0, tostring(reply) }
-  end
-end
-return out`
+  return `local S = {}\n${functions.join('\n')}\n${LOOP}`
 }
 
-export class RedisTurn {
-  private readonly script: Script
+export class RedisTurn implements RedisTurnBatch {
+  private script: Script | undefined
+  private readonly names: Record<string, string> = {}
   private readonly flushers: (() => void)[] = []
   private sections: Section[] = []
   private scheduled = false
 
-  /** `sections`: the Lua of each kind of batched work, by the name add() is given. */
-  constructor(redis: Redis, private readonly names: Record<string, string>, command = 'sluiceTurn') {
-    this.script = defineScript(redis, command, turnScript(names))
+  /** `sections`: the Lua of each kind of batched work, by the name add() is given; more come with define(). */
+  constructor(private readonly redis: Redis, sections: Readonly<Record<string, string>> = {}, private readonly command = 'sluiceTurn') {
+    this.define(sections)
+  }
+
+  /** Adds sections; the script is defined again on the connection (its plugins do so once, when they open). */
+  define(sections: Readonly<Record<string, string>>): void {
+    let changed = false
+    for (const [name, lua] of Object.entries(sections)) {
+      if (this.names[name] === lua) continue
+      if (name in this.names) throw new Error(`the turn's script already has a section ${name}, with other Lua`)
+      this.names[name] = lua
+      changed = true
+    }
+    if (changed) this.script = defineScript(this.redis, this.command, turnScript(this.names))
   }
 
   /**
    * A flusher runs at the end of each turn that asked for it (wake), in the order flushers were
-   * added, and adds its batches with add().
+   * added, and adds its batches with add(). The returned function removes it.
    */
-  onFlush(flusher: () => void): void {
+  onFlush(flusher: () => void): () => void {
     this.flushers.push(flusher)
+    return () => {
+      const at = this.flushers.indexOf(flusher)
+      if (at >= 0) this.flushers.splice(at, 1)
+    }
   }
 
   /** Asks for this turn's flush (once a turn, however often it is asked). */
@@ -102,7 +99,7 @@ export class RedisTurn {
     }
     let replies: [number, unknown][]
     try {
-      replies = (await this.script(keys.length, ...keys, ...header, ...args)) as [number, unknown][]
+      replies = (await this.script!(keys.length, ...keys, ...header, ...args)) as [number, unknown][]
     } catch (err) {
       for (const s of sections) s.reject(err)
       return

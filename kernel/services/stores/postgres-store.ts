@@ -4,12 +4,11 @@
  * parameterized.
  */
 import pg from 'pg'
-import { withTimeout } from '../with-timeout.js'
-import { inTransaction as transaction } from './pg-transaction.js'
+import { withTimeout } from '../../contract/with-timeout.js'
+import { inTransaction as transaction } from '../../contract/pg-transaction.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordFromRow, summaryColumns, usageRowFromRow } from './sql.js'
 import { insertRecordsStatement, recordColumnArrays } from './postgres-records-insert.js'
-import { postgresResponsesSchema, postgresResponsesTable } from '../../../plugins/openai-responses/store/responses-table.js'
 
 const schemaSql = `
 CREATE TABLE IF NOT EXISTS usage_records (
@@ -61,7 +60,6 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
       await client.query(schemaSql)
-      await client.query(postgresResponsesSchema)
       for (const c of addedRecordColumns) await client.query(`ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-schema'])
@@ -167,7 +165,6 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     kind: 'postgres',
     records,
     keys,
-    responses: postgresResponsesTable(pool),
     async close() {
       await pool.end()
     },

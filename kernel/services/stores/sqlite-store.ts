@@ -5,10 +5,9 @@
  * second under load, several milliseconds each), are written by a thread of their own
  * (sqlite-records-thread.ts) on a second connection, so they never hold the event loop.
  */
-import { openSqliteFile } from './sqlite-file.js'
+import { openSqliteFile } from '../../contract/sqlite-file.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod } from './store.js'
 import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordFromRow, summaryColumns, usageRowFromRow } from './sql.js'
-import { sqliteResponsesSchema, sqliteResponsesTable } from '../../../plugins/openai-responses/store/responses-table.js'
 import { RecordsWriterThread } from './sqlite-records-thread.js'
 
 const schema = `
@@ -39,7 +38,6 @@ const FILE = 'sluice.db'
 export function openSqliteStore(dataDir: string): Store {
   const db = openSqliteFile(dataDir, FILE)
   db.exec(schema)
-  db.exec(sqliteResponsesSchema)
   const columns = new Set((db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name))
   for (const c of addedRecordColumns) if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
 
@@ -125,7 +123,6 @@ export function openSqliteStore(dataDir: string): Store {
     kind: 'sqlite',
     records,
     keys,
-    responses: sqliteResponsesTable(db),
     async close() {
       await writer.close()
       if (db.open) db.close()

@@ -4,7 +4,6 @@
  * PostgreSQL (scale-out). Both are written to off the request path only.
  */
 import type { GroupConfig } from '../../../schemas/keys.schema.js'
-import type { ResponsesTable } from '../../../plugins/openai-responses/store/responses-table.js'
 
 export type { SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../../contract/records.js'
 import type { SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../../contract/records.js'
@@ -72,7 +71,5 @@ export interface Store {
   readonly kind: 'sqlite' | 'postgres'
   readonly records: RecordsTable
   readonly keys: KeysTable
-  /** Responses API responses kept with `store: true` (responses-table.ts). */
-  readonly responses: ResponsesTable
   close(): Promise<void>
 }

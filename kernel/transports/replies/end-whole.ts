@@ -1,16 +1,17 @@
 /**
  * A whole text or byte reply, or a rendered error, written to the response the way Koa's
- * `status`, `type` and `body` setters and its `respond()` wrote it when every route went through
- * Koa: the same header names (`Content-Type`, `Content-Length`), the same content type with the
- * charset that `mime-types` adds, no body for HEAD, and none (nor its headers) for 204, 205 and 304.
- * Routes are now served without Koa's context (services/routing), so the kernel writes these
- * itself; a test holds them to Koa's bytes (test/kernel/end-whole.test.ts).
+ * `status`, `type` and `body` setters and its `respond()` write it: the same header names
+ * (`Content-Type`, `Content-Length`), the same content type with the charset that `mime-types`
+ * adds, no body for HEAD, and none (nor its headers) for 204, 205 and 304. A route's reply
+ * goes straight to Node's response (`ctx.respond = false`: Koa's setters cost a chat request
+ * ~5 % of its CPU), so the kernel writes these itself; a test holds them to Koa's bytes
+ * (test/kernel/end-whole.test.ts).
  */
 import type { ServerResponse } from 'node:http'
 import { contentType } from 'mime-types'
 
 /** Statuses that carry no body (Koa's `statuses.empty`). */
-export const EMPTY: ReadonlySet<number> = new Set([204, 205, 304])
+const EMPTY: ReadonlySet<number> = new Set([204, 205, 304])
 
 /** Koa's `ctx.type = type`: the full content type, or the header removed for a type it cannot name. */
 export function setContentType(res: ServerResponse, type: string): boolean {
@@ -40,4 +41,14 @@ export function endWhole(res: ServerResponse, method: string | undefined, status
   }
   if (method === 'HEAD') res.end()
   else res.end(body)
+}
+
+/** A whole JSON reply: its headers are known, so none of the setters' rules are worked out again. */
+export function endJson(res: ServerResponse, method: string | undefined, status: number, text: string): void {
+  res.statusCode = status
+  if (EMPTY.has(status)) return void res.end()
+  res.setHeader('content-type', 'application/json; charset=utf-8')
+  res.setHeader('content-length', Buffer.byteLength(text))
+  if (method === 'HEAD') res.end()
+  else res.end(text)
 }

@@ -10,7 +10,7 @@
  * afford, so a request that would overrun a budget is shortened rather than refused while at
  * least `min` units fit.
  */
-import type { SpendScope } from '../../../kernel/services/stores/store.js'
+import type { SpendScope } from '../../../kernel/contract/index.js'
 
 export type LedgerWindow =
   /**

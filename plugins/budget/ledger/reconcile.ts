@@ -12,7 +12,7 @@
  * several replicas do not add up, as each minute range is taken once (see RECONCILE).
  */
 import type { BudgetLedger, ReconcileReport } from './ledger.js'
-import type { SpendScope } from '../../../kernel/services/stores/store.js'
+import type { SpendScope } from '../../../kernel/contract/index.js'
 import { describeCause, type Logger } from '../../../kernel/contract/index.js'
 
 export type Recorded = { spent(scope: SpendScope, since: number, until?: number): Promise<number> }

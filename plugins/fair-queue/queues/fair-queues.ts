@@ -5,6 +5,7 @@
  * Token Counter of "Fairness in Serving Large Language Models" (Sheng et al., OSDI 2024),
  * applied at two levels. Work-conserving, with one bounded exception (anticipation, below).
  */
+import type { PoolLoad } from '../../../kernel/contract/index.js'
 
 export interface QueueRequest {
   /** The backend pool (models.yaml `backends.<name>`), whose capacity is shared. */
@@ -41,12 +42,8 @@ export type Admission =
   | { readonly kind: 'timeout'; readonly waitedMs: number }
   | { readonly kind: 'aborted'; readonly waitedMs: number }
 
-export interface PoolLoad {
-  readonly pool: string
-  readonly model: string
-  readonly waiting: number
-  readonly running: number
-}
+/** What a queue reports to kernel.load: its waiting and running requests per pool and model. */
+export type { PoolLoad }
 
 export interface FairQueues {
   acquire(request: QueueRequest): Promise<Admission>

@@ -9,10 +9,8 @@
 import crypto from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Admission, FairQueues, PoolLoad, QueueRequest, QueueSlot } from './fair-queues.js'
-import { describeCause, type Logger } from '../../../kernel/contract/index.js'
+import { describeCause, type Logger, type RedisTurnBatch } from '../../../kernel/contract/index.js'
 import { CANCEL, HEARTBEAT, QUEUE_SECTIONS } from './redis-queue-scripts.js'
-import { RedisTurn } from '../../../kernel/services/redis/redis-turn.js'
-import { defineScript, type Script } from '../../../kernel/services/redis/redis-script.js'
 
 export interface RedisQueuesOptions {
   prefix: string
@@ -22,10 +20,19 @@ export interface RedisQueuesOptions {
   /** Default: a tenth of the lease. */
   heartbeatMs?: number
   /**
-   * The turn's one script call, shared with the ledger (redis-state.ts); one of the queue's own
-   * by default. It must have the sections of QUEUE_SECTIONS.
+   * The turn's one script call on the same connection (kernel.redis.turn, shared with the
+   * ledger); the queue adds its sections (QUEUE_SECTIONS) to it.
    */
-  turn?: RedisTurn
+  turn: RedisTurnBatch
+}
+
+/** A Lua script defined on the connection: called by EVALSHA (EVAL when Redis lost it), with the number of KEYS first. */
+type Script = (numKeys: number, ...args: (string | number)[]) => Promise<unknown>
+
+function defineScript(redis: Redis, command: string, lua: string): Script {
+  redis.defineCommand(command, { lua })
+  // ioredis adds the command as a method of the connection; its types cannot know the name.
+  return (redis as unknown as Record<string, Script>)[command]!.bind(redis)
 }
 
 interface LocalWaiter {
@@ -47,7 +54,8 @@ export class RedisQueues implements FairQueues {
   private readonly waiters = new Map<string, LocalWaiter>()
   private readonly slots = new Map<string, LocalSlot>()
   private readonly scripts: Record<'cancel' | 'heartbeat', Script>
-  private readonly turn: RedisTurn
+  private readonly turn: RedisTurnBatch
+  private readonly stopFlushing: () => void
   private readonly heartbeat: NodeJS.Timeout
   private readonly holdTimers = new Set<NodeJS.Timeout>()
   /** Enqueues waiting for the end of this event-loop turn, per pool (see batchEnqueue). */
@@ -65,9 +73,10 @@ export class RedisQueues implements FairQueues {
     this.log = options.log
     this.leaseMs = options.leaseMs ?? 10_000
     this.scripts = { cancel: defineScript(redis, 'sluiceQueueCancel', CANCEL), heartbeat: defineScript(redis, 'sluiceQueueHeartbeat', HEARTBEAT) }
-    this.turn = options.turn ?? new RedisTurn(redis, QUEUE_SECTIONS, 'sluiceQueue_turn')
+    this.turn = options.turn
+    this.turn.define(QUEUE_SECTIONS)
     // Releases first: Redis sees them before the enqueues made after them.
-    this.turn.onFlush(() => {
+    this.stopFlushing = this.turn.onFlush(() => {
       this.flushReleases()
       this.flushEnqueues()
     })
@@ -363,6 +372,7 @@ export class RedisQueues implements FairQueues {
     clearInterval(this.heartbeat)
     // What this turn made goes out first (releases, then enqueues): the waiters are then cancelled below.
     await this.turn.flush()
+    this.stopFlushing()
     for (const t of this.holdTimers) clearTimeout(t)
     for (const [id, w] of this.waiters) {
       this.waiters.delete(id)

@@ -1,11 +1,11 @@
 /**
- * The Responses API's stored responses as plugins see them (`kernel.responses`): put, get and
- * delete per key, over the store's responses table. Retention is bounded: responses older than
+ * The Responses API's stored responses as the plugin's actions see them (its `open` state): put,
+ * get and delete per key, over the responses table. Retention is bounded: responses older than
  * `stores.responses_retention_days`, and a key's beyond its newest `stores.responses_per_key`,
  * are purged hourly (and at start), as usage records are.
  */
-import { describeCause, type Logger } from '../../../kernel/contract/index.js'
-import type { ResponsesTable, StoredResponse } from './responses-table.js'
+import { describeCause, type Kernel, type Logger } from '../../../kernel/contract/index.js'
+import { openResponsesTable, type ResponsesTable, type StoredResponse } from './responses-table.js'
 
 export type { StoredResponse } from './responses-table.js'
 
@@ -64,5 +64,29 @@ export class ResponseKeeper implements KeptResponses {
 
   close(): void {
     clearInterval(this.timer)
+  }
+}
+
+/**
+ * The plugin's state: the table where the deployment keeps its data, behind a keeper with the
+ * retention of server.yaml (`stores:`, read at start); closed at shutdown.
+ */
+export async function openKeptResponses(kernel: Kernel): Promise<KeptResponses & { close(): Promise<void> }> {
+  const stores = kernel.config.server.stores
+  const table = await openResponsesTable(kernel.stores)
+  const keeper = new ResponseKeeper(table, {
+    retentionDays: stores.responses_retention_days ?? 30,
+    maxPerKey: stores.responses_per_key ?? 10_000,
+    log: kernel.log,
+    now: kernel.now,
+  })
+  return {
+    put: (response) => keeper.put(response),
+    get: (keyId, id) => keeper.get(keyId, id),
+    delete: (keyId, id) => keeper.delete(keyId, id),
+    async close() {
+      keeper.close()
+      await table.close()
+    },
   }
 }

@@ -3,10 +3,13 @@
  * conversation's input up to it, per key, for `previous_response_id`, `item_reference` and
  * GET/DELETE /v1/responses/:id. Unlike usage records this is the client's own text, kept on
  * purpose and for a bounded time (stores.responses_retention_days). One table, two
- * implementations (SQLite, PostgreSQL), one contract test. SQL is parameterized.
+ * implementations (SQLite, PostgreSQL), one contract test. SQL is parameterized. The table lives
+ * where the deployment keeps its data (kernel.stores): its own file `responses.db` in the data
+ * folder, or the `stored_responses` table of the configured PostgreSQL.
  */
 import type Database from 'better-sqlite3'
 import type pg from 'pg'
+import type { Stores } from '../../../kernel/contract/index.js'
 
 export interface StoredResponse {
   /** `resp_…` */
@@ -29,6 +32,27 @@ export interface ResponsesTable {
   delete(keyId: string, id: string): Promise<boolean>
   /** Deletes responses made before `before` (epoch ms) and each key's beyond its newest `maxPerKey`; returns how many. */
   purge(before: number, maxPerKey: number): Promise<number>
+  /** Closes the file or ends the pool. */
+  close(): Promise<void>
+}
+
+/** The SQLite file of the embedded default. */
+const FILE = 'responses.db'
+
+/** Opens the table where the deployment keeps its data, making it when missing. */
+export async function openResponsesTable(stores: Stores): Promise<ResponsesTable> {
+  if (stores.kind === 'postgres') {
+    const { pool } = await stores.postgres({ ddl: postgresResponsesSchema, max: 2 })
+    return postgresResponsesTable(pool)
+  }
+  const db = stores.sqlite(FILE)
+  try {
+    db.exec(sqliteResponsesSchema)
+  } catch (err) {
+    db.close()
+    throw err
+  }
+  return sqliteResponsesTable(db)
 }
 
 const columns = 'id, key_id, created_at, response, input'
@@ -70,6 +94,9 @@ export function sqliteResponsesTable(db: Database.Database): ResponsesTable {
     async purge(before, maxPerKey) {
       return db.transaction(() => expire.run(before).changes + trim.run(maxPerKey).changes)()
     },
+    async close() {
+      if (db.open) db.close()
+    },
   }
 }
 
@@ -97,6 +124,9 @@ export function postgresResponsesTable(pool: pg.Pool): ResponsesTable {
       const expired = (await pool.query('DELETE FROM stored_responses WHERE created_at < $1', [before])).rowCount ?? 0
       const trimmed = (await pool.query(overflow('$1'), [maxPerKey])).rowCount ?? 0
       return expired + trimmed
+    },
+    async close() {
+      await pool.end()
     },
   }
 }

@@ -3,30 +3,28 @@
  * turns per project and session, appended atomically, read oldest first, capped per session,
  * and gone after the retention.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openHistory } from '../../../domains/query/history-store.js'
 import type { HistoryTurn } from '../../../domains/query/history.js'
-import { queryStoreFixture, type QueryStoreFixture, type QueryStoreKind } from '../../support/query-stores.js'
+import { queryStoreFixture, serversFor, type QueryStoreFixture, type QueryStoreKind } from '../../support/query-stores.js'
+import { suiteNeeding } from '../../support/needs-server.js'
 
 const DAY = 86_400_000
 
 function historyContract(kind: QueryStoreKind): void {
-  const test = suite(`query history store: ${kind}`)
+  const test = suiteNeeding(serversFor(kind), `query history store: ${kind}`)
   let fx: QueryStoreFixture | undefined
   let history: Awaited<ReturnType<typeof openHistory>> | undefined
   test.before(async () => {
     fx = await queryStoreFixture(kind, { history_max_turns: 6, history_retention_days: 30 })
-    if (fx) history = await openHistory(fx.options)
+    history = await openHistory(fx.options)
   })
   test.after(async () => {
     await history?.close()
     await fx?.cleanup()
   })
   const it = (name: string, fn: (h: NonNullable<typeof history>, f: QueryStoreFixture) => Promise<void>) =>
-    test(name, async () => {
-      if (history && fx) await fn(history, fx)
-    })
+    test(name, () => fn(history!, fx!))
   const turns = (q: string, at: number): HistoryTurn[] => [
     { role: 'user', content: `question ${q}`, at, queryId: q },
     { role: 'assistant', content: `answer ${q}`, at, queryId: q },

@@ -3,7 +3,7 @@
  * both stores: SQLite in a fresh data folder and PostgreSQL in a fresh schema. Two instances on
  * one store stand for two replicas: what one writes, the other sees within its refresh period.
  */
-import { suite } from 'uvu'
+import { storesAccess } from '../../../kernel/services/stores/stores-access.js'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -14,7 +14,8 @@ import type { QueryStoreOptions } from '../../../domains/query/query-services.js
 import { createLogger } from '../../../kernel/contract/log.js'
 import { hashSecret } from '../../../kernel/services/keys/keys.js'
 import { GatewayError } from '../../../kernel/contract/errors.js'
-import { available, POSTGRES_URL, uniqueName } from '../../support/services.js'
+import { POSTGRES_URL, uniqueName, type Server } from '../../support/services.js'
+import { suiteNeeding } from '../../support/needs-server.js'
 import { dropSchema } from '../../support/test-stores.js'
 
 type Service = Awaited<ReturnType<typeof openProjects>>
@@ -29,7 +30,9 @@ const keys = new Set(['demo', 'k1', 'k2'])
 const keyExists = (id: string) => keys.has(id)
 
 interface Backend {
-  options(): Promise<QueryStoreOptions | undefined>
+  /** The servers it needs (the suite is skipped, or fails under CI, without them). */
+  needs: Server[]
+  options(): Promise<QueryStoreOptions>
   /** Every byte the store keeps, as text (the secret must be nowhere in it). */
   dump(options: QueryStoreOptions): Promise<string>
   cleanup(options: QueryStoreOptions): Promise<void>
@@ -37,6 +40,8 @@ interface Backend {
 
 function baseOptions(dataDir: string, over: Partial<QueryStoreOptions> = {}): QueryStoreOptions {
   return {
+    // Projects open their own pool (postgresUrl); the seam serves the history and upload tables.
+    stores: storesAccess({ dataDir }),
     dataDir,
     configDir: dataDir,
     projectsFile,
@@ -51,6 +56,7 @@ function baseOptions(dataDir: string, over: Partial<QueryStoreOptions> = {}): Qu
 }
 
 const sqlite: Backend = {
+  needs: [],
   async options() {
     return baseOptions(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-projects-')))
   },
@@ -63,8 +69,8 @@ const sqlite: Backend = {
 }
 
 const postgres: Backend = {
+  needs: ['postgres'],
   async options() {
-    if (!(await available('postgres'))) return undefined
     return baseOptions(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-projects-pg-')), { postgresUrl: POSTGRES_URL, postgresSchema: uniqueName('sluice_projects') })
   },
   async dump(o) {
@@ -103,13 +109,12 @@ async function eventually(check: () => boolean, ms = 3000): Promise<void> {
 }
 
 function contract(label: string, backend: Backend): void {
-  const test = suite(`query projects store: ${label}`)
+  const test = suiteNeeding(backend.needs, `query projects store: ${label}`)
   let options: QueryStoreOptions | undefined
   let a: Service
   let b: Service
   test.before(async () => {
     options = await backend.options()
-    if (!options) return
     a = await openProjects(options)
     b = await openProjects(options)
   })
@@ -120,9 +125,7 @@ function contract(label: string, backend: Backend): void {
     await backend.cleanup(options)
   })
   const it = (name: string, fn: (o: QueryStoreOptions) => Promise<void>) =>
-    test(name, async () => {
-      if (options) await fn(options)
-    })
+    test(name, () => fn(options!))
 
   it('a project put here is created with its defaults, listed beside the config projects', async () => {
     const made = await a.putProject('p1', { key: 'k1', defaults: { model_name: 'sim-chat', enable_search: true }, compare_models: ['sim-chat-thinking'] }, keyExists)

@@ -2,11 +2,11 @@
  * The chat upload contract, run against both implementations (SQLite, PostgreSQL): files per
  * project, session and query_id; expired files never returned and purged.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openUploads } from '../../../domains/query/upload-store.js'
 import type { UploadedFile } from '../../../domains/query/uploads.js'
-import { queryStoreFixture, type QueryStoreFixture, type QueryStoreKind } from '../../support/query-stores.js'
+import { queryStoreFixture, serversFor, type QueryStoreFixture, type QueryStoreKind } from '../../support/query-stores.js'
+import { suiteNeeding } from '../../support/needs-server.js'
 
 const HOUR = 3_600_000
 
@@ -15,21 +15,19 @@ const doc: UploadedFile = { name: 'notes.pdf', kind: 'doc', contentType: 'applic
 const audio: UploadedFile = { name: 'call.wav', kind: 'audio', contentType: 'audio/wav', bytes: 32044, text: 'hello there' }
 
 function uploadContract(kind: QueryStoreKind): void {
-  const test = suite(`query upload store: ${kind}`)
+  const test = suiteNeeding(serversFor(kind), `query upload store: ${kind}`)
   let fx: QueryStoreFixture | undefined
   let uploads: Awaited<ReturnType<typeof openUploads>> | undefined
   test.before(async () => {
     fx = await queryStoreFixture(kind)
-    if (fx) uploads = await openUploads(fx.options)
+    uploads = await openUploads(fx.options)
   })
   test.after(async () => {
     await uploads?.close()
     await fx?.cleanup()
   })
   const it = (name: string, fn: (u: NonNullable<typeof uploads>, f: QueryStoreFixture) => Promise<void>) =>
-    test(name, async () => {
-      if (uploads && fx) await fn(uploads, fx)
-    })
+    test(name, () => fn(uploads!, fx!))
 
   it('the files of an upload come back by name, in the order asked, each field intact', async (u, f) => {
     await u.put('p1', 's1', 'q1', [image, doc, audio], f.clock.t + HOUR)

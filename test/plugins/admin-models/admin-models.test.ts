@@ -1,7 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import adminModels from '../../../plugins/admin-models/index.js'
-import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
+import fairQueue from '../../../plugins/fair-queue/index.js'
+import { makeKernel, runPlugin, stateOf } from '../../../bin/testing/harness.js'
 
 const test = suite('plugin admin-models')
 
@@ -22,9 +23,11 @@ test('the catalog with retirement: retired models listed and marked, deprecated 
 
 test('the live queue: requests running and waiting per backend, as the fair queue holds them now', async () => {
   const kernel = makeKernel()
+  // The fair queue as the gateway opens it, reporting to kernel.load.
+  const { queues } = await stateOf(fairQueue, kernel)
   const abort = new AbortController()
   const ask = () =>
-    kernel.state.queues.acquire({ pool: 'sim', capacity: 1, model: 'sim-chat-instruct', group: 'demo', groupWeight: 1, key: 'k', cost: 1, timeoutMs: 60_000, signal: abort.signal, anticipationMs: 0 })
+    queues.acquire({ pool: 'sim', capacity: 1, model: 'sim-chat-instruct', group: 'demo', groupWeight: 1, key: 'k', cost: 1, timeoutMs: 60_000, signal: abort.signal, anticipationMs: 0 })
   const first = await ask()
   const second = ask()
   const body = ((await runPlugin(adminModels, {}, { kernel, state: { admin: { authenticated: true } } })).reply as { body: View }).body

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import budget from '../../../plugins/budget/index.js'
-import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
+import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin, stateOf } from '../../../bin/testing/harness.js'
 import { formatHash, hashSecret } from '../../../kernel/services/keys/keys.js'
 import { reply } from '../../../kernel/contract/reply.js'
 import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
@@ -40,9 +40,11 @@ const answered = (prompt: number, completion: number) => (ex: Exchange) => {
   answeredWith(ex, 'm', { prompt, completion })
   ex.reply = reply.json({ ok: true })
 }
-const termUsed = (kernel: Kernel, scope: string, term: 'day' | 'month' = 'day') =>
-  kernel.state.ledger.used(`budget:term:${scope}:${termPeriod(term, NOW).id}`, { kind: 'term', expiresAt: NOW + 1e9 }, NOW)
-const windowUsed = (kernel: Kernel, scope: string) => kernel.state.ledger.used(`budget:tpm:${scope}`, { kind: 'sliding', ms: 60_000 }, NOW)
+/** The plugin's ledger on this kernel (its `open` state). */
+const ledgerOf = async (kernel: Kernel) => (await stateOf(budget, kernel)).ledger
+const termUsed = async (kernel: Kernel, scope: string, term: 'day' | 'month' = 'day') =>
+  (await ledgerOf(kernel)).used(`budget:term:${scope}:${termPeriod(term, NOW).id}`, { kind: 'term', expiresAt: NOW + 1e9 }, NOW)
+const windowUsed = async (kernel: Kernel, scope: string) => (await ledgerOf(kernel)).used(`budget:tpm:${scope}`, { kind: 'sliding', ms: 60_000 }, NOW)
 
 test('no budget on the key or its group: passes through untouched', async () => {
   const kernel = fresh()

@@ -36,7 +36,7 @@ test('a request takes a slot of its backend pool and frees it when its reply end
   assert.ok(run.nextCalled)
   assert.is(run.ex.state.queue?.pool, 'one')
   assert.type(run.ex.state.queue?.waitedMs, 'number')
-  assert.equal(kernel.state.queues.load(), [{ pool: 'one', model: 'm', waiting: 0, running: 0 }])
+  assert.equal(kernel.load.pools(), [{ pool: 'one', model: 'm', waiting: 0, running: 0 }])
 })
 
 test('at capacity the next request waits until the first one finishes', async () => {
@@ -47,7 +47,7 @@ test('at capacity the next request waits until the first one finishes', async ()
   await sleep(5)
   const second = runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), next: () => void order.push('second runs') })
   await sleep(20)
-  assert.equal(kernel.state.queues.load(), [{ pool: 'one', model: 'm', waiting: 1, running: 1 }])
+  assert.equal(kernel.load.pools(), [{ pool: 'one', model: 'm', waiting: 1, running: 1 }])
   g.open()
   await Promise.all([first, second])
   assert.equal(order, ['first runs', 'first ends', 'second runs'])

@@ -15,7 +15,7 @@ let fake: FakeEmbeddings
 test.before.each(async () => {
   fake = fakeEmbeddings()
   kernel = makeKernel({ call: (id, body, options) => fake.call(id, body, options) })
-  await kernel.knowledge.store.createCollection('p1', 'docs', { dimension: 32, embeddingModel: 'use-lite' })
+  await kernel.domains.query.knowledge.store.createCollection('p1', 'docs', { dimension: 32, embeddingModel: 'use-lite' })
 })
 
 const params = (source_name?: string, project = 'p1') => ({ project, collection: 'docs', ...(source_name ? { source_name } : {}) })
@@ -71,9 +71,9 @@ test('atomic: a failed embedding call leaves the old document and its chunks', a
   fake.failNext = new GatewayError(429, 'token budget exceeded')
   const failed = await runPlugin(knowledgeDocuments, { action: 'put' }, { kernel, state: admin, params: params('n.txt'), body: { text: 'new text about boats' } })
   assert.is(failed.error?.status, 429)
-  const chunks = await kernel.knowledge.store.lexical('p1', 'docs', 'apples', 5)
+  const chunks = await kernel.domains.query.knowledge.store.lexical('p1', 'docs', 'apples', 5)
   assert.is(chunks.length, 1)
-  assert.is((await kernel.knowledge.store.lexical('p1', 'docs', 'boats', 5)).length, 0)
+  assert.is((await kernel.domains.query.knowledge.store.lexical('p1', 'docs', 'boats', 5)).length, 0)
 })
 
 test('upload: the multipart file and its fields; source_name defaults to the file name', async () => {

@@ -15,7 +15,7 @@ const chunk = (index: number, content: string) => ({ index, content, headingPath
 test.before.each(async () => {
   fake = fakeEmbeddings()
   kernel = makeKernel({ call: (id, body, options) => fake.call(id, body, options) })
-  const store = kernel.knowledge.store
+  const store = kernel.domains.query.knowledge.store
   await store.createCollection('p', 'docs', { dimension: 32 })
   await store.upsertDocument('p', 'docs', { sourceName: 'fruit', tags: ['food'], metadata: { year: 2020 } }, [chunk(0, 'apples and pears grow on trees'), chunk(1, 'bananas are yellow'), chunk(2, 'cherries are red')])
   await store.upsertDocument('p', 'docs', { sourceName: 'boats', tags: ['sea'], metadata: { year: 2024 } }, [chunk(0, 'sailing boats need wind'), chunk(1, 'rowing boats need oars')])

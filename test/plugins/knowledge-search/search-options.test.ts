@@ -39,7 +39,7 @@ test.before.each(async () => {
       return { reply: reply.json({ results: scored.sort((x, y) => y.relevance_score - x.relevance_score).slice(0, b.top_n) }), headers: new Map(), usage: new Usage(undefined) }
     },
   })
-  const store = kernel.knowledge.store
+  const store = kernel.domains.query.knowledge.store
   await store.createCollection('p', 'docs', { dimension: 32 })
   await store.upsertDocument('p', 'docs', { sourceName: 'fruit', url: 'https://x/fruit', tags: ['food'], metadata: { year: 2020, author: 'ann' } }, [
     chunk(0, 'apples and pears grow on trees'),

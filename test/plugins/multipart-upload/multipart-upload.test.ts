@@ -104,18 +104,15 @@ test('limits: too many fields, a field too long, too many files or parts → 413
   assert.equal(exact.ex.body, { x: ['v', 'v'], prompt: 'hello' })
 })
 
-test('50,000 fields of one name parse in linear time (the hand parser took 30 s; busboy well under 5 s), and a field named __proto__ stays a field', async () => {
+test('50,000 fields of one name parse (the hand parser was quadratic; busboy is linear: a benchmark figure, not asserted here), and a field named __proto__ stays a field', async () => {
   const fields = Array.from({ length: 50_000 }, (_, i) => ({ name: 'timestamp_granularities[]', data: String(i) }))
   const incoming = formBody([...fields, { name: '__proto__', data: 'p' }, { name: 'file', filename: 'a.wav', data: 'RIFF' }])
-  const started = performance.now()
   const run = await runPlugin(multipartUpload, { max_fields: 60_000, max_parts: 60_000 }, { incoming, headers })
-  const ms = performance.now() - started
   assert.is(run.error, undefined)
   const body = run.ex.body as Record<string, unknown>
   assert.is((body['timestamp_granularities[]'] as string[]).length, 50_000)
   assert.is(Object.getOwnPropertyDescriptor(body, '__proto__')?.value, 'p')
   assert.is(Object.getPrototypeOf(body), Object.prototype)
-  assert.ok(ms < 5000, `${ms.toFixed(0)} ms`)
   // With the default limits the same form is refused at the 101st field.
   const refused = await runPlugin(multipartUpload, {}, { incoming, headers })
   assert.equal([refused.error?.status, refused.error?.message], [413, 'too many form fields (at most 100)'])

@@ -5,7 +5,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import responses from '../../../plugins/openai-responses/index.js'
-import { makeKernel, runPlugin, setupPlugin } from '../../../bin/testing/harness.js'
+import { makeKernel, runPlugin, setupPlugin, stateOf } from '../../../bin/testing/harness.js'
 import { reply } from '../../../kernel/contract/reply.js'
 import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
 
@@ -54,11 +54,11 @@ test('store (the default) keeps it for its key; store: false keeps nothing', asy
   const kernel = makeKernel()
   const kept = await runPlugin(responses, {}, { kernel, principal: alice, body: { input: 'hi' }, next: answer('one') })
   const id = (kept.reply as { body: { id: string } }).body.id
-  const stored = await kernel.responses.get('alice', id)
+  const stored = await (await stateOf(responses, kernel)).get('alice', id)
   assert.equal(stored?.input, [{ type: 'message', role: 'user', content: 'hi', id: id.replace('resp_', 'msg_') + '_i0' }])
-  assert.is(await kernel.responses.get('bob', id), undefined)
+  assert.is(await (await stateOf(responses, kernel)).get('bob', id), undefined)
   const notKept = await runPlugin(responses, {}, { kernel, principal: alice, body: { input: 'hi', store: false }, next: answer('two') })
-  assert.is(await kernel.responses.get('alice', (notKept.reply as { body: { id: string } }).body.id), undefined)
+  assert.is(await (await stateOf(responses, kernel)).get('alice', (notKept.reply as { body: { id: string } }).body.id), undefined)
 })
 
 test('previous_response_id: the stored input and output come first; another key gets 404', async () => {
@@ -132,7 +132,7 @@ test('a stream: chat chunks in, named Responses events out, the Response kept be
   assert.is(types[0], 'response.created')
   assert.is(types[types.length - 1], 'response.completed')
   const id = (run.events![0]!.response as { id: string }).id
-  assert.is(((await kernel.responses.get('alice', id))?.response as { status: string }).status, 'completed')
+  assert.is(((await (await stateOf(responses, kernel)).get('alice', id))?.response as { status: string }).status, 'completed')
 })
 
 test('a cut stream: response.failed, then the error is rethrown for the kernel\'s error event', async () => {

@@ -49,6 +49,8 @@ export type RouteCall = (routeId: string, body: unknown, options?: CallOptions) 
  */
 export async function rerankItems<T extends object>(
   call: RouteCall,
+  /** The rerank route it calls (server.yaml `query.routes.rerank`). */
+  route: string,
   plan: RerankPlan,
   query: string,
   items: readonly T[],
@@ -57,7 +59,7 @@ export async function rerankItems<T extends object>(
 ): Promise<(T & { rerank_score: number })[]> {
   if (!items.length) return []
   const topN = plan.topN === undefined ? items.length : Math.min(plan.topN, items.length)
-  const { reply } = await call('rerank', { model: plan.model, query, documents: items.map(textOf), top_n: topN }, options)
+  const { reply } = await call(route, { model: plan.model, query, documents: items.map(textOf), top_n: topN }, options)
   const body = reply.kind === 'json' ? reply.body : undefined
   const results = (body as { results?: { index: number; relevance_score: number }[] } | undefined)?.results
   if (reply.status !== 200 || !Array.isArray(results)) {

@@ -18,6 +18,7 @@ import { embedThroughRoute } from '../embed-route.js'
 import { chunkShape, customFields, type ChunkShape, type ChunkView } from './output-fields.js'
 import { rerankItems, rerankPlan, truthy, type RerankParams, type RouteCall } from './rerank.js'
 import { queryVariants } from './query-variants.js'
+import type { QueryRoutes } from '../../query-settings.js'
 
 export type RetrievalType = 'chunk' | 'document' | 'neighbor'
 export type Legs = 'hybrid' | 'lexical' | 'vector'
@@ -50,6 +51,8 @@ export interface SearchLimits {
 export interface SearchContext {
   readonly knowledge: KnowledgeBase
   readonly call: RouteCall
+  /** The gateway routes it calls (server.yaml `query.routes`). */
+  readonly routes: QueryRoutes
   readonly modelOf: (id: string) => ModelConfig | undefined
   /** Whose budget and records carry the embeddings, variants and rerank calls. */
   readonly principal: Principal
@@ -112,10 +115,10 @@ export async function searchCollection(s: CollectionSearch, limits: SearchLimits
   const collection = await kb.getCollection(s.project, s.collection)
   const shape = await shapeFor(s.output_fields, () => kb.store.listDocuments(s.project, collection.name))
   const options = { principal: ctx.principal, signal: ctx.signal, parentId: ctx.parentId }
-  const variants = truthy(s.advanced_rag) ? await queryVariants(ctx.call, limits.variantsModel, s.query, limits.variants, options) : []
+  const variants = truthy(s.advanced_rag) ? await queryVariants(ctx.call, ctx.routes.chat, limits.variantsModel, s.query, limits.variants, options) : []
   let embeddings: Float32Array[] = []
   if (legs !== 'lexical') {
-    const embed = embedThroughRoute(ctx.call, ctx.principal, { signal: ctx.signal, parentId: ctx.parentId })
+    const embed = embedThroughRoute(ctx.call, ctx.routes.embeddings, ctx.principal, { signal: ctx.signal, parentId: ctx.parentId })
     embeddings = await kb.embedAll(kb.modelOf(collection), [s.query, ...variants], embed)
   }
   const lexical = legs !== 'vector'
@@ -130,7 +133,7 @@ export async function searchCollection(s: CollectionSearch, limits: SearchLimits
     variants: variants.map((v, i) => ({ query: lexical ? v : undefined, embedding: embeddings[i + 1] })),
   }
   const reranked = <T extends object>(items: T[], textOf: (item: T) => string): Promise<(T & { rerank_score?: number })[]> =>
-    plan ? rerankItems(ctx.call, plan, s.query, items, textOf, options) : Promise.resolve(items)
+    plan ? rerankItems(ctx.call, ctx.routes.rerank, plan, s.query, items, textOf, options) : Promise.resolve(items)
   let passages: Passage[]
   if (s.retrieval_type === 'chunk') {
     const chunks = await reranked(await retrieveChunks(kb.store, req), (c) => c.content)

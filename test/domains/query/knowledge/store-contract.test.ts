@@ -12,6 +12,8 @@ import type { EmbeddedChunk, KnowledgeStore, ScoredChunk } from '../../../../dom
 import { fuseScores } from '../../../../domains/query/knowledge/fuse-scores.js'
 import { fuse, retrieveChunks, retrieveDocuments, retrieveNeighbors, search } from '../../../../domains/query/knowledge/retrieve.js'
 import { pgliteTestKnowledge, postgresTestKnowledge, sqliteTestKnowledge, type TestKnowledge } from '../../../support/knowledge-stores.js'
+import { suiteNeeding } from '../../../support/needs-server.js'
+import type { Server } from '../../../support/services.js'
 
 const P = 'project-one'
 const C = 'docs'
@@ -58,12 +60,12 @@ async function rejects(work: Promise<unknown>): Promise<GatewayError> {
   throw new assert.Assertion({ message: 'expected a rejection', operator: 'rejects', expects: 'rejection', actual: 'resolved' })
 }
 
-function knowledgeContract(label: string, vectors: KnowledgeStore['vectors'], open: () => Promise<TestKnowledge | undefined>): void {
-  const test = suite(`knowledge store contract: ${label}`)
+function knowledgeContract(label: string, vectors: KnowledgeStore['vectors'], needs: readonly Server[], open: () => Promise<TestKnowledge | undefined>): void {
+  const test = suiteNeeding(needs, `knowledge store contract: ${label}`)
   let opened: TestKnowledge | undefined
   test.before(async () => {
     opened = await open()
-    if (!opened) return
+    assert.ok(opened, `the ${label} store opened`)
     await opened.store.createCollection(P, C, { dimension: 3 })
     await opened.store.upsertDocument(P, C, { sourceName: 'a.md', url: 'https://example.org/a', tags: ['red'], metadata: { lang: 'en' } }, A)
     await opened.store.upsertDocument(P, C, { sourceName: 'b.md', tags: ['blue'] }, B)
@@ -73,9 +75,7 @@ function knowledgeContract(label: string, vectors: KnowledgeStore['vectors'], op
     await opened?.cleanup()
   })
   const it = (name: string, fn: (store: KnowledgeStore, log: string[]) => Promise<void>) =>
-    test(name, async () => {
-      if (opened) await fn(opened.store, opened.log)
-    })
+    test(name, () => fn(opened!.store, opened!.log))
 
   it('opens with the expected vector path, and says which in its log', async (store, log) => {
     assert.is(store.vectors, vectors)
@@ -140,9 +140,9 @@ function knowledgeContract(label: string, vectors: KnowledgeStore['vectors'], op
     await store.deleteCollection(P, 'crowd')
   })
 
-  test('lexical, PostgreSQL with statistics: only chunks holding a rarer word are candidates, ranked by every word', async () => {
-    // SQLite ranks every match (bm25 weighs rarity itself); PGlite's helper runs no SQL beside its socket.
-    if (!opened?.sql) return
+  // The real PostgreSQL only: SQLite ranks every match (bm25 weighs rarity itself); PGlite's helper runs no SQL beside its socket.
+  if (needs.includes('postgres')) test('lexical, PostgreSQL with statistics: only chunks holding a rarer word are candidates, ranked by every word', async () => {
+    assert.ok(opened?.sql, 'the real PostgreSQL runs SQL beside the store')
     const { store } = opened
     await store.createCollection(P, 'common', { dimension: 3 })
     const plain = Array.from({ length: 30 }, (_, i) => chunk(i, `alpha beta filler ${i}`, vec(1, 0, 0)))
@@ -310,6 +310,6 @@ fusion('score fusion: each leg min-max scaled over its own list, weighted, summe
 })
 fusion.run()
 
-knowledgeContract('sqlite', 'sqlite-vec', async () => sqliteTestKnowledge())
-knowledgeContract('postgres (exact arrays)', 'exact', postgresTestKnowledge)
-knowledgeContract('pglite + pgvector over the wire', 'pgvector', pgliteTestKnowledge)
+knowledgeContract('sqlite', 'sqlite-vec', [], async () => sqliteTestKnowledge())
+knowledgeContract('postgres (exact arrays)', 'exact', ['postgres'], postgresTestKnowledge)
+knowledgeContract('pglite + pgvector over the wire', 'pgvector', [], pgliteTestKnowledge)

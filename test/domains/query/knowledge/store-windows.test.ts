@@ -18,6 +18,8 @@ import { openSqliteKnowledge } from '../../../../domains/query/knowledge/sqlite-
 import type { EmbeddedChunk, KnowledgeStore } from '../../../../domains/query/knowledge/store.js'
 import { vectorWindows } from '../../../../domains/query/knowledge/windows.js'
 import { pgliteTestKnowledge, postgresTestKnowledge, sqliteTestKnowledge, type TestKnowledge } from '../../../support/knowledge-stores.js'
+import { suiteNeeding } from '../../../support/needs-server.js'
+import type { Server } from '../../../support/services.js'
 
 const P = 'project-w'
 const vec = (...v: number[]) => new Float32Array(v)
@@ -43,12 +45,12 @@ const A = [
 // b.md's window is Q exactly: the best match of all, unless a filter excludes it.
 const B = [chunk(0, 'beta gateway secret', vec(1, 0, 0), [vec(1, 0, 0), vec(0, 0, 1)], { pageNumber: 1 })]
 
-function windowsContract(label: string, open: () => Promise<TestKnowledge | undefined>): void {
-  const test = suite(`knowledge store windows: ${label}`)
+function windowsContract(label: string, needs: readonly Server[], open: () => Promise<TestKnowledge | undefined>): void {
+  const test = suiteNeeding(needs, `knowledge store windows: ${label}`)
   let opened: TestKnowledge | undefined
   test.before(async () => {
     opened = await open()
-    if (!opened) return
+    assert.ok(opened, `the ${label} store opened`)
     await opened.store.createCollection(P, 'w', { dimension: 3 })
     await opened.store.upsertDocument(P, 'w', { sourceName: 'a.md', tags: ['red'] }, A)
     await opened.store.upsertDocument(P, 'w', { sourceName: 'b.md', tags: ['blue'] }, B)
@@ -58,9 +60,7 @@ function windowsContract(label: string, open: () => Promise<TestKnowledge | unde
     await opened?.cleanup()
   })
   const it = (name: string, fn: (store: KnowledgeStore) => Promise<void>) =>
-    test(name, async () => {
-      if (opened) await fn(opened.store)
-    })
+    test(name, () => fn(opened!.store))
 
   it('a chunk whose best window matches ranks first, scored by that window', async (store) => {
     const hits = await store.vector(P, 'w', Q, 3)
@@ -130,9 +130,9 @@ function windowsContract(label: string, open: () => Promise<TestKnowledge | unde
   test.run()
 }
 
-windowsContract('sqlite', async () => sqliteTestKnowledge())
-windowsContract('postgres (exact arrays)', postgresTestKnowledge)
-windowsContract('pglite + pgvector over the wire', pgliteTestKnowledge)
+windowsContract('sqlite', [], async () => sqliteTestKnowledge())
+windowsContract('postgres (exact arrays)', ['postgres'], postgresTestKnowledge)
+windowsContract('pglite + pgvector over the wire', [], pgliteTestKnowledge)
 
 const ingestion = suite('knowledge ingestion: window vectors')
 /** A fake embedding route recording what it was asked to embed. */

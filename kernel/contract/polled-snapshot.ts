@@ -4,8 +4,8 @@
  * table's version number, which is polled every `refreshMs` (one tiny query). A failed poll
  * keeps the snapshot it has and tries again at the next tick. Reloads never overlap.
  */
-import type { Logger } from '../../contract/log.js'
-import { describeCause } from '../../contract/log.js'
+import type { Logger } from './log.js'
+import { describeCause } from './log.js'
 
 export interface VersionedTable<S extends { readonly version: number }> {
   version(): Promise<number>

@@ -3,9 +3,8 @@
  * each model is, skipping models that cannot handle it. Shared by the `model` plugin (chat)
  * and by plugins that choose a model themselves (verdicts).
  */
-import type { Catalog, Kernel } from '../../contract/kernel.js'
-import type { ModelConfig } from '../../../schemas/models.schema.js'
-import { GatewayError } from '../../contract/errors.js'
+import { GatewayError, type Catalog, type Kernel } from '../../kernel/contract/index.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
 
 /** Whether chat messages carry an image part (what `auto` and the capability check ask). */
 export function hasImageParts(messages: unknown): boolean {
@@ -32,9 +31,9 @@ export type LoadOf = (modelId: string) => number
  * pool loses to one on an idle pool. The queues report what this process sees (with Redis,
  * other replicas' requests are not counted): a hint for choosing, not an admission rule.
  */
-export function queueLoadOf(kernel: Pick<Kernel, 'catalog' | 'config' | 'state'>): LoadOf {
+export function queueLoadOf(kernel: Pick<Kernel, 'catalog' | 'config' | 'load'>): LoadOf {
   const busy = new Map<string, number>()
-  for (const l of kernel.state.queues.load()) busy.set(l.pool, (busy.get(l.pool) ?? 0) + l.running + l.waiting)
+  for (const l of kernel.load.pools()) busy.set(l.pool, (busy.get(l.pool) ?? 0) + l.running + l.waiting)
   return (modelId) => {
     const pool = kernel.catalog.model(modelId)?.backend
     if (pool === undefined) return 0

@@ -1,0 +1,100 @@
+/**
+ * The Query service's domain: the logic its plugins share (knowledge base, projects and tokens,
+ * conversation history, chat uploads), opened once per process by the composition root and
+ * reached as `kernel.domains.query`. Its stores sit beside the records: the PostgreSQL of
+ * `stores.postgres_url` when configured, else SQLite files in the data folder.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import { defineDomain, redactUrl, type Deployment, type DomainContext } from '../../kernel/contract/index.js'
+import { DEFAULT_VECTOR_WINDOWS, KnowledgeBase, type KnowledgeSettings } from './knowledge/knowledge-base.js'
+import { openSqliteKnowledge } from './knowledge/sqlite-knowledge.js'
+import type { KnowledgeStore } from './knowledge/store.js'
+import { openQueryServices } from './open-query.js'
+import type { QueryServices } from './query-services.js'
+import { queryRoutes, querySettings, type QueryRoutes } from './query-settings.js'
+
+export { queryRoutes, type QueryRoutes }
+
+export interface QueryDomain extends QueryServices {
+  /** Collections of projects, their documents and chunks. */
+  readonly knowledge: KnowledgeBase
+  readonly routes: QueryRoutes
+}
+
+declare module '../../kernel/contract/index.js' {
+  interface Domains {
+    query: QueryDomain
+  }
+}
+
+/** server.yaml `knowledge:` with its defaults. */
+export function knowledgeSettings(k: Deployment['server']['knowledge']): KnowledgeSettings {
+  return {
+    embeddingModel: k?.embedding_model ?? 'use-lite',
+    embeddingKey: k?.embedding_key ?? 'demo',
+    chunking: { maxTokens: k?.chunking?.max_tokens ?? 512, overlapTokens: k?.chunking?.overlap_tokens ?? 64 },
+    pdf: { maxPages: k?.pdf?.max_pages ?? 2000, timeoutMs: k?.pdf?.timeout_ms ?? 60_000 },
+    vectorWindows: { maxTokens: k?.vector_windows?.max_tokens ?? DEFAULT_VECTOR_WINDOWS.maxTokens },
+  }
+}
+
+/** The knowledge store beside the records: the same PostgreSQL when configured, else `knowledge.db`. */
+async function openKnowledgeStore(context: DomainContext): Promise<KnowledgeStore> {
+  const line = (l: string) => context.log.info(l)
+  if (!context.postgres) return openSqliteKnowledge(context.config.dataDir, line)
+  try {
+    const { openPostgresKnowledge } = await import('./knowledge/postgres-knowledge.js')
+    return await openPostgresKnowledge({ url: context.postgres.url, schema: context.postgres.schema, log: line })
+  } catch (err) {
+    throw new Error(`cannot open the knowledge store in PostgreSQL at ${redactUrl(context.postgres.url)}: ${(err as Error).message}`)
+  }
+}
+
+/** config/projects.yaml when the deployment has one. */
+function projectsFile(deployment: Deployment): unknown {
+  return fs.existsSync(path.join(deployment.configDir, 'projects.yaml')) ? deployment.file('projects.yaml') : undefined
+}
+
+export const queryDomain = defineDomain({
+  name: 'query',
+  async open(context) {
+    const { config } = context
+    const settings = knowledgeSettings(config.server.knowledge)
+    const { maxTokens, overlapTokens } = settings.chunking
+    if (overlapTokens > maxTokens / 2) {
+      throw new Error(`server.yaml knowledge.chunking.overlap_tokens (${overlapTokens}) must be at most half of max_tokens (${maxTokens})`)
+    }
+    const knowledge = new KnowledgeBase(await openKnowledgeStore(context), settings)
+    try {
+      const services = await openQueryServices({
+        dataDir: config.dataDir,
+        configDir: config.configDir,
+        projectsFile: projectsFile(config),
+        stores: context.stores,
+        postgresUrl: context.postgres?.url,
+        postgresSchema: context.postgres?.schema ?? 'public',
+        refreshMs: context.refreshMs,
+        env: context.env,
+        log: context.log,
+        now: () => context.now(),
+        announce: context.announce,
+        settings: querySettings(config.server.query),
+      })
+      return {
+        knowledge,
+        projects: services.projects,
+        history: services.history,
+        uploads: services.uploads,
+        routes: queryRoutes(config.server.query),
+        async close() {
+          await knowledge.close()
+          await services.close()
+        },
+      }
+    } catch (err) {
+      await knowledge.close()
+      throw err
+    }
+  },
+})
