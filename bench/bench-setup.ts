@@ -24,10 +24,19 @@ export function option(name: string, fallback: number): number {
  * runs as a process of its own), serving only `pipelines` (gateway.yaml), with one key whose
  * secret is `key`.
  */
-export function gatewayConfigFor(simUrl: string, key: string, backend: { connections?: number; capacity?: number } = {}, pipelines: string[] = ['gateway.yaml']): string {
+export function gatewayConfigFor(
+  simUrl: string,
+  key: string,
+  backend: { connections?: number; capacity?: number } = {},
+  pipelines: string[] = ['gateway.yaml'],
+): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'))
-  for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
-  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, Record<string, unknown>> }
+  for (const f of fs.readdirSync(defaultConfigDir))
+    if (fs.statSync(path.join(defaultConfigDir, f)).isFile())
+      fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
+  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as {
+    backends: Record<string, Record<string, unknown>>
+  }
   for (const b of Object.values(models.backends)) Object.assign(b, { url: simUrl }, backend)
   fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))
   const server = load(fs.readFileSync(path.join(dir, 'server.yaml'), 'utf8')) as Record<string, unknown>
@@ -35,7 +44,13 @@ export function gatewayConfigFor(simUrl: string, key: string, backend: { connect
   server.pipelines = pipelines
   fs.writeFileSync(path.join(dir, 'server.yaml'), dump(server))
   // The bench key may drive the simulator (idle streams are held open with x-sim-stall-ms).
-  fs.writeFileSync(path.join(dir, 'keys.yaml'), dump({ groups: { bench: { forward_headers: true } }, keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(key)) }] }))
+  fs.writeFileSync(
+    path.join(dir, 'keys.yaml'),
+    dump({
+      groups: { bench: { forward_headers: true } },
+      keys: [{ id: 'bench', group: 'bench', hash: formatHash(hashSecret(key)) }],
+    }),
+  )
   return dir
 }
 
@@ -51,4 +66,5 @@ export function zeroLatencySimConfig(maxRunning = 1000): string {
 }
 
 /** One load result as a line: requests per second, p50 and p99. */
-export const formatLoad = (r: LoadResult) => `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`
+export const formatLoad = (r: LoadResult) =>
+  `${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms   (${r.requests} ok, ${r.errors} errors)`

@@ -24,7 +24,11 @@ const itl = option('itl', 5)
 const KEY = 'sk-bench-boons'
 
 const engine = http.createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: [{ title: 'A result', url: 'https://example.org/a', content: 'A snippet of the page.', score: 1 }] }))
+  res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      results: [{ title: 'A result', url: 'https://example.org/a', content: 'A snippet of the page.', score: 1 }],
+    }),
+  )
 })
 await new Promise<void>((resolve) => engine.listen(0, '127.0.0.1', resolve))
 
@@ -32,18 +36,39 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-boons-'))
 const configDir = path.join(root, 'config')
 fs.cpSync(defaultConfigDir, configDir, { recursive: true })
 const sim = path.join(configDir, 'simulator.yaml')
-fs.writeFileSync(sim, fs.readFileSync(sim, 'utf8').replace(/ttft_ms:\s*\d+/, `ttft_ms: ${ttft}`).replace(/itl_ms:\s*\d+/, `itl_ms: ${itl}`).replace(/jitter:\s*[\d.]+/, 'jitter: 0'))
+fs.writeFileSync(
+  sim,
+  fs
+    .readFileSync(sim, 'utf8')
+    .replace(/ttft_ms:\s*\d+/, `ttft_ms: ${ttft}`)
+    .replace(/itl_ms:\s*\d+/, `itl_ms: ${itl}`)
+    .replace(/jitter:\s*[\d.]+/, 'jitter: 0'),
+)
 const gateway = await startGateway({
   configDir,
   pipelinesDir: defaultPipelinesDir,
   dataDir: path.join(root, 'data'),
   env: { SLUICE_DEMO_KEY: KEY },
-  server: { port: 0, watch: false, web_search: { provider: 'searxng', url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}`, timeout_ms: 5000, default_results: 5, max_results: 10, local: { project: 'demo', collection: 'sample' } } },
+  server: {
+    port: 0,
+    watch: false,
+    web_search: {
+      provider: 'searxng',
+      url: `http://127.0.0.1:${(engine.address() as AddressInfo).port}`,
+      timeout_ms: 5000,
+      default_results: 5,
+      max_results: 10,
+      local: { project: 'demo', collection: 'sample' },
+    },
+  },
   log: createLogger({ level: 'warn' }),
   announce: () => undefined,
 })
 
-async function ask(content: string, headers: Record<string, string> = {}): Promise<{ ms: number; promptTokens: number }> {
+async function ask(
+  content: string,
+  headers: Record<string, string> = {},
+): Promise<{ ms: number; promptTokens: number }> {
   const started = performance.now()
   const res = await fetch(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
@@ -55,15 +80,19 @@ async function ask(content: string, headers: Record<string, string> = {}): Promi
   return { ms: performance.now() - started, promptTokens: body.usage.prompt_tokens }
 }
 
-
 try {
   const cases = [
-    { name: 'boons off (own steps)', run: (i: number) => ask(`Tell me about tides ${i}`, { 'x-gateway-boons': 'off' }) },
+    {
+      name: 'boons off (own steps)',
+      run: (i: number) => ask(`Tell me about tides ${i}`, { 'x-gateway-boons': 'off' }),
+    },
     { name: 'boons on, not called (1 round)', run: (i: number) => ask(`Tell me about tides ${i}`) },
     { name: 'web_search round trip (2 rounds + search)', run: (i: number) => ask(`Please search for tides ${i}`) },
   ]
   for (const c of cases) for (let i = 0; i < 3; i++) await c.run(i)
-  console.log(`boons bench: sim-chat-tools, simulator ttft ${ttft} ms, itl ${itl} ms, max_tokens 20, ${runs} sequential requests each`)
+  console.log(
+    `boons bench: sim-chat-tools, simulator ttft ${ttft} ms, itl ${itl} ms, max_tokens 20, ${runs} sequential requests each`,
+  )
   const base: number[] = []
   for (const [k, c] of cases.entries()) {
     const ms: number[] = []
@@ -74,7 +103,9 @@ try {
       tokens = r.promptTokens
     }
     if (k === 0) base.push(median(ms))
-    console.log(`  ${c.name.padEnd(44)} median ${median(ms).toFixed(1)} ms (${(median(ms) - base[0]!).toFixed(1)} ms over off), prompt tokens ${tokens}`)
+    console.log(
+      `  ${c.name.padEnd(44)} median ${median(ms).toFixed(1)} ms (${(median(ms) - base[0]!).toFixed(1)} ms over off), prompt tokens ${tokens}`,
+    )
   }
 } finally {
   await gateway.close()

@@ -27,7 +27,6 @@ const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 const PIN = process.argv.includes('--pin')
 
-
 const fmt = formatLoad
 
 /** Opens `count` streams that the simulator holds before their first token; `close` ends them. */
@@ -36,10 +35,21 @@ async function idleStreams(url: string, count: number): Promise<{ opened: number
   const abort = new AbortController()
   // One signal ends every stream, so it has one listener per stream.
   setMaxListeners(count + 10, abort.signal)
-  const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'wait' }], stream: true, max_tokens: 5 })
+  const body = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'wait' }],
+    stream: true,
+    max_tokens: 5,
+  })
   const opened = await Promise.allSettled(
     Array.from({ length: count }, () =>
-      pool.request({ path: '/v1/chat/completions', method: 'POST', body, signal: abort.signal, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-sim-stall-ms': '120000' } }),
+      pool.request({
+        path: '/v1/chat/completions',
+        method: 'POST',
+        body,
+        signal: abort.signal,
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', 'x-sim-stall-ms': '120000' },
+      }),
     ),
   )
   return {
@@ -52,35 +62,75 @@ async function idleStreams(url: string, count: number): Promise<{ opened: number
 }
 
 async function main() {
-  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(IDLE + 100), '--port', '0'])
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), [
+    '--config',
+    zeroLatencySimConfig(IDLE + 100),
+    '--port',
+    '0',
+  ])
   const proxy = await startChild(path.join(dist, 'bench', 'proxy.js'), ['--upstream', sim.url])
   // --profile: the gateway writes a CPU profile (.cpuprofile) to bench/profiles/ when it stops.
-  const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
+  const profile = process.argv.includes('--profile')
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`]
+    : []
   // --gateway-node "<flags>": V8/Node flags for the gateway process only (e.g. heap tuning);
   // without it, the flags the server ships with (package.json `start`).
-  const gatewayNode = process.argv.includes('--gateway-node') ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean) : serverNodeFlags()
-  const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, { nodeFlags: [...profile, ...gatewayNode] })
+  const gatewayNode = process.argv.includes('--gateway-node')
+    ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean)
+    : serverNodeFlags()
+  const gateway = await startGatewayChild(
+    gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
+    {},
+    { nodeFlags: [...profile, ...gatewayNode] },
+  )
   const baselineRss = gateway.rssMb()
   // --compare-node "<flags>": a second gateway with other Node flags, interleaved with the first (A/B in one run).
-  const compareNode = process.argv.includes('--compare-node') ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean) : undefined
-  const compared = compareNode && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, { nodeFlags: compareNode }))
+  const compareNode = process.argv.includes('--compare-node')
+    ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean)
+    : undefined
+  const compared =
+    compareNode &&
+    (await startGatewayChild(
+      gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
+      {},
+      { nodeFlags: compareNode },
+    ))
 
-  const body = (model: string, stream: boolean) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream })
+  const body = (model: string, stream: boolean) =>
+    JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: 'Benchmark question number one.' }],
+      max_tokens: 20,
+      ignore_eos: true,
+      stream,
+    })
   const targets = [
     { name: 'simulator direct', url: sim.url, model: 'sim-instruct-8b' },
     { name: 'node:http proxy', url: proxy.url, model: 'sim-instruct-8b' },
     { name: 'sluice chat route', url: gateway.url, model: 'sim-chat-instruct' },
   ]
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
-  const processOf: Record<string, Child> = { 'simulator direct': sim, 'node:http proxy': proxy, 'sluice chat route': gateway }
+  const processOf: Record<string, Child> = {
+    'simulator direct': sim,
+    'node:http proxy': proxy,
+    'sluice chat route': gateway,
+  }
   const comparedName = `sluice ${compareNode?.join(' ')}`
   if (compared) {
     targets.push({ name: comparedName, url: compared.url, model: 'sim-chat-instruct' })
     processOf[comparedName] = compared
   }
   // --compare <dist folder>: the gateway of another build (a "before"), interleaved with this one.
-  const otherDist = process.argv.includes('--compare') ? path.resolve(process.argv[process.argv.indexOf('--compare') + 1]!) : undefined
-  const other = otherDist && (await startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }), {}, { nodeFlags: gatewayNode, dist: otherDist }))
+  const otherDist = process.argv.includes('--compare')
+    ? path.resolve(process.argv[process.argv.indexOf('--compare') + 1]!)
+    : undefined
+  const other =
+    otherDist &&
+    (await startGatewayChild(
+      gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
+      {},
+      { nodeFlags: gatewayNode, dist: otherDist },
+    ))
   const otherName = 'sluice --compare build'
   if (other) {
     targets.push({ name: otherName, url: other.url, model: 'sim-chat-instruct' })
@@ -101,7 +151,14 @@ async function main() {
     // Closed loop (each connection sends its next request when the last reply ended), or open
     // loop at `rate` requests a second (runRate).
     const load = (t: (typeof targets)[number], s: number, maxRequests: number) => {
-      const o = { url: t.url, path: '/v1/chat/completions', body: body(t.model, stream), headers, connections, seconds: s }
+      const o = {
+        url: t.url,
+        path: '/v1/chat/completions',
+        body: body(t.model, stream),
+        headers,
+        connections,
+        seconds: s,
+      }
       return rate === undefined ? runLoad({ ...o, maxRequests }) : runRate({ ...o, rate })
     }
     const runs = new Map<string, Measured[]>()
@@ -129,11 +186,15 @@ async function main() {
       const label = `${t.name} ${mode}`
       results[label] = median
       const client = PIN ? `, client core ${(100 * median.clientBusy).toFixed(0)}% busy` : ''
-      console.log(`${label.padEnd(44)} ${fmt(median)}   ${median.cpuPerRequest.toFixed(3)} ms CPU/req (${median.mainThreadCpuPerRequest.toFixed(3)} on the main thread${client})`)
+      console.log(
+        `${label.padEnd(44)} ${fmt(median)}   ${median.cpuPerRequest.toFixed(3)} ms CPU/req (${median.mainThreadCpuPerRequest.toFixed(3)} on the main thread${client})`,
+      )
     }
   }
 
-  console.log(`Sluice chat benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, medians; simulator at zero latency${PIN ? '; servers pinned to CPU 1, client and simulator to CPU 0' : ''}\n`)
+  console.log(
+    `Sluice chat benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s per target, medians; simulator at zero latency${PIN ? '; servers pinned to CPU 1, client and simulator to CPU 0' : ''}\n`,
+  )
   console.log('non-streamed, 64 connections')
   await measure('whole c64', false, 64, SECONDS)
   console.log('\nstreamed (20 chunks), 64 connections')
@@ -155,27 +216,42 @@ async function main() {
   for (const mode of ['whole', 'stream']) {
     const g = r(`sluice chat route ${mode} c64`)
     const p = r(`node:http proxy ${mode} c64`)
-    console.log(`${mode.padEnd(7)} rps gateway / proxy                 ${ratio(g.rps, p.rps).padStart(6)}          >= 0.50`)
-    console.log(`${mode.padEnd(7)} p99 gateway / proxy                 ${ratio(g.p99, p.p99).padStart(6)}          <= 1.50`)
+    console.log(
+      `${mode.padEnd(7)} rps gateway / proxy                 ${ratio(g.rps, p.rps).padStart(6)}          >= 0.50`,
+    )
+    console.log(
+      `${mode.padEnd(7)} p99 gateway / proxy                 ${ratio(g.p99, p.p99).padStart(6)}          <= 1.50`,
+    )
   }
   const added = r('sluice chat route whole c1').p50 - r('simulator direct whole c1').p50
   console.log(`one connection: p50 added over the simulator  ${added.toFixed(3).padStart(6)} ms       <= 0.3 ms`)
-  console.log(`peak memory at 64 connections (VmHWM)       ${peak64.toFixed(0).padStart(6)} MB       < 120 MB   (idle ${baselineRss.toFixed(0)} MB)`)
-  console.log('\nnot the budget\'s figures, for reading it:')
+  console.log(
+    `peak memory at 64 connections (VmHWM)       ${peak64.toFixed(0).padStart(6)} MB       < 120 MB   (idle ${baselineRss.toFixed(0)} MB)`,
+  )
+  console.log("\nnot the budget's figures, for reading it:")
   for (const mode of ['whole', 'stream']) {
-    console.log(`${mode.padEnd(7)} CPU per request gateway / proxy     ${ratio(r(`sluice chat route ${mode} c64`).cpuPerRequest, r(`node:http proxy ${mode} c64`).cpuPerRequest).padStart(6)}          (a core each: rps ratio = its inverse)`)
+    console.log(
+      `${mode.padEnd(7)} CPU per request gateway / proxy     ${ratio(r(`sluice chat route ${mode} c64`).cpuPerRequest, r(`node:http proxy ${mode} c64`).cpuPerRequest).padStart(6)}          (a core each: rps ratio = its inverse)`,
+    )
   }
   const [g, p] = [open('sluice chat route'), open('node:http proxy')]
-  console.log(`open loop at ${rate}/s: p50 gateway / proxy      ${ratio(g.p50, p.p50).padStart(6)}   p99 ${ratio(g.p99, p.p99)}   (p99 added over the proxy ${(g.p99 - p.p99).toFixed(2)} ms)`)
+  console.log(
+    `open loop at ${rate}/s: p50 gateway / proxy      ${ratio(g.p50, p.p50).padStart(6)}   p99 ${ratio(g.p99, p.p99)}   (p99 added over the proxy ${(g.p99 - p.p99).toFixed(2)} ms)`,
+  )
   if (compared) {
-    for (const mode of ['whole', 'stream']) console.log(`${mode.padEnd(7)} rps ${comparedName} / proxy   ${ratio(r(`${comparedName} ${mode} c64`).rps, r(`node:http proxy ${mode} c64`).rps).padStart(6)}`)
+    for (const mode of ['whole', 'stream'])
+      console.log(
+        `${mode.padEnd(7)} rps ${comparedName} / proxy   ${ratio(r(`${comparedName} ${mode} c64`).rps, r(`node:http proxy ${mode} c64`).rps).padStart(6)}`,
+      )
     console.log(`peak memory at 64 connections, ${comparedName}   ${compared.peakRssMb().toFixed(0).padStart(6)} MB`)
     compared.stop()
   }
   if (other) {
     for (const mode of ['whole', 'stream']) {
       const [a, b] = [r(`sluice chat route ${mode} c64`), r(`${otherName} ${mode} c64`)]
-      console.log(`${mode.padEnd(7)} this build / --compare build: rps ${ratio(a.rps, b.rps)}, p99 ${ratio(a.p99, b.p99)}, CPU/req ${ratio(a.cpuPerRequest, b.cpuPerRequest)}, main thread's CPU/req ${ratio(a.mainThreadCpuPerRequest, b.mainThreadCpuPerRequest)}`)
+      console.log(
+        `${mode.padEnd(7)} this build / --compare build: rps ${ratio(a.rps, b.rps)}, p99 ${ratio(a.p99, b.p99)}, CPU/req ${ratio(a.cpuPerRequest, b.cpuPerRequest)}, main thread's CPU/req ${ratio(a.mainThreadCpuPerRequest, b.mainThreadCpuPerRequest)}`,
+      )
     }
     const c1 = r(`${otherName} whole c1`).p50 - r('simulator direct whole c1').p50
     console.log(`one connection: p50 added over the simulator, --compare build  ${c1.toFixed(3)} ms`)
@@ -188,7 +264,9 @@ async function main() {
     const idle = await idleStreams(gateway.url, IDLE)
     await new Promise((res) => setTimeout(res, 1000))
     const during = gateway.rssMb()
-    console.log(`${idle.opened} idle streams open: gateway RSS  ${during.toFixed(0).padStart(6)} MB       < 500 MB for 10,000  (before ${before.toFixed(0)} MB; ${(((during - before) * 1024) / Math.max(1, idle.opened)).toFixed(1)} KB per stream)`)
+    console.log(
+      `${idle.opened} idle streams open: gateway RSS  ${during.toFixed(0).padStart(6)} MB       < 500 MB for 10,000  (before ${before.toFixed(0)} MB; ${(((during - before) * 1024) / Math.max(1, idle.opened)).toFixed(1)} KB per stream)`,
+    )
     await idle.close()
   }
   gateway.stop()

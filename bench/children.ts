@@ -30,7 +30,10 @@ function statusField(pid: number, field: string): number {
  */
 export function processCpuMs(pid: number, tid?: number): number | undefined {
   try {
-    const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    const fields = fs
+      .readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8')
+      .split(') ')[1]!
+      .split(' ')
     return (Number(fields[11]) + Number(fields[12])) * 10
   } catch {
     return undefined
@@ -42,8 +45,16 @@ export function processesCpuMs(pids: readonly number[]): number {
   return pids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0)
 }
 
-export function startChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } })
+export function startChild(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  nodeArgs: string[] = [],
+): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  })
   children.push(child)
   return new Promise((resolve, reject) => {
     let out = ''
@@ -56,7 +67,15 @@ export function startChild(script: string, args: string[], env: NodeJS.ProcessEn
         child.stdout!.removeAllListeners('data')
         child.stdout!.resume()
         const pid = child.pid!
-        resolve({ url: m[1] ?? m[2]!, pid, peakRssMb: () => statusField(pid, 'VmHWM'), rssMb: () => statusField(pid, 'VmRSS'), cpuMs: () => processCpuMs(pid) ?? NaN, mainThreadCpuMs: () => processCpuMs(pid, pid) ?? NaN, stop: () => child.kill('SIGTERM') })
+        resolve({
+          url: m[1] ?? m[2]!,
+          pid,
+          peakRssMb: () => statusField(pid, 'VmHWM'),
+          rssMb: () => statusField(pid, 'VmRSS'),
+          cpuMs: () => processCpuMs(pid) ?? NaN,
+          mainThreadCpuMs: () => processCpuMs(pid, pid) ?? NaN,
+          stop: () => child.kill('SIGTERM'),
+        })
       }
     })
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))

@@ -47,26 +47,53 @@ interface Round {
   redis: number
 }
 
-
 async function main() {
   const at = process.argv.indexOf('--compare')
   if (at === -1) throw new Error('usage: compare-builds --compare <dist folder of the other build>')
   const otherDist = path.resolve(process.argv[at + 1]!)
-  const sim = await startChild(path.join(repoRoot, 'dist', 'sim', 'main.js'), ['--config', zeroLatencySimConfig(1000), '--port', '0'])
+  const sim = await startChild(path.join(repoRoot, 'dist', 'sim', 'main.js'), [
+    '--config',
+    zeroLatencySimConfig(1000),
+    '--port',
+    '0',
+  ])
   const redis = SCALE_OUT ? await privateRedis() : undefined
   const admin = redis && new Redis(redis.url)
   const redisUs = async () => (admin ? redisCpuUs(admin) : 0)
-  const configFor = (prefix: string) => (redis ? scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix }) : gatewayConfigFor(sim.url, KEY, { connections: 200, capacity: 200 }))
+  const configFor = (prefix: string) =>
+    redis
+      ? scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix })
+      : gatewayConfigFor(sim.url, KEY, { connections: 200, capacity: 200 })
   const gateway = (dist: string, prefix: string): Promise<Child> => startGatewayChild(configFor(prefix), {}, { dist })
   const dists: [string, string, string][] = [
     ['this build', path.join(repoRoot, 'dist'), 'this_'],
     ['--compare build', otherDist, 'other_'],
   ]
-  const start = (round: number) => Promise.all(dists.map(async ([name, dist, prefix]) => [name, await gateway(dist, `${prefix}${round}_`)] as [string, Child]))
+  const start = (round: number) =>
+    Promise.all(
+      dists.map(async ([name, dist, prefix]) => [name, await gateway(dist, `${prefix}${round}_`)] as [string, Child]),
+    )
   let builds = await start(0)
-  const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true, stream: STREAM })
-  const load = (child: Child, maxRequests: number) => runLoad({ url: child.url, path: '/v1/chat/completions', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, connections: 64, seconds: 120, maxRequests })
-  console.log(`Sluice build comparison: ${os.cpus().length} cores, node ${process.version}; ${ROUNDS} interleaved rounds of ${REQUESTS} ${STREAM ? 'streamed' : 'non-streamed'} requests per build at 64 connections${SCALE_OUT ? ', scale-out mode (Redis + PostgreSQL)' : ''}${FRESH ? ', fresh processes every round' : ''}\n`)
+  const body = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'Benchmark question number one.' }],
+    max_tokens: 20,
+    ignore_eos: true,
+    stream: STREAM,
+  })
+  const load = (child: Child, maxRequests: number) =>
+    runLoad({
+      url: child.url,
+      path: '/v1/chat/completions',
+      body,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      connections: 64,
+      seconds: 120,
+      maxRequests,
+    })
+  console.log(
+    `Sluice build comparison: ${os.cpus().length} cores, node ${process.version}; ${ROUNDS} interleaved rounds of ${REQUESTS} ${STREAM ? 'streamed' : 'non-streamed'} requests per build at 64 connections${SCALE_OUT ? ', scale-out mode (Redis + PostgreSQL)' : ''}${FRESH ? ', fresh processes every round' : ''}\n`,
+  )
   const rounds = new Map<string, Round[]>(builds.map(([name]) => [name, []]))
   for (let round = 0; round < ROUNDS; round++) {
     if (FRESH && round > 0) {
@@ -79,16 +106,31 @@ async function main() {
       const r = await load(child, REQUESTS)
       const main = (child.mainThreadCpuMs() - main0) / r.requests
       const others = (child.cpuMs() - cpu0) / r.requests - main
-      const redisMs = (await redisUs() - redis0) / 1000 / r.requests
+      const redisMs = ((await redisUs()) - redis0) / 1000 / r.requests
       rounds.get(name)!.push({ p99: r.p99, rps: r.rps, total: main + others, main, others, redis: redisMs })
-      console.log(`round ${round} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms   CPU/req ${(main + others).toFixed(4)} ms: main thread ${main.toFixed(4)}, other threads ${others.toFixed(4)}${redis ? `; Redis ${redisMs.toFixed(4)}` : ''}`)
+      console.log(
+        `round ${round} ${name.padEnd(16)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms   CPU/req ${(main + others).toFixed(4)} ms: main thread ${main.toFixed(4)}, other threads ${others.toFixed(4)}${redis ? `; Redis ${redisMs.toFixed(4)}` : ''}`,
+      )
     }
   }
   const [a, b] = builds.map(([name]) => rounds.get(name)!) as [Round[], Round[]]
   console.log('\nmedians                     this build  --compare build   median of per-round ratios')
   for (const k of ['rps', 'p99', 'total', 'main', 'others', ...(redis ? (['redis'] as const) : [])] as const) {
-    const label = { rps: 'req/s', p99: 'p99 (ms)', total: 'CPU/req (ms)', main: 'main thread CPU/req', others: 'other threads CPU/req', redis: 'Redis CPU/req (ms)' }[k]
-    console.log(`${label.padEnd(26)} ${median(a.map((r) => r[k])).toFixed(4).padStart(10)}  ${median(b.map((r) => r[k])).toFixed(4).padStart(15)}   ${median(a.map((r, i) => r[k] / b[i]![k])).toFixed(3)}`)
+    const label = {
+      rps: 'req/s',
+      p99: 'p99 (ms)',
+      total: 'CPU/req (ms)',
+      main: 'main thread CPU/req',
+      others: 'other threads CPU/req',
+      redis: 'Redis CPU/req (ms)',
+    }[k]
+    console.log(
+      `${label.padEnd(26)} ${median(a.map((r) => r[k]))
+        .toFixed(4)
+        .padStart(10)}  ${median(b.map((r) => r[k]))
+        .toFixed(4)
+        .padStart(15)}   ${median(a.map((r, i) => r[k] / b[i]![k])).toFixed(3)}`,
+    )
   }
   admin?.disconnect()
   for (const [, child] of builds) child.stop()

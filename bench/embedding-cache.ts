@@ -22,7 +22,8 @@ export function cachedEmbed(embed: Embed, model = 'use-lite'): CachedEmbed {
   let hits = 0
   if (!dir) return { embed, hits: () => 0 }
   fs.mkdirSync(dir, { recursive: true })
-  const file = (text: string) => path.join(dir, `${crypto.createHash('sha256').update(model).update('\0').update(text).digest('hex')}.f32`)
+  const file = (text: string) =>
+    path.join(dir, `${crypto.createHash('sha256').update(model).update('\0').update(text).digest('hex')}.f32`)
   return {
     hits: () => hits,
     async embed(texts) {

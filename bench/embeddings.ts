@@ -23,7 +23,6 @@ const ROUNDS = option('rounds', 3)
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 
-
 const fmt = formatLoad
 
 async function main() {
@@ -41,23 +40,44 @@ async function main() {
     { label: 'batch of 32, float', input: batch, format: 'float' },
     { label: 'batch of 32, base64', input: batch, format: 'base64' },
   ]
-  console.log(`Sluice embeddings benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; simulator at zero latency\n`)
+  console.log(
+    `Sluice embeddings benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; simulator at zero latency\n`,
+  )
   for (const connections of [64, 1]) {
     for (const c of cases) {
       console.log(`${c.label}, ${connections} connection${connections > 1 ? 's' : ''}`)
       const runs = new Map<string, LoadResult[]>()
       const bodyFor = (model: string) => JSON.stringify({ model, input: c.input, encoding_format: c.format })
-      for (const t of targets) await runLoad({ url: t.url, path: '/v1/embeddings', body: bodyFor(t.model), headers, connections, seconds: 0.3, maxRequests: 1000 })
+      for (const t of targets)
+        await runLoad({
+          url: t.url,
+          path: '/v1/embeddings',
+          body: bodyFor(t.model),
+          headers,
+          connections,
+          seconds: 0.3,
+          maxRequests: 1000,
+        })
       for (let round = 0; round < ROUNDS; round++) {
         for (const t of targets) {
-          const r = await runLoad({ url: t.url, path: '/v1/embeddings', body: bodyFor(t.model), headers, connections, seconds: SECONDS, maxRequests: 500_000 })
+          const r = await runLoad({
+            url: t.url,
+            path: '/v1/embeddings',
+            body: bodyFor(t.model),
+            headers,
+            connections,
+            seconds: SECONDS,
+            maxRequests: 500_000,
+          })
           runs.set(t.name, [...(runs.get(t.name) ?? []), r])
         }
       }
       const medians = targets.map((t) => [...runs.get(t.name)!].sort((a, b) => a.rps - b.rps)[Math.floor(ROUNDS / 2)]!)
       targets.forEach((t, i) => console.log(`  ${t.name.padEnd(26)} ${fmt(medians[i]!)}`))
       const [direct, through] = medians as [LoadResult, LoadResult]
-      console.log(`  gateway / direct: rps ${(through.rps / direct.rps).toFixed(2)}, p50 +${(through.p50 - direct.p50).toFixed(3)} ms\n`)
+      console.log(
+        `  gateway / direct: rps ${(through.rps / direct.rps).toFixed(2)}, p50 +${(through.p50 - direct.p50).toFixed(3)} ms\n`,
+      )
     }
   }
   gateway.stop()

@@ -17,7 +17,6 @@ import { runFairnessScenario, type FairnessResult, type Tenant } from '../test/s
 import type { StoresConfig } from '../bin/open-services.js'
 import { Redis } from 'ioredis'
 
-
 const flood = option('flood', 40)
 const capacity = option('capacity', 2)
 const ttft = option('ttft', 40)
@@ -41,7 +40,16 @@ const gw = await startTestGateway({
   files: {
     'config/models.yaml': modelsWith({
       backends: { narrow: { url: 'embedded', capacity } },
-      models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', reported_name: 'sim-narrow', context_window: 32768 }],
+      models: [
+        {
+          id: 'sim-narrow',
+          model_type: 'chat',
+          backend: 'narrow',
+          served_name: 'sim-instruct-8b',
+          reported_name: 'sim-narrow',
+          context_window: 32768,
+        },
+      ],
     }),
     'config/keys.yaml': keysFile({ alpha: { weight: 1 }, beta: { weight: 1 } }, [
       { id: 'a1', group: 'alpha', secret: a1.secret },
@@ -52,18 +60,37 @@ const gw = await startTestGateway({
 })
 // The anticipation is a step option: write it into the copied pipelines.
 const pipelines = path.join(gw.pipelinesDir, 'gateway.yaml')
-fs.writeFileSync(pipelines, fs.readFileSync(pipelines, 'utf8').replace(/- fair-queue\b.*$/gm, `- fair-queue: { anticipation_ms: ${anticipation} }`))
+fs.writeFileSync(
+  pipelines,
+  fs
+    .readFileSync(pipelines, 'utf8')
+    .replace(/- fair-queue\b.*$/gm, `- fair-queue: { anticipation_ms: ${anticipation} }`),
+)
 if (!(await gw.reload())) throw new Error('the bench pipelines did not load')
 
 const line = (label: string, r: FairnessResult) =>
   `| ${label} | ${r.jain.toFixed(3)} | ${r.medianServiceMs} | ${r.flood.requests} | ${r.flood.medianWaitMs} / ${r.flood.p90WaitMs} | ${Math.round(r.flood.tokensWhileBothBusy)} | ${r.steady.requests} | ${r.steady.medianWaitMs} / ${r.steady.p90WaitMs} | ${Math.round(r.steady.tokensWhileBothBusy)} |`
 
-console.log(`capacity ${capacity}, flood ${flood} concurrent, steady 1 at a time; simulator ttft ${ttft} ms, itl ${itl} ms, max_tokens ${maxTokens}; anticipation ${anticipation} ms; queue state: ${gw.generation().redis ? 'redis' : 'memory'}`)
-console.log('| scenario | Jain | service ms (median) | flood requests | flood wait ms (median / p90) | flood tokens | steady requests | steady wait ms (median / p90) | steady tokens |')
+console.log(
+  `capacity ${capacity}, flood ${flood} concurrent, steady 1 at a time; simulator ttft ${ttft} ms, itl ${itl} ms, max_tokens ${maxTokens}; anticipation ${anticipation} ms; queue state: ${gw.generation().redis ? 'redis' : 'memory'}`,
+)
+console.log(
+  '| scenario | Jain | service ms (median) | flood requests | flood wait ms (median / p90) | flood tokens | steady requests | steady wait ms (median / p90) | steady tokens |',
+)
 console.log('|---|---|---|---|---|---|---|---|---|')
 for (let round = 1; round <= rounds; round++) {
-  console.log(line(`groups, run ${round}`, await runFairnessScenario(gw, { model: 'sim-narrow', flood: a1, steady: b1, floodRequests: flood, maxTokens })))
-  console.log(line(`keys of a group, run ${round}`, await runFairnessScenario(gw, { model: 'sim-narrow', flood: a1, steady: a2, floodRequests: flood, maxTokens })))
+  console.log(
+    line(
+      `groups, run ${round}`,
+      await runFairnessScenario(gw, { model: 'sim-narrow', flood: a1, steady: b1, floodRequests: flood, maxTokens }),
+    ),
+  )
+  console.log(
+    line(
+      `keys of a group, run ${round}`,
+      await runFairnessScenario(gw, { model: 'sim-narrow', flood: a1, steady: a2, floodRequests: flood, maxTokens }),
+    ),
+  )
 }
 await gw.close()
 if (redisUrl) {

@@ -15,9 +15,18 @@ const seconds = option('seconds', 300)
 const concurrency = option('concurrency', 16)
 const maxBytes = option('max-bytes', 1024 * 1024)
 
-console.log(`fuzz: seed ${seed}, at most ${count} inputs per door, ${seconds} s, ${concurrency} at once, mutations up to ${maxBytes} bytes`)
+console.log(
+  `fuzz: seed ${seed}, at most ${count} inputs per door, ${seconds} s, ${concurrency} at once, mutations up to ${maxBytes} bytes`,
+)
 const fz = await startFuzzGateway()
-const report = await fuzzGateway(fz.gw, fz.keys, { seed, perDoor: count, seconds, concurrency, maxBytes, requestTimeoutMs: 30_000 })
+const report = await fuzzGateway(fz.gw, fz.keys, {
+  seed,
+  perDoor: count,
+  seconds,
+  concurrency,
+  maxBytes,
+  requestTimeoutMs: 30_000,
+})
 let servedAfter = 'yes'
 await normalRequests(fz.gw, fz.keys).catch((err: Error) => (servedAfter = `no: ${err.message}`))
 await fz.gw.close()

@@ -11,7 +11,9 @@ import { repoRoot } from '../kernel/contract/paths.js'
 import { startChild, type Child } from './children.js'
 
 export function serverNodeFlags(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>
+  }
   return pkg.scripts.start!.split(/\s+/).filter((w) => w.startsWith('--'))
 }
 
@@ -27,7 +29,11 @@ export interface GatewayChildOptions {
  * data folder, removed at exit: two gateways sharing ./data write one SQLite file and one record
  * journal (each replaying and deleting the other's segments), and the file grows run after run.
  */
-export function startGatewayChild(configDir: string, env: NodeJS.ProcessEnv = {}, options: GatewayChildOptions = {}): Promise<Child> {
+export function startGatewayChild(
+  configDir: string,
+  env: NodeJS.ProcessEnv = {},
+  options: GatewayChildOptions = {},
+): Promise<Child> {
   let data = env.SLUICE_DATA
   if (data === undefined) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-data-'))
@@ -36,5 +42,10 @@ export function startGatewayChild(configDir: string, env: NodeJS.ProcessEnv = {}
     data = dir
   }
   const dist = options.dist ?? path.join(repoRoot, 'dist')
-  return startChild(path.join(dist, 'bench', 'gateway-process.js'), [configDir], { ...env, SLUICE_DATA: data }, options.nodeFlags ?? serverNodeFlags())
+  return startChild(
+    path.join(dist, 'bench', 'gateway-process.js'),
+    [configDir],
+    { ...env, SLUICE_DATA: data },
+    options.nodeFlags ?? serverNodeFlags(),
+  )
 }

@@ -52,7 +52,14 @@ function session(o: Pick<LoadOptions, 'url' | 'path' | 'headers' | 'body' | 'con
       const seconds = (performance.now() - started) / 1000
       await pool.close()
       latencies.sort((a, b) => a - b)
-      return { requests: latencies.length, errors, seconds, rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+      return {
+        requests: latencies.length,
+        errors,
+        seconds,
+        rps: latencies.length / seconds,
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+      }
     },
   }
 }

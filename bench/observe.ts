@@ -54,9 +54,18 @@ async function run(label: string, observer: RequestObserver, traceparent?: strin
 }
 
 console.log(`RequestObserver.end, ${REQUESTS} requests, node ${process.version}`)
-const withLog = RequestObserver.open(new MetricsRegistry(), { to: '/dev/null', flushMs: 10, maxBufferedBytes: 1 << 30 }, '/', Date.now)
+const withLog = RequestObserver.open(
+  new MetricsRegistry(),
+  { to: '/dev/null', flushMs: 10, maxBufferedBytes: 1 << 30 },
+  '/',
+  Date.now,
+)
 await run('series + access log line + fresh trace id', withLog)
-await run('series + access log line + client traceparent', withLog, `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`)
+await run(
+  'series + access log line + client traceparent',
+  withLog,
+  `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`,
+)
 await withLog.close()
 const seriesOnly = RequestObserver.open(new MetricsRegistry(), undefined, '/', Date.now)
 await run('series only (access_log.enabled: false)', seriesOnly)

@@ -8,8 +8,13 @@ import { processCpuMs } from './children.js'
  * application_name; a backend that exited meanwhile is not counted), and every process named
  * postgres on this machine (the WAL writer and checkpointer too; other users of the server as well).
  */
-export async function postgresCpu(admin: pg.Client, application: string): Promise<{ backends: Map<number, number>; all: number }> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application])
+export async function postgresCpu(
+  admin: pg.Client,
+  application: string,
+): Promise<{ backends: Map<number, number>; all: number }> {
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+    application,
+  ])
   const backends = new Map<number, number>()
   for (const { pid } of rows) {
     const ms = processCpuMs(pid)

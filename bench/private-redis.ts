@@ -16,7 +16,11 @@ export async function freePort(): Promise<number> {
 
 export async function privateRedis(): Promise<{ url: string; pid: number; stop(): void }> {
   const port = await freePort()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  )
   const url = `redis://127.0.0.1:${port}`
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 100 })
   probe.on('error', () => undefined)

@@ -23,12 +23,17 @@ export interface QualityQuestion {
 }
 
 export function loadQuestions(): QualityQuestion[] {
-  const parsed = JSON.parse(fs.readFileSync(path.join(corpusDir, 'questions.json'), 'utf8')) as { questions: QualityQuestion[] }
+  const parsed = JSON.parse(fs.readFileSync(path.join(corpusDir, 'questions.json'), 'utf8')) as {
+    questions: QualityQuestion[]
+  }
   return parsed.questions
 }
 
 export function corpusFiles(): string[] {
-  return fs.readdirSync(corpusDir).filter((f) => f.endsWith('.html')).sort()
+  return fs
+    .readdirSync(corpusDir)
+    .filter((f) => f.endsWith('.html'))
+    .sort()
 }
 
 /** A page through the same reader the ingestion API uses for HTML. */

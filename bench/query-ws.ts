@@ -39,7 +39,11 @@ interface StreamStats {
 
 function configFor(simUrl: string): string {
   const dir = gatewayConfigFor(simUrl, KEY, { capacity: 4 * SOCKETS, connections: 256 }, ['gateway.yaml', 'query.yaml'])
-  const project = { key: 'bench', defaults: { model_name: 'sim-chat-instruct' }, tokens: [{ id: 'bench-service', kind: 'service', hash: formatHash(hashSecret(TOKEN)) }] }
+  const project = {
+    key: 'bench',
+    defaults: { model_name: 'sim-chat-instruct' },
+    tokens: [{ id: 'bench-service', kind: 'service', hash: formatHash(hashSecret(TOKEN)) }],
+  }
   fs.writeFileSync(path.join(dir, 'projects.yaml'), dump({ projects: { bench: project } }))
   return dir
 }
@@ -60,7 +64,8 @@ function openSocket(url: string): Promise<WebSocket> {
 async function openSockets(url: string, n: number): Promise<WebSocket[]> {
   const out: WebSocket[] = []
   // In batches, so the accept queue is not the thing measured.
-  for (let i = 0; i < n; i += 100) out.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => openSocket(url)))))
+  for (let i = 0; i < n; i += 100)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => openSocket(url)))))
   return out
 }
 
@@ -69,7 +74,15 @@ async function streamQueries(sockets: WebSocket[], seconds: number): Promise<Str
   const stats: StreamStats = { messages: 0, answers: 0, errors: 0, ttft: [], seconds }
   const deadline = performance.now() + seconds * 1000
   const started = performance.now()
-  const body = (id: number) => JSON.stringify({ id, action: 'query', endpoint: 'query', query: QUESTION, request_source: 'override_params', model_params: { system_prompt: SYSTEM, max_tokens: 32 } })
+  const body = (id: number) =>
+    JSON.stringify({
+      id,
+      action: 'query',
+      endpoint: 'query',
+      query: QUESTION,
+      request_source: 'override_params',
+      model_params: { system_prompt: SYSTEM, max_tokens: 32 },
+    })
   await Promise.all(
     sockets.map(
       (ws, s) =>
@@ -116,8 +129,22 @@ async function streamChat(url: string, connections: number, seconds: number, res
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections })
   const target = new URL(rest ? '/query/v1/query' : '/v1/chat/completions', url)
   const payload = rest
-    ? JSON.stringify({ endpoint: 'query', query: QUESTION, request_source: 'override_params', model_params: { system_prompt: SYSTEM, max_tokens: 32 } })
-    : JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: QUESTION }], max_tokens: 32, stream: true, stream_options: { include_usage: true } })
+    ? JSON.stringify({
+        endpoint: 'query',
+        query: QUESTION,
+        request_source: 'override_params',
+        model_params: { system_prompt: SYSTEM, max_tokens: 32 },
+      })
+    : JSON.stringify({
+        model: 'sim-chat-instruct',
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: QUESTION },
+        ],
+        max_tokens: 32,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
   const deadline = performance.now() + seconds * 1000
   const started = performance.now()
   const one = () =>
@@ -125,27 +152,39 @@ async function streamChat(url: string, connections: number, seconds: number, res
       const sent = performance.now()
       let first = true
       let partial = ''
-      const req = http.request(target, { agent, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${rest ? TOKEN : KEY}`, 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        if (res.statusCode !== 200) stats.errors++
-        res.setEncoding('utf8')
-        if (rest) res.once('data', () => stats.ttft.push(performance.now() - sent))
-        res.on('data', (chunk: string) => {
-          const parts = (partial + chunk).split('\n\n')
-          partial = parts.pop()!
-          for (const event of parts) {
-            stats.messages++
-            if (first && event.includes('"content"')) {
-              first = false
-              stats.ttft.push(performance.now() - sent)
+      const req = http.request(
+        target,
+        {
+          agent,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${rest ? TOKEN : KEY}`,
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
+        (res) => {
+          if (res.statusCode !== 200) stats.errors++
+          res.setEncoding('utf8')
+          if (rest) res.once('data', () => stats.ttft.push(performance.now() - sent))
+          res.on('data', (chunk: string) => {
+            const parts = (partial + chunk).split('\n\n')
+            partial = parts.pop()!
+            for (const event of parts) {
+              stats.messages++
+              if (first && event.includes('"content"')) {
+                first = false
+                stats.ttft.push(performance.now() - sent)
+              }
             }
-          }
-        })
-        res.on('end', () => {
-          if (rest && partial) stats.messages++
-          stats.answers++
-          resolve()
-        })
-      })
+          })
+          res.on('end', () => {
+            if (rest && partial) stats.messages++
+            stats.answers++
+            resolve()
+          })
+        },
+      )
       req.on('error', () => {
         stats.errors++
         resolve()
@@ -168,7 +207,10 @@ function line(name: string, s: StreamStats): string {
   return `  ${name.padEnd(30)} ${(s.messages / s.seconds).toFixed(0).padStart(8)} msg/s ${(s.answers / s.seconds).toFixed(0).padStart(7)} answers/s   first delta p50 ${percentile(s.ttft, 50).toFixed(1).padStart(7)} ms  p99 ${percentile(s.ttft, 99).toFixed(1).padStart(7)} ms   (${s.answers} answers, ${s.errors} errors)`
 }
 
-async function idleMemory(gateway: Child, wsUrl: string): Promise<{ before: number; after: number; perSocketKb: number }> {
+async function idleMemory(
+  gateway: Child,
+  wsUrl: string,
+): Promise<{ before: number; after: number; perSocketKb: number }> {
   await settle(2000)
   const before = gateway.rssMb()
   const sockets = await openSockets(wsUrl, SOCKETS)
@@ -180,12 +222,21 @@ async function idleMemory(gateway: Child, wsUrl: string): Promise<{ before: numb
 }
 
 async function main(): Promise<void> {
-  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(4 * SOCKETS), '--port', '0'])
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), [
+    '--config',
+    zeroLatencySimConfig(4 * SOCKETS),
+    '--port',
+    '0',
+  ])
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-query-ws-'))
   const gateway = await startGatewayChild(configFor(sim.url), { SLUICE_DATA: dataDir })
   const wsUrl = `${gateway.url.replace(/^http/, 'ws')}/query/v1/ws?access_token=${TOKEN}`
-  console.log(`Query service over WebSocket: ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`)
-  console.log(`${SOCKETS} sockets (and ${SOCKETS} SSE connections), ${SECONDS} s each, answers back to back per socket; simulator at zero latency in its own process (max_tokens 32, search off)\n`)
+  console.log(
+    `Query service over WebSocket: ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`,
+  )
+  console.log(
+    `${SOCKETS} sockets (and ${SOCKETS} SSE connections), ${SECONDS} s each, answers back to back per socket; simulator at zero latency in its own process (max_tokens 32, search off)\n`,
+  )
 
   // Memory first, on a fresh gateway: sockets open, nothing sent.
   const memory = await idleMemory(gateway, wsUrl)
@@ -206,7 +257,9 @@ async function main(): Promise<void> {
   console.log(line('query over WebSocket', ws))
   console.log(line('chat completions over SSE', sse))
   console.log(line('query over REST (not streamed)', rest))
-  console.log(`\n  idle sockets: gateway RSS ${memory.before.toFixed(1)} MB without, ${memory.after.toFixed(1)} MB with ${SOCKETS} open: ${memory.perSocketKb.toFixed(1)} KB per idle socket`)
+  console.log(
+    `\n  idle sockets: gateway RSS ${memory.before.toFixed(1)} MB without, ${memory.after.toFixed(1)} MB with ${SOCKETS} open: ${memory.perSocketKb.toFixed(1)} KB per idle socket`,
+  )
   console.log(`  gateway peak RSS ${gateway.peakRssMb().toFixed(1)} MB`)
   gateway.stop()
   sim.stop()

@@ -49,11 +49,17 @@ async function fillCollection(dataDir: string): Promise<void> {
 function configFor(simUrl: string): string {
   const dir = gatewayConfigFor(simUrl, KEY, { capacity: 1000, connections: 16 }, ['gateway.yaml', 'query.yaml'])
   // The real embedder stays in process: the query's embedding is part of what a query costs.
-  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as { backends: Record<string, Record<string, unknown>> }
+  const models = load(fs.readFileSync(path.join(dir, 'models.yaml'), 'utf8')) as {
+    backends: Record<string, Record<string, unknown>>
+  }
   models.backends.embedder!.url = 'embedded-embedder'
   models.backends.embedder!.capacity = 1
   fs.writeFileSync(path.join(dir, 'models.yaml'), dump(models))
-  const project = { key: 'bench', defaults: { model_name: 'sim-chat-instruct' }, tokens: [{ id: 'bench-service', kind: 'service', hash: formatHash(hashSecret(TOKEN)) }] }
+  const project = {
+    key: 'bench',
+    defaults: { model_name: 'sim-chat-instruct' },
+    tokens: [{ id: 'bench-service', kind: 'service', hash: formatHash(hashSecret(TOKEN)) }],
+  }
   fs.writeFileSync(path.join(dir, 'projects.yaml'), dump({ projects: { bench: project } }))
   return dir
 }
@@ -67,7 +73,14 @@ async function main(): Promise<void> {
   const gateway = await startGatewayChild(configFor(sim.url), { SLUICE_DATA: dataDir })
   const question = loadQuestions()[0]!.question
   const system = 'You are a helpful assistant.'
-  const chat = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'system', content: system }, { role: 'user', content: question }], max_tokens: 32 })
+  const chat = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: question },
+    ],
+    max_tokens: 32,
+  })
   const q = (search: boolean) =>
     JSON.stringify({
       endpoint: 'query',
@@ -82,13 +95,34 @@ async function main(): Promise<void> {
     { name: 'query, search off', path: '/query/v1/query', body: q(false), auth: TOKEN },
     { name: `query, search on (${CHUNKS} chunks)`, path: '/query/v1/query', body: q(true), auth: TOKEN },
   ]
-  console.log(`Query service latency: ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`)
-  console.log(`one connection, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; simulator at zero latency (max_tokens 32); collection filled in ${fillS.toFixed(0)} s\n`)
+  console.log(
+    `Query service latency: ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`,
+  )
+  console.log(
+    `one connection, ${ROUNDS} interleaved rounds of ${SECONDS} s, medians; simulator at zero latency (max_tokens 32); collection filled in ${fillS.toFixed(0)} s\n`,
+  )
   const runs = new Map<string, LoadResult[]>()
-  for (const t of targets) await runLoad({ url: gateway.url, path: t.path, body: t.body, headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` }, connections: 1, seconds: 1, maxRequests: 200 })
+  for (const t of targets)
+    await runLoad({
+      url: gateway.url,
+      path: t.path,
+      body: t.body,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` },
+      connections: 1,
+      seconds: 1,
+      maxRequests: 200,
+    })
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) {
-      const r = await runLoad({ url: gateway.url, path: t.path, body: t.body, headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` }, connections: 1, seconds: SECONDS, maxRequests: 100_000 })
+      const r = await runLoad({
+        url: gateway.url,
+        path: t.path,
+        body: t.body,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` },
+        connections: 1,
+        seconds: SECONDS,
+        maxRequests: 100_000,
+      })
       if (r.errors > 0) throw new Error(`${t.name}: ${r.errors} errors`)
       runs.set(t.name, [...(runs.get(t.name) ?? []), r])
     }
@@ -97,20 +131,36 @@ async function main(): Promise<void> {
   const base = median(targets[0]!.name)
   for (const t of targets) {
     const m = median(t.name)
-    const added = t === targets[0] ? '' : `   added p50 +${(m.p50 - base.p50).toFixed(2)} ms, p99 +${(m.p99 - base.p99).toFixed(2)} ms`
+    const added =
+      t === targets[0]
+        ? ''
+        : `   added p50 +${(m.p50 - base.p50).toFixed(2)} ms, p99 +${(m.p99 - base.p99).toFixed(2)} ms`
     console.log(`  ${t.name.padEnd(32)} ${formatLoad(m)}${added}`)
   }
   // Where a search-on query's time goes, by the service's own metadata.timings_ms.
-  const phases: { retrieval: number[]; answer: number[]; total: number[]; http: number[] } = { retrieval: [], answer: [], total: [], http: [] }
+  const phases: { retrieval: number[]; answer: number[]; total: number[]; http: number[] } = {
+    retrieval: [],
+    answer: [],
+    total: [],
+    http: [],
+  }
   for (let i = 0; i < 21; i++) {
     const sent = performance.now()
-    const res = await fetch(`${gateway.url}/query/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: targets[2]!.body })
-    const t = ((await res.json()) as { response: { metadata: { timings_ms: Record<'retrieval' | 'answer' | 'total', number> } } }).response.metadata.timings_ms
+    const res = await fetch(`${gateway.url}/query/v1/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: targets[2]!.body,
+    })
+    const t = (
+      (await res.json()) as { response: { metadata: { timings_ms: Record<'retrieval' | 'answer' | 'total', number> } } }
+    ).response.metadata.timings_ms
     phases.http.push(performance.now() - sent)
     for (const k of ['retrieval', 'answer', 'total'] as const) phases[k].push(t[k])
   }
   const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(1)
-  console.log(`\n  search on, by phase (medians of 21, metadata.timings_ms): retrieval ${mid(phases.retrieval)} ms (embedding + both legs + fusion), answer ${mid(phases.answer)} ms, total in the query step ${mid(phases.total)} ms, over HTTP ${mid(phases.http)} ms`)
+  console.log(
+    `\n  search on, by phase (medians of 21, metadata.timings_ms): retrieval ${mid(phases.retrieval)} ms (embedding + both legs + fusion), answer ${mid(phases.answer)} ms, total in the query step ${mid(phases.total)} ms, over HTTP ${mid(phases.http)} ms`,
+  )
   gateway.stop()
   sim.stop()
   // The gateway flushes its records on SIGTERM; give it a moment before its folder goes.

@@ -20,13 +20,40 @@ const WARM_UP = 100
 const SIZE = 500
 
 function record(i: number, now: number): UsageRecord {
-  return { at: now - i, requestId: `chatcmpl-${i}-0123456789abcdef`, keyId: 'bench', group: 'bench', route: 'chat', modelRequested: 'sim-chat-instruct', model: 'sim-chat-instruct', upstreamModel: 'sim-instruct-8b', promptTokens: 10, completionTokens: 20, cachedTokens: 0, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 0.0001, status: 200, outcome: 'done', queueMs: 0, ttftMs: 1, totalMs: 3 }
+  return {
+    at: now - i,
+    requestId: `chatcmpl-${i}-0123456789abcdef`,
+    keyId: 'bench',
+    group: 'bench',
+    route: 'chat',
+    modelRequested: 'sim-chat-instruct',
+    model: 'sim-chat-instruct',
+    upstreamModel: 'sim-instruct-8b',
+    promptTokens: 10,
+    completionTokens: 20,
+    cachedTokens: 0,
+    audioSeconds: 0,
+    characters: 0,
+    usageSource: 'reported',
+    value: 0.0001,
+    status: 200,
+    outcome: 'done',
+    queueMs: 0,
+    ttftMs: 1,
+    totalMs: 3,
+  }
 }
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)]!.toFixed(2).padStart(6)
+const quantile = (xs: number[], q: number) =>
+  [...xs]
+    .sort((a, b) => a - b)
+    [Math.floor(xs.length * q)]!.toFixed(2)
+    .padStart(6)
 
 async function measure(label: string, dist: string): Promise<void> {
-  const { openSqliteStore } = (await import(pathToFileURL(path.join(dist, 'kernel', 'services', 'stores', 'sqlite-store.js')).href)) as { openSqliteStore: (dir: string) => Store }
+  const { openSqliteStore } = (await import(
+    pathToFileURL(path.join(dist, 'kernel', 'services', 'stores', 'sqlite-store.js')).href
+  )) as { openSqliteStore: (dir: string) => Store }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-records-'))
   const store = openSqliteStore(dir)
   const now = Date.now()
@@ -46,10 +73,14 @@ async function measure(label: string, dist: string): Promise<void> {
   }
   await store.close()
   fs.rmSync(dir, { recursive: true, force: true })
-  console.log(`${label.padEnd(16)} thread held: p50 ${quantile(held, 0.5)} ms  p99 ${quantile(held, 0.99)} ms   until written: p50 ${quantile(written, 0.5)} ms  p99 ${quantile(written, 0.99)} ms`)
+  console.log(
+    `${label.padEnd(16)} thread held: p50 ${quantile(held, 0.5)} ms  p99 ${quantile(held, 0.99)} ms   until written: p50 ${quantile(written, 0.5)} ms  p99 ${quantile(written, 0.99)} ms`,
+  )
 }
 
-console.log(`Sluice records batch: ${BATCHES} batches of ${SIZE} records into the embedded store (after ${WARM_UP} of warm-up), node ${process.version}\n`)
+console.log(
+  `Sluice records batch: ${BATCHES} batches of ${SIZE} records into the embedded store (after ${WARM_UP} of warm-up), node ${process.version}\n`,
+)
 await measure('this build', path.join(repoRoot, 'dist'))
 const at = process.argv.indexOf('--compare')
 if (at !== -1) await measure('--compare build', path.resolve(process.argv[at + 1]!))

@@ -25,16 +25,49 @@ const compareIndex = process.argv.indexOf('--compare')
 const COMPARE = compareIndex >= 0 ? path.resolve(process.argv[compareIndex + 1]!) : undefined
 
 function record(i: number, now: number): UsageRecord {
-  return { at: now - i, requestId: `chatcmpl-${i}-0123456789abcdef`, keyId: 'bench', group: 'bench', route: 'chat', modelRequested: 'sim-chat-instruct', model: 'sim-chat-instruct', upstreamModel: 'sim-instruct-8b', promptTokens: 10, completionTokens: 20, cachedTokens: 0, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 0.0001, status: 200, outcome: 'done', queueMs: 0, ttftMs: 1, totalMs: 3 }
+  return {
+    at: now - i,
+    requestId: `chatcmpl-${i}-0123456789abcdef`,
+    keyId: 'bench',
+    group: 'bench',
+    route: 'chat',
+    modelRequested: 'sim-chat-instruct',
+    model: 'sim-chat-instruct',
+    upstreamModel: 'sim-instruct-8b',
+    promptTokens: 10,
+    completionTokens: 20,
+    cachedTokens: 0,
+    audioSeconds: 0,
+    characters: 0,
+    usageSource: 'reported',
+    value: 0.0001,
+    status: 200,
+    outcome: 'done',
+    queueMs: 0,
+    ttftMs: 1,
+    totalMs: 3,
+  }
 }
 
-async function open(dist: string, name: string): Promise<{ name: string; store: Store; application: string; schema: string; client: number[]; server: number[] }> {
-  const { openPostgresStore } = (await import(pathToFileURL(path.join(dist, 'kernel', 'services', 'stores', 'postgres-store.js')).href)) as { openPostgresStore: (o: PostgresOptions) => Promise<Store> }
+async function open(
+  dist: string,
+  name: string,
+): Promise<{ name: string; store: Store; application: string; schema: string; client: number[]; server: number[] }> {
+  const { openPostgresStore } = (await import(
+    pathToFileURL(path.join(dist, 'kernel', 'services', 'stores', 'postgres-store.js')).href
+  )) as { openPostgresStore: (o: PostgresOptions) => Promise<Store> }
   const schema = `bench_records_${name.replace(/\W/g, '_')}_${process.pid}`
   const application = `sluice_${schema}`
   const url = new URL(POSTGRES)
   url.searchParams.set('application_name', application)
-  return { name, store: await openPostgresStore({ url: url.toString(), schema }), application, schema, client: [], server: [] }
+  return {
+    name,
+    store: await openPostgresStore({ url: url.toString(), schema }),
+    application,
+    schema,
+    client: [],
+    server: [],
+  }
 }
 
 async function main() {
@@ -42,7 +75,8 @@ async function main() {
   await admin.connect()
   const targets = [await open(path.join(repoRoot, 'dist'), 'this build')]
   if (COMPARE) targets.push(await open(COMPARE, path.basename(path.dirname(COMPARE))))
-  const backendsCpu = async (application: string) => [...(await postgresCpu(admin, application)).backends.values()].reduce((a, b) => a + b, 0)
+  const backendsCpu = async (application: string) =>
+    [...(await postgresCpu(admin, application)).backends.values()].reduce((a, b) => a + b, 0)
   const now = Date.now()
   const batch = (b: number) => Array.from({ length: SIZE }, (_, i) => record(b * SIZE + i, now))
   for (const t of targets) for (let b = 0; b < 10; b++) await t.store.records.insert(batch(b))
@@ -54,11 +88,13 @@ async function main() {
       for (const records of batches) await t.store.records.insert(records)
       const client = process.cpuUsage(client0)
       t.client.push((client.user + client.system) / (BATCHES * SIZE))
-      t.server.push(((await backendsCpu(t.application)) - server0) * 1000 / (BATCHES * SIZE))
+      t.server.push((((await backendsCpu(t.application)) - server0) * 1000) / (BATCHES * SIZE))
     }
   }
   const med = (xs: number[]) => median(xs).toFixed(2).padStart(8)
-  console.log(`Usage records into PostgreSQL: batches of ${SIZE}, ${BATCHES} a round, ${ROUNDS} rounds, medians (µs a record; the server's in 10 ms ticks: ±${(10_000 / (BATCHES * SIZE)).toFixed(2)})\n`)
+  console.log(
+    `Usage records into PostgreSQL: batches of ${SIZE}, ${BATCHES} a round, ${ROUNDS} rounds, medians (µs a record; the server's in 10 ms ticks: ±${(10_000 / (BATCHES * SIZE)).toFixed(2)})\n`,
+  )
   console.log(`${''.padEnd(24)}${'gateway'.padStart(8)}${'server'.padStart(8)}`)
   for (const t of targets) console.log(`${t.name.padEnd(24)}${med(t.client)}${med(t.server)}`)
   for (const t of targets) {

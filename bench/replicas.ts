@@ -30,7 +30,10 @@ const concurrency = option('concurrency', 16)
 const seconds = option('seconds', 120)
 const policies = ['prefix_aware', 'round_robin', 'least_loaded'] as const
 
-const WORDS = 'the of and to in is for on with as by at from that this be are it an or which policy service request customer account order invoice refund shipping warranty product support answer clearly politely never reveal internal notes always cite the handbook section'.split(' ')
+const WORDS =
+  'the of and to in is for on with as by at from that this be are it an or which policy service request customer account order invoice refund shipping warranty product support answer clearly politely never reveal internal notes always cite the handbook section'.split(
+    ' ',
+  )
 
 /** A deterministic pseudo-random generator (the workload is the same for every policy). */
 function seeded(seed: number): () => number {
@@ -81,7 +84,8 @@ function percentile(sorted: number[], p: number): number {
 async function runPolicy(policy: (typeof policies)[number], prompts: string[]): Promise<Outcome> {
   const simFile = simConfig()
   const sims: Child[] = []
-  for (let i = 0; i < REPLICAS; i++) sims.push(await startChild(path.join(repoRoot, 'dist', 'sim', 'main.js'), ['--config', simFile, '--port', '0']))
+  for (let i = 0; i < REPLICAS; i++)
+    sims.push(await startChild(path.join(repoRoot, 'dist', 'sim', 'main.js'), ['--config', simFile, '--port', '0']))
   const dir = gatewayConfigFor(sims[0]!.url, KEY, { capacity: 64, connections: 64 })
   const modelsFile = path.join(dir, 'models.yaml')
   const models = load(fs.readFileSync(modelsFile, 'utf8')) as { backends: Record<string, Record<string, unknown>> }
@@ -91,7 +95,10 @@ async function runPolicy(policy: (typeof policies)[number], prompts: string[]): 
   const pool = new Pool(gateway.url, { connections: concurrency, pipelining: 1 })
   const rnd = seeded(7)
   // The same sequence of (prompt, turn) pairs for every policy.
-  const work = Array.from({ length: requests }, (_, i) => ({ system: prompts[Math.floor(rnd() * PROMPTS)]!, user: `Question ${i}: ${WORDS[Math.floor(rnd() * WORDS.length)]} ${WORDS[Math.floor(rnd() * WORDS.length)]}?` }))
+  const work = Array.from({ length: requests }, (_, i) => ({
+    system: prompts[Math.floor(rnd() * PROMPTS)]!,
+    user: `Question ${i}: ${WORDS[Math.floor(rnd() * WORDS.length)]} ${WORDS[Math.floor(rnd() * WORDS.length)]}?`,
+  }))
   const ttfts: number[] = []
   let prompt = 0
   let cached = 0
@@ -102,10 +109,24 @@ async function runPolicy(policy: (typeof policies)[number], prompts: string[]): 
   const worker = async (): Promise<void> => {
     while (next < work.length && performance.now() < deadline) {
       const item = work[next++]!
-      const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'system', content: item.system }, { role: 'user', content: item.user }], max_tokens: 16, stream: true, stream_options: { include_usage: true } })
+      const body = JSON.stringify({
+        model: 'sim-chat-instruct',
+        messages: [
+          { role: 'system', content: item.system },
+          { role: 'user', content: item.user },
+        ],
+        max_tokens: 16,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       const t0 = performance.now()
       try {
-        const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body })
+        const res = await pool.request({
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body,
+        })
         let first = 0
         let text = ''
         for await (const chunk of res.body) {
@@ -117,8 +138,17 @@ async function runPolicy(policy: (typeof policies)[number], prompts: string[]): 
           continue
         }
         ttfts.push(first - t0)
-        const last = text.split('\n\n').filter((e) => e.includes('"usage"')).at(-1)
-        const usage = last ? (JSON.parse(last.slice('data: '.length)) as { usage?: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens?: number } } }).usage : undefined
+        const last = text
+          .split('\n\n')
+          .filter((e) => e.includes('"usage"'))
+          .at(-1)
+        const usage = last
+          ? (
+              JSON.parse(last.slice('data: '.length)) as {
+                usage?: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens?: number } }
+              }
+            ).usage
+          : undefined
         if (usage) {
           prompt += usage.prompt_tokens
           cached += usage.prompt_tokens_details?.cached_tokens ?? 0
@@ -136,14 +166,27 @@ async function runPolicy(policy: (typeof policies)[number], prompts: string[]): 
   // The next policy's gateway opens the same records journal: this one must have let go of it.
   await exited(gateway.pid)
   ttfts.sort((a, b) => a - b)
-  return { policy, requests: ttfts.length, errors, hitRate: prompt > 0 ? cached / prompt : NaN, meanPrompt: ttfts.length > 0 ? prompt / ttfts.length : NaN, p50: percentile(ttfts, 50), p99: percentile(ttfts, 99), seconds: elapsed }
+  return {
+    policy,
+    requests: ttfts.length,
+    errors,
+    hitRate: prompt > 0 ? cached / prompt : NaN,
+    meanPrompt: ttfts.length > 0 ? prompt / ttfts.length : NaN,
+    p50: percentile(ttfts, 50),
+    p99: percentile(ttfts, 99),
+    seconds: elapsed,
+  }
 }
 
 const prompts = Array.from({ length: PROMPTS }, (_, i) => systemPrompt(i))
-console.log(`replicas: ${REPLICAS} simulator processes, ${PROMPTS} system prompts, ${requests} streamed requests at concurrency ${concurrency} (bounded to ${seconds} s per policy)`)
+console.log(
+  `replicas: ${REPLICAS} simulator processes, ${PROMPTS} system prompts, ${requests} streamed requests at concurrency ${concurrency} (bounded to ${seconds} s per policy)`,
+)
 console.log('policy          requests  errors  prefix-cache hit rate  TTFT p50    TTFT p99')
 for (const policy of policies) {
   const r = await runPolicy(policy, prompts)
-  console.log(`${r.policy.padEnd(15)} ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${(r.hitRate * 100).toFixed(1).padStart(20)} %  ${r.p50.toFixed(1).padStart(6)} ms  ${r.p99.toFixed(1).padStart(6)} ms   (${r.seconds.toFixed(1)} s, ${r.meanPrompt.toFixed(0)} prompt tokens per request)`)
+  console.log(
+    `${r.policy.padEnd(15)} ${String(r.requests).padStart(8)}  ${String(r.errors).padStart(6)}  ${(r.hitRate * 100).toFixed(1).padStart(20)} %  ${r.p50.toFixed(1).padStart(6)} ms  ${r.p99.toFixed(1).padStart(6)} ms   (${r.seconds.toFixed(1)} s, ${r.meanPrompt.toFixed(0)} prompt tokens per request)`,
+  )
 }
 process.exit(0)

@@ -8,8 +8,27 @@ import path from 'node:path'
 import { repoRoot } from '../kernel/contract/paths.js'
 
 const dir = path.join(repoRoot, 'dist', 'bench')
-const helpers = new Set(['run', 'children', 'load', 'proxy', 'gateway-process', 'bench-setup', 'gateway-child', 'embeddings-use-lite', 'quality-corpus', 'quality-metrics', 'scale-corpus', 'embedding-cache', 'private-redis', 'postgres-cpu'])
-const known = fs.readdirSync(dir).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3)).filter((n) => !helpers.has(n))
+const helpers = new Set([
+  'run',
+  'children',
+  'load',
+  'proxy',
+  'gateway-process',
+  'bench-setup',
+  'gateway-child',
+  'embeddings-use-lite',
+  'quality-corpus',
+  'quality-metrics',
+  'scale-corpus',
+  'embedding-cache',
+  'private-redis',
+  'postgres-cpu',
+])
+const known = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => f.slice(0, -3))
+  .filter((n) => !helpers.has(n))
 // Names come first; from the first flag on, everything is passed to each benchmark.
 const args = process.argv.slice(2)
 const firstFlag = args.findIndex((a) => a.startsWith('-'))

@@ -91,12 +91,22 @@ export const SHARDS = 10
  * Synthetic document `d` (chunks [d·size, (d+1)·size)): texts and perturbed vectors of the real
  * chunks in turn, tagged `shard-<d mod 10>` so that a filtered query keeps a tenth.
  */
-export function syntheticDoc(real: readonly EmbeddedChunk[], d: number, size: number): { sourceName: string; tags: string[]; chunks: EmbeddedChunk[] } {
+export function syntheticDoc(
+  real: readonly EmbeddedChunk[],
+  d: number,
+  size: number,
+): { sourceName: string; tags: string[]; chunks: EmbeddedChunk[] } {
   const chunks: EmbeddedChunk[] = []
   for (let i = 0; i < size; i++) {
     const j = d * size + i
     const src = real[j % real.length]!
-    chunks.push({ index: i, content: src.content, headingPath: src.headingPath, tokens: src.tokens, embedding: perturb(src.embedding, j + 1) })
+    chunks.push({
+      index: i,
+      content: src.content,
+      headingPath: src.headingPath,
+      tokens: src.tokens,
+      embedding: perturb(src.embedding, j + 1),
+    })
   }
   return { sourceName: `synthetic-${String(d).padStart(5, '0')}`, tags: [`shard-${d % SHARDS}`], chunks }
 }

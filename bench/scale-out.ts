@@ -56,12 +56,15 @@ const NOT_COMMANDS = new Set(['cpu ms', 'script ms', 'net in', 'net out', 'reads
  * scripts under 'script ms', bytes in and out under 'net in' and 'net out'.
  */
 async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const text = await redis.info('commandstats') + (await redis.info('cpu'))
+  const text = (await redis.info('commandstats')) + (await redis.info('cpu'))
   const netText = await redis.info('stats')
   const stats = new Map<string, number>()
   for (const m of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats.set(m[1]!, Number(m[2]))
   // Time inside the scripts (their commands included), as Redis counts it per call.
-  const scriptUsec = [...text.matchAll(/^cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+  const scriptUsec = [...text.matchAll(/^cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/gm)].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  )
   stats.set('script ms', scriptUsec / 1000)
   const cpu = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0)
   stats.set('cpu ms', (cpu('used_cpu_user') + cpu('used_cpu_sys')) * 1000)
@@ -94,29 +97,66 @@ async function pinClientSide(pgAdmin: pg.Client, pids: number[], gateways: numbe
 
 async function main() {
   const redis = await privateRedis()
-  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(2000), '--port', '0'])
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), [
+    '--config',
+    zeroLatencySimConfig(2000),
+    '--port',
+    '0',
+  ])
   const embedded = await startGatewayChild(scaleOutConfig(sim.url, KEY))
   // --profile: the scale-out gateway writes a CPU profile to bench/profiles/ when it stops.
-  const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`] : []
-  const scaled = await startGatewayChild(scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' }), {}, { nodeFlags: [...serverNodeFlags(), ...profile] })
+  const profile = process.argv.includes('--profile')
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.join(repoRoot, 'bench', 'profiles')}`]
+    : []
+  const scaled = await startGatewayChild(
+    scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix: 'scaleout_' }),
+    {},
+    { nodeFlags: [...serverNodeFlags(), ...profile] },
+  )
   const admin = new Redis(redis.url)
   const pgAdmin = new pg.Client({ connectionString: POSTGRES })
   await pgAdmin.connect()
-  const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true })
+  const body = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'Benchmark question number one.' }],
+    max_tokens: 20,
+    ignore_eos: true,
+  })
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
   const targets: [string, Child][] = [
     ['embedded', embedded],
     ['scale-out (Redis + PostgreSQL)', scaled],
   ]
   if (COMPARE) {
-    const other = await startGatewayChild(scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' }), {}, { dist: COMPARE })
+    const other = await startGatewayChild(
+      scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix: 'compare_' }),
+      {},
+      { dist: COMPARE },
+    )
     targets.push([`scale-out, ${path.basename(path.dirname(COMPARE))}`, other])
   }
-  console.log(`Sluice scale-out benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, medians; key with a term budget and a token window${PIN ? '; gateways pinned to CPU 1, client, simulator, Redis and PostgreSQL backends to CPU 0' : ''}\n`)
+  console.log(
+    `Sluice scale-out benchmark: ${os.cpus().length} cores, node ${process.version}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${CONNECTIONS} connections, medians; key with a term budget and a token window${PIN ? '; gateways pinned to CPU 1, client, simulator, Redis and PostgreSQL backends to CPU 0' : ''}\n`,
+  )
 
-  for (const [, child] of targets) await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 0.5, maxRequests: 2000 })
+  for (const [, child] of targets)
+    await runLoad({
+      url: child.url,
+      path: '/v1/chat/completions',
+      body,
+      headers,
+      connections: CONNECTIONS,
+      seconds: 0.5,
+      maxRequests: 2000,
+    })
   // After the warm-up, so that the gateways' PostgreSQL pools have opened their backends.
-  const clientSide = PIN ? await pinClientSide(pgAdmin, [sim.pid, process.pid, redis.pid], targets.map(([, c]) => c.pid)) : []
+  const clientSide = PIN
+    ? await pinClientSide(
+        pgAdmin,
+        [sim.pid, process.pid, redis.pid],
+        targets.map(([, c]) => c.pid),
+      )
+    : []
   const runs = new Map<string, (LoadResult & { cpu: number; clientBusy: number })[]>()
   for (let round = 0; round < ROUNDS; round++) {
     // The order turns each round: a target that always ran right after another (embedded's
@@ -124,9 +164,20 @@ async function main() {
     const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)]
     for (const [name, child] of order) {
       const [cpu0, client0, wall0] = [child.cpuMs(), processesCpuMs(clientSide), performance.now()]
-      const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: SECONDS, maxRequests: 500_000 })
+      const r = await runLoad({
+        url: child.url,
+        path: '/v1/chat/completions',
+        body,
+        headers,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        maxRequests: 500_000,
+      })
       const clientBusy = (processesCpuMs(clientSide) - client0) / (performance.now() - wall0)
-      runs.set(name, [...(runs.get(name) ?? []), { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests), clientBusy }])
+      runs.set(name, [
+        ...(runs.get(name) ?? []),
+        { ...r, cpu: (child.cpuMs() - cpu0) / Math.max(1, r.requests), clientBusy },
+      ])
     }
   }
   const medians = new Map<string, LoadResult & { cpu: number; clientBusy: number }>()
@@ -134,7 +185,9 @@ async function main() {
     const sorted = [...runs.get(name)!].sort((a, b) => a.rps - b.rps)
     const m = sorted[Math.floor(sorted.length / 2)]!
     medians.set(name, m)
-    console.log(`${name.padEnd(34)} ${formatLoad(m)}   ${m.cpu.toFixed(3)} ms CPU/req${PIN ? `, client core ${(100 * m.clientBusy).toFixed(0)}% busy` : ''}`)
+    console.log(
+      `${name.padEnd(34)} ${formatLoad(m)}   ${m.cpu.toFixed(3)} ms CPU/req${PIN ? `, client core ${(100 * m.clientBusy).toFixed(0)}% busy` : ''}`,
+    )
   }
   const e = medians.get('embedded')!
   const s = medians.get('scale-out (Redis + PostgreSQL)')!
@@ -142,7 +195,9 @@ async function main() {
   console.log(`scale-out CPU/req ÷ embedded      ${(s.cpu / e.cpu).toFixed(2)}`)
   if (COMPARE) {
     const c = medians.get(targets[2]![0])!
-    console.log(`${targets[2]![0]} req/s ÷ embedded   ${(c.rps / e.rps).toFixed(2)};  CPU/req ÷ embedded ${(c.cpu / e.cpu).toFixed(2)}`)
+    console.log(
+      `${targets[2]![0]} req/s ÷ embedded   ${(c.rps / e.rps).toFixed(2)};  CPU/req ÷ embedded ${(c.cpu / e.cpu).toFixed(2)}`,
+    )
   }
 
   // Redis commands per request: a fixed number of requests per scale-out target (the compared
@@ -156,7 +211,15 @@ async function main() {
     const before = await commandStats(admin)
     const cpu0 = child.cpuMs()
     const io0 = syscalls(child.pid)
-    const r = await runLoad({ url: child.url, path: '/v1/chat/completions', body, headers, connections: CONNECTIONS, seconds: 60, maxRequests: COUNTED })
+    const r = await runLoad({
+      url: child.url,
+      path: '/v1/chat/completions',
+      body,
+      headers,
+      connections: CONNECTIONS,
+      seconds: 60,
+      maxRequests: COUNTED,
+    })
     // Settlements and releases run after the replies: let them land.
     await new Promise((res) => setTimeout(res, 300))
     const after = await commandStats(admin)
@@ -166,15 +229,26 @@ async function main() {
     const pg1 = await postgresCpu(pgAdmin, application)
     const backendMs = [...pg1.backends].reduce((sum, [pid, ms]) => sum + ms - (pg0.backends.get(pid) ?? 0), 0)
     const io = syscalls(child.pid)
-    const per = (field: string) => ((after.get(field)! - before.get(field)!) / r.requests)
-    const delta = [...after].map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const).filter(([cmd, n]) => n > 0 && cmd !== 'info' && !NOT_COMMANDS.has(cmd))
+    const per = (field: string) => (after.get(field)! - before.get(field)!) / r.requests
+    const delta = [...after]
+      .map(([cmd, n]) => [cmd, n - (before.get(cmd) ?? 0)] as const)
+      .filter(([cmd, n]) => n > 0 && cmd !== 'info' && !NOT_COMMANDS.has(cmd))
     const total = delta.reduce((sum, [, n]) => sum + n, 0)
-    console.log(`\n${name}: Redis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`)
-    console.log(`Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms (inside scripts ${per('script ms').toFixed(3)} ms); bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`)
-    console.log(`Redis reads and writes per request: ${per('reads').toFixed(2)}, ${per('writes').toFixed(2)}; the gateway's read and write calls per request: ${((io.reads - io0.reads) / r.requests).toFixed(2)}, ${((io.writes - io0.writes) / r.requests).toFixed(2)}`)
+    console.log(
+      `\n${name}: Redis commands per request over ${r.requests} requests (INFO commandstats, heartbeats included): ${(total / r.requests).toFixed(2)}`,
+    )
+    console.log(
+      `Redis server CPU per request: ${per('cpu ms').toFixed(3)} ms (inside scripts ${per('script ms').toFixed(3)} ms); bytes per request to Redis ${per('net in').toFixed(0)}, from Redis ${per('net out').toFixed(0)}`,
+    )
+    console.log(
+      `Redis reads and writes per request: ${per('reads').toFixed(2)}, ${per('writes').toFixed(2)}; the gateway's read and write calls per request: ${((io.reads - io0.reads) / r.requests).toFixed(2)}, ${((io.writes - io0.writes) / r.requests).toFixed(2)}`,
+    )
     console.log(`gateway CPU per request: ${(gatewayMs / r.requests).toFixed(3)} ms`)
-    console.log(`PostgreSQL CPU per request: ${(backendMs / r.requests).toFixed(3)} ms in this gateway's ${pg1.backends.size} backends, ${((pg1.all - pg0.all) / r.requests).toFixed(3)} ms in all postgres processes (10 ms ticks: ±${(10 * Math.max(1, pg1.backends.size) / r.requests).toFixed(3)} ms)`)
-    for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1])) console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
+    console.log(
+      `PostgreSQL CPU per request: ${(backendMs / r.requests).toFixed(3)} ms in this gateway's ${pg1.backends.size} backends, ${((pg1.all - pg0.all) / r.requests).toFixed(3)} ms in all postgres processes (10 ms ticks: ±${((10 * Math.max(1, pg1.backends.size)) / r.requests).toFixed(3)} ms)`,
+    )
+    for (const [cmd, n] of delta.sort((a, b) => b[1] - a[1]))
+      console.log(`  ${cmd.padEnd(24)} ${(n / r.requests).toFixed(2)}`)
   }
 
   admin.disconnect()

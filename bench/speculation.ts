@@ -27,7 +27,9 @@ const ADMIN = 'sk-bench-admin'
 const dist = path.join(repoRoot, 'dist')
 
 const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', defaultSimConfigFile, '--port', '0'])
-const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, {}, ['gateway.yaml', 'admin.yaml']), { SLUICE_ADMIN_KEY: ADMIN })
+const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, {}, ['gateway.yaml', 'admin.yaml']), {
+  SLUICE_ADMIN_KEY: ADMIN,
+})
 
 /**
  * The same prompts for every row, so the large model's answers are as long with speculation as
@@ -36,7 +38,11 @@ const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY, {}, ['gat
  */
 function prompts(round = ''): string[] {
   const accepted = Math.round(REQUESTS * ACCEPT)
-  return Array.from({ length: REQUESTS }, (_, i) => `Question ${round}${i}: explain topic number ${i} briefly. [sim-verdict: prefer=${i < accepted ? 'yes' : 'no'}]`)
+  return Array.from(
+    { length: REQUESTS },
+    (_, i) =>
+      `Question ${round}${i}: explain topic number ${i} briefly. [sim-verdict: prefer=${i < accepted ? 'yes' : 'no'}]`,
+  )
 }
 
 interface Timing {
@@ -50,8 +56,17 @@ async function one(prompt: string, stream: boolean, boons: 'on' | 'off'): Promis
   const started = performance.now()
   const res = await fetch(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...(boons === 'off' ? { 'x-gateway-boons': 'off' } : {}) },
-    body: JSON.stringify({ model: 'sim-large', messages: [{ role: 'user', content: prompt }], max_tokens: MAX_TOKENS, stream }),
+    headers: {
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      ...(boons === 'off' ? { 'x-gateway-boons': 'off' } : {}),
+    },
+    body: JSON.stringify({
+      model: 'sim-large',
+      messages: [{ role: 'user', content: prompt }],
+      max_tokens: MAX_TOKENS,
+      stream,
+    }),
   })
   if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`)
   let firstMs = NaN
@@ -70,7 +85,12 @@ async function one(prompt: string, stream: boolean, boons: 'on' | 'off'): Promis
     await res.arrayBuffer()
     firstMs = performance.now() - started
   }
-  return { id: res.headers.get('x-gateway-request-id')!, totalMs: performance.now() - started, firstMs, speculated: res.headers.get('x-gateway-boons') === 'speculation' }
+  return {
+    id: res.headers.get('x-gateway-request-id')!,
+    totalMs: performance.now() - started,
+    firstMs,
+    speculated: res.headers.get('x-gateway-boons') === 'speculation',
+  }
 }
 
 async function run(list: string[], stream: boolean, boons: 'on' | 'off'): Promise<Timing[]> {
@@ -95,7 +115,9 @@ interface RecordRow {
 async function recordsSince(since: number): Promise<RecordRow[]> {
   // Records are written in batches off the request path: wait for the last batch.
   await new Promise((r) => setTimeout(r, 1500))
-  const res = await fetch(`${gateway.url}/admin/records?key=bench&from=${since}&limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  const res = await fetch(`${gateway.url}/admin/records?key=bench&from=${since}&limit=1000`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
   if (res.status !== 200) throw new Error(`admin records: ${res.status} ${await res.text()}`)
   return ((await res.json()) as { data: RecordRow[] }).data
 }
@@ -129,14 +151,19 @@ for (const stream of [false, true]) {
   rows.push(await measure(`${kind}, speculation on`, stream, 'on'))
 }
 
-console.log(`speculation: ${REQUESTS} requests per row, ${CONCURRENCY} at a time, max_tokens ${MAX_TOKENS}, checks steered to yes for ${Math.round(ACCEPT * 100)}% of prompts`)
-console.log('row                          accepted   p50 e2e   p50 TTFT   (accepted / rejected e2e)   large: completion  prompt   draft: completion')
+console.log(
+  `speculation: ${REQUESTS} requests per row, ${CONCURRENCY} at a time, max_tokens ${MAX_TOKENS}, checks steered to yes for ${Math.round(ACCEPT * 100)}% of prompts`,
+)
+console.log(
+  'row                          accepted   p50 e2e   p50 TTFT   (accepted / rejected e2e)   large: completion  prompt   draft: completion',
+)
 for (const row of rows) {
   // A request whose large model answered itself has a `chat` record; an accepted draft has none.
   const answeredByLarge = new Set(row.records.filter((r) => r.route === 'chat').map((r) => r.request_id))
   const accepted = row.timings.filter((t) => t.speculated && !answeredByLarge.has(t.id))
   const rejected = row.timings.filter((t) => t.speculated && answeredByLarge.has(t.id))
-  const sum = (model: string, field: 'completion_tokens' | 'prompt_tokens') => row.records.filter((r) => r.model === model).reduce((s, r) => s + r[field], 0)
+  const sum = (model: string, field: 'completion_tokens' | 'prompt_tokens') =>
+    row.records.filter((r) => r.model === model).reduce((s, r) => s + r[field], 0)
   const on = row.label.endsWith('on')
   console.log(
     `${row.label.padEnd(28)} ${on ? `${accepted.length}/${row.timings.length}`.padStart(8) : '       -'}  ${ms(p50(row.timings.map((t) => t.totalMs)))} ms ${ms(p50(row.timings.map((t) => t.firstMs)))} ms   ${on ? `(${ms(p50(accepted.map((t) => t.totalMs)))} / ${ms(p50(rejected.map((t) => t.totalMs)))} ms)` : '                   '}   ${String(sum('sim-large', 'completion_tokens')).padStart(8)} ${String(sum('sim-large', 'prompt_tokens')).padStart(8)}   ${String(sum('sim-draft', 'completion_tokens')).padStart(8)}`,

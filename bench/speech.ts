@@ -32,7 +32,8 @@ const ZERO_RUNS = option('zero-runs', 300)
 const KEY = 'sk-bench-speech'
 const dist = path.join(repoRoot, 'dist')
 // About 9 seconds of speech at the simulated pace (65 ms per character).
-const INPUT = 'Sluice streams speech as it is made, so the first words reach the listener long before the last ones are spoken aloud.'
+const INPUT =
+  'Sluice streams speech as it is made, so the first words reach the listener long before the last ones are spoken aloud.'
 
 interface Target {
   name: string
@@ -41,9 +42,19 @@ interface Target {
 }
 
 /** Sends one speech request; resolves with the ms to the first body byte (and to the end, when read whole). */
-async function speak(t: Target, body: object, extraHeaders: Record<string, string>, whole: boolean): Promise<{ ttfa: number; total: number; bytes: number }> {
+async function speak(
+  t: Target,
+  body: object,
+  extraHeaders: Record<string, string>,
+  whole: boolean,
+): Promise<{ ttfa: number; total: number; bytes: number }> {
   const start = performance.now()
-  const res = await t.pool.request({ path: '/v1/audio/speech', method: 'POST', headers: { 'content-type': 'application/json', ...t.headers, ...extraHeaders }, body: JSON.stringify(body) })
+  const res = await t.pool.request({
+    path: '/v1/audio/speech',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...t.headers, ...extraHeaders },
+    body: JSON.stringify(body),
+  })
   if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}: ${await res.body.text()}`)
   let ttfa = NaN
   let bytes = 0
@@ -62,7 +73,8 @@ const pct = (values: number[], p: number) => {
   const s = [...values].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
 }
-const row = (label: string, v: number[]) => `${label.padEnd(34)} median ${pct(v, 50).toFixed(2).padStart(8)} ms   p90 ${pct(v, 90).toFixed(2).padStart(8)} ms   (n=${v.length})`
+const row = (label: string, v: number[]) =>
+  `${label.padEnd(34)} median ${pct(v, 50).toFixed(2).padStart(8)} ms   p90 ${pct(v, 90).toFixed(2).padStart(8)} ms   (n=${v.length})`
 
 async function main(): Promise<void> {
   const simFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-sim-')), 'simulator.yaml')
@@ -70,11 +82,17 @@ async function main(): Promise<void> {
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', simFile, '--port', '0'])
   const gateway = await startGatewayChild(gatewayConfigFor(sim.url, KEY))
   const direct: Target = { name: 'simulator', pool: new Pool(sim.url, { connections: 4 }), headers: {} }
-  const viaGateway: Target = { name: 'gateway', pool: new Pool(gateway.url, { connections: 4 }), headers: { authorization: `Bearer ${KEY}` } }
+  const viaGateway: Target = {
+    name: 'gateway',
+    pool: new Pool(gateway.url, { connections: 4 }),
+    headers: { authorization: `Bearer ${KEY}` },
+  }
   const pcm = { model: 'sim-orpheus', voice: 'tara', input: INPUT, response_format: 'pcm' }
 
   // Warm up both paths (connections, JIT).
-  for (let i = 0; i < 20; i++) for (const t of [direct, viaGateway]) await speak(t, pcm, { 'x-sim-first-audio-ms': '0', 'x-sim-realtime-factor': '0' }, true)
+  for (let i = 0; i < 20; i++)
+    for (const t of [direct, viaGateway])
+      await speak(t, pcm, { 'x-sim-first-audio-ms': '0', 'x-sim-realtime-factor': '0' }, true)
 
   console.log(`Speech: time to first audio (sim-orpheus, pcm, ${INPUT.length} characters of input)\n`)
   console.log('1. Realistic timing (first audio 300 ms after the slot, 1.8 times real time)')
@@ -87,14 +105,20 @@ async function main(): Promise<void> {
   console.log(row('   simulator directly', real.direct))
   console.log(row('   through the gateway (pcm)', real.gateway))
   console.log(row('   through the gateway (sse)', real.sse))
-  console.log(`   gateway adds (medians): ${(pct(real.gateway, 50) - pct(real.direct, 50)).toFixed(2)} ms pcm, ${(pct(real.sse, 50) - pct(real.direct, 50)).toFixed(2)} ms sse   (budget: 20 ms)`)
+  console.log(
+    `   gateway adds (medians): ${(pct(real.gateway, 50) - pct(real.direct, 50)).toFixed(2)} ms pcm, ${(pct(real.sse, 50) - pct(real.direct, 50)).toFixed(2)} ms sse   (budget: 20 ms)`,
+  )
   for (const t of [direct, viaGateway]) {
     const r = await speak(t, pcm, {}, true)
     const audio = r.bytes / 2 / 24000
-    console.log(`   one whole stream, ${t.name.padEnd(9)}: ${audio.toFixed(2)} s of audio in ${(r.total / 1000).toFixed(2)} s, first audio at ${r.ttfa.toFixed(0)} ms (real-time factor ${(audio / (r.total / 1000)).toFixed(2)})`)
+    console.log(
+      `   one whole stream, ${t.name.padEnd(9)}: ${audio.toFixed(2)} s of audio in ${(r.total / 1000).toFixed(2)} s, first audio at ${r.ttfa.toFixed(0)} ms (real-time factor ${(audio / (r.total / 1000)).toFixed(2)})`,
+    )
   }
 
-  console.log('\n2. Zero latency (x-sim-first-audio-ms 0, x-sim-realtime-factor 0, "Hello there."): the gateway\'s own cost')
+  console.log(
+    '\n2. Zero latency (x-sim-first-audio-ms 0, x-sim-realtime-factor 0, "Hello there."): the gateway\'s own cost',
+  )
   // A short input, so that making and moving the audio does not hide the gateway's own cost.
   const zero = { 'x-sim-first-audio-ms': '0', 'x-sim-realtime-factor': '0' }
   const short = { ...pcm, input: 'Hello there.' }
@@ -105,7 +129,9 @@ async function main(): Promise<void> {
   }
   console.log(row('   simulator directly', z.direct))
   console.log(row('   through the gateway (pcm)', z.gateway))
-  console.log(`   gateway adds (medians): ${(pct(z.gateway, 50) - pct(z.direct, 50)).toFixed(2)} ms, p90 ${(pct(z.gateway, 90) - pct(z.direct, 90)).toFixed(2)} ms`)
+  console.log(
+    `   gateway adds (medians): ${(pct(z.gateway, 50) - pct(z.direct, 50)).toFixed(2)} ms, p90 ${(pct(z.gateway, 90) - pct(z.direct, 90)).toFixed(2)} ms`,
+  )
 
   await direct.pool.close()
   await viaGateway.pool.close()

@@ -26,12 +26,20 @@ const answer = JSON.stringify({
 })
 const server = http.createServer((req, res) => {
   req.resume()
-  req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer))
+  req.on('end', () =>
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer),
+  )
 })
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 const pool = new Pool(origin, { connections: CONNECTIONS })
-const call = { origin, path: '/v1/chat/completions', method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'hi' }] }) }
+const call = {
+  origin,
+  path: '/v1/chat/completions',
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ model: 'sim', messages: [{ role: 'user', content: 'hi' }] }),
+}
 
 const ways: Record<string, () => Promise<string>> = {
   'request() + body.text()': async () => {
@@ -55,8 +63,11 @@ async function round(way: () => Promise<string>): Promise<number> {
 
 const runs: Record<string, number[]> = {}
 for (const way of Object.values(ways)) await round(way) // warm-up
-for (let r = 0; r < ROUNDS; r++) for (const [name, way] of Object.entries(ways)) (runs[name] ??= []).push(await round(way))
-console.log(`upstream call read whole: ${CALLS} calls a round, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds, medians (CPU of this process, server included)`)
+for (let r = 0; r < ROUNDS; r++)
+  for (const [name, way] of Object.entries(ways)) (runs[name] ??= []).push(await round(way))
+console.log(
+  `upstream call read whole: ${CALLS} calls a round, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds, medians (CPU of this process, server included)`,
+)
 for (const [name, xs] of Object.entries(runs)) console.log(`${name.padEnd(26)} ${median(xs).toFixed(4)} ms CPU a call`)
 const [a, b] = Object.keys(ways).map((n) => median(runs[n]!))
 console.log(`dispatchWhole / request(): ${(b! / a!).toFixed(2)}`)

@@ -16,7 +16,6 @@ import { startGateway } from '../bin/gateway.js'
 import { createLogger } from '../kernel/contract/log.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../kernel/contract/paths.js'
 
-
 const runs = option('runs', 15)
 const ttft = option('ttft', 120)
 const itl = option('itl', 15)
@@ -30,7 +29,8 @@ function benchConfig(): { configDir: string; pipelinesDir: string; dataDir: stri
   const sim = path.join(configDir, 'simulator.yaml')
   fs.writeFileSync(
     sim,
-    fs.readFileSync(sim, 'utf8')
+    fs
+      .readFileSync(sim, 'utf8')
       .replace(/ttft_ms:\s*\d+/, `ttft_ms: ${ttft}`)
       .replace(/itl_ms:\s*\d+/, `itl_ms: ${itl}`)
       .replace(/max_running:\s*\d+/, 'max_running: 64'),
@@ -43,17 +43,29 @@ function benchConfig(): { configDir: string; pipelinesDir: string; dataDir: stri
 /** About 600 tokens of state: a support ticket, as a verdict client would send. */
 function ticket(nonce: number): string {
   const lines = [`Ticket ${nonce}`]
-  for (let i = 0; i < 24; i++) lines.push(`Line ${i}: the customer writes that the parcel arrived late and the box was damaged, and asks for a refund.`)
+  for (let i = 0; i < 24; i++)
+    lines.push(
+      `Line ${i}: the customer writes that the parcel arrived late and the box was damaged, and asks for a refund.`,
+    )
   return lines.join('\n')
 }
 
 function questions(n: number): Record<string, unknown> {
   const kinds = [
     { type: 'boolean', instructions: 'Does the customer ask for money back?' },
-    { type: 'choice', instructions: 'Which team should handle it?', criteria: { shipping: 'late or damaged parcels', billing: 'refunds and invoices', product: null } },
+    {
+      type: 'choice',
+      instructions: 'Which team should handle it?',
+      criteria: { shipping: 'late or damaged parcels', billing: 'refunds and invoices', product: null },
+    },
     { type: 'score', instructions: 'How upset is the customer?', criteria: ['calm', 'annoyed', 'angry', 'furious'] },
   ]
-  return Object.fromEntries(Array.from({ length: n }, (_, i) => [`q${i}`, { ...kinds[i % 3]!, instructions: `${kinds[i % 3]!.instructions} (${i})` }]))
+  return Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [
+      `q${i}`,
+      { ...kinds[i % 3]!, instructions: `${kinds[i % 3]!.instructions} (${i})` },
+    ]),
+  )
 }
 
 interface Usage {
@@ -62,7 +74,13 @@ interface Usage {
 }
 
 const dirs = benchConfig()
-const gateway = await startGateway({ ...dirs, env: { SLUICE_DEMO_KEY: KEY }, server: { port: 0, watch: false }, log: createLogger({ level: 'warn' }), announce: () => undefined })
+const gateway = await startGateway({
+  ...dirs,
+  env: { SLUICE_DEMO_KEY: KEY },
+  server: { port: 0, watch: false },
+  log: createLogger({ level: 'warn' }),
+  announce: () => undefined,
+})
 
 async function verdict(n: number, nonce: number): Promise<{ ms: number; usage: Usage }> {
   const started = performance.now()
@@ -104,11 +122,15 @@ try {
   const hits = gateway.simulator!.stats().models['sim-vision-7b']!.prefixCacheHits - hitsBefore
   const ratio = median(many) / median(one)
   const perQuestion = last!.prompt_tokens / 32
-  console.log(`verdicts bench: simulator ttft ${ttft} ms, itl ${itl} ms, capacity 64; ${runs} runs each, fresh state every request`)
+  console.log(
+    `verdicts bench: simulator ttft ${ttft} ms, itl ${itl} ms, capacity 64; ${runs} runs each, fresh state every request`,
+  )
   console.log(`  1 question:   median ${median(one).toFixed(1)} ms, p90 ${p90(one).toFixed(1)} ms`)
   console.log(`  32 questions: median ${median(many).toFixed(1)} ms, p90 ${p90(many).toFixed(1)} ms`)
   console.log(`  ratio 32/1 (medians): ${ratio.toFixed(2)}  (budget: at most 2; sequential would be ~32)`)
-  console.log(`  32-question request: ${last!.prompt_tokens} prompt tokens (${perQuestion.toFixed(0)} per question), ${last!.prompt_tokens_details.cached_tokens} reported cached`)
+  console.log(
+    `  32-question request: ${last!.prompt_tokens} prompt tokens (${perQuestion.toFixed(0)} per question), ${last!.prompt_tokens_details.cached_tokens} reported cached`,
+  )
   console.log(`  simulator prefix-cache hits over the timed runs: ${hits} tokens`)
 } finally {
   await gateway.close()

@@ -25,14 +25,25 @@ const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 
 async function main() {
-  const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(1000), '--port', '0'])
+  const sim = await startChild(path.join(dist, 'sim', 'main.js'), [
+    '--config',
+    zeroLatencySimConfig(1000),
+    '--port',
+    '0',
+  ])
   const shipped = serverNodeFlags()
-  const gateway = (flags: string[]) => startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 1000, capacity: 1000 }), {}, { nodeFlags: flags })
+  const gateway = (flags: string[]) =>
+    startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 1000, capacity: 1000 }), {}, { nodeFlags: flags })
   const targets: [string, string[]][] = [
     [`shipped flags (${shipped.join(' ')})`, shipped],
     ['Node defaults', []],
   ]
-  const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Benchmark question number one.' }], max_tokens: 20, ignore_eos: true })
+  const body = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'Benchmark question number one.' }],
+    max_tokens: 20,
+    ignore_eos: true,
+  })
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }
   // The client is a fresh process each time too (bench/load.ts in a child): a load generator
   // whose own JIT is still cold is part of what the gateway meets after a pause.
@@ -49,9 +60,13 @@ async function main() {
       const p = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
       let out = ''
       p.stdout.on('data', (d: Buffer) => (out += d.toString()))
-      p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load client exited with ${code}`))))
+      p.on('exit', (code) =>
+        code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load client exited with ${code}`)),
+      )
     })
-  console.log(`Sluice young-generation benchmark: ${os.cpus().length} cores, node ${process.version}; per round and target: a fresh gateway, ${PAUSE_S} s idle, 3,000 requests, then ${REQUESTS} measured (64 connections)\n`)
+  console.log(
+    `Sluice young-generation benchmark: ${os.cpus().length} cores, node ${process.version}; per round and target: a fresh gateway, ${PAUSE_S} s idle, 3,000 requests, then ${REQUESTS} measured (64 connections)\n`,
+  )
   const runs = new Map<string, { cpu: number; rps: number; peak: number }[]>()
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, flags] of targets) {
@@ -66,7 +81,9 @@ async function main() {
   for (const [name] of targets) {
     const all = runs.get(name)!
     const median = [...all].sort((a, b) => a.cpu - b.cpu)[Math.floor(all.length / 2)]!
-    console.log(`${name.padEnd(52)} CPU/req ${all.map((r) => r.cpu.toFixed(3)).join(' ')} ms (median ${median.cpu.toFixed(3)})   req/s ${all.map((r) => r.rps.toFixed(0)).join(' ')}   peak RSS ${all.map((r) => r.peak.toFixed(0)).join(' ')} MB`)
+    console.log(
+      `${name.padEnd(52)} CPU/req ${all.map((r) => r.cpu.toFixed(3)).join(' ')} ms (median ${median.cpu.toFixed(3)})   req/s ${all.map((r) => r.rps.toFixed(0)).join(' ')}   peak RSS ${all.map((r) => r.peak.toFixed(0)).join(' ')} MB`,
+    )
   }
   sim.stop()
   process.exit(0)

@@ -77,7 +77,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   let deployment = loadDeployment(load)
   // Made once: budgets, queues, buffered records and the key cache outlive every reload.
-  const services: KernelServices = await openServices(deployment, { env, log, now: options.now, announce: options.announce, domains: [...builtinDomains, ...(options.domains ?? [])] })
+  const services: KernelServices = await openServices(deployment, {
+    env,
+    log,
+    now: options.now,
+    announce: options.announce,
+    domains: [...builtinDomains, ...(options.domains ?? [])],
+  })
   const embedded = await startEmbeddedServers(deployment, log).catch(async (err: unknown) => {
     await services.close()
     throw err
@@ -86,7 +92,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // across reloads, closed at shutdown after the last request and before the services they use.
   const plugins = new PluginStates()
   const build = async () =>
-    Generation.create({ deployment, registry, log, env, embeddedUrls: embedded.urls, now: options.now, announce: options.announce, services, plugins })
+    Generation.create({
+      deployment,
+      registry,
+      log,
+      env,
+      embeddedUrls: embedded.urls,
+      now: options.now,
+      announce: options.announce,
+      services,
+      plugins,
+    })
 
   let current: Generation
   try {
@@ -101,13 +117,19 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const app = createApp({ current: () => current }, log)
   const limits = deployment.server.limits
   // Node checks the header and body timeouts on this interval: a few checks per timeout.
-  const server: Server = http.createServer({ connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) }, app.callback())
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
-    // As Node does: nothing written once a response on the connection has begun; closed either way.
-    const answer = refusalResponse(err, `${current.config.server.header_prefix}request-id`, crypto.randomUUID())
-    if (answer && socket.writable && !socket._httpMessage?.headersSent) socket.write(answer)
-    socket.destroy()
-  })
+  const server: Server = http.createServer(
+    { connectionsCheckingInterval: Math.min(5000, limits.headers_timeout_ms / 4) },
+    app.callback(),
+  )
+  server.on(
+    'clientError',
+    (err: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
+      // As Node does: nothing written once a response on the connection has begun; closed either way.
+      const answer = refusalResponse(err, `${current.config.server.header_prefix}request-id`, crypto.randomUUID())
+      if (answer && socket.writable && !socket._httpMessage?.headersSent) socket.write(answer)
+      socket.destroy()
+    },
+  )
   await new Promise<void>((resolve, reject) => {
     server.listen(deployment.server.port, deployment.server.host, () => resolve())
     server.once('error', reject)

@@ -45,7 +45,13 @@ export function storeSettings(stores: StoresConfig, env: NodeJS.ProcessEnv) {
 
 export async function openServices(
   deployment: Deployment,
-  options: { env: NodeJS.ProcessEnv; log: Logger; now?: () => number; announce?: (line: string) => void; domains?: readonly DomainDefinition[] },
+  options: {
+    env: NodeJS.ProcessEnv
+    log: Logger
+    now?: () => number
+    announce?: (line: string) => void
+    domains?: readonly DomainDefinition[]
+  },
 ): Promise<KernelServices> {
   const settings = storeSettings(deployment.server.stores ?? {}, options.env)
   const { log } = options
@@ -65,7 +71,10 @@ export async function openServices(
       store = openSqliteStore(deployment.dataDir)
     }
     opened.push(store)
-    const stores = storesAccess({ dataDir: deployment.dataDir, postgres: settings.postgresUrl ? { url: settings.postgresUrl, schema: settings.postgresSchema } : undefined })
+    const stores = storesAccess({
+      dataDir: deployment.dataDir,
+      postgres: settings.postgresUrl ? { url: settings.postgresUrl, schema: settings.postgresSchema } : undefined,
+    })
     // Each domain opens once, after the stores it sits beside; closed in reverse at shutdown.
     const domains: Record<string, unknown> = {}
     for (const domain of options.domains ?? []) {
@@ -87,19 +96,39 @@ export async function openServices(
     if (store.kind === 'sqlite' && settings.journal) {
       const opened = await RecordJournal.open(path.join(deployment.dataDir, 'records-journal'), store.records)
       journal = opened.journal
-      if (opened.replayed > 0) log.warn('usage records replayed from the journal after an unclean stop', { records: opened.replayed })
+      if (opened.replayed > 0)
+        log.warn('usage records replayed from the journal after an unclean stop', { records: opened.replayed })
     }
     // Loaded only when configured: ioredis is not needed by the embedded default.
     const redis = settings.redisUrl
-      ? await (await import('../kernel/services/redis/redis-connection.js')).openRedis({ url: settings.redisUrl, prefix: settings.redisPrefix, leaseMs: settings.leaseMs, log })
+      ? await (await import('../kernel/services/redis/redis-connection.js')).openRedis({
+          url: settings.redisUrl,
+          prefix: settings.redisPrefix,
+          leaseMs: settings.leaseMs,
+          log,
+        })
       : undefined
     if (redis) opened.push(redis)
     const storedKeys = await StoredKeys.open(store.keys, { refreshMs: settings.keysRefreshMs, log })
-    const records = new RecordWriter(store.records, { flushMs: settings.flushMs, batch: settings.batch, retentionDays: settings.retentionDays, log, metrics, now: options.now, journal })
+    const records = new RecordWriter(store.records, {
+      flushMs: settings.flushMs,
+      batch: settings.batch,
+      retentionDays: settings.retentionDays,
+      log,
+      metrics,
+      now: options.now,
+      journal,
+    })
     const access = deployment.server.access_log
     const observer = RequestObserver.open(
       metrics,
-      access?.enabled === false ? undefined : { to: access?.to ?? 'stdout', flushMs: access?.flush_ms ?? 250, maxBufferedBytes: access?.max_buffered_bytes ?? 8_388_608 },
+      access?.enabled === false
+        ? undefined
+        : {
+            to: access?.to ?? 'stdout',
+            flushMs: access?.flush_ms ?? 250,
+            maxBufferedBytes: access?.max_buffered_bytes ?? 8_388_608,
+          },
       deployment.dataDir,
       options.now ?? Date.now,
     )

@@ -23,14 +23,22 @@ try {
   })
   const settings = storeSettings(deployment.server.stores ?? {}, env)
   if (!settings.redisUrl) {
-    process.stdout.write('nothing to reconcile: budgets live in the gateway process, which starts them from the records\n')
+    process.stdout.write(
+      'nothing to reconcile: budgets live in the gateway process, which starts them from the records\n',
+    )
     process.exit(0)
   }
-  const lagMs = values['lag-ms'] !== undefined ? Number(values['lag-ms']) : reconcileLag(deployment.server.limits.request_timeout_ms, settings.flushMs)
+  const lagMs =
+    values['lag-ms'] !== undefined
+      ? Number(values['lag-ms'])
+      : reconcileLag(deployment.server.limits.request_timeout_ms, settings.flushMs)
   if (!Number.isFinite(lagMs) || lagMs < 0) throw new Error('--lag-ms takes a number of milliseconds')
   // Only the records table and the ledger: no journal (a running gateway owns it), no queue.
   const store = settings.postgresUrl
-    ? await (await import('../kernel/services/stores/postgres-store.js')).openPostgresStore({ url: settings.postgresUrl, schema: settings.postgresSchema })
+    ? await (await import('../kernel/services/stores/postgres-store.js')).openPostgresStore({
+        url: settings.postgresUrl,
+        schema: settings.postgresSchema,
+      })
     : (await import('../kernel/services/stores/sqlite-store.js')).openSqliteStore(deployment.dataDir)
   const { Redis } = await import('ioredis')
   const { RedisLedger } = await import('../plugins/budget/ledger/redis-ledger.js')
@@ -40,7 +48,9 @@ try {
     const ledger = new RedisLedger(redis, settings.redisPrefix, { heartbeatMs: 0, turn: new RedisTurn(redis) })
     const until = Date.now() - lagMs
     const report = (await reconcileTerms(ledger, store.records, until))!
-    process.stdout.write(`reconciled ${report.counters} term counters for requests started before ${new Date(until).toISOString()}: ${report.adjusted.length} changed\n`)
+    process.stdout.write(
+      `reconciled ${report.counters} term counters for requests started before ${new Date(until).toISOString()}: ${report.adjusted.length} changed\n`,
+    )
     for (const a of report.adjusted) process.stdout.write(`  ${a.counter}: ${a.delta > 0 ? '+' : ''}${a.delta}\n`)
   } finally {
     redis.disconnect()

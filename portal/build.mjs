@@ -30,5 +30,8 @@ const result = await build({
 const built = Object.keys(result.metafile.outputs).map((f) => path.basename(f))
 const script = built.find((f) => f.startsWith('app-') && f.endsWith('.js'))
 const style = built.find((f) => f.startsWith('style-') && f.endsWith('.css'))
-const page = fs.readFileSync(path.join(here, 'index.html'), 'utf8').replace('{{script}}', `/portal/assets/${script}`).replace('{{style}}', `/portal/assets/${style}`)
+const page = fs
+  .readFileSync(path.join(here, 'index.html'), 'utf8')
+  .replace('{{script}}', `/portal/assets/${script}`)
+  .replace('{{style}}', `/portal/assets/${style}`)
 fs.writeFileSync(path.join(out, 'index.html'), page)

@@ -16,9 +16,21 @@ export const audioSettingsSchema = {
   description: 'Speech and transcription settings of the model server (see docs/operator-guide.md, "Audio models").',
   properties: {
     // Speech (audio_speech)
-    streaming: { type: 'boolean', description: 'Speech: the server sends audio as it is generated (Orpheus). Default false: the whole file when done (Qwen3-TTS).' },
-    voices: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, description: 'Speech: the voices the server has; GET /audio/voices lists them.' },
-    default_voice: { type: 'string', description: 'Speech: voice used when the request names none (default: the first of `voices`).' },
+    streaming: {
+      type: 'boolean',
+      description:
+        'Speech: the server sends audio as it is generated (Orpheus). Default false: the whole file when done (Qwen3-TTS).',
+    },
+    voices: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      minItems: 1,
+      description: 'Speech: the voices the server has; GET /audio/voices lists them.',
+    },
+    default_voice: {
+      type: 'string',
+      description: 'Speech: voice used when the request names none (default: the first of `voices`).',
+    },
     voice_map: {
       type: 'object',
       additionalProperties: { type: 'string' },
@@ -27,25 +39,57 @@ export const audioSettingsSchema = {
     languages: {
       type: 'array',
       items: { type: 'string' },
-      description: 'Speech: the `language` values accepted besides `auto` (lower-case names, e.g. english, french). Default: [english].',
+      description:
+        'Speech: the `language` values accepted besides `auto` (lower-case names, e.g. english, french). Default: [english].',
     },
-    language_case: { type: 'string', enum: ['lower', 'title'], description: 'Speech: how the server spells languages: `lower` (english) or `title` (English, as vllm-omni). Default lower.' },
-    speed: { type: 'boolean', description: 'Speech: the server honours `speed`. Default true; false refuses any speed other than 1.0.' },
-    instructions: { type: 'string', enum: ['pass', 'ignore'], description: 'Speech: `pass` sends `instructions` (a style in words); `ignore` drops them. Default pass.' },
-    max_input_chars: { type: 'integer', minimum: 1, description: 'Speech: longest `input`, in characters (Unicode code points). Default: no limit of the gateway\'s own.' },
+    language_case: {
+      type: 'string',
+      enum: ['lower', 'title'],
+      description:
+        'Speech: how the server spells languages: `lower` (english) or `title` (English, as vllm-omni). Default lower.',
+    },
+    speed: {
+      type: 'boolean',
+      description: 'Speech: the server honours `speed`. Default true; false refuses any speed other than 1.0.',
+    },
+    instructions: {
+      type: 'string',
+      enum: ['pass', 'ignore'],
+      description: 'Speech: `pass` sends `instructions` (a style in words); `ignore` drops them. Default pass.',
+    },
+    max_input_chars: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        "Speech: longest `input`, in characters (Unicode code points). Default: no limit of the gateway's own.",
+    },
     native_formats: {
       type: 'array',
       items: speechFormat,
-      description: 'Speech: formats the server encodes itself. Others are encoded by the gateway from PCM. Default [pcm].',
+      description:
+        'Speech: formats the server encodes itself. Others are encoded by the gateway from PCM. Default [pcm].',
     },
-    pcm_from: { type: 'string', enum: ['pcm', 'wav'], description: 'Speech: how to get raw PCM from the server: ask for `pcm`, or ask for `wav` and strip its header (Orpheus-FastAPI). Default pcm.' },
-    sample_rate: { type: 'integer', minimum: 8000, description: 'Speech: sample rate of the server\'s PCM. Default 24000.' },
+    pcm_from: {
+      type: 'string',
+      enum: ['pcm', 'wav'],
+      description:
+        'Speech: how to get raw PCM from the server: ask for `pcm`, or ask for `wav` and strip its header (Orpheus-FastAPI). Default pcm.',
+    },
+    sample_rate: {
+      type: 'integer',
+      minimum: 8000,
+      description: "Speech: sample rate of the server's PCM. Default 24000.",
+    },
     // Transcription (audio_transcription)
-    translation: { type: 'boolean', description: 'Transcription: the server also translates into English (POST /audio/translations). Default false.' },
+    translation: {
+      type: 'boolean',
+      description: 'Transcription: the server also translates into English (POST /audio/translations). Default false.',
+    },
     formats: {
       type: 'array',
       items: transcriptFormat,
-      description: 'Transcription: response formats the server renders itself (vLLM: json, text, verbose_json). The gateway renders the rest from segments. Default [json, text, verbose_json].',
+      description:
+        'Transcription: response formats the server renders itself (vLLM: json, text, verbose_json). The gateway renders the rest from segments. Default [json, text, verbose_json].',
     },
   },
 } as const

@@ -15,7 +15,12 @@ export const groupSchema = {
       default: ['*'],
       description: 'Catalog ids and family names the group may use; `*` permits every model.',
     },
-    weight: { type: 'number', exclusiveMinimum: 0, default: 1, description: 'Share of a busy model the group gets in the fair queue.' },
+    weight: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      default: 1,
+      description: 'Share of a busy model the group gets in the fair queue.',
+    },
     budget: {
       type: 'object',
       additionalProperties: false,
@@ -44,9 +49,18 @@ export const keySchema = {
     id: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$', description: 'The key id: what logs and records name.' },
     group: { type: 'string' },
     enabled: { type: 'boolean', default: true, description: 'Off: the key gets 403 "api key disabled".' },
-    legacy: { type: 'boolean', default: false, description: 'Goes through the older gateway, which lacks some endpoints.' },
+    legacy: {
+      type: 'boolean',
+      default: false,
+      description: 'Goes through the older gateway, which lacks some endpoints.',
+    },
     hash: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$', description: 'sha256 of the secret, hex.' },
-    demo: { type: 'boolean', default: false, description: 'The demo key: secret from SLUICE_DEMO_KEY, else generated at first start and kept hashed in the data folder.' },
+    demo: {
+      type: 'boolean',
+      default: false,
+      description:
+        'The demo key: secret from SLUICE_DEMO_KEY, else generated at first start and kept hashed in the data folder.',
+    },
     budget: groupSchema.properties.budget,
     tokens_per_minute: groupSchema.properties.tokens_per_minute,
   },

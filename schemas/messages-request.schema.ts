@@ -29,7 +29,14 @@ const properties = {
   system: {
     anyOf: [
       { type: 'string' },
-      { type: 'array', items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } } },
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['type', 'text'],
+          properties: { type: { const: 'text' }, text: { type: 'string' } },
+        },
+      },
     ],
   },
   max_tokens: { type: 'integer', minimum: 1 },
@@ -40,7 +47,16 @@ const properties = {
   top_k: { type: 'integer', minimum: 0 },
   tools: {
     type: 'array',
-    items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, type: { type: 'string' }, description: { type: 'string' }, input_schema: { type: 'object' } } },
+    items: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string' },
+        type: { type: 'string' },
+        description: { type: 'string' },
+        input_schema: { type: 'object' },
+      },
+    },
   },
   tool_choice: {
     type: 'object',
@@ -63,7 +79,11 @@ const properties = {
     type: 'object',
     properties: {
       effort: { type: ['string', 'null'], enum: ['low', 'medium', 'high', 'xhigh', 'max', null] },
-      format: { type: ['object', 'null'], required: ['type', 'schema'], properties: { type: { const: 'json_schema' }, schema: { type: 'object' } } },
+      format: {
+        type: ['object', 'null'],
+        required: ['type', 'schema'],
+        properties: { type: { const: 'json_schema' }, schema: { type: 'object' } },
+      },
     },
   },
   metadata: { type: 'object' },

@@ -30,13 +30,15 @@ const speculationBoon = {
       minimum: 0,
       maximum: 1,
       default: 0.5,
-      description: "The draft is accepted when the model's probability of answering `yes` to the check (over `yes` and `no`, from its top logprobs) is at least this; without logprobs, when its one token is `yes`.",
+      description:
+        "The draft is accepted when the model's probability of answering `yes` to the check (over `yes` and `no`, from its top logprobs) is at least this; without logprobs, when its one token is `yes`.",
     },
     max_draft_tokens: {
       type: 'integer',
       minimum: 1,
       default: 512,
-      description: 'Longest draft (the request\'s own max_tokens when lower). A draft cut at this length is rejected without a check: it is not a complete answer.',
+      description:
+        "Longest draft (the request's own max_tokens when lower). A draft cut at this length is rejected without a check: it is not a complete answer.",
     },
   },
 } as const
@@ -46,7 +48,8 @@ const level = { type: 'string', enum: ['none', 'low', 'medium', 'high'] } as con
 /** Request fields merged into the upstream body for one reasoning level. */
 const levelMapping = {
   type: 'object',
-  description: 'Fields merged into the request sent to the model server at this level, e.g. {chat_template_kwargs: {enable_thinking: false}} or {reasoning_effort: low} or {thinking_token_budget: 512}.',
+  description:
+    'Fields merged into the request sent to the model server at this level, e.g. {chat_template_kwargs: {enable_thinking: false}} or {reasoning_effort: low} or {thinking_token_budget: 512}.',
   additionalProperties: true,
 } as const
 
@@ -60,11 +63,28 @@ const routingSchema = {
       type: 'string',
       enum: ['prefix_aware', 'least_loaded', 'round_robin'],
       default: 'prefix_aware',
-      description: '`prefix_aware`: a prompt whose prefix a replica served goes back to it while that replica is not overloaded, else the least loaded; `least_loaded`: fewest outstanding requests; `round_robin`: in turn.',
+      description:
+        '`prefix_aware`: a prompt whose prefix a replica served goes back to it while that replica is not overloaded, else the least loaded; `least_loaded`: fewest outstanding requests; `round_robin`: in turn.',
     },
-    prefix_block_chars: { type: 'integer', minimum: 16, default: 256, description: 'Characters of the rendered prompt per hashed prefix block.' },
-    prefix_index_blocks: { type: 'integer', minimum: 1, default: 65536, description: 'Block hashes remembered (least recently used forgotten first).' },
-    overload_slack: { type: 'integer', minimum: 0, default: 4, description: 'A replica is overloaded when its outstanding requests exceed the least loaded replica\'s by more than this.' },
+    prefix_block_chars: {
+      type: 'integer',
+      minimum: 16,
+      default: 256,
+      description: 'Characters of the rendered prompt per hashed prefix block.',
+    },
+    prefix_index_blocks: {
+      type: 'integer',
+      minimum: 1,
+      default: 65536,
+      description: 'Block hashes remembered (least recently used forgotten first).',
+    },
+    overload_slack: {
+      type: 'integer',
+      minimum: 0,
+      default: 4,
+      description:
+        "A replica is overloaded when its outstanding requests exceed the least loaded replica's by more than this.",
+    },
   },
 } as const
 
@@ -74,7 +94,13 @@ const healthCheckSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    path: { type: 'string', pattern: '^/', default: '/health', description: 'GET below the replica URL; any status below 400 passes (vLLM, SGLang, llama.cpp and TGI all serve /health).' },
+    path: {
+      type: 'string',
+      pattern: '^/',
+      default: '/health',
+      description:
+        'GET below the replica URL; any status below 400 passes (vLLM, SGLang, llama.cpp and TGI all serve /health).',
+    },
     interval_ms: { type: 'integer', minimum: 50, default: 5000 },
     timeout_ms: { type: 'integer', minimum: 10, default: 2000 },
   },
@@ -86,9 +112,26 @@ const outlierSchema = {
   additionalProperties: false,
   default: {},
   properties: {
-    consecutive_failures: { type: 'integer', minimum: 1, default: 5, description: 'Consecutive 5xx answers or connection failures that eject a replica.' },
-    base_ejection_ms: { type: 'integer', minimum: 1, default: 30000, description: 'Ejected for this times the number of times it was ejected; back in after that and a passing health check.' },
-    max_ejection_percent: { type: 'integer', minimum: 0, maximum: 100, default: 50, description: 'At most this share of the replicas ejected at once (one may always be).' },
+    consecutive_failures: {
+      type: 'integer',
+      minimum: 1,
+      default: 5,
+      description: 'Consecutive 5xx answers or connection failures that eject a replica.',
+    },
+    base_ejection_ms: {
+      type: 'integer',
+      minimum: 1,
+      default: 30000,
+      description:
+        'Ejected for this times the number of times it was ejected; back in after that and a passing health check.',
+    },
+    max_ejection_percent: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 100,
+      default: 50,
+      description: 'At most this share of the replicas ejected at once (one may always be).',
+    },
   },
 } as const
 
@@ -97,28 +140,44 @@ export const backendSchema = {
   additionalProperties: false,
   anyOf: [{ required: ['url'] }, { required: ['replicas'] }],
   properties: {
-    url: { type: 'string', description: "Base URL of the model server's OpenAI-compatible API (ending before /v1), or `embedded` for the in-process simulator, or `embedded-embedder` for the in-process Universal Sentence Encoder lite (model `use-lite`)." },
+    url: {
+      type: 'string',
+      description:
+        "Base URL of the model server's OpenAI-compatible API (ending before /v1), or `embedded` for the in-process simulator, or `embedded-embedder` for the in-process Universal Sentence Encoder lite (model `use-lite`).",
+    },
     replicas: {
       type: 'array',
       minItems: 1,
       maxItems: 31,
       uniqueItems: true,
       items: { type: 'string', pattern: '^https?://' },
-      description: 'Base URLs of several replicas of the same model server (beside `url`, which is then the first, or instead of it; 32 in all at most). Load is spread and failing replicas are taken out (docs/operator-guide.md, "Replicas").',
+      description:
+        'Base URLs of several replicas of the same model server (beside `url`, which is then the first, or instead of it; 32 in all at most). Load is spread and failing replicas are taken out (docs/operator-guide.md, "Replicas").',
     },
     routing: routingSchema,
     health_check: healthCheckSchema,
     outlier_detection: outlierSchema,
     protocol: { type: 'string', enum: ['openai'], default: 'openai', description: 'Which adapter speaks to it.' },
-    capacity: { type: 'integer', minimum: 1, default: 8, description: 'Concurrent requests the server runs at once (the fair queue keeps to it).' },
+    capacity: {
+      type: 'integer',
+      minimum: 1,
+      default: 8,
+      description: 'Concurrent requests the server runs at once (the fair queue keeps to it).',
+    },
     connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive connections in the pool.' },
     api_key: { type: 'string', description: 'Bearer token the model server expects, if any.' },
-    headers: { type: 'object', additionalProperties: { type: 'string' }, default: {}, description: 'Extra headers sent upstream.' },
+    headers: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      default: {},
+      description: 'Extra headers sent upstream.',
+    },
     forward_headers: {
       type: 'array',
       items: { type: 'string', pattern: '^[a-z0-9-]+$' },
       default: [],
-      description: "Request headers passed on to this server as the client sent them (lower case), e.g. the simulator's timing and failure-injection headers.",
+      description:
+        "Request headers passed on to this server as the client sent them (lower case), e.g. the simulator's timing and failure-injection headers.",
     },
   },
 } as const
@@ -136,26 +195,44 @@ export const modelSchema = {
     },
     backend: { type: 'string', description: 'Name of an entry of `backends`.' },
     served_name: { type: 'string', description: 'Name the model server knows the model by (defaults to id).' },
-    reported_name: { type: 'string', description: "The model server's own name as it reports it in `model` (defaults to served_name)." },
+    reported_name: {
+      type: 'string',
+      description: "The model server's own name as it reports it in `model` (defaults to served_name).",
+    },
     enabled: { type: 'boolean', default: true, description: 'Off: requests get 403 "model is disabled".' },
     context_window: { type: 'integer', minimum: 1, default: 8192 },
     supports_function_calling: { type: 'boolean', default: false },
     supports_response_schema: { type: 'boolean', default: false },
     supports_vision: { type: 'boolean', default: false },
     supports_tool_choice: { type: 'boolean', default: false },
-    supports_completions: { type: 'boolean', default: false, description: 'Serves POST /v1/completions (prompt in, text out).' },
-    dimensions: { type: 'integer', minimum: 1, description: 'Embedding models: the length of the vectors the model returns.' },
+    supports_completions: {
+      type: 'boolean',
+      default: false,
+      description: 'Serves POST /v1/completions (prompt in, text out).',
+    },
+    dimensions: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Embedding models: the length of the vectors the model returns.',
+    },
     supports_dimensions: {
       type: 'boolean',
       default: false,
-      description: 'Embedding models: takes `dimensions` from 1 to `dimensions` (a Matryoshka model: the model server returns a shorter, renormalised vector). Without it, asking for other dimensions than the model\'s own gets 400.',
+      description:
+        "Embedding models: takes `dimensions` from 1 to `dimensions` (a Matryoshka model: the model server returns a shorter, renormalised vector). Without it, asking for other dimensions than the model's own gets 400.",
     },
     rerank_api: {
       type: 'string',
       enum: ['cohere', 'tei', 'vllm-score'],
-      description: 'Rerank models (default `cohere`): the API their server speaks. `cohere`: POST /v2/rerank with {query, documents} (Cohere, vLLM; Infinity and Jina at /v1/rerank, see rerank_path); `tei`: POST /rerank with {query, texts} (Text Embeddings Inference); `vllm-score`: POST /score with {text_1, text_2} (vLLM).',
+      description:
+        'Rerank models (default `cohere`): the API their server speaks. `cohere`: POST /v2/rerank with {query, documents} (Cohere, vLLM; Infinity and Jina at /v1/rerank, see rerank_path); `tei`: POST /rerank with {query, texts} (Text Embeddings Inference); `vllm-score`: POST /score with {text_1, text_2} (vLLM).',
     },
-    rerank_path: { type: 'string', pattern: '^/', description: "Rerank models: the path below the backend's URL, when it is not the API's usual one (/v2/rerank, /rerank, /score)." },
+    rerank_path: {
+      type: 'string',
+      pattern: '^/',
+      description:
+        "Rerank models: the path below the backend's URL, when it is not the API's usual one (/v2/rerank, /rerank, /score).",
+    },
     reasoning: {
       type: 'object',
       additionalProperties: false,
@@ -186,26 +263,51 @@ export const modelSchema = {
     },
     status: { type: 'string', enum: ['deprecated'], description: 'Present while the model is being retired.' },
     replacement: { type: 'string' },
-    retire_at: { type: 'string', format: 'date-time', description: 'When the model retires (ISO 8601); the `sunset` header.' },
-    deprecated_at: { type: 'string', format: 'date-time', description: 'When the retirement was announced; the `deprecation` header (defaults to retire_at).' },
+    retire_at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the model retires (ISO 8601); the `sunset` header.',
+    },
+    deprecated_at: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the retirement was announced; the `deprecation` header (defaults to retire_at).',
+    },
     note: { type: 'string' },
-    on_retired: { type: 'string', enum: ['refuse', 'replace'], default: 'refuse', description: 'After retire_at: refuse with 410, or let the replacement answer.' },
+    on_retired: {
+      type: 'string',
+      enum: ['refuse', 'replace'],
+      default: 'refuse',
+      description: 'After retire_at: refuse with 410, or let the replacement answer.',
+    },
     tokens_per_image: {
       type: 'integer',
       minimum: 0,
       default: 1024,
-      description: 'Prompt tokens counted for each image part when a request is estimated before it runs (budgets, the fair queue); models differ, so set it to what this one uses.',
+      description:
+        'Prompt tokens counted for each image part when a request is estimated before it runs (budgets, the fair queue); models differ, so set it to what this one uses.',
     },
     prices: {
       type: 'object',
       additionalProperties: false,
       default: {},
-      description: 'Indicative value (no charge is made): per million tokens, per million characters (speech input), per minute of audio (transcription).',
+      description:
+        'Indicative value (no charge is made): per million tokens, per million characters (speech input), per minute of audio (transcription).',
       properties: {
         prompt: { type: 'number', minimum: 0, default: 0, description: 'Per million input tokens.' },
         completion: { type: 'number', minimum: 0, default: 0, description: 'Per million output tokens.' },
-        characters: { type: 'number', minimum: 0, default: 0, description: 'Per million input characters (speech models).' },
-        audio_minute: { type: 'number', minimum: 0, default: 0, description: 'Per minute of audio (transcription models).' },
+        characters: {
+          type: 'number',
+          minimum: 0,
+          default: 0,
+          description: 'Per million input characters (speech models).',
+        },
+        audio_minute: {
+          type: 'number',
+          minimum: 0,
+          default: 0,
+          description: 'Per minute of audio (transcription models).',
+        },
       },
     },
     audio: audioSettingsSchema,
@@ -223,7 +325,12 @@ export const familySchema = {
       type: 'object',
       additionalProperties: false,
       required: ['none', 'low', 'medium', 'high'],
-      properties: { none: { type: 'string' }, low: { type: 'string' }, medium: { type: 'string' }, high: { type: 'string' } },
+      properties: {
+        none: { type: 'string' },
+        low: { type: 'string' },
+        medium: { type: 'string' },
+        high: { type: 'string' },
+      },
     },
   },
 } as const
@@ -234,7 +341,10 @@ export const modelsFileSchema = {
   additionalProperties: false,
   required: ['default_model', 'backends', 'models'],
   properties: {
-    default_model: { type: 'string', description: 'The deployment\'s default instruction-tuned model (text and images).' },
+    default_model: {
+      type: 'string',
+      description: "The deployment's default instruction-tuned model (text and images).",
+    },
     backends: { type: 'object', additionalProperties: backendSchema },
     models: { type: 'array', items: modelSchema },
     families: { type: 'array', items: familySchema, default: [] },

@@ -21,7 +21,8 @@ export const projectTokenSchema = {
     demo: {
       type: 'boolean',
       default: false,
-      description: 'A demo token: secret from SLUICE_DEMO_DEV_TOKEN (developer) or SLUICE_DEMO_SERVICE_TOKEN (service), else generated at first start and kept hashed in the data folder.',
+      description:
+        'A demo token: secret from SLUICE_DEMO_DEV_TOKEN (developer) or SLUICE_DEMO_SERVICE_TOKEN (service), else generated at first start and kept hashed in the data folder.',
     },
   },
 } as const
@@ -31,9 +32,21 @@ export const projectSchema = {
   additionalProperties: false,
   required: ['key'],
   properties: {
-    key: { type: 'string', minLength: 1, description: "The gateway key (keys.yaml or the admin API) whose budget, token window and usage records carry the project's model calls." },
+    key: {
+      type: 'string',
+      minLength: 1,
+      description:
+        "The gateway key (keys.yaml or the admin API) whose budget, token window and usage records carry the project's model calls.",
+    },
     defaults: { ...queryDefaultsSchema, default: {} },
-    compare_models: { type: 'array', maxItems: 8, uniqueItems: true, items: { type: 'string', minLength: 1 }, default: [], description: 'Models that answer beside the requested one on query_compare.' },
+    compare_models: {
+      type: 'array',
+      maxItems: 8,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1 },
+      default: [],
+      description: 'Models that answer beside the requested one on query_compare.',
+    },
     tokens: { type: 'array', items: projectTokenSchema, default: [] },
   },
 } as const
@@ -43,7 +56,12 @@ export const projectsFileSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    projects: { type: 'object', propertyNames: { pattern: PROJECT_ID }, additionalProperties: projectSchema, default: {} },
+    projects: {
+      type: 'object',
+      propertyNames: { pattern: PROJECT_ID },
+      additionalProperties: projectSchema,
+      default: {},
+    },
   },
 } as const
 

@@ -16,7 +16,11 @@ const query = { type: 'string', minLength: 1, maxLength: 1048576 } as const
 const root = {
   query,
   project_id: name,
-  request_source: { type: 'string', maxLength: 64, description: '`override_params` to send own parameters with a service token.' },
+  request_source: {
+    type: 'string',
+    maxLength: 64,
+    description: '`override_params` to send own parameters with a service token.',
+  },
 } as const
 
 /** The query's search_params without the prompt fields (a search makes no prompt). */
@@ -35,7 +39,15 @@ export const querySearchRequestSchema = {
 } as const
 
 /** The model settings a one-image question takes: the query's, without tools and structured output. */
-const { tools: _tools, response_format: _responseFormat, voice: _voice, input_audio_format: _in, output_audio_format: _out, modalities: _modalities, ...visionParams } = modelParamsSchema.properties
+const {
+  tools: _tools,
+  response_format: _responseFormat,
+  voice: _voice,
+  input_audio_format: _in,
+  output_audio_format: _out,
+  modalities: _modalities,
+  ...visionParams
+} = modelParamsSchema.properties
 
 export const MAX_VISION_IMAGE_CHARS = 28_000_000 // about 20 MiB of image once base64 is decoded
 
@@ -47,8 +59,17 @@ export const queryVisionRequestSchema = {
   properties: {
     endpoint: { const: 'vision' },
     ...root,
-    image: { type: 'string', minLength: 1, maxLength: MAX_VISION_IMAGE_CHARS, description: 'A data URL, bare base64 with `image_content_type`, or a public https:// URL.' },
-    image_content_type: { type: 'string', pattern: '^image/[A-Za-z0-9.+-]+$', description: 'The type of bare base64 `image` data, e.g. image/png.' },
+    image: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_VISION_IMAGE_CHARS,
+      description: 'A data URL, bare base64 with `image_content_type`, or a public https:// URL.',
+    },
+    image_content_type: {
+      type: 'string',
+      pattern: '^image/[A-Za-z0-9.+-]+$',
+      description: 'The type of bare base64 `image` data, e.g. image/png.',
+    },
     model_provider: { type: 'string', minLength: 1, maxLength: 64 },
     model_name: name,
     model_params: { type: 'object', additionalProperties: false, properties: visionParams },
@@ -65,7 +86,12 @@ export const queryRerankRequestSchema = {
   properties: {
     endpoint: { const: 'rerank' },
     ...root,
-    documents: { type: 'array', minItems: 1, maxItems: MAX_QUERY_RERANK_DOCUMENTS, items: { type: 'string', minLength: 1 } },
+    documents: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_QUERY_RERANK_DOCUMENTS,
+      items: { type: 'string', minLength: 1 },
+    },
     reranker_model: name,
     reranker_provider: { type: 'string', minLength: 1, maxLength: 64 },
     top_n: { type: 'integer', minimum: 1, maximum: MAX_QUERY_RERANK_DOCUMENTS },

@@ -28,7 +28,13 @@ export const queryCompareRequestSchema = {
       properties: {
         collection: name,
         top_k: { type: 'integer', minimum: 1, maximum: 100 },
-        output_fields: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 128 } },
+        output_fields: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 64,
+          uniqueItems: true,
+          items: { type: 'string', minLength: 1, maxLength: 128 },
+        },
         prompt_mode: { type: 'string', enum: ['default', 'custom'] },
         search_prompt: { type: 'string', maxLength: 65536 },
       },

@@ -31,8 +31,17 @@ export const queryImageRequestSchema = {
     endpoint: { const: 'image' },
     ...envelope,
     query: { type: 'string', minLength: 1, maxLength: 32000, description: 'The prompt: what to draw.' },
-    size: { type: 'string', pattern: '^(auto|[1-9][0-9]{0,4}x[1-9][0-9]{0,4})$', description: 'WIDTHxHEIGHT, or auto (the model\'s default); the model\'s server says which it serves.' },
-    n: { type: 'integer', minimum: 1, maximum: 10, description: 'How many images (default 1); the model\'s server may allow fewer.' },
+    size: {
+      type: 'string',
+      pattern: '^(auto|[1-9][0-9]{0,4}x[1-9][0-9]{0,4})$',
+      description: "WIDTHxHEIGHT, or auto (the model's default); the model's server says which it serves.",
+    },
+    n: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10,
+      description: "How many images (default 1); the model's server may allow fewer.",
+    },
   },
 } as const
 
@@ -45,11 +54,33 @@ export const queryAudioRequestSchema = {
   properties: {
     endpoint: { const: 'audio' },
     ...envelope,
-    audio_file: { type: 'string', minLength: 1, description: 'The audio, base64 (or a base64 data URL): wav, mp3, flac, ogg, webm, m4a.' },
-    filename: { type: 'string', minLength: 1, maxLength: 255, description: 'The file\'s name; its extension tells the server the format (default audio.wav).' },
-    task: { type: 'string', enum: ['transcribe', 'translate'], description: 'transcribe: text in the spoken language; translate: English text.' },
-    language: { type: 'string', minLength: 2, maxLength: 32, description: 'The spoken language (ISO 639-1, e.g. de), when known.' },
-    query: { type: 'string', maxLength: 4096, description: 'Optional text that guides the transcript (Whisper\'s prompt: names, spelling).' },
+    audio_file: {
+      type: 'string',
+      minLength: 1,
+      description: 'The audio, base64 (or a base64 data URL): wav, mp3, flac, ogg, webm, m4a.',
+    },
+    filename: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: "The file's name; its extension tells the server the format (default audio.wav).",
+    },
+    task: {
+      type: 'string',
+      enum: ['transcribe', 'translate'],
+      description: 'transcribe: text in the spoken language; translate: English text.',
+    },
+    language: {
+      type: 'string',
+      minLength: 2,
+      maxLength: 32,
+      description: 'The spoken language (ISO 639-1, e.g. de), when known.',
+    },
+    query: {
+      type: 'string',
+      maxLength: 4096,
+      description: "Optional text that guides the transcript (Whisper's prompt: names, spelling).",
+    },
   },
 } as const
 
@@ -63,9 +94,24 @@ export const querySpeechRequestSchema = {
     endpoint: { const: 'speech' },
     ...envelope,
     query: { type: 'string', minLength: 1, maxLength: 20000, description: 'The text to speak.' },
-    voice: { type: 'string', minLength: 1, maxLength: 64, description: 'A voice of the model, or a standard name (alloy, nova …) the catalog maps; default the model\'s first.' },
-    output_audio_format: { type: 'string', enum: ['pcm16', 'wav', 'mp3'], description: 'pcm16 (raw 16-bit little-endian mono), wav or mp3 (default).' },
-    language: { type: 'string', minLength: 2, maxLength: 32, description: 'For multilingual models: the language to speak (e.g. english), or auto.' },
+    voice: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description:
+        "A voice of the model, or a standard name (alloy, nova …) the catalog maps; default the model's first.",
+    },
+    output_audio_format: {
+      type: 'string',
+      enum: ['pcm16', 'wav', 'mp3'],
+      description: 'pcm16 (raw 16-bit little-endian mono), wav or mp3 (default).',
+    },
+    language: {
+      type: 'string',
+      minLength: 2,
+      maxLength: 32,
+      description: 'For multilingual models: the language to speak (e.g. english), or auto.',
+    },
   },
 } as const
 

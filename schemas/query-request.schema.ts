@@ -56,7 +56,12 @@ export const modelParamsSchema = {
           type: 'object',
           required: ['name', 'schema'],
           additionalProperties: false,
-          properties: { name: { type: 'string', minLength: 1, maxLength: 64 }, strict: { type: 'boolean' }, schema: { type: 'object' }, description: { type: 'string' } },
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: 64 },
+            strict: { type: 'boolean' },
+            schema: { type: 'object' },
+            description: { type: 'string' },
+          },
         },
       },
     },
@@ -76,7 +81,13 @@ export const searchParamsSchema = {
     db_type: { type: 'string', maxLength: 64 },
     retrieval_type: { type: 'string', enum: ['chunk', 'document', 'neighbor'] },
     top_k: { type: 'integer', minimum: 1, maximum: 100 },
-    output_fields: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 128 } },
+    output_fields: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 64,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 128 },
+    },
     tags: names,
     source_names: names,
     expr: { type: 'string', maxLength: 4096 },
@@ -112,7 +123,12 @@ export const historyItemSchema = {
   },
 } as const
 
-const fileNames = { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 255 } } as const
+const fileNames = {
+  type: 'array',
+  maxItems: 20,
+  uniqueItems: true,
+  items: { type: 'string', minLength: 1, maxLength: 255 },
+} as const
 
 /** The fields a project may give defaults for: everything but the query and its identifiers. */
 const defaultable = {
@@ -190,7 +206,13 @@ export const queryProvidersSchema = {
   additionalProperties: {
     type: 'object',
     additionalProperties: false,
-    properties: { backend: { type: 'string', minLength: 1, description: 'The models.yaml backend of this provider; unset: the whole catalog.' } },
+    properties: {
+      backend: {
+        type: 'string',
+        minLength: 1,
+        description: 'The models.yaml backend of this provider; unset: the whole catalog.',
+      },
+    },
   },
   default: { gateway: {} },
 } as const

@@ -13,11 +13,19 @@ export const responsesRequestSchema = {
   type: 'object',
   properties: {
     model: { type: 'string' },
-    input: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } } } }] },
+    input: {
+      anyOf: [
+        { type: 'string' },
+        { type: 'array', items: { type: 'object', properties: { type: { type: 'string' } } } },
+      ],
+    },
     instructions: nullable({ type: 'string' }),
     tools: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
     tool_choice: { anyOf: [{ type: 'string' }, { type: 'object' }] },
-    text: nullable({ type: 'object', properties: { format: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } } }),
+    text: nullable({
+      type: 'object',
+      properties: { format: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } },
+    }),
     reasoning: nullable({ type: 'object', properties: { effort: { type: ['string', 'null'] } } }),
     max_output_tokens: { type: ['integer', 'null'], minimum: 1 },
     temperature: { type: ['number', 'null'] },

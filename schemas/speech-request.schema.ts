@@ -15,7 +15,7 @@ export const speechRequestSchema = {
     model: { type: 'string' },
     input: { type: 'string', minLength: 1 },
     voice: {
-      description: 'A voice name, or the SDK\'s custom-voice object {id}.',
+      description: "A voice name, or the SDK's custom-voice object {id}.",
       anyOf: [{ type: 'string' }, { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }],
     },
     response_format: { type: 'string', enum: speechFormats },

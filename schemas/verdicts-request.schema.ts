@@ -11,8 +11,14 @@ export const verdictsRequestSchema = {
   $id: 'sluice:verdicts-request',
   type: 'object',
   properties: {
-    model: { type: ['string', 'null'], description: 'A chat model id, a family, or `auto`; default: the deployment default model.' },
-    state: { description: 'What the questions are about: a string (used as written), an object or an array (indented JSON). Checked by the plugin.' },
+    model: {
+      type: ['string', 'null'],
+      description: 'A chat model id, a family, or `auto`; default: the deployment default model.',
+    },
+    state: {
+      description:
+        'What the questions are about: a string (used as written), an object or an array (indented JSON). Checked by the plugin.',
+    },
     images: {
       type: 'array',
       items: { type: 'string' },

@@ -11,8 +11,18 @@ export const webSearchRequestSchema = {
   additionalProperties: false,
   required: ['query'],
   properties: {
-    query: { type: 'string', minLength: 1, maxLength: 2000, description: 'What to search for; the only text that may leave the gateway (provider searxng).' },
-    max_results: { type: 'integer', minimum: 1, maximum: 50, description: "Results wanted (default server.yaml web_search.default_results; at most its max_results)." },
+    query: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2000,
+      description: 'What to search for; the only text that may leave the gateway (provider searxng).',
+    },
+    max_results: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 50,
+      description: 'Results wanted (default server.yaml web_search.default_results; at most its max_results).',
+    },
   },
 } as const
 

@@ -10,7 +10,10 @@ import { sendJson } from './http-io.js'
 import type { RuntimeSettings, SimContext } from './sim-context.js'
 
 export function adminSettings(sim: SimContext): RuntimeSettings {
-  return { latency: { ...sim.settings.latency }, failure: { ...sim.settings.failure, types: [...sim.settings.failure.types] } }
+  return {
+    latency: { ...sim.settings.latency },
+    failure: { ...sim.settings.failure, types: [...sim.settings.failure.types] },
+  }
 }
 
 export function handleAdminGet(sim: SimContext, res: ServerResponse): void {
@@ -24,7 +27,10 @@ export function handleAdminPost(sim: SimContext, res: ServerResponse, body: unkn
   sendJson(res, 200, adminSettings(sim))
 }
 
-export function applyAdminPatch(sim: SimContext, patch: { latency?: Partial<RuntimeSettings['latency']>; failure?: Partial<RuntimeSettings['failure']> }): void {
+export function applyAdminPatch(
+  sim: SimContext,
+  patch: { latency?: Partial<RuntimeSettings['latency']>; failure?: Partial<RuntimeSettings['failure']> },
+): void {
   if (patch.latency) Object.assign(sim.settings.latency, patch.latency)
   if (patch.failure) Object.assign(sim.settings.failure, patch.failure)
 }

@@ -31,7 +31,11 @@ const floorBitsPerSecond: Record<AudioFormat, number> = { wav: 64_000, flac: 10,
 /** Throws the 400 of a header whose sample rate no recorder writes. */
 export function checkSampleRate(rate: number): void {
   if (!(rate >= minSampleRate && rate <= maxSampleRate)) {
-    throw new SimError(400, `Invalid audio file: a sample rate of ${rate} Hz is outside ${minSampleRate} to ${maxSampleRate} Hz.`, 'file')
+    throw new SimError(
+      400,
+      `Invalid audio file: a sample rate of ${rate} Hz is outside ${minSampleRate} to ${maxSampleRate} Hz.`,
+      'file',
+    )
   }
 }
 
@@ -42,12 +46,21 @@ export function mostSecondsIn(format: AudioFormat, bytes: number): number {
 
 /** Returns `seconds` when the file could hold it and it is within the cap; else the 400 that says why. */
 export function plausibleSeconds(format: AudioFormat, seconds: number, bytes: number): number {
-  if (!Number.isFinite(seconds) || seconds < 0) throw new SimError(400, 'Invalid audio file: its header gives no valid length.', 'file')
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new SimError(400, 'Invalid audio file: its header gives no valid length.', 'file')
   if (seconds > mostSecondsIn(format, bytes)) {
-    throw new SimError(400, `Invalid audio file: its header claims ${Math.round(seconds)} s of audio, more than its ${bytes} bytes can hold.`, 'file')
+    throw new SimError(
+      400,
+      `Invalid audio file: its header claims ${Math.round(seconds)} s of audio, more than its ${bytes} bytes can hold.`,
+      'file',
+    )
   }
   if (seconds > maxAudioSeconds) {
-    throw new SimError(400, `Audio file too long: ${Math.round(seconds)} s; the maximum is ${maxAudioSeconds} s (48 hours).`, 'file')
+    throw new SimError(
+      400,
+      `Audio file too long: ${Math.round(seconds)} s; the maximum is ${maxAudioSeconds} s (48 hours).`,
+      'file',
+    )
   }
   return seconds
 }

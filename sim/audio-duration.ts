@@ -80,7 +80,10 @@ const mp3Bitrates = {
   v1l3: [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
   v2l3: [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
 }
-const mp3Rates = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] } as Record<number, number[]>
+const mp3Rates = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] } as Record<
+  number,
+  number[]
+>
 
 /** Walks MPEG layer III frames; undefined when the file does not start like an MP3. */
 function mp3Seconds(file: Buffer): number | undefined {

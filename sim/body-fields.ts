@@ -64,10 +64,15 @@ export function readMaxTokens(body: JsonObject): number | undefined {
 }
 
 /** `stream`, and whether a usage chunk closes the stream (vLLM: include_usage defaults to true). */
-export function readStreamFlags(body: JsonObject): { stream: boolean; includeUsage: boolean; continuousUsage: boolean } {
+export function readStreamFlags(body: JsonObject): {
+  stream: boolean
+  includeUsage: boolean
+  continuousUsage: boolean
+} {
   const stream = optionalBoolean(body, 'stream') ?? false
   const options = optionalObject(body, 'stream_options')
-  if (options && !stream) throw new SimError(400, 'Stream options can only be defined when `stream=True`.', 'stream_options')
+  if (options && !stream)
+    throw new SimError(400, 'Stream options can only be defined when `stream=True`.', 'stream_options')
   return {
     stream,
     includeUsage: options !== undefined && optionalBoolean(options, 'include_usage') !== false,
@@ -80,7 +85,11 @@ export const maxLogprobs = 20
 
 export function checkLogprobsCount(requested: number, field: string): void {
   if (requested > maxLogprobs) {
-    throw new SimError(400, `Requested sample logprobs of ${requested}, which is greater than max allowed: ${maxLogprobs}`, field)
+    throw new SimError(
+      400,
+      `Requested sample logprobs of ${requested}, which is greater than max allowed: ${maxLogprobs}`,
+      field,
+    )
   }
   if (requested < 0) throw new SimError(400, `\`${field}\` must be a non-negative value.`, field)
 }

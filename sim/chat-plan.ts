@@ -74,13 +74,22 @@ export function planChatChoice(input: ChatPlanInput): ChoicePlan {
   if (tool) {
     plan.content = null
     // The name is one token; the arguments get what is left of the limit.
-    plan.toolCall = planToolCall(tool.tool, tool.finishReason, random, Math.max(0, remaining - 1) * charsPerToken, lastUserText(request))
+    plan.toolCall = planToolCall(
+      tool.tool,
+      tool.finishReason,
+      random,
+      Math.max(0, remaining - 1) * charsPerToken,
+      lastUserText(request),
+    )
     plan.toolCallPieces = [plan.toolCall.name, ...splitFixed(plan.toolCall.arguments)]
     return finish(plan, plan.toolCall.finishReason, request, random)
   }
   const { pieces, natural, cut } = contentPieces(request, random, remaining)
   plan.content = pieces.slice(0, remaining)
-  const truncated = cut || pieces.length > remaining || (!natural && plan.content.length === remaining && request.maxTokens !== undefined)
+  const truncated =
+    cut ||
+    pieces.length > remaining ||
+    (!natural && plan.content.length === remaining && request.maxTokens !== undefined)
   return finish(plan, truncated ? 'length' : 'stop', request, random)
 }
 
@@ -90,7 +99,11 @@ export function planChatChoice(input: ChatPlanInput): ChoicePlan {
  * as in llm-d. `cut` is true when generation itself stopped at the limit (a schema asking for
  * more than it allows).
  */
-function contentPieces(request: ChatRequest, random: SeededRandom, remaining: number): { pieces: string[]; natural: boolean; cut?: boolean } {
+function contentPieces(
+  request: ChatRequest,
+  random: SeededRandom,
+  remaining: number,
+): { pieces: string[]; natural: boolean; cut?: boolean } {
   const format = request.responseFormat
   switch (format.kind) {
     case 'json_schema': {

@@ -132,7 +132,8 @@ function readContentPart(part: unknown, message: ChatMessage): void {
   }
   if (part.type === 'image_url') {
     const image = part.image_url
-    const url = typeof image === 'string' ? image : isObject(image) && typeof image.url === 'string' ? image.url : undefined
+    const url =
+      typeof image === 'string' ? image : isObject(image) && typeof image.url === 'string' ? image.url : undefined
     if (!url) throw new SimError(400, 'image_url: Field required', 'messages')
     message.imageUrls.push(url)
     return
@@ -191,12 +192,20 @@ function readResponseFormat(body: JsonObject): ResponseFormat {
     case 'json_schema': {
       const spec = format.json_schema
       if (!isObject(spec)) {
-        throw new SimError(400, "When response_format type is 'json_schema', the 'json_schema' field must be provided.", 'response_format')
+        throw new SimError(
+          400,
+          "When response_format type is 'json_schema', the 'json_schema' field must be provided.",
+          'response_format',
+        )
       }
       return { kind: 'json_schema', schema: spec.schema ?? {} }
     }
     default:
-      throw new SimError(400, "response_format.type: Input should be 'text', 'json_object' or 'json_schema'", 'response_format')
+      throw new SimError(
+        400,
+        "response_format.type: Input should be 'text', 'json_object' or 'json_schema'",
+        'response_format',
+      )
   }
 }
 
@@ -211,10 +220,16 @@ function parseSchemaText(text: string): unknown {
 function readThinkingControls(body: JsonObject): ThinkingControls {
   const kwargs = optionalObject(body, 'chat_template_kwargs')
   // Qwen3 uses enable_thinking; Granite and DeepSeek-V3.1 use thinking.
-  const enableThinking = kwargs ? (optionalBoolean(kwargs, 'enable_thinking') ?? optionalBoolean(kwargs, 'thinking')) : undefined
+  const enableThinking = kwargs
+    ? (optionalBoolean(kwargs, 'enable_thinking') ?? optionalBoolean(kwargs, 'thinking'))
+    : undefined
   const reasoningEffort = optionalString(body, 'reasoning_effort')
   if (reasoningEffort !== undefined && !reasoningEfforts.has(reasoningEffort)) {
-    throw new SimError(400, "reasoning_effort: Input should be 'none', 'minimal', 'low', 'medium', 'high', 'xhigh' or 'max'", 'reasoning_effort')
+    throw new SimError(
+      400,
+      "reasoning_effort: Input should be 'none', 'minimal', 'low', 'medium', 'high', 'xhigh' or 'max'",
+      'reasoning_effort',
+    )
   }
   const thinkingTokenBudget = optionalInteger(body, 'thinking_token_budget')
   if (thinkingTokenBudget !== undefined && thinkingTokenBudget < 0) {

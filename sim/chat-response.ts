@@ -63,7 +63,13 @@ function messageOf(plan: ChoicePlan, reasoningField: string): Record<string, unk
     audio: null,
     function_call: null,
     tool_calls: plan.toolCall
-      ? [{ id: plan.toolCall.id, type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } }]
+      ? [
+          {
+            id: plan.toolCall.id,
+            type: 'function',
+            function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments },
+          },
+        ]
       : [],
     [reasoningField]: reasoning,
   }
@@ -81,11 +87,17 @@ function tokenDeltas(plan: ChoicePlan, reasoningField: string): ChunkChoice[] {
   const out: ChunkChoice[] = []
   const index = plan.index
   if (plan.showReasoning) {
-    for (const piece of plan.reasoning) out.push({ index, delta: { [reasoningField]: piece }, logprobs: null, finish_reason: null })
+    for (const piece of plan.reasoning)
+      out.push({ index, delta: { [reasoningField]: piece }, logprobs: null, finish_reason: null })
   }
   plan.content?.forEach((piece, i) => {
     const logprob = plan.logprobs?.[i]
-    out.push({ index, delta: { content: piece }, logprobs: logprob ? { content: [logprob] } : null, finish_reason: null })
+    out.push({
+      index,
+      delta: { content: piece },
+      logprobs: logprob ? { content: [logprob] } : null,
+      finish_reason: null,
+    })
   })
   const call = plan.toolCall
   if (call) {
@@ -107,7 +119,11 @@ export interface StreamOptions {
   cachedTokens: number
 }
 
-export function chatStreamScript(header: ReplyHeader, plans: readonly ChoicePlan[], options: StreamOptions): StreamScript {
+export function chatStreamScript(
+  header: ReplyHeader,
+  plans: readonly ChoicePlan[],
+  options: StreamOptions,
+): StreamScript {
   const base = { id: header.id, object: 'chat.completion.chunk', created: header.created, model: header.model }
   // Every chunk starts the same: serialize that part once (this is the benchmarks' hot loop).
   const prefix = `data: ${JSON.stringify(base).slice(0, -1)},"choices":[`
@@ -117,7 +133,9 @@ export function chatStreamScript(header: ReplyHeader, plans: readonly ChoicePlan
     if (!options.continuousUsage) return `${prefix}${JSON.stringify(choices[0])}]}\n\n`
     return sseData({ ...base, choices, usage: usageOf(options.promptTokens, emitted, options.cachedTokens) })
   }
-  const opening = plans.map((plan) => chunk([{ index: plan.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]))
+  const opening = plans.map((plan) =>
+    chunk([{ index: plan.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+  )
   const perChoice = plans.map((plan) => tokenDeltas(plan, header.reasoningField))
   const steps: string[][] = []
   const longest = Math.max(0, ...perChoice.map((deltas) => deltas.length))
@@ -134,9 +152,13 @@ export function chatStreamScript(header: ReplyHeader, plans: readonly ChoicePlan
   }
   const completionTokens = plans.reduce((sum, plan) => sum + plan.completionTokens, 0)
   emitted = completionTokens
-  const closing = plans.map((plan) => chunk([{ index: plan.index, delta: {}, logprobs: null, finish_reason: plan.finishReason }]))
+  const closing = plans.map((plan) =>
+    chunk([{ index: plan.index, delta: {}, logprobs: null, finish_reason: plan.finishReason }]),
+  )
   if (options.includeUsage) {
-    closing.push(sseData({ ...base, choices: [], usage: usageOf(options.promptTokens, completionTokens, options.cachedTokens) }))
+    closing.push(
+      sseData({ ...base, choices: [], usage: usageOf(options.promptTokens, completionTokens, options.cachedTokens) }),
+    )
   }
   closing.push(sseDone)
   return { opening, steps, closing }

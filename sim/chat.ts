@@ -12,7 +12,13 @@ import { responseId, unixSeconds } from './ids.js'
 import { chatPromptTokens } from './prompt.js'
 import { requireKind, type SimContext } from './sim-context.js'
 
-export function handleChatCompletions(sim: SimContext, req: IncomingMessage, res: ServerResponse, body: unknown, arrival: number): void | Promise<void> {
+export function handleChatCompletions(
+  sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  arrival: number,
+): void | Promise<void> {
   const json = requireJsonObject(body)
   const failure = planFailure(req.headers, sim.settings.failure, sim.random, modelNameOf(json))
   if (failure.error) throw failure.error
@@ -27,7 +33,12 @@ export function handleChatCompletions(sim: SimContext, req: IncomingMessage, res
     plans.push(planChatChoice({ request, model: engine.model, outputLimit: limit, seed: sim.config.seed, index }))
   }
   const completionTokens = plans.reduce((sum, plan) => sum + plan.completionTokens, 0)
-  const header: ReplyHeader = { id: responseId('chatcmpl'), created: unixSeconds(), model: engine.model.name, reasoningField: engine.model.reasoning_field }
+  const header: ReplyHeader = {
+    id: responseId('chatcmpl'),
+    created: unixSeconds(),
+    model: engine.model.name,
+    reasoningField: engine.model.reasoning_field,
+  }
   return runGeneration(
     {
       engine,
@@ -37,7 +48,8 @@ export function handleChatCompletions(sim: SimContext, req: IncomingMessage, res
       // The engine only knows stop and length; tool calls are a parser's reading of a normal stop.
       finishedReason: plans.some((plan) => plan.finishReason === 'length') ? 'length' : 'stop',
       stream: request.stream,
-      json: (ticket) => chatCompletionBody(header, plans, usageOf(promptIds.length, completionTokens, ticket.cachedTokens)),
+      json: (ticket) =>
+        chatCompletionBody(header, plans, usageOf(promptIds.length, completionTokens, ticket.cachedTokens)),
       script: (ticket) =>
         chatStreamScript(header, plans, {
           includeUsage: request.includeUsage,

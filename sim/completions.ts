@@ -22,7 +22,13 @@ interface TextChoicePlan {
   logprobs: CompletionLogprobs | undefined
 }
 
-export function handleCompletions(sim: SimContext, req: IncomingMessage, res: ServerResponse, body: unknown, arrival: number): void | Promise<void> {
+export function handleCompletions(
+  sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  arrival: number,
+): void | Promise<void> {
   const json = requireJsonObject(body)
   const failure = planFailure(req.headers, sim.settings.failure, sim.random, modelNameOf(json))
   if (failure.error) throw failure.error
@@ -52,13 +58,23 @@ export function handleCompletions(sim: SimContext, req: IncomingMessage, res: Se
       stream: request.stream,
       json: (ticket) => completionBody(header, plans, usageOf(promptTokens, completionTokens, ticket.cachedTokens)),
       script: (ticket) =>
-        completionStreamScript(header, plans, request.includeUsage ? usageOf(promptTokens, completionTokens, ticket.cachedTokens) : undefined),
+        completionStreamScript(
+          header,
+          plans,
+          request.includeUsage ? usageOf(promptTokens, completionTokens, ticket.cachedTokens) : undefined,
+        ),
     },
     sim.runEnv(req, res, failure, arrival, engine.model),
   )
 }
 
-function planTextChoice(key: string, index: number, limit: number, logprobs: number | undefined, seed: number): TextChoicePlan {
+function planTextChoice(
+  key: string,
+  index: number,
+  limit: number,
+  logprobs: number | undefined,
+  seed: number,
+): TextChoicePlan {
   const random = new SeededRandom(hashString(key, seed + index))
   const count = Math.min(limit, responseLength(random, limit))
   const tokens = answerWords(random, count)
@@ -100,7 +116,12 @@ function completionBody(header: Header, plans: readonly TextChoicePlan[], usage:
 /** The legacy stream: no role chunk; each chunk is `{text}` with the token's slice of the logprobs. */
 function completionStreamScript(header: Header, plans: readonly TextChoicePlan[], usage: unknown): StreamScript {
   const base = { id: header.id, object: 'text_completion', created: header.created, model: header.model }
-  const choiceChunk = (index: number, text: string, logprobs: CompletionLogprobs | null, finishReason: string | null): string =>
+  const choiceChunk = (
+    index: number,
+    text: string,
+    logprobs: CompletionLogprobs | null,
+    finishReason: string | null,
+  ): string =>
     sseData({ ...base, choices: [{ index, text, logprobs, finish_reason: finishReason, stop_reason: null }] })
   const steps: string[][] = []
   const longest = Math.max(0, ...plans.map((plan) => plan.tokens.length))

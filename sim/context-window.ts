@@ -15,11 +15,16 @@ function contextLengthError(promptTokens: number, requested: number, maxModelLen
 /** Returns how many output tokens a generating request may produce, or throws vLLM's 400. */
 export function outputLimit(promptTokens: number, maxTokens: number | undefined, maxModelLen: number): number {
   if (maxTokens !== undefined && maxTokens > maxModelLen) {
-    throw new SimError(400, `max_tokens=${maxTokens} cannot be greater than max_model_len=${maxModelLen}. Please request fewer output tokens.`, 'max_tokens')
+    throw new SimError(
+      400,
+      `max_tokens=${maxTokens} cannot be greater than max_model_len=${maxModelLen}. Please request fewer output tokens.`,
+      'max_tokens',
+    )
   }
   const requested = maxTokens ?? 0
   // Without max_tokens at least one output token must still fit.
-  if (promptTokens + requested > maxModelLen || promptTokens >= maxModelLen) throw contextLengthError(promptTokens, requested, maxModelLen)
+  if (promptTokens + requested > maxModelLen || promptTokens >= maxModelLen)
+    throw contextLengthError(promptTokens, requested, maxModelLen)
   return maxTokens ?? maxModelLen - promptTokens
 }
 

@@ -15,7 +15,13 @@ import { textPromptTokens } from './prompt.js'
 import { hashString, SeededRandom } from './seeded-random.js'
 import { requireKind, type SimContext } from './sim-context.js'
 
-export function handleEmbeddings(sim: SimContext, req: IncomingMessage, res: ServerResponse, body: unknown, arrival: number): void | Promise<void> {
+export function handleEmbeddings(
+  sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  arrival: number,
+): void | Promise<void> {
   const json = requireJsonObject(body)
   const failure = planFailure(req.headers, sim.settings.failure, sim.random, modelNameOf(json))
   if (failure.error) throw failure.error
@@ -38,19 +44,41 @@ export function handleEmbeddings(sim: SimContext, req: IncomingMessage, res: Ser
     data: inputs.map((input, index) => ({
       index,
       object: 'embedding',
-      embedding: encode(unitVector(`${engine.model.name}\n${typeof input === 'string' ? input : input.join(',')}`, dims, sim.config.seed), format),
+      embedding: encode(
+        unitVector(
+          `${engine.model.name}\n${typeof input === 'string' ? input : input.join(',')}`,
+          dims,
+          sim.config.seed,
+        ),
+        format,
+      ),
     })),
-    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0, prompt_tokens_details: null },
+    usage: {
+      prompt_tokens: promptTokens,
+      total_tokens: promptTokens,
+      completion_tokens: 0,
+      prompt_tokens_details: null,
+    },
   }
-  return runGeneration(poolingJob(engine, prompts, () => reply), sim.runEnv(req, res, failure, arrival))
+  return runGeneration(
+    poolingJob(engine, prompts, () => reply),
+    sim.runEnv(req, res, failure, arrival),
+  )
 }
 
-function readDimensions(requested: number | undefined, model: { name: string; embedding_dims: number; matryoshka: boolean }): number {
+function readDimensions(
+  requested: number | undefined,
+  model: { name: string; embedding_dims: number; matryoshka: boolean },
+): number {
   const native = model.embedding_dims
   if (requested === undefined) return native
   // vLLM's refusal for a model without a Matryoshka representation, whatever the number.
   if (!model.matryoshka) {
-    throw new SimError(400, `Model "${model.name}" does not support matryoshka representation, changing output dimensions will lead to poor results.`, 'dimensions')
+    throw new SimError(
+      400,
+      `Model "${model.name}" does not support matryoshka representation, changing output dimensions will lead to poor results.`,
+      'dimensions',
+    )
   }
   // A Matryoshka model: a shorter prefix, renormalised.
   if (requested < 1 || requested > native) {
@@ -60,7 +88,8 @@ function readDimensions(requested: number | undefined, model: { name: string; em
 }
 
 function readInputs(input: unknown): Array<string | number[]> {
-  const isTokens = (value: unknown): value is number[] => Array.isArray(value) && value.length > 0 && value.every(Number.isInteger)
+  const isTokens = (value: unknown): value is number[] =>
+    Array.isArray(value) && value.length > 0 && value.every(Number.isInteger)
   if (typeof input === 'string') return [input]
   if (isTokens(input)) return [input]
   if (Array.isArray(input) && input.length > 0 && input.every((item) => typeof item === 'string' || isTokens(item))) {

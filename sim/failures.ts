@@ -24,10 +24,17 @@ type ErrorFailure = Exclude<FailureType, 'cut_stream' | 'stall'>
 
 const errorFailures: Record<ErrorFailure, (model: string) => SimError> = {
   rate_limit: (model) =>
-    new SimError(429, `Rate limit reached for ${model} in organization org-xxx on requests per min (RPM): Limit 3, Used 3, Requested 1.`),
+    new SimError(
+      429,
+      `Rate limit reached for ${model} in organization org-xxx on requests per min (RPM): Limit 3, Used 3, Requested 1.`,
+    ),
   invalid_api_key: () => new SimError(401, 'Incorrect API key provided.'),
   context_length: () =>
-    new SimError(400, "This model's maximum context length is 4096 tokens. However, your messages resulted in 4500 tokens.", 'messages'),
+    new SimError(
+      400,
+      "This model's maximum context length is 4096 tokens. However, your messages resulted in 4500 tokens.",
+      'messages',
+    ),
   server_error: () => new SimError(503, 'The server is overloaded or not ready yet.'),
   invalid_request: () => new SimError(400, "Invalid request: missing required parameter 'model'.", 'model'),
   model_not_found: (model) => new SimError(404, `The model '${model}-nonexistent' does not exist`, 'model'),
@@ -57,7 +64,12 @@ export interface FailurePlan {
 
 export const noFailure: FailurePlan = { error: undefined, cutAfterChunks: undefined, stallMs: 0 }
 
-export function planFailure(headers: IncomingHttpHeaders, settings: FailureSettings, random: SeededRandom, model: string): FailurePlan {
+export function planFailure(
+  headers: IncomingHttpHeaders,
+  settings: FailureSettings,
+  random: SeededRandom,
+  model: string,
+): FailurePlan {
   const forced = forcedError(headers['x-return-error'], model)
   if (forced) return { error: forced, cutAfterChunks: undefined, stallMs: 0 }
   const plan: FailurePlan = {

@@ -43,8 +43,21 @@ export interface GenerationJob {
  * A pooling run (embeddings, scores): the prompt is read, no token is generated, and the reply is
  * one JSON body. It still takes a running slot and pays the prompt's prefill like vLLM's.
  */
-export function poolingJob(engine: ModelEngine, prompts: ReadonlyArray<readonly number[]>, json: () => unknown): GenerationJob {
-  return { engine, prompts, completionTokens: 0, tokenSteps: 0, finishedReason: 'stop', stream: false, json, script: () => ({ opening: [], steps: [], closing: [] }) }
+export function poolingJob(
+  engine: ModelEngine,
+  prompts: ReadonlyArray<readonly number[]>,
+  json: () => unknown,
+): GenerationJob {
+  return {
+    engine,
+    prompts,
+    completionTokens: 0,
+    tokenSteps: 0,
+    finishedReason: 'stop',
+    stream: false,
+    json,
+    script: () => ({ opening: [], steps: [], closing: [] }),
+  }
 }
 
 export interface RunEnv {
@@ -70,11 +83,17 @@ export function runGeneration(job: GenerationJob, env: RunEnv): void | Promise<v
 
 function runInstantly(job: GenerationJob, env: RunEnv): void {
   const ticket = job.engine.startRun(job.prompts, job.completionTokens, 0)
-  const outcome: RunOutcome = { finishedReason: job.finishedReason, completionTokens: job.completionTokens, ttftSeconds: 0, e2eSeconds: 0 }
+  const outcome: RunOutcome = {
+    finishedReason: job.finishedReason,
+    completionTokens: job.completionTokens,
+    ttftSeconds: 0,
+    e2eSeconds: 0,
+  }
   try {
     if (job.stream) {
       const script = job.script(ticket)
-      const text = script.opening.join('') + script.steps.map((step) => step.join('')).join('') + script.closing.join('')
+      const text =
+        script.opening.join('') + script.steps.map((step) => step.join('')).join('') + script.closing.join('')
       // The whole stream exists already: a length instead of chunked encoding saves a writev per
       // reply, and SSE clients read it the same way.
       env.res.writeHead(200, { ...sseHeaders, 'content-length': Buffer.byteLength(text) })
@@ -101,7 +120,12 @@ async function runTimed(job: GenerationJob, env: RunEnv, admission: Admission): 
     if (!(await waitForSlot(admission, life))) return
     const queueSeconds = (performance.now() - env.arrival) / 1000
     const ticket = job.engine.startRun(job.prompts, job.completionTokens, queueSeconds)
-    const outcome: RunOutcome = { finishedReason: job.finishedReason, completionTokens: 0, ttftSeconds: undefined, e2eSeconds: 0 }
+    const outcome: RunOutcome = {
+      finishedReason: job.finishedReason,
+      completionTokens: 0,
+      ttftSeconds: undefined,
+      e2eSeconds: 0,
+    }
     try {
       if (job.stream) await deliverStream(job.script(ticket), job, env, life, outcome, ticket)
       else await deliverJson(job, env, life, ticket, outcome)
@@ -120,7 +144,13 @@ function firstTokenDelay(env: RunEnv, ticket: RunTicket): number {
   return env.latency.stallMs + sampleMs(env.latency.ttftMs, env.latency.jitter, env.jitter) + prefill
 }
 
-async function deliverJson(job: GenerationJob, env: RunEnv, life: RequestLife, ticket: RunTicket, outcome: RunOutcome): Promise<void> {
+async function deliverJson(
+  job: GenerationJob,
+  env: RunEnv,
+  life: RequestLife,
+  ticket: RunTicket,
+  outcome: RunOutcome,
+): Promise<void> {
   let wait = firstTokenDelay(env, ticket)
   const gaps: number[] = []
   for (let i = 1; i < job.tokenSteps; i++) gaps.push(sampleMs(env.latency.itlMs, env.latency.jitter, env.jitter))
@@ -141,7 +171,14 @@ async function deliverJson(job: GenerationJob, env: RunEnv, life: RequestLife, t
   sendJson(env.res, 200, job.json(ticket))
 }
 
-async function deliverStream(script: StreamScript, job: GenerationJob, env: RunEnv, life: RequestLife, outcome: RunOutcome, ticket: RunTicket): Promise<void> {
+async function deliverStream(
+  script: StreamScript,
+  job: GenerationJob,
+  env: RunEnv,
+  life: RequestLife,
+  outcome: RunOutcome,
+  ticket: RunTicket,
+): Promise<void> {
   const { res } = env
   const cutAfter = env.cutAfterChunks
   if (!(await sleep(firstTokenDelay(env, ticket), life.signal))) {
@@ -154,7 +191,8 @@ async function deliverStream(script: StreamScript, job: GenerationJob, env: RunE
   let previous = performance.now()
   for (let step = 0; step < script.steps.length; step++) {
     if (step > 0) {
-      if (!(await sleep(sampleMs(env.latency.itlMs, env.latency.jitter, env.jitter), life.signal))) return abort(outcome)
+      if (!(await sleep(sampleMs(env.latency.itlMs, env.latency.jitter, env.jitter), life.signal)))
+        return abort(outcome)
       const now = performance.now()
       job.engine.metrics.interTokenLatency.observe((now - previous) / 1000)
       previous = now
@@ -173,7 +211,6 @@ async function deliverStream(script: StreamScript, job: GenerationJob, env: RunE
   outcome.completionTokens = job.completionTokens
   res.end()
 }
-
 
 function abort(outcome: RunOutcome): void {
   outcome.finishedReason = 'abort'

@@ -13,12 +13,19 @@ export const simImageSchema = {
       default: ['1024x1024', '512x512', '256x256'],
       description: 'Sizes served, WIDTHxHEIGHT; the first is what `size: auto` (or no size) gets. Others get 400.',
     },
-    max_images: { type: 'integer', minimum: 1, maximum: 10, default: 4, description: 'Largest `n` of one request; more gets 400.' },
+    max_images: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10,
+      default: 4,
+      description: 'Largest `n` of one request; more gets 400.',
+    },
     steps: {
       type: 'integer',
       minimum: 0,
       default: 20,
-      description: 'Denoising steps per image, each paid at the inter-token latency (itl_ms) after the time to first token.',
+      description:
+        'Denoising steps per image, each paid at the inter-token latency (itl_ms) after the time to first token.',
     },
   },
 } as const

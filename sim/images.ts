@@ -32,7 +32,13 @@ function quoted(values: readonly string[]): string {
   return `[${values.map((v) => `'${v}'`).join(', ')}]`
 }
 
-export function handleImageGenerations(sim: SimContext, req: IncomingMessage, res: ServerResponse, body: unknown, arrival: number): void | Promise<void> {
+export function handleImageGenerations(
+  sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  arrival: number,
+): void | Promise<void> {
   const json = requireJsonObject(body)
   const failure = planFailure(req.headers, sim.settings.failure, sim.random, modelNameOf(json))
   if (failure.error) throw failure.error
@@ -44,22 +50,37 @@ export function handleImageGenerations(sim: SimContext, req: IncomingMessage, re
   const n = optionalInteger(json, 'n') ?? 1
   // OpenAI's jsonschema-style wording: "5 is greater than the maximum of 4 - 'n'".
   if (n < 1) throw new SimError(400, `${n} is less than the minimum of 1 - 'n'`, 'n')
-  if (n > settings.max_images) throw new SimError(400, `${n} is greater than the maximum of ${settings.max_images} - 'n'`, 'n')
+  if (n > settings.max_images)
+    throw new SimError(400, `${n} is greater than the maximum of ${settings.max_images} - 'n'`, 'n')
   const asked = optionalString(json, 'size') ?? 'auto'
   const size = asked === 'auto' ? settings.sizes[0]! : asked
-  if (!settings.sizes.includes(size)) throw new SimError(400, `'${asked}' is not one of ${quoted(['auto', ...settings.sizes])} - 'size'`, 'size')
+  if (!settings.sizes.includes(size))
+    throw new SimError(400, `'${asked}' is not one of ${quoted(['auto', ...settings.sizes])} - 'size'`, 'size')
   const format = optionalString(json, 'response_format') ?? 'b64_json'
-  if (format === 'url') throw new SimError(400, "response_format 'url' is not supported: this server returns images as b64_json only", 'response_format')
-  if (format !== 'b64_json') throw new SimError(400, `'${format}' is not one of ['b64_json', 'url'] - 'response_format'`, 'response_format')
+  if (format === 'url')
+    throw new SimError(
+      400,
+      "response_format 'url' is not supported: this server returns images as b64_json only",
+      'response_format',
+    )
+  if (format !== 'b64_json')
+    throw new SimError(400, `'${format}' is not one of ['b64_json', 'url'] - 'response_format'`, 'response_format')
   const outputFormat = optionalString(json, 'output_format') ?? 'png'
-  if (outputFormat !== 'png') throw new SimError(400, `output_format '${outputFormat}' is not supported: this server makes png only`, 'output_format')
+  if (outputFormat !== 'png')
+    throw new SimError(
+      400,
+      `output_format '${outputFormat}' is not supported: this server makes png only`,
+      'output_format',
+    )
   const [width, height] = size.split('x').map(Number) as [number, number]
 
   const promptIds = textPromptTokens(prompt)
   const outputTokens = n * imageTokens(width, height)
   const reply = () => ({
     created: unixSeconds(),
-    data: Array.from({ length: n }, (_, i) => ({ b64_json: encodePng(width, height, imagePixels(prompt, i, width, height, sim.config.seed)).toString('base64') })),
+    data: Array.from({ length: n }, (_, i) => ({
+      b64_json: encodePng(width, height, imagePixels(prompt, i, width, height, sim.config.seed)).toString('base64'),
+    })),
     output_format: 'png',
     quality: 'medium',
     size,

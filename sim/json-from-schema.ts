@@ -181,7 +181,10 @@ class SchemaWriter {
     let merged = this.mergedNodes.get(schema)
     if (merged) return merged
     const branches = schema.anyOf ?? schema.oneOf
-    merged = Array.isArray(branches) && branches.length > 0 ? mergeSiblings(schema, branches[0]) : mergeAll(schema, schema.allOf as unknown[])
+    merged =
+      Array.isArray(branches) && branches.length > 0
+        ? mergeSiblings(schema, branches[0])
+        : mergeAll(schema, schema.allOf as unknown[])
     this.mergedNodes.set(schema, merged)
     return merged
   }
@@ -241,11 +244,20 @@ function mergeSiblings(parent: JsonObject, branch: unknown): JsonObject {
 function mergeAll(parent: JsonObject, parts: unknown[]): JsonObject {
   const { allOf: _all, ...rest } = parent
   const objects = parts.filter(isObject)
-  const properties = Object.fromEntries([...objects.flatMap((p) => (isObject(p.properties) ? Object.entries(p.properties) : []))]) as JsonObject
+  const properties = Object.fromEntries([
+    ...objects.flatMap((p) => (isObject(p.properties) ? Object.entries(p.properties) : [])),
+  ]) as JsonObject
   const required = new Set<string>(stringList(rest.required))
   for (const part of objects) for (const name of stringList(part.required)) required.add(name)
-  const merged = Object.fromEntries([...Object.entries(rest), ...objects.flatMap((p) => Object.entries(p))]) as JsonObject
-  return { ...merged, properties: { ...(isObject(rest.properties) ? rest.properties : {}), ...properties }, required: [...required] }
+  const merged = Object.fromEntries([
+    ...Object.entries(rest),
+    ...objects.flatMap((p) => Object.entries(p)),
+  ]) as JsonObject
+  return {
+    ...merged,
+    properties: { ...(isObject(rest.properties) ? rest.properties : {}), ...properties },
+    required: [...required],
+  }
 }
 
 function pickType(schema: JsonObject): string | undefined {

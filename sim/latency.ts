@@ -23,7 +23,11 @@ export interface RequestLatency {
   prefillMsPerToken: number
 }
 
-export function requestLatency(settings: LatencySettings, headers: IncomingHttpHeaders, stallMs: number): RequestLatency {
+export function requestLatency(
+  settings: LatencySettings,
+  headers: IncomingHttpHeaders,
+  stallMs: number,
+): RequestLatency {
   return {
     ttftMs: headerMs(headers['x-sim-ttft-ms']) ?? settings.ttft_ms,
     itlMs: headerMs(headers['x-sim-itl-ms']) ?? settings.itl_ms,

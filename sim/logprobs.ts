@@ -23,7 +23,30 @@ export interface CompletionLogprobs {
   text_offset: number[]
 }
 
-const alternatives = ['the', 'a', 'and', 'it', 'this', 'that', 'is', 'was', 'to', 'of', 'in', 'for', 'on', 'with', 'as', 'at', 'by', 'we', 'you', 'so', 'but', 'or']
+const alternatives = [
+  'the',
+  'a',
+  'and',
+  'it',
+  'this',
+  'that',
+  'is',
+  'was',
+  'to',
+  'of',
+  'in',
+  'for',
+  'on',
+  'with',
+  'as',
+  'at',
+  'by',
+  'we',
+  'you',
+  'so',
+  'but',
+  'or',
+]
 
 const encoder = new TextEncoder()
 
@@ -67,12 +90,21 @@ export function chatLogprobs(tokens: readonly string[], topLogprobs: number, ran
  * `entries` is the chosen token, the list its top alternatives, most likely first.
  */
 export function logprobEntry(entries: ReadonlyArray<{ token: string; logprob: number }>): ChatLogprob {
-  const top = entries.map((entry) => ({ token: entry.token, logprob: round(entry.logprob), bytes: bytesOf(entry.token) }))
+  const top = entries.map((entry) => ({
+    token: entry.token,
+    logprob: round(entry.logprob),
+    bytes: bytesOf(entry.token),
+  }))
   const chosen = top[0] ?? { token: '', logprob: 0, bytes: [] }
   return { ...chosen, top_logprobs: top }
 }
 
-export function completionLogprobs(tokens: readonly string[], count: number, textOffset: number, random: SeededRandom): CompletionLogprobs {
+export function completionLogprobs(
+  tokens: readonly string[],
+  count: number,
+  textOffset: number,
+  random: SeededRandom,
+): CompletionLogprobs {
   const out: CompletionLogprobs = { tokens: [...tokens], token_logprobs: [], top_logprobs: [], text_offset: [] }
   let offset = textOffset
   for (const token of tokens) {

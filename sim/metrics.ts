@@ -4,7 +4,9 @@
  * vLLM's own.
  */
 
-const ttftBuckets = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560]
+const ttftBuckets = [
+  0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80, 160, 640, 2560,
+]
 const itlBuckets = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 20, 40, 80]
 const requestBuckets = [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680]
 
@@ -73,7 +75,9 @@ function histogramSamples(name: string, labels: string, histogram: Histogram): s
   histogram.bounds.forEach((bound, i) => {
     cumulative += histogram.counts[i] ?? 0
     // Python's client writes whole bounds as "1.0"; scrapers that match `le` as text expect that.
-    lines.push(`${name}_bucket{${labels},le="${Number.isInteger(bound) ? bound.toFixed(1) : String(bound)}"} ${cumulative}`)
+    lines.push(
+      `${name}_bucket{${labels},le="${Number.isInteger(bound) ? bound.toFixed(1) : String(bound)}"} ${cumulative}`,
+    )
   })
   lines.push(`${name}_bucket{${labels},le="+Inf"} ${histogram.count}`)
   lines.push(`${name}_sum{${labels}} ${histogram.sum}`)

@@ -17,7 +17,8 @@ const maxFiles = 1000
 const maxFieldBytes = 1024 * 1024
 
 export function parseForm(contentType: string | undefined, body: Buffer, fileField = 'file'): Promise<FormUpload> {
-  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType)) return Promise.reject(new SimError(400, 'Expected a multipart/form-data body.'))
+  if (!contentType || !/^multipart\/form-data\s*;/i.test(contentType))
+    return Promise.reject(new SimError(400, 'Expected a multipart/form-data body.'))
   return new Promise((resolve, reject) => {
     const upload: FormUpload = { fields: new Map(), file: undefined }
     let failed = false
@@ -32,13 +33,18 @@ export function parseForm(contentType: string | undefined, body: Buffer, fileFie
     }
     try {
       // One more than allowed: busboy reports a limit when it is reached, Starlette when it is passed.
-      parser = busboy({ headers: { 'content-type': contentType }, defParamCharset: 'utf8', limits: { fields: maxFields, files: maxFiles, fieldSize: maxFieldBytes + 1 } })
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        defParamCharset: 'utf8',
+        limits: { fields: maxFields, files: maxFiles, fieldSize: maxFieldBytes + 1 },
+      })
     } catch (err) {
       reject(new SimError(400, `Malformed multipart body: ${(err as Error).message}.`))
       return
     }
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) return fail(new SimError(400, `Part exceeded maximum size of ${maxFieldBytes / 1024}KB.`))
+      if (info.valueTruncated)
+        return fail(new SimError(400, `Part exceeded maximum size of ${maxFieldBytes / 1024}KB.`))
       const values = upload.fields.get(name)
       if (values) values.push(value)
       else upload.fields.set(name, [value])
@@ -48,9 +54,15 @@ export function parseForm(contentType: string | undefined, body: Buffer, fileFie
       if (name !== fileField) return void stream.resume()
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => (upload.file = { filename: info.filename, data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }))
+      stream.on(
+        'end',
+        () =>
+          (upload.file = { filename: info.filename, data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) }),
+      )
     })
-    parser.on('fieldsLimit', () => fail(new SimError(400, `Too many fields. Maximum number of fields is ${maxFields}.`)))
+    parser.on('fieldsLimit', () =>
+      fail(new SimError(400, `Too many fields. Maximum number of fields is ${maxFields}.`)),
+    )
     parser.on('filesLimit', () => fail(new SimError(400, `Too many files. Maximum number of files is ${maxFiles}.`)))
     parser.on('error', (err: Error) => fail(new SimError(400, `Malformed multipart body: ${err.message}.`)))
     parser.on('close', () => {

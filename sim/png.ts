@@ -37,7 +37,8 @@ function chunk(type: string, data: Buffer): Buffer {
 
 /** A PNG of `width` × `height` pixels from `rgb`: 3 bytes a pixel, rows top to bottom. */
 export function encodePng(width: number, height: number, rgb: Uint8Array): Buffer {
-  if (rgb.length !== width * height * 3) throw new Error(`PNG: ${rgb.length} bytes of RGB for ${width}×${height} pixels`)
+  if (rgb.length !== width * height * 3)
+    throw new Error(`PNG: ${rgb.length} bytes of RGB for ${width}×${height} pixels`)
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
@@ -52,5 +53,10 @@ export function encodePng(width: number, height: number, rgb: Uint8Array): Buffe
     raw[y * (stride + 1)] = 0 // filter type None
     raw.set(rgb.subarray(y * stride, (y + 1) * stride), y * (stride + 1) + 1)
   }
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }

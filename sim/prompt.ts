@@ -13,7 +13,11 @@ export interface PromptMessage {
   imageUrls: readonly string[]
 }
 
-export function chatPromptTokens(messages: readonly PromptMessage[], toolsText: string, addGenerationPrompt = true): number[] {
+export function chatPromptTokens(
+  messages: readonly PromptMessage[],
+  toolsText: string,
+  addGenerationPrompt = true,
+): number[] {
   const ids: number[] = [specialTokens.bos]
   if (toolsText) appendTurn('system', toolsText, [], ids)
   for (const message of messages) appendTurn(message.role, message.text, message.imageUrls, ids)

@@ -21,7 +21,9 @@ const STOPWORD_WEIGHT = 0.1
 const STEEPNESS = 8
 
 const STOPWORDS = new Set(
-  'a an and are as at be by for from has have how in is it its of on or that the this to was were what when where which who why will with do does can i you'.split(' '),
+  'a an and are as at be by for from has have how in is it its of on or that the this to was were what when where which who why will with do does can i you'.split(
+    ' ',
+  ),
 )
 
 export function terms(text: string): string[] {

@@ -80,7 +80,10 @@ export class SeededRandom {
   /** Lower-case hex digits, for ids that look like the real ones. */
   hex(length: number): string {
     let out = ''
-    while (out.length < length) out += Math.floor(this.next() * 0x10000).toString(16).padStart(4, '0')
+    while (out.length < length)
+      out += Math.floor(this.next() * 0x10000)
+        .toString(16)
+        .padStart(4, '0')
     return out.slice(0, length)
   }
 }

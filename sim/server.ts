@@ -21,12 +21,27 @@ import { transcriptionHandler } from './transcription.js'
 import { handleDetokenize, handleTokenize } from './tokenize.js'
 
 type PlainHandler = (sim: SimContext, req: IncomingMessage, res: ServerResponse) => void
-type BodyHandler = (sim: SimContext, req: IncomingMessage, res: ServerResponse, body: unknown, arrival: number) => void | Promise<void>
+type BodyHandler = (
+  sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  arrival: number,
+) => void | Promise<void>
 
 /** Uploads (multipart audio) get the raw bytes. */
-type RawHandler = (sim: SimContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, arrival: number) => void | Promise<void>
+type RawHandler = (
+  sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  raw: Buffer,
+  arrival: number,
+) => void | Promise<void>
 
-type Route = { kind: 'plain'; handle: PlainHandler } | { kind: 'body'; handle: BodyHandler } | { kind: 'raw'; handle: RawHandler }
+type Route =
+  | { kind: 'plain'; handle: PlainHandler }
+  | { kind: 'body'; handle: BodyHandler }
+  | { kind: 'raw'; handle: RawHandler }
 
 /** A 64 MiB recording plus the form around it (the gateway's upload limit and allowance). */
 const uploadLimitBytes = 65 * 1024 * 1024
@@ -61,7 +76,12 @@ const routes = new Map<string, Route>([
     {
       kind: 'plain',
       handle: (sim, _req, res) =>
-        sendText(res, 200, 'text/plain; version=0.0.4; charset=utf-8', renderMetrics([...sim.engines.values()].map((engine) => engine.metrics))),
+        sendText(
+          res,
+          200,
+          'text/plain; version=0.0.4; charset=utf-8',
+          renderMetrics([...sim.engines.values()].map((engine) => engine.metrics)),
+        ),
     },
   ],
   ['GET /admin/config', { kind: 'plain', handle: (sim, _req, res) => handleAdminGet(sim, res) }],
@@ -104,7 +124,10 @@ function dispatch(sim: SimContext, req: IncomingMessage, res: ServerResponse, lo
   readBody(req, route.kind === 'raw' ? uploadLimitBytes : undefined).then(
     (raw) => {
       try {
-        const done = route.kind === 'raw' ? route.handle(sim, req, res, raw, arrival) : route.handle(sim, req, res, parseJsonBody(raw), arrival)
+        const done =
+          route.kind === 'raw'
+            ? route.handle(sim, req, res, raw, arrival)
+            : route.handle(sim, req, res, parseJsonBody(raw), arrival)
         if (done) done.catch((err: unknown) => fail(res, err, log))
       } catch (err) {
         fail(res, err, log)

@@ -30,7 +30,8 @@ export class SimContext {
     this.settings = { latency: { ...config.latency }, failure: { ...config.failure, types: [...config.failure.types] } }
     this.random = new SeededRandom(config.seed)
     const limits = { maxRunning: config.max_running, maxWaiting: config.max_waiting }
-    for (const model of config.models) this.engines.set(model.name, new ModelEngine(model, limits, config.kv_cache_blocks))
+    for (const model of config.models)
+      this.engines.set(model.name, new ModelEngine(model, limits, config.kv_cache_blocks))
   }
 
   /** The engine serving `name`, or vLLM's 404. */
@@ -48,7 +49,13 @@ export class SimContext {
   }
 
   /** How a request runs; `model` scales the global latency by its `latency_factor` (a larger, slower model). */
-  runEnv(req: IncomingMessage, res: ServerResponse, failure: FailurePlan, arrival: number, model?: SimModelConfig): RunEnv {
+  runEnv(
+    req: IncomingMessage,
+    res: ServerResponse,
+    failure: FailurePlan,
+    arrival: number,
+    model?: SimModelConfig,
+  ): RunEnv {
     const factor = model?.latency_factor ?? 1
     const base = this.settings.latency
     const latency = factor === 1 ? base : { ...base, ttft_ms: base.ttft_ms * factor, itl_ms: base.itl_ms * factor }

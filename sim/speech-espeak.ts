@@ -12,8 +12,14 @@ import { expressionTags, speechSampleRate } from './synthetic-voice.js'
 
 /** The simulated voices onto espeak-ng's English voice with a variant (f = female, m = male). */
 const variants: Record<string, string> = {
-  tara: 'en-us+f3', leah: 'en-us+f2', jess: 'en-us+f4', mia: 'en-us+f1', zoe: 'en-us+f5',
-  leo: 'en-us+m3', dan: 'en-us+m2', zac: 'en-us+m1',
+  tara: 'en-us+f3',
+  leah: 'en-us+f2',
+  jess: 'en-us+f4',
+  mia: 'en-us+f1',
+  zoe: 'en-us+f5',
+  leo: 'en-us+m3',
+  dan: 'en-us+m2',
+  zac: 'en-us+m1',
 }
 
 export function espeakVoice(voice: string): string {
@@ -48,10 +54,21 @@ class Resampler {
 }
 
 /** Speaks `text` with espeak-ng; yields 24 kHz s16le PCM as espeak-ng produces it. */
-export async function* espeakPcm(text: string, voice: string, speed: number, signal: AbortSignal): AsyncGenerator<Buffer> {
-  const child = spawn('espeak-ng', ['--stdout', '-v', espeakVoice(voice), '-s', String(Math.round(165 * speed)), '--stdin'], { stdio: ['pipe', 'pipe', 'ignore'] })
+export async function* espeakPcm(
+  text: string,
+  voice: string,
+  speed: number,
+  signal: AbortSignal,
+): AsyncGenerator<Buffer> {
+  const child = spawn(
+    'espeak-ng',
+    ['--stdout', '-v', espeakVoice(voice), '-s', String(Math.round(165 * speed)), '--stdin'],
+    { stdio: ['pipe', 'pipe', 'ignore'] },
+  )
   const failed = new Promise<never>((_, reject) =>
-    child.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'ENOENT' ? new SimError(503, 'espeak-ng is not installed on this server.') : e)),
+    child.once('error', (e: NodeJS.ErrnoException) =>
+      reject(e.code === 'ENOENT' ? new SimError(503, 'espeak-ng is not installed on this server.') : e),
+    ),
   )
   failed.catch(() => undefined)
   const kill = () => child.kill('SIGKILL')

@@ -38,7 +38,13 @@ function contentType(format: 'pcm' | 'wav'): string {
   return format === 'wav' ? 'audio/wav' : 'audio/pcm'
 }
 
-export function handleSpeech(sim: SimContext, req: IncomingMessage, res: ServerResponse, body: unknown, arrival: number): void | Promise<void> {
+export function handleSpeech(
+  sim: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  arrival: number,
+): void | Promise<void> {
   const json = requireJsonObject(body)
   const failure = planFailure(req.headers, sim.settings.failure, sim.random, modelNameOf(json))
   if (failure.error) throw failure.error
@@ -49,7 +55,10 @@ export function handleSpeech(sim: SimContext, req: IncomingMessage, res: ServerR
   const rtfHeader = Number(req.headers['x-sim-realtime-factor'])
   const timing: SpeechTiming = {
     firstAudioMs: (headerMs(req.headers['x-sim-first-audio-ms']) ?? audio.first_audio_ms) + failure.stallMs,
-    realtimeFactor: req.headers['x-sim-realtime-factor'] !== undefined && Number.isFinite(rtfHeader) && rtfHeader >= 0 ? rtfHeader : audio.realtime_factor,
+    realtimeFactor:
+      req.headers['x-sim-realtime-factor'] !== undefined && Number.isFinite(rtfHeader) && rtfHeader >= 0
+        ? rtfHeader
+        : audio.realtime_factor,
     cutAfterChunks: failure.cutAfterChunks,
   }
   const admission = engine.scheduler.admit()
@@ -65,17 +74,38 @@ function startRun(engine: ModelEngine, request: SpeechRequest, samples: number, 
   return engine.startRun([textPromptTokens(request.input)], audioTokens(samples), (performance.now() - arrival) / 1000)
 }
 
-function sendWhole(engine: ModelEngine, request: SpeechRequest, speech: SyntheticSpeech, res: ServerResponse, arrival: number, queueSeconds: number): void {
+function sendWhole(
+  engine: ModelEngine,
+  request: SpeechRequest,
+  speech: SyntheticSpeech,
+  res: ServerResponse,
+  arrival: number,
+  queueSeconds: number,
+): void {
   const ticket = engine.startRun([textPromptTokens(request.input)], audioTokens(speech.totalSamples), queueSeconds)
   const pcm = speech.next(speech.totalSamples)
   const body = request.format === 'wav' ? Buffer.concat([wavHeader(pcm.length, speechSampleRate), pcm]) : pcm
   res.writeHead(200, { 'content-type': contentType(request.format), 'content-length': body.length })
   res.end(body)
   const e2e = (performance.now() - arrival) / 1000
-  engine.endRun(ticket, { finishedReason: 'stop', completionTokens: audioTokens(speech.totalSamples), ttftSeconds: e2e, e2eSeconds: e2e })
+  engine.endRun(ticket, {
+    finishedReason: 'stop',
+    completionTokens: audioTokens(speech.totalSamples),
+    ttftSeconds: e2e,
+    e2eSeconds: e2e,
+  })
 }
 
-async function runTimed(sim: SimContext, engine: ModelEngine, request: SpeechRequest, speech: SyntheticSpeech, timing: SpeechTiming, res: ServerResponse, admission: Admission, arrival: number): Promise<void> {
+async function runTimed(
+  sim: SimContext,
+  engine: ModelEngine,
+  request: SpeechRequest,
+  speech: SyntheticSpeech,
+  timing: SpeechTiming,
+  res: ServerResponse,
+  admission: Admission,
+  arrival: number,
+): Promise<void> {
   const life = sim.active.open(res)
   const streaming = engine.model.audio.streaming
   try {
@@ -90,7 +120,10 @@ async function runTimed(sim: SimContext, engine: ModelEngine, request: SpeechReq
     try {
       const started = performance.now()
       const secondsOf = (samples: number) => samples / speechSampleRate
-      const due = (samples: number) => started + timing.firstAudioMs + (timing.realtimeFactor > 0 ? (secondsOf(samples) * 1000) / timing.realtimeFactor : 0)
+      const due = (samples: number) =>
+        started +
+        timing.firstAudioMs +
+        (timing.realtimeFactor > 0 ? (secondsOf(samples) * 1000) / timing.realtimeFactor : 0)
       if (!streaming) {
         // A whole-file server answers once everything is made.
         if (!(await sleep(due(speech.totalSamples) - performance.now(), life.signal))) return
@@ -131,7 +164,14 @@ async function runTimed(sim: SimContext, engine: ModelEngine, request: SpeechReq
 }
 
 /** A real voice: espeak-ng's audio streamed as it speaks (a streaming model) or whole. */
-async function runEspeak(sim: SimContext, engine: ModelEngine, request: SpeechRequest, res: ServerResponse, admission: Admission, arrival: number): Promise<void> {
+async function runEspeak(
+  sim: SimContext,
+  engine: ModelEngine,
+  request: SpeechRequest,
+  res: ServerResponse,
+  admission: Admission,
+  arrival: number,
+): Promise<void> {
   const life = sim.active.open(res)
   try {
     if (!(await waitForSlot(admission, life))) return
@@ -175,4 +215,3 @@ async function runEspeak(sim: SimContext, engine: ModelEngine, request: SpeechRe
     life.close()
   }
 }
-

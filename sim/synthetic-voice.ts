@@ -26,11 +26,26 @@ interface Unit {
 }
 
 const vowels: Record<string, [number, number]> = {
-  a: [730, 1090], e: [530, 1840], i: [270, 2290], o: [570, 840], u: [300, 870], y: [400, 2000],
+  a: [730, 1090],
+  e: [530, 1840],
+  i: [270, 2290],
+  o: [570, 840],
+  u: [300, 870],
+  y: [400, 2000],
 }
 
 /** The expression tags of the spec (and Orpheus); `<giggle>` is fal's extra. */
-export const expressionTags = ['laugh', 'chuckle', 'sigh', 'cough', 'sniffle', 'groan', 'yawn', 'gasp', 'giggle'] as const
+export const expressionTags = [
+  'laugh',
+  'chuckle',
+  'sigh',
+  'cough',
+  'sniffle',
+  'groan',
+  'yawn',
+  'gasp',
+  'giggle',
+] as const
 const tagPattern = new RegExp(`<(${expressionTags.join('|')})>`, 'gi')
 
 function soundOf(ch: string): Sound {
@@ -112,7 +127,12 @@ export class SyntheticSpeech {
     const t = n / speechSampleRate
     // 5 ms raised-cosine edges, so units join without clicks.
     const edge = Math.min(120, u.samples / 2)
-    const fade = k < edge ? 0.5 - 0.5 * Math.cos((Math.PI * k) / edge) : k > u.samples - edge ? 0.5 - 0.5 * Math.cos((Math.PI * (u.samples - k)) / edge) : 1
+    const fade =
+      k < edge
+        ? 0.5 - 0.5 * Math.cos((Math.PI * k) / edge)
+        : k > u.samples - edge
+          ? 0.5 - 0.5 * Math.cos((Math.PI * (u.samples - k)) / edge)
+          : 1
     const phase = (t * this.pitch) % 1
     const pulse = Math.exp(-phase * 6) // one decaying excitation per pitch period
     const s = u.sound
@@ -135,7 +155,10 @@ export class SyntheticSpeech {
         break
       case 'tag': {
         // A laugh is voiced bursts at 5 Hz; the other tags breathy noise with a slow swell.
-        const beat = s.name === 'laugh' || s.name === 'chuckle' || s.name === 'giggle' ? Math.max(0, Math.sin(2 * Math.PI * 5 * (k / speechSampleRate))) : Math.sin((Math.PI * k) / u.samples)
+        const beat =
+          s.name === 'laugh' || s.name === 'chuckle' || s.name === 'giggle'
+            ? Math.max(0, Math.sin(2 * Math.PI * 5 * (k / speechSampleRate)))
+            : Math.sin((Math.PI * k) / u.samples)
         v = beat * (0.5 * pulse * Math.sin(2 * Math.PI * 700 * t) + 0.15 * (this.random.next() * 2 - 1))
         break
       }

@@ -73,5 +73,7 @@ function wordsFrom(sentences: readonly string[], random: SeededRandom, count: nu
 
 /** A few words for string values of generated JSON. */
 export function shortPhrase(random: SeededRandom, words: number): string {
-  return answerWords(random, words).join('').replace(/[.,?!;]/g, '')
+  return answerWords(random, words)
+    .join('')
+    .replace(/[.,?!;]/g, '')
 }

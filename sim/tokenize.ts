@@ -22,7 +22,11 @@ export function handleTokenize(sim: SimContext, res: ServerResponse, body: unkno
   let tokens: number[]
   if (messages) {
     const tools = optionalArray(json, 'tools')
-    tokens = chatPromptTokens(readMessages(messages), tools && tools.length > 0 ? JSON.stringify(tools) : '', optionalBoolean(json, 'add_generation_prompt') ?? true)
+    tokens = chatPromptTokens(
+      readMessages(messages),
+      tools && tools.length > 0 ? JSON.stringify(tools) : '',
+      optionalBoolean(json, 'add_generation_prompt') ?? true,
+    )
   } else {
     const prompt = optionalString(json, 'prompt')
     if (prompt === undefined) throw new SimError(400, 'Either `prompt` or `messages` must be given.', 'prompt')

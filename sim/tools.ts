@@ -42,7 +42,9 @@ function intended(tools: readonly ToolDefinition[], text: string): ToolDefinitio
   return undefined
 }
 
-export function chooseTool(request: ChatRequest): { tool: ToolDefinition; finishReason: 'tool_calls' | 'stop' } | undefined {
+export function chooseTool(
+  request: ChatRequest,
+): { tool: ToolDefinition; finishReason: 'tool_calls' | 'stop' } | undefined {
   const choice = request.toolChoice
   if (choice.kind === 'none' || request.tools.length === 0) return undefined
   if (choice.kind === 'named') {
@@ -72,7 +74,13 @@ function firstTool(tools: readonly ToolDefinition[]): ToolDefinition {
 }
 
 /** A call whose arguments take at most `maxChars` characters (what the output limit leaves). */
-export function planToolCall(tool: ToolDefinition, finishReason: 'tool_calls' | 'stop', random: SeededRandom, maxChars: number, userText = ''): PlannedToolCall {
+export function planToolCall(
+  tool: ToolDefinition,
+  finishReason: 'tool_calls' | 'stop',
+  random: SeededRandom,
+  maxChars: number,
+  userText = '',
+): PlannedToolCall {
   const id = `call_${random.hex(24)}`
   const args = intentArguments(tool, userText, maxChars) ?? toolArguments(tool.parameters, random, maxChars)
   return { id, name: tool.name, arguments: args.text, finishReason: args.complete ? finishReason : 'length' }
@@ -88,7 +96,8 @@ function intentArguments(tool: ToolDefinition, userText: string, maxChars: numbe
   const params = tool.parameters
   if (!intent || userText.trim() === '' || !isObject(params) || !isObject(params.properties)) return undefined
   const prop = params.properties[intent.argument]
-  if (!isObject(prop) || prop.type !== 'string' || Object.keys(prop).some((k) => !['type', 'description'].includes(k))) return undefined
+  if (!isObject(prop) || prop.type !== 'string' || Object.keys(prop).some((k) => !['type', 'description'].includes(k)))
+    return undefined
   const required = Array.isArray(params.required) ? params.required : []
   if (required.some((r) => r !== intent.argument)) return undefined
   const text = JSON.stringify({ [intent.argument]: Array.from(userText.trim()).slice(0, 200).join('') })

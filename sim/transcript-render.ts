@@ -35,7 +35,12 @@ export const maxSegments = 50_000
  * Segments of `segmentSeconds` over `duration`. With a prompt, the first segment starts with the
  * prompt's last word, as Whisper continues the style of its prompt: a client can see it arrived.
  */
-export function transcriptSegments(duration: number, wantedSeconds: number, task: 'transcribe' | 'translate', prompt: string | undefined): SimSegment[] {
+export function transcriptSegments(
+  duration: number,
+  wantedSeconds: number,
+  task: 'transcribe' | 'translate',
+  prompt: string | undefined,
+): SimSegment[] {
   const segmentSeconds = Math.max(wantedSeconds, duration / maxSegments)
   const count = Math.min(maxSegments, Math.max(1, Math.ceil(duration / segmentSeconds - 1e-9)))
   const lead = prompt?.trim().split(/\s+/).at(-1)
@@ -46,7 +51,18 @@ export function transcriptSegments(duration: number, wantedSeconds: number, task
     let text = sentences[i % sentences.length]!
     if (task === 'translate') text = `(English) ${text}`
     if (i === 0 && lead) text = `${lead} ${text}`
-    segments.push({ id: i, seek: Math.floor(start * 100), start, end, text: ` ${text}`, tokens: [], temperature: 0, avg_logprob: -0.25, compression_ratio: 1.2, no_speech_prob: 0.01 })
+    segments.push({
+      id: i,
+      seek: Math.floor(start * 100),
+      start,
+      end,
+      text: ` ${text}`,
+      tokens: [],
+      temperature: 0,
+      avg_logprob: -0.25,
+      compression_ratio: 1.2,
+      no_speech_prob: 0.01,
+    })
   }
   return segments
 }
@@ -65,18 +81,39 @@ function stamp(seconds: number, separator: string): string {
   return `${pad(Math.floor(ms / 3_600_000))}:${pad(Math.floor(ms / 60_000) % 60)}:${pad(Math.floor(ms / 1000) % 60)}${separator}${pad(ms % 1000, 3)}`
 }
 
-export function renderTranscript(format: TranscriptFormat, t: TranscriptBody): { kind: 'json'; body: unknown } | { kind: 'text'; contentType: string; body: string } {
-  const text = t.segments.map((s) => s.text).join('').trim()
+export function renderTranscript(
+  format: TranscriptFormat,
+  t: TranscriptBody,
+): { kind: 'json'; body: unknown } | { kind: 'text'; contentType: string; body: string } {
+  const text = t.segments
+    .map((s) => s.text)
+    .join('')
+    .trim()
   switch (format) {
     case 'json':
       return { kind: 'json', body: { text, usage: t.usage } }
     case 'verbose_json':
-      return { kind: 'json', body: { task: t.task, language: t.language, duration: t.duration, text, segments: t.segments, usage: t.usage } }
+      return {
+        kind: 'json',
+        body: { task: t.task, language: t.language, duration: t.duration, text, segments: t.segments, usage: t.usage },
+      }
     case 'text':
       return { kind: 'text', contentType: 'text/plain; charset=utf-8', body: `${text}\n` }
     case 'srt':
-      return { kind: 'text', contentType: 'text/plain; charset=utf-8', body: t.segments.map((s, i) => `${i + 1}\n${stamp(s.start, ',')} --> ${stamp(s.end, ',')}\n${s.text.trim()}\n\n`).join('') }
+      return {
+        kind: 'text',
+        contentType: 'text/plain; charset=utf-8',
+        body: t.segments
+          .map((s, i) => `${i + 1}\n${stamp(s.start, ',')} --> ${stamp(s.end, ',')}\n${s.text.trim()}\n\n`)
+          .join(''),
+      }
     case 'vtt':
-      return { kind: 'text', contentType: 'text/vtt; charset=utf-8', body: 'WEBVTT\n\n' + t.segments.map((s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${s.text.trim()}\n\n`).join('') }
+      return {
+        kind: 'text',
+        contentType: 'text/vtt; charset=utf-8',
+        body:
+          'WEBVTT\n\n' +
+          t.segments.map((s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${s.text.trim()}\n\n`).join(''),
+      }
   }
 }

@@ -19,7 +19,18 @@ import { renderTranscript, transcriptSegments, type TranscriptFormat } from './t
 
 export type TranscriptionTask = 'transcribe' | 'translate'
 
-const languageNames: Record<string, string> = { en: 'english', fr: 'french', de: 'german', es: 'spanish', it: 'italian', ja: 'japanese', zh: 'chinese', ko: 'korean', pt: 'portuguese', ru: 'russian' }
+const languageNames: Record<string, string> = {
+  en: 'english',
+  fr: 'french',
+  de: 'german',
+  es: 'spanish',
+  it: 'italian',
+  ja: 'japanese',
+  zh: 'chinese',
+  ko: 'korean',
+  pt: 'portuguese',
+  ru: 'russian',
+}
 
 function quoted(formats: readonly string[]): string {
   const q = formats.map((f) => `\`${f}\``)
@@ -27,7 +38,13 @@ function quoted(formats: readonly string[]): string {
 }
 
 export function transcriptionHandler(task: TranscriptionTask) {
-  return async (sim: SimContext, req: IncomingMessage, res: ServerResponse, raw: Buffer, arrival: number): Promise<void> => {
+  return async (
+    sim: SimContext,
+    req: IncomingMessage,
+    res: ServerResponse,
+    raw: Buffer,
+    arrival: number,
+  ): Promise<void> => {
     const form = await parseForm(req.headers['content-type'], raw)
     const field = (name: string) => form.fields.get(name)?.at(-1)
     const modelName = field('model')
@@ -37,10 +54,15 @@ export function transcriptionHandler(task: TranscriptionTask) {
     const engine = sim.engine(modelName)
     requireKind(engine, 'transcription', task === 'translate' ? 'Translations' : 'Transcriptions')
     const audio = engine.model.audio
-    if (task === 'translate' && !audio.translation) throw new SimError(400, 'The model does not support Translations API')
+    if (task === 'translate' && !audio.translation)
+      throw new SimError(400, 'The model does not support Translations API')
     const format = (field('response_format') ?? 'json') as TranscriptFormat
     if (!(audio.transcript_formats as string[]).includes(format))
-      throw new SimError(400, `Currently only support response_format ${quoted(audio.transcript_formats)}`, 'response_format')
+      throw new SimError(
+        400,
+        `Currently only support response_format ${quoted(audio.transcript_formats)}`,
+        'response_format',
+      )
     if (!form.file) throw new SimError(400, 'file: Field required', 'file')
     const info = audioInfo(form.file.data)
     const code = task === 'translate' ? 'en' : (field('language')?.toLowerCase() ?? 'en')
@@ -53,18 +75,27 @@ export function transcriptionHandler(task: TranscriptionTask) {
       segments,
       usage: { type: 'duration', seconds: Math.ceil(info.seconds) },
     })
-    const send = () => (reply.kind === 'json' ? sendJson(res, 200, reply.body) : sendText(res, 200, reply.contentType, reply.body))
+    const send = () =>
+      reply.kind === 'json' ? sendJson(res, 200, reply.body) : sendText(res, 200, reply.contentType, reply.body)
     const admission = engine.scheduler.admit()
     const prompt = [textPromptTokens(field('prompt') ?? '')]
     const outputTokens = segments.reduce((n, s) => n + Math.ceil(Buffer.byteLength(s.text) / 4), 0)
     const rtfHeader = Number(req.headers['x-sim-realtime-factor'])
-    const rtf = req.headers['x-sim-realtime-factor'] !== undefined && Number.isFinite(rtfHeader) && rtfHeader >= 0 ? rtfHeader : audio.realtime_factor
+    const rtf =
+      req.headers['x-sim-realtime-factor'] !== undefined && Number.isFinite(rtfHeader) && rtfHeader >= 0
+        ? rtfHeader
+        : audio.realtime_factor
     const workMs = failure.stallMs + (rtf > 0 ? (info.seconds * 1000) / rtf : 0)
     if (admission.kind === 'running' && workMs === 0) {
       const ticket = engine.startRun(prompt, outputTokens, 0)
       send()
       const e2e = (performance.now() - arrival) / 1000
-      engine.endRun(ticket, { finishedReason: 'stop', completionTokens: outputTokens, ttftSeconds: e2e, e2eSeconds: e2e })
+      engine.endRun(ticket, {
+        finishedReason: 'stop',
+        completionTokens: outputTokens,
+        ttftSeconds: e2e,
+        e2eSeconds: e2e,
+      })
       return
     }
     const life = sim.active.open(res)
@@ -80,7 +111,12 @@ export function transcriptionHandler(task: TranscriptionTask) {
       const done = await sleep(workMs, life.signal)
       if (done) send()
       const e2e = (performance.now() - arrival) / 1000
-      engine.endRun(ticket, { finishedReason: done ? 'stop' : 'abort', completionTokens: done ? outputTokens : 0, ttftSeconds: done ? e2e : undefined, e2eSeconds: e2e })
+      engine.endRun(ticket, {
+        finishedReason: done ? 'stop' : 'abort',
+        completionTokens: done ? outputTokens : 0,
+        ttftSeconds: done ? e2e : undefined,
+        e2eSeconds: e2e,
+      })
     } finally {
       life.close()
     }

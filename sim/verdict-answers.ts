@@ -36,7 +36,36 @@ const LABEL_LINE = /Answer with exactly one of these labels: ([^\n]+?)\.?\s*$/
 const MARKER = /\[sim-verdict:([^\]]*)\]/g
 
 /** Tokens a model might start with instead of a label; none folds to a label (a letter, a digit, Yes, No). */
-const FILLERS = ['The', 'Based', 'Answer', 'Looking', '**', 'Label', 'Option', 'After', 'Sure', 'Here', 'Given', 'Okay', 'From', 'This', 'It', 'In', 'To', 'My', 'Let', 'Final', 'Considering', 'Well', 'Hmm', 'Yeah', 'None', 'Both', 'Neither', 'Maybe']
+const FILLERS = [
+  'The',
+  'Based',
+  'Answer',
+  'Looking',
+  '**',
+  'Label',
+  'Option',
+  'After',
+  'Sure',
+  'Here',
+  'Given',
+  'Okay',
+  'From',
+  'This',
+  'It',
+  'In',
+  'To',
+  'My',
+  'Let',
+  'Final',
+  'Considering',
+  'Well',
+  'Hmm',
+  'Yeah',
+  'None',
+  'Both',
+  'Neither',
+  'Maybe',
+]
 
 function readDirectives(request: ChatRequest): Directives {
   const d: Directives = { prefer: undefined, omit: new Set(), uniform: false, noLogprobs: false, unrecognizable: false }
@@ -60,7 +89,10 @@ export function verdictLabels(request: ChatRequest): string[] | undefined {
   if (request.maxTokens !== 1 || !request.logprobs || request.topLogprobs === 0) return undefined
   if (request.responseFormat.kind !== 'text' || request.tools.length > 0) return undefined
   const match = LABEL_LINE.exec(request.messages.at(-1)?.text ?? '')
-  const labels = match?.[1]?.split(',').map((l) => l.trim()).filter(Boolean)
+  const labels = match?.[1]
+    ?.split(',')
+    .map((l) => l.trim())
+    .filter(Boolean)
   return labels && labels.length > 0 ? labels : undefined
 }
 
@@ -97,9 +129,13 @@ export function planVerdictAnswer(request: ChatRequest, random: SeededRandom): V
   })
   // The rest of the vocabulary, most likely first, enough to fill the list.
   let left = 1 - onLabels
-  for (const token of FILLERS) if (!labels.some((l) => l.toLowerCase() === token.toLowerCase())) entries.push({ token, p: (left /= 2) })
+  for (const token of FILLERS)
+    if (!labels.some((l) => l.toLowerCase() === token.toLowerCase())) entries.push({ token, p: (left /= 2) })
   entries.sort((a, b) => b.p - a.p)
   const top = entries.slice(0, request.topLogprobs)
   const token = top[0]!.token
-  return { token, logprobs: d.noLogprobs ? undefined : [logprobEntry(top.map((e) => ({ token: e.token, logprob: Math.log(e.p) })))] }
+  return {
+    token,
+    logprobs: d.noLogprobs ? undefined : [logprobEntry(top.map((e) => ({ token: e.token, logprob: Math.log(e.p) })))],
+  }
 }

@@ -33,18 +33,27 @@ export interface WavInfo {
 
 /** Reads a whole WAV file's layout; undefined when it is not one. */
 export function readWav(file: Buffer): WavInfo | undefined {
-  if (file.length < 12 || file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 8, 12) !== 'WAVE') return undefined
+  if (file.length < 12 || file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 8, 12) !== 'WAVE')
+    return undefined
   let offset = 12
   let fmt: Omit<WavInfo, 'dataOffset' | 'dataBytes'> | undefined
   while (offset + 8 <= file.length) {
     const id = file.toString('ascii', offset, offset + 4)
     const size = file.readUInt32LE(offset + 4)
     if (id === 'fmt ' && offset + 24 <= file.length) {
-      fmt = { channels: file.readUInt16LE(offset + 10), sampleRate: file.readUInt32LE(offset + 12), bitsPerSample: file.readUInt16LE(offset + 22) }
+      fmt = {
+        channels: file.readUInt16LE(offset + 10),
+        sampleRate: file.readUInt32LE(offset + 12),
+        bitsPerSample: file.readUInt16LE(offset + 22),
+      }
     } else if (id === 'data') {
       if (!fmt) return undefined
       const present = file.length - (offset + 8)
-      return { ...fmt, dataOffset: offset + 8, dataBytes: size === unknownSize || size === 0 || size > present ? present : size }
+      return {
+        ...fmt,
+        dataOffset: offset + 8,
+        dataBytes: size === unknownSize || size === 0 || size > present ? present : size,
+      }
     }
     offset += 8 + size + (size % 2)
   }

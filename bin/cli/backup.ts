@@ -29,7 +29,8 @@ export async function backupCommand(args: string[], io: Io): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('one destination folder is required')
   const dataDir = path.resolve(values.data ?? (io.env.SLUICE_DATA || './data'))
   const dest = path.resolve(positionals[0]!)
-  if (!fs.existsSync(path.join(dataDir, 'sluice.db'))) throw new FailedError(`${dataDir} is not a Sluice data folder (no sluice.db)`)
+  if (!fs.existsSync(path.join(dataDir, 'sluice.db')))
+    throw new FailedError(`${dataDir} is not a Sluice data folder (no sluice.db)`)
   if (fs.existsSync(dest) && fs.readdirSync(dest).length > 0) throw new FailedError(`${dest} is not empty`)
   fs.mkdirSync(dest, { recursive: true })
   for (const entry of fs.readdirSync(dataDir, { withFileTypes: true })) {

@@ -76,13 +76,18 @@ export function adminClient(values: { url?: string; 'admin-key'?: string }, env:
       try {
         res = await fetch(`${base}/admin${path}`, {
           method,
-          headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
         })
       } catch (err) {
         // fetch rejects only when no HTTP answer came back: that is "cannot reach", not "failed".
         const cause = (err as { cause?: { code?: string; message?: string } }).cause
-        throw new UnreachableError(`cannot reach the gateway at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`)
+        throw new UnreachableError(
+          `cannot reach the gateway at ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+        )
       }
       const text = await res.text()
       let parsed: unknown = text
@@ -114,13 +119,18 @@ export function table(header: string[], rows: (string | number | boolean | null 
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))
   const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number'))
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)))
-  const line = (r: string[]) => r.map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd()
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd()
   return [line(header), ...cells.map(line)].join('\n') + '\n'
 }
 
 export function positiveNumber(raw: string | undefined, flag: string, integer: boolean): number | undefined {
   if (raw === undefined) return undefined
   const n = Number(raw)
-  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) throw new UsageError(`${flag} takes a ${integer ? 'whole ' : ''}number ≥ 0, not ${JSON.stringify(raw)}`)
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+    throw new UsageError(`${flag} takes a ${integer ? 'whole ' : ''}number ≥ 0, not ${JSON.stringify(raw)}`)
   return n
 }

@@ -36,19 +36,39 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
     return 0
   }
   const [action, ...extra] = positionals
-  if (action !== 'check') throw new UsageError(action === undefined ? 'config needs an action: check' : `unknown config action ${JSON.stringify(action)}: expected check`)
+  if (action !== 'check')
+    throw new UsageError(
+      action === undefined
+        ? 'config needs an action: check'
+        : `unknown config action ${JSON.stringify(action)}: expected check`,
+    )
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`)
   // The same defaults as startGateway (kernel/gateway.ts).
   const configDir = path.resolve(values.config ?? (io.env.SLUICE_CONFIG || defaultConfigDir))
   const pipelinesDir = path.resolve(values.pipelines ?? (io.env.SLUICE_PIPELINES || defaultPipelinesDir))
   try {
-    const deployment = loadDeployment({ configDir, pipelinesDir, dataDir: path.resolve(io.env.SLUICE_DATA || './data') })
+    const deployment = loadDeployment({
+      configDir,
+      pipelinesDir,
+      dataDir: path.resolve(io.env.SLUICE_DATA || './data'),
+    })
     // Every check of loadPipelines runs before any plugin's open and setup; those are what open
     // stores, pools and files, so here each plugin has no open and a no-op setup, and nothing is
     // opened. The kernel is therefore never used (only open, setup and a failed setup's close reach it).
-    const registry = new PluginRegistry((builtinPlugins as AnyPlugin[]).map((p) => ({ ...p, open: undefined, setup: () => ({}) })))
-    const loaded = await loadPipelines({ pipelinesDir, files: deployment.server.pipelines, registry, bodySchemas, kernel: {} as unknown as Kernel, states: new PluginStates() })
-    io.out(`config ok: ${configDir} and ${deployment.server.pipelines.length} pipeline files (${loaded.routes.size} routes) in ${pipelinesDir}\n`)
+    const registry = new PluginRegistry(
+      (builtinPlugins as AnyPlugin[]).map((p) => ({ ...p, open: undefined, setup: () => ({}) })),
+    )
+    const loaded = await loadPipelines({
+      pipelinesDir,
+      files: deployment.server.pipelines,
+      registry,
+      bodySchemas,
+      kernel: {} as unknown as Kernel,
+      states: new PluginStates(),
+    })
+    io.out(
+      `config ok: ${configDir} and ${deployment.server.pipelines.length} pipeline files (${loaded.routes.size} routes) in ${pipelinesDir}\n`,
+    )
     return 0
   } catch (err) {
     // The boot's words (bin/sluice-server.ts prints describeCause too).

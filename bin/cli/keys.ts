@@ -51,24 +51,44 @@ export async function keysCommand(args: string[], io: Io): Promise<number> {
   if (action === undefined) throw new UsageError('keys needs an action: create, list, enable, disable, rotate, delete')
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`)
   const needsId = ['enable', 'disable', 'rotate', 'delete'].includes(action)
-  if (!needsId && !['create', 'list'].includes(action)) throw new UsageError(`unknown keys action ${JSON.stringify(action)}: expected create, list, enable, disable, rotate or delete`)
+  if (!needsId && !['create', 'list'].includes(action))
+    throw new UsageError(
+      `unknown keys action ${JSON.stringify(action)}: expected create, list, enable, disable, rotate or delete`,
+    )
   if (needsId && id === undefined) throw new UsageError(`keys ${action} needs a key <id>`)
   if (!needsId && id !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(id)}`)
-  if (action === 'delete' && !values.yes) throw new UsageError('keys delete needs --yes (a deleted key cannot come back)')
+  if (action === 'delete' && !values.yes)
+    throw new UsageError('keys delete needs --yes (a deleted key cannot come back)')
   const body = action === 'create' ? createBody(values) : undefined
   const api = adminClient(values, io.env)
   const path = `/keys/${encodeURIComponent(id ?? '')}`
-  const print = (value: unknown, text: string): void => io.out(values.json ? `${JSON.stringify(value, null, 2)}\n` : text)
+  const print = (value: unknown, text: string): void =>
+    io.out(values.json ? `${JSON.stringify(value, null, 2)}\n` : text)
 
   switch (action) {
     case 'create': {
       const made = (await api.call('POST', '/keys', body)) as Secret
-      print(made, `created key ${made.key.id} in group ${made.key.group}\nsecret: ${made.secret}\n(shown once: store it now)\n`)
+      print(
+        made,
+        `created key ${made.key.id} in group ${made.key.group}\nsecret: ${made.secret}\n(shown once: store it now)\n`,
+      )
       return 0
     }
     case 'list': {
       const list = (await api.call('GET', '/keys')) as { data: Key[] }
-      print(list, table(['id', 'group', 'enabled', 'budget', 'source'], list.data.map((k) => [k.id, k.group, k.enabled, k.budget ? `${k.budget.amount}/${k.budget.term}` : null, k.source])))
+      print(
+        list,
+        table(
+          ['id', 'group', 'enabled', 'budget', 'source'],
+          list.data.map((k) => [
+            k.id,
+            k.group,
+            k.enabled,
+            k.budget ? `${k.budget.amount}/${k.budget.term}` : null,
+            k.source,
+          ]),
+        ),
+      )
       return 0
     }
     case 'enable':
@@ -79,7 +99,10 @@ export async function keysCommand(args: string[], io: Io): Promise<number> {
     }
     case 'rotate': {
       const rotated = (await api.call('POST', `${path}/rotate`)) as Secret
-      print(rotated, `rotated key ${rotated.key.id}; the old secret no longer works\nsecret: ${rotated.secret}\n(shown once: store it now)\n`)
+      print(
+        rotated,
+        `rotated key ${rotated.key.id}; the old secret no longer works\nsecret: ${rotated.secret}\n(shown once: store it now)\n`,
+      )
       return 0
     }
     case 'delete': {
@@ -91,13 +114,20 @@ export async function keysCommand(args: string[], io: Io): Promise<number> {
   throw new FailedError(`unhandled action ${action}`)
 }
 
-function createBody(values: { group?: string; id?: string; budget?: string; term?: string; tpm?: string }): Record<string, unknown> {
+function createBody(values: {
+  group?: string
+  id?: string
+  budget?: string
+  term?: string
+  tpm?: string
+}): Record<string, unknown> {
   if (!values.group) throw new UsageError('keys create needs --group <g>')
   const body: Record<string, unknown> = { group: values.group }
   if (values.id !== undefined) body.id = values.id
   const amount = positiveNumber(values.budget, '--budget', false)
   if (values.term !== undefined && amount === undefined) throw new UsageError('--term goes with --budget')
-  if (values.term !== undefined && !['day', 'week', 'month'].includes(values.term)) throw new UsageError(`--term is day, week or month, not ${JSON.stringify(values.term)}`)
+  if (values.term !== undefined && !['day', 'week', 'month'].includes(values.term))
+    throw new UsageError(`--term is day, week or month, not ${JSON.stringify(values.term)}`)
   if (amount !== undefined) body.budget = { amount, term: values.term ?? 'month' }
   const tpm = positiveNumber(values.tpm, '--tpm', true)
   if (tpm !== undefined) body.tokens_per_minute = tpm

@@ -34,16 +34,27 @@ export async function usageCommand(args: string[], io: Io): Promise<number> {
     return 0
   }
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`)
-  if (!['key', 'model', 'group'].includes(values.by)) throw new UsageError(`--by is key, model or group, not ${JSON.stringify(values.by)}`)
+  if (!['key', 'model', 'group'].includes(values.by))
+    throw new UsageError(`--by is key, model or group, not ${JSON.stringify(values.by)}`)
   const query = new URLSearchParams({ by: values.by })
-  for (const name of ['from', 'to', 'key', 'group', 'model'] as const) if (values[name] !== undefined) query.set(name, values[name])
-  const answer = (await adminClient(values, io.env).call('GET', `/usage?${query}`)) as { from: string; to: string; data: Row[] }
+  for (const name of ['from', 'to', 'key', 'group', 'model'] as const)
+    if (values[name] !== undefined) query.set(name, values[name])
+  const answer = (await adminClient(values, io.env).call('GET', `/usage?${query}`)) as {
+    from: string
+    to: string
+    data: Row[]
+  }
   if (values.json) {
     io.out(`${JSON.stringify(answer, null, 2)}\n`)
     return 0
   }
   const columns = ['requests', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'total_tokens', 'value']
   io.out(`usage by ${values.by} from ${answer.from} to ${answer.to}\n`)
-  io.out(table([values.by, ...columns], answer.data.map((r) => [String(r[values.by]), ...columns.map((c) => r[c])])))
+  io.out(
+    table(
+      [values.by, ...columns],
+      answer.data.map((r) => [String(r[values.by]), ...columns.map((c) => r[c])]),
+    ),
+  )
   return 0
 }

@@ -71,11 +71,18 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`)
   const project = required(values.project, '--project')
   const collection = required(values.collection, '--collection')
-  for (const [flag, name] of [['--project', project], ['--collection', collection]] as const) {
-    if (!NAME.test(name)) throw new UsageError(`${flag} ${JSON.stringify(name)} is invalid: 1 to 128 letters, digits, _ . -, starting with a letter or digit`)
+  for (const [flag, name] of [
+    ['--project', project],
+    ['--collection', collection],
+  ] as const) {
+    if (!NAME.test(name))
+      throw new UsageError(
+        `${flag} ${JSON.stringify(name)} is invalid: 1 to 128 letters, digits, _ . -, starting with a letter or digit`,
+      )
   }
   const concurrency = Number(values.concurrency)
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError(`--concurrency takes an integer from 1 to 64, not ${JSON.stringify(values.concurrency)}`)
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+    throw new UsageError(`--concurrency takes an integer from 1 to 64, not ${JSON.stringify(values.concurrency)}`)
   let url: URL
   try {
     url = new URL(values.url)
@@ -83,13 +90,26 @@ export function parseCommand(argv: string[], env: NodeJS.ProcessEnv): Command {
     throw new UsageError(`--url ${JSON.stringify(values.url)} is not a URL`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be http or https')
-  const tags = (values.tags ?? '').split(',').map((t) => t.trim()).filter((t) => t.length > 0)
+  const tags = (values.tags ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0)
   const dryRun = values['dry-run']
   const adminKey = env.SLUICE_ADMIN_KEY || undefined
   if (!dryRun && !adminKey) throw new UsageError('SLUICE_ADMIN_KEY is not set: the knowledge API needs the admin key')
   return {
     kind: 'load',
-    options: { folder, project, collection, url: url.href.replace(/\/+$/, ''), create: values.create, concurrency, tags, dryRun, adminKey },
+    options: {
+      folder,
+      project,
+      collection,
+      url: url.href.replace(/\/+$/, ''),
+      create: values.create,
+      concurrency,
+      tags,
+      dryRun,
+      adminKey,
+    },
   }
 }
 

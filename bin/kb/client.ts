@@ -67,7 +67,9 @@ export class KbClient {
       parsed = undefined
     }
     if (!res.ok) {
-      const message = (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? (text.slice(0, 200) || res.statusText)
+      const message =
+        (parsed as { error?: { message?: string } } | undefined)?.error?.message ??
+        (text.slice(0, 200) || res.statusText)
       throw new KbApiError(res.status, `${res.status} ${message}`)
     }
     return parsed

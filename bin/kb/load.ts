@@ -18,7 +18,12 @@ export interface LoadReport {
 /** A problem that stops the whole run before any file is sent (exit 1, not 2: usage was fine). */
 export class LoadError extends Error {}
 
-export async function loadFolder(options: LoadOptions, walk: Walk, progress: Progress, note: (line: string) => void): Promise<LoadReport> {
+export async function loadFolder(
+  options: LoadOptions,
+  walk: Walk,
+  progress: Progress,
+  note: (line: string) => void,
+): Promise<LoadReport> {
   const client = new KbClient(options.url, options.adminKey!, options.project)
   const existing = await prepareCollection(client, options, note)
   const started = Date.now()
@@ -38,7 +43,11 @@ export async function loadFolder(options: LoadOptions, walk: Walk, progress: Pro
   return { outcomes, seconds: (Date.now() - started) / 1000 }
 }
 
-async function prepareCollection(client: KbClient, options: LoadOptions, note: (line: string) => void): Promise<Set<string>> {
+async function prepareCollection(
+  client: KbClient,
+  options: LoadOptions,
+  note: (line: string) => void,
+): Promise<Set<string>> {
   let names: string[]
   try {
     names = await client.collectionNames()
@@ -46,7 +55,10 @@ async function prepareCollection(client: KbClient, options: LoadOptions, note: (
     throw new LoadError(`cannot list the collections of project ${options.project} at ${options.url}: ${reasonOf(err)}`)
   }
   if (!names.includes(options.collection)) {
-    if (!options.create) throw new LoadError(`collection ${JSON.stringify(options.collection)} does not exist in project ${options.project} (pass --create to create it)`)
+    if (!options.create)
+      throw new LoadError(
+        `collection ${JSON.stringify(options.collection)} does not exist in project ${options.project} (pass --create to create it)`,
+      )
     try {
       await client.createCollection(options.collection)
     } catch (err) {
@@ -62,11 +74,20 @@ async function prepareCollection(client: KbClient, options: LoadOptions, note: (
   }
 }
 
-async function loadOne(client: KbClient, options: LoadOptions, file: FoundFile, existing: Set<string>): Promise<FileOutcome> {
+async function loadOne(
+  client: KbClient,
+  options: LoadOptions,
+  file: FoundFile,
+  existing: Set<string>,
+): Promise<FileOutcome> {
   try {
     const bytes = await fs.readFile(file.absolutePath)
     const doc = await client.upload(options.collection, file.sourceName, bytes, options.tags)
-    return { sourceName: file.sourceName, status: existing.has(file.sourceName) ? 'replaced' : 'loaded', chunks: doc.chunks }
+    return {
+      sourceName: file.sourceName,
+      status: existing.has(file.sourceName) ? 'replaced' : 'loaded',
+      chunks: doc.chunks,
+    }
   } catch (err) {
     return { sourceName: file.sourceName, status: 'failed', chunks: 0, reason: reasonOf(err) }
   }

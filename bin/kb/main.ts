@@ -13,7 +13,12 @@ import { walkFolder, type Walk } from './walk.js'
 const out = process.stdout
 const say = (line: string): void => void out.write(`${line}\n`)
 
-export async function runKb(argv: string[], env: NodeJS.ProcessEnv, name = 'sluice-kb', usage = USAGE): Promise<number> {
+export async function runKb(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  name = 'sluice-kb',
+  usage = USAGE,
+): Promise<number> {
   let options: LoadOptions
   try {
     const command = parseCommand(argv, env)
@@ -22,7 +27,8 @@ export async function runKb(argv: string[], env: NodeJS.ProcessEnv, name = 'slui
       return 0
     }
     options = command.options
-    if (!fs.statSync(options.folder, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`${options.folder} is not a folder`)
+    if (!fs.statSync(options.folder, { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`${options.folder} is not a folder`)
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     process.stderr.write(`${name}: ${err.message}\n\n${usage}`)
@@ -39,11 +45,15 @@ export async function runKb(argv: string[], env: NodeJS.ProcessEnv, name = 'slui
     return 1
   }
   const count = (status: string): number => report.outcomes.filter((o) => o.status === status).length
-  const failed = report.outcomes.filter((o) => o.status === 'failed').sort((a, b) => (a.sourceName < b.sourceName ? -1 : 1))
+  const failed = report.outcomes
+    .filter((o) => o.status === 'failed')
+    .sort((a, b) => (a.sourceName < b.sourceName ? -1 : 1))
   const chunks = report.outcomes.reduce((n, o) => n + o.chunks, 0)
   for (const s of walk.skipped) say(`skipped ${s.sourceName}: ${s.reason}`)
   for (const f of failed) say(`failed ${f.sourceName}: ${f.reason}`)
-  say(`summary: ${count('loaded')} loaded, ${count('replaced')} replaced, ${walk.skipped.length} skipped, ${failed.length} failed; ${chunks} chunks in ${report.seconds.toFixed(1)} s`)
+  say(
+    `summary: ${count('loaded')} loaded, ${count('replaced')} replaced, ${walk.skipped.length} skipped, ${failed.length} failed; ${chunks} chunks in ${report.seconds.toFixed(1)} s`,
+  )
   return failed.length > 0 ? 1 : 0
 }
 
@@ -53,4 +63,3 @@ function dryRun(walk: Walk): number {
   say(`dry run: ${walk.files.length} to load, ${walk.skipped.length} skipped; nothing sent`)
   return 0
 }
-

@@ -34,7 +34,8 @@ function lineProgress(out: Out): Progress {
     },
     file(o) {
       done++
-      const what = o.status === 'failed' ? `failed: ${o.reason}` : `${o.status}, ${o.chunks} chunk${o.chunks === 1 ? '' : 's'}`
+      const what =
+        o.status === 'failed' ? `failed: ${o.reason}` : `${o.status}, ${o.chunks} chunk${o.chunks === 1 ? '' : 's'}`
       out.write(`[${done}/${total}] ${o.sourceName}: ${what}\n`)
     },
     end() {},

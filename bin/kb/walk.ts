@@ -39,13 +39,15 @@ export async function walkFolder(root: string): Promise<Walk> {
       if (entry.isDirectory()) await visit(full)
       else if (entry.isSymbolicLink()) skipped.push({ sourceName, reason: 'symbolic link (not followed)' })
       else if (!entry.isFile()) skipped.push({ sourceName, reason: 'not a regular file' })
-      else if (!isSupported(entry.name)) skipped.push({ sourceName, reason: `unsupported format (${path.extname(entry.name) || 'no extension'})` })
+      else if (!isSupported(entry.name))
+        skipped.push({ sourceName, reason: `unsupported format (${path.extname(entry.name) || 'no extension'})` })
       else files.push({ absolutePath: full, sourceName, bytes: (await fs.stat(full)).size })
     }
   }
   await visit(root)
   // A stable order: the same folder loads, and reports, the same way every time.
-  const byName = (a: { sourceName: string }, b: { sourceName: string }): number => (a.sourceName < b.sourceName ? -1 : a.sourceName > b.sourceName ? 1 : 0)
+  const byName = (a: { sourceName: string }, b: { sourceName: string }): number =>
+    a.sourceName < b.sourceName ? -1 : a.sourceName > b.sourceName ? 1 : 0
   return { files: files.sort(byName), skipped: skipped.sort(byName) }
 }
 

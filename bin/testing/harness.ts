@@ -58,7 +58,9 @@ export interface KernelOverrides {
    * SQLite in a temporary folder, fresh metrics, and no admin store (key changes answer 503).
    * makeServedKernel gives the full set, PostgreSQL or Redis included.
    */
-  services?: Partial<Pick<KernelServices, 'records' | 'redis' | 'stores' | 'load' | 'metrics' | 'storedKeys' | 'domains'>> & {
+  services?: Partial<
+    Pick<KernelServices, 'records' | 'redis' | 'stores' | 'load' | 'metrics' | 'storedKeys' | 'domains'>
+  > & {
     /** The Query domain's knowledge base (default: one in the temporary folder, opened on first use). */
     knowledge?: KnowledgeBase
     /** The Query domain's stores (openQueryServices), for a plugin that reads projects, history or uploads. */
@@ -71,7 +73,11 @@ export interface KernelOverrides {
 /** A Kernel built from real config files (the embedded default unless told otherwise). */
 export function makeKernel(overrides: KernelOverrides = {}): Kernel {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-harness-'))
-  const deployment: Deployment = loadDeployment({ configDir: overrides.configDir ?? defaultConfigDir, pipelinesDir: defaultPipelinesDir, dataDir })
+  const deployment: Deployment = loadDeployment({
+    configDir: overrides.configDir ?? defaultConfigDir,
+    pipelinesDir: defaultPipelinesDir,
+    dataDir,
+  })
   // Log lines stay in memory (harnessLogs), so tests can assert on them without noise.
   const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
   const now = overrides.now ?? Date.now
@@ -84,7 +90,13 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     adminKeyHash: overrides.adminKeyHash,
     now,
   })
-  const catalog = createCatalog(deployment, { embeddedUrls: { embedded: overrides.simulatorUrl ?? 'http://127.0.0.1:9', 'embedded-embedder': 'http://127.0.0.1:9' }, keys })
+  const catalog = createCatalog(deployment, {
+    embeddedUrls: {
+      embedded: overrides.simulatorUrl ?? 'http://127.0.0.1:9',
+      'embedded-embedder': 'http://127.0.0.1:9',
+    },
+    keys,
+  })
   // One SQLite store in the temporary folder, opened only when a default needs it.
   let store: ReturnType<typeof openSqliteStore> | undefined
   const sqlite = () => (store ??= openSqliteStore(dataDir))
@@ -95,17 +107,30 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     keys,
     keyAdmin: keys,
     backends: new BackendPools(catalog, (id) => keys.group(id)),
-    records: overrides.services?.records ?? new RecordWriter(sqlite().records, { flushMs: 60_000, batch: 500, retentionDays: 180, log, metrics, now }),
+    records:
+      overrides.services?.records ??
+      new RecordWriter(sqlite().records, { flushMs: 60_000, batch: 500, retentionDays: 180, log, metrics, now }),
     redis: overrides.services?.redis,
     stores: overrides.services?.stores ?? storesAccess({ dataDir }),
     load: overrides.services?.load ?? new QueueLoadRegistry(),
     metrics,
-    domains: overrides.services?.domains ?? { query: harnessQueryDomain(overrides, () => (knowledge ??= overrides.services?.knowledge ?? new KnowledgeBase(openSqliteKnowledge(dataDir), knowledgeSettings(deployment.server.knowledge))), deployment) },
+    domains: overrides.services?.domains ?? {
+      query: harnessQueryDomain(
+        overrides,
+        () =>
+          (knowledge ??=
+            overrides.services?.knowledge ??
+            new KnowledgeBase(openSqliteKnowledge(dataDir), knowledgeSettings(deployment.server.knowledge))),
+        deployment,
+      ),
+    },
     log,
     now,
-    call: overrides.call ?? (async (routeId) => {
-      throw new GatewayError(500, `no route ${routeId} in the harness`)
-    }),
+    call:
+      overrides.call ??
+      (async (routeId) => {
+        throw new GatewayError(500, `no route ${routeId} in the harness`)
+      }),
   }
 }
 
@@ -113,9 +138,16 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
  * The Query domain as a plugin test sees it: the knowledge base in the temporary folder, opened
  * on first use; projects, history and uploads only when the test passes them.
  */
-function harnessQueryDomain(overrides: KernelOverrides, knowledge: () => KnowledgeBase, deployment: Deployment): QueryDomain {
+function harnessQueryDomain(
+  overrides: KernelOverrides,
+  knowledge: () => KnowledgeBase,
+  deployment: Deployment,
+): QueryDomain {
   const query = (): QueryServices => {
-    if (!overrides.services?.query) throw new Error('harness: pass services.query (openQueryServices) to a plugin that reads projects, history or uploads')
+    if (!overrides.services?.query)
+      throw new Error(
+        'harness: pass services.query (openQueryServices) to a plugin that reads projects, history or uploads',
+      )
     return overrides.services.query
   }
   return {
@@ -139,11 +171,24 @@ function harnessQueryDomain(overrides: KernelOverrides, knowledge: () => Knowled
  * A Kernel with the whole set of shared services, opened as the gateway opens them (SQLite or
  * PostgreSQL, memory or Redis, per `stores`). Close it when done.
  */
-export async function makeServedKernel(overrides: Omit<KernelOverrides, 'services'> & { stores?: Partial<StoresConfig> } = {}): Promise<{ kernel: Kernel; services: KernelServices; close(): Promise<void> }> {
+export async function makeServedKernel(
+  overrides: Omit<KernelOverrides, 'services'> & { stores?: Partial<StoresConfig> } = {},
+): Promise<{ kernel: Kernel; services: KernelServices; close(): Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-harness-'))
-  const deployment = loadDeployment({ configDir: overrides.configDir ?? defaultConfigDir, pipelinesDir: defaultPipelinesDir, dataDir, server: { stores: { ...overrides.stores } as StoresConfig } })
+  const deployment = loadDeployment({
+    configDir: overrides.configDir ?? defaultConfigDir,
+    pipelinesDir: defaultPipelinesDir,
+    dataDir,
+    server: { stores: { ...overrides.stores } as StoresConfig },
+  })
   const log = createLogger({ level: 'debug', sink: { write: (line) => void harnessLogs.push(line) } })
-  const services = await openServices(deployment, { env: {}, log, now: overrides.now, announce: () => undefined, domains: [queryDomain] })
+  const services = await openServices(deployment, {
+    env: {},
+    log,
+    now: overrides.now,
+    announce: () => undefined,
+    domains: [queryDomain],
+  })
   const kernel = makeKernel({ ...overrides, services })
   return {
     kernel,
@@ -245,12 +290,20 @@ export async function loadError(load: () => Promise<unknown>): Promise<string> {
   }
 }
 
-export async function setupPlugin<C>(plugin: PluginDefinition<C>, options: unknown = {}, kernel: Kernel = makeKernel()): Promise<Phases> {
+export async function setupPlugin<C>(
+  plugin: PluginDefinition<C>,
+  options: unknown = {},
+  kernel: Kernel = makeKernel(),
+): Promise<Phases> {
   const checked = checkOptions(plugin as AnyPlugin, options)
   if (!checked.ok) throw new Error(`bad options: ${checked.reason}`)
   // Opened once per kernel, as the loader opens it once per process (closePluginStates closes it).
   const state = await statesOf(kernel).of(plugin as AnyPlugin, kernel)
-  return (plugin as AnyPlugin).setup(checked.options, kernel, state, { pipeline: 'test', route: 'test', file: 'harness' })
+  return (plugin as AnyPlugin).setup(checked.options, kernel, state, {
+    pipeline: 'test',
+    route: 'test',
+    file: 'harness',
+  })
 }
 
 /** An IncomingBody over a buffer, with the same limit rule as the HTTP transport. */
@@ -269,7 +322,11 @@ function bufferBody(data: Buffer | string, defaultLimit: number, contentType: st
   }
 }
 
-export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown, scenario: Scenario = {}): Promise<Run> {
+export async function runPlugin<C>(
+  plugin: PluginDefinition<C>,
+  options: unknown,
+  scenario: Scenario = {},
+): Promise<Run> {
   if (!scenario.kernel) {
     // A kernel of this run alone: the plugin's state closes when the run is over (not while a
     // stream the test left unread may still use it).
@@ -314,7 +371,10 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
     transport: scenario.transport ?? 'http',
     method: scenario.method ?? 'POST',
     path: scenario.path ?? '/test',
-    incoming: scenario.incoming === undefined ? undefined : bufferBody(scenario.incoming, kernel.config.server.body_limit_bytes, headers['content-type']),
+    incoming:
+      scenario.incoming === undefined
+        ? undefined
+        : bufferBody(scenario.incoming, kernel.config.server.body_limit_bytes, headers['content-type']),
     params: scenario.params,
     query: new URLSearchParams(scenario.query ?? ''),
     headers,
@@ -364,22 +424,35 @@ export async function runPlugin<C>(plugin: PluginDefinition<C>, options: unknown
  */
 function checkRequires(plugin: AnyPlugin, ex: Exchange): void {
   for (const slot of plugin.requires ?? []) {
-    const present = slot === 'principal' ? ex.principal !== undefined : (ex.state as Record<string, unknown>)[slot] !== undefined
-    if (!present) throw new Error(`harness: ${plugin.name} requires '${slot}', which the scenario does not provide (pass it in scenario.${slot === 'principal' ? 'principal' : `state.${slot}`})`)
+    const present =
+      slot === 'principal' ? ex.principal !== undefined : (ex.state as Record<string, unknown>)[slot] !== undefined
+    if (!present)
+      throw new Error(
+        `harness: ${plugin.name} requires '${slot}', which the scenario does not provide (pass it in scenario.${slot === 'principal' ? 'principal' : `state.${slot}`})`,
+      )
   }
 }
 
 /** The kernel logs an error thrown in `finish` and goes on; in a plugin's test it is a failure. */
 function failOnFinishErrors(call: InProcessCall): void {
   const first = call.finishErrors?.[0]
-  if (first) throw new Error(`harness: the finish phase of ${first.step} threw: ${first.error instanceof Error ? first.error.message : String(first.error)}`, { cause: first.error })
+  if (first)
+    throw new Error(
+      `harness: the finish phase of ${first.step} threw: ${first.error instanceof Error ? first.error.message : String(first.error)}`,
+      { cause: first.error },
+    )
 }
 
 /** A chat route's demand, as the backend step makes it. */
-const chatRouteDemand: DemandOf = (ex) => chatDemand(ex.body, { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model?.model.tokens_per_image ?? 1024 })
+const chatRouteDemand: DemandOf = (ex) =>
+  chatDemand(ex.body, { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model?.model.tokens_per_image ?? 1024 })
 
 /** What a fake model step does: it reached `model` and the server reported these tokens. */
-export function answeredWith(ex: Exchange, model: string, usage: { prompt: number; completion: number; cached?: number; upstreamModel?: string }): void {
+export function answeredWith(
+  ex: Exchange,
+  model: string,
+  usage: { prompt: number; completion: number; cached?: number; upstreamModel?: string },
+): void {
   ex.usage.model = model
   ex.usage.upstreamModel = usage.upstreamModel
   ex.usage.firstTokenAt ??= ex.startedAt

@@ -8,7 +8,13 @@ import type { ModelConfig } from '../../schemas/models.schema.js'
 
 /** Whether chat messages carry an image part (what `auto` and the capability check ask). */
 export function hasImageParts(messages: unknown): boolean {
-  return Array.isArray(messages) && messages.some((m: { content?: unknown }) => Array.isArray(m?.content) && m.content.some((p: { type?: unknown }) => p?.type === 'image_url'))
+  return (
+    Array.isArray(messages) &&
+    messages.some(
+      (m: { content?: unknown }) =>
+        Array.isArray(m?.content) && m.content.some((p: { type?: unknown }) => p?.type === 'image_url'),
+    )
+  )
 }
 
 export interface AutoNeeds {
@@ -49,7 +55,12 @@ function usable(m: ModelConfig, now: number): boolean {
   return !(m.retire_at && Date.parse(m.retire_at) <= now)
 }
 
-export function chooseAutoModel(catalog: Catalog, needs: AutoNeeds, now: number, loadOf: LoadOf = () => 0): ModelConfig {
+export function chooseAutoModel(
+  catalog: Catalog,
+  needs: AutoNeeds,
+  now: number,
+  loadOf: LoadOf = () => 0,
+): ModelConfig {
   const candidates = catalog.models().filter((m) => {
     if (!usable(m, now)) return false
     if (!catalog.permits(needs.group, [m.id])) return false

@@ -5,10 +5,18 @@
 import type { ConversationHistory } from './history.js'
 import type { QueryStoreOptions } from './query-services.js'
 import { querySettings } from './query-settings.js'
-import { postgresHistory, postgresHistorySchema, sqliteHistory, sqliteHistorySchema, type HistoryTable } from './history-tables.js'
+import {
+  postgresHistory,
+  postgresHistorySchema,
+  sqliteHistory,
+  sqliteHistorySchema,
+  type HistoryTable,
+} from './history-tables.js'
 import { startPurge } from './purge-timer.js'
 
-export async function openHistory(options: QueryStoreOptions): Promise<ConversationHistory & { purge(): Promise<number>; close(): Promise<void> }> {
+export async function openHistory(
+  options: QueryStoreOptions,
+): Promise<ConversationHistory & { purge(): Promise<number>; close(): Promise<void> }> {
   const settings = options.settings ?? querySettings(undefined)
   const limits = { retentionMs: settings.historyRetentionMs, maxTurns: settings.historyMaxTurns, now: options.now }
   let table: HistoryTable

@@ -30,7 +30,12 @@ interface TurnRow {
   query_id: string
 }
 
-const turnOf = (r: TurnRow): HistoryTurn => ({ role: r.role, content: r.content, at: Number(r.at), queryId: r.query_id })
+const turnOf = (r: TurnRow): HistoryTurn => ({
+  role: r.role,
+  content: r.content,
+  at: Number(r.at),
+  queryId: r.query_id,
+})
 
 function checkLimit(limit: number): number {
   return Number.isInteger(limit) && limit > 0 ? limit : 0
@@ -49,7 +54,9 @@ export function sqliteHistory(db: Database.Database, limits: HistoryLimits): His
   const select = db.prepare<[string, string, number, number]>(
     'SELECT role, content, at, query_id FROM query_history WHERE project = ? AND session = ? AND at >= ? ORDER BY seq DESC LIMIT ?',
   )
-  const insert = db.prepare<[string, string, string, string, number, string]>('INSERT INTO query_history (project, session, role, content, at, query_id) VALUES (?, ?, ?, ?, ?, ?)')
+  const insert = db.prepare<[string, string, string, string, number, string]>(
+    'INSERT INTO query_history (project, session, role, content, at, query_id) VALUES (?, ?, ?, ?, ?, ?)',
+  )
   // Everything at or below the seq of the first turn past the cap (newest first) goes.
   const trim = db.prepare<[string, string, string, string, number]>(
     `DELETE FROM query_history WHERE project = ? AND session = ? AND seq <= (
@@ -102,7 +109,10 @@ export function postgresHistory(pool: pg.Pool, limits: HistoryLimits): HistoryTa
         // One writer per session at a time, so concurrent appends trim in order and keep the cap.
         await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`query_history:${projectId}:${sessionId}`])
         for (const t of turns) {
-          await c.query('INSERT INTO query_history (project, session, role, content, at, query_id) VALUES ($1, $2, $3, $4, $5, $6)', [projectId, sessionId, t.role, t.content, t.at, t.queryId])
+          await c.query(
+            'INSERT INTO query_history (project, session, role, content, at, query_id) VALUES ($1, $2, $3, $4, $5, $6)',
+            [projectId, sessionId, t.role, t.content, t.at, t.queryId],
+          )
         }
         await c.query(
           `DELETE FROM query_history WHERE project = $1 AND session = $2 AND seq <= (

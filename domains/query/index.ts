@@ -47,7 +47,9 @@ async function openKnowledgeStore(context: DomainContext): Promise<KnowledgeStor
     const { openPostgresKnowledge } = await import('./knowledge/postgres-knowledge.js')
     return await openPostgresKnowledge({ url: context.postgres.url, schema: context.postgres.schema, log: line })
   } catch (err) {
-    throw new Error(`cannot open the knowledge store in PostgreSQL at ${redactUrl(context.postgres.url)}: ${(err as Error).message}`)
+    throw new Error(
+      `cannot open the knowledge store in PostgreSQL at ${redactUrl(context.postgres.url)}: ${(err as Error).message}`,
+    )
   }
 }
 
@@ -63,7 +65,9 @@ export const queryDomain = defineDomain({
     const settings = knowledgeSettings(config.server.knowledge)
     const { maxTokens, overlapTokens } = settings.chunking
     if (overlapTokens > maxTokens / 2) {
-      throw new Error(`server.yaml knowledge.chunking.overlap_tokens (${overlapTokens}) must be at most half of max_tokens (${maxTokens})`)
+      throw new Error(
+        `server.yaml knowledge.chunking.overlap_tokens (${overlapTokens}) must be at most half of max_tokens (${maxTokens})`,
+      )
     }
     const knowledge = new KnowledgeBase(await openKnowledgeStore(context), settings)
     try {

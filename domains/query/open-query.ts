@@ -4,7 +4,9 @@ import { openProjects } from './projects-store.js'
 import { openHistory } from './history-store.js'
 import { openUploads } from './upload-store.js'
 
-export async function openQueryServices(options: QueryStoreOptions): Promise<QueryServices & { close(): Promise<void> }> {
+export async function openQueryServices(
+  options: QueryStoreOptions,
+): Promise<QueryServices & { close(): Promise<void> }> {
   const projects = await openProjects(options)
   const history = await openHistory(options)
   const uploads = await openUploads(options)

@@ -26,7 +26,10 @@ export interface ProjectSeed {
   readonly tokens: readonly SeedToken[]
 }
 
-export function readProjectSeed(file: unknown, options: Pick<QueryStoreOptions, 'dataDir' | 'env' | 'log' | 'announce'>): ProjectSeed {
+export function readProjectSeed(
+  file: unknown,
+  options: Pick<QueryStoreOptions, 'dataDir' | 'env' | 'log' | 'announce'>,
+): ProjectSeed {
   const doc = structuredClone(file ?? {}) as ProjectsFile
   const validate = validatorFor(projectsFileSchema)
   if (!validate(doc)) throw new Error(`config/projects.yaml: ${describeErrors(validate.errors)}`)
@@ -34,7 +37,13 @@ export function readProjectSeed(file: unknown, options: Pick<QueryStoreOptions, 
   const tokens: SeedToken[] = []
   const ids = new Set<string>()
   for (const [id, p] of Object.entries(doc.projects ?? {})) {
-    projects.set(id, { id, keyId: p.key, defaults: (p.defaults ?? {}) as QueryDefaults, compareModels: p.compare_models ?? [], source: 'config' })
+    projects.set(id, {
+      id,
+      keyId: p.key,
+      defaults: (p.defaults ?? {}) as QueryDefaults,
+      compareModels: p.compare_models ?? [],
+      source: 'config',
+    })
     for (const t of p.tokens ?? []) {
       if (ids.has(t.id)) throw new Error(`config/projects.yaml: token id ${t.id} is used twice`)
       ids.add(t.id)
@@ -42,8 +51,14 @@ export function readProjectSeed(file: unknown, options: Pick<QueryStoreOptions, 
       if (t.hash) digest = Buffer.from(t.hash.slice('sha256:'.length), 'hex')
       else if (t.demo) {
         const label = `Demo ${t.kind} token of project ${id}`
-        digest = demoSecretDigest({ id: t.id, label, envVar: DEMO_ENV[t.kind], fileName: `demo-token-${t.id}.json`, prefix: TOKEN_PREFIX }, options)
-      } else throw new Error(`config/projects.yaml: token ${t.id} of project ${id} needs a hash (sha256:<hex>) or demo: true`)
+        digest = demoSecretDigest(
+          { id: t.id, label, envVar: DEMO_ENV[t.kind], fileName: `demo-token-${t.id}.json`, prefix: TOKEN_PREFIX },
+          options,
+        )
+      } else
+        throw new Error(
+          `config/projects.yaml: token ${t.id} of project ${id} needs a hash (sha256:<hex>) or demo: true`,
+        )
       tokens.push({ token: { id: t.id, projectId: id, kind: t.kind, source: 'config' }, digest })
     }
   }

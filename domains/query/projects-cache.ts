@@ -14,8 +14,16 @@ export class ProjectsCache {
   private index = new DigestIndex<StoredToken>()
   private readonly polled: PolledSnapshot<ProjectsSnapshot>
 
-  private constructor(readonly table: ProjectsTable, log: Logger, refreshMs: number) {
-    this.polled = new PolledSnapshot(table, (snapshot) => this.apply(snapshot), { refreshMs, log, what: 'project store' })
+  private constructor(
+    readonly table: ProjectsTable,
+    log: Logger,
+    refreshMs: number,
+  ) {
+    this.polled = new PolledSnapshot(table, (snapshot) => this.apply(snapshot), {
+      refreshMs,
+      log,
+      what: 'project store',
+    })
   }
 
   static async open(table: ProjectsTable, options: { refreshMs: number; log: Logger }): Promise<ProjectsCache> {

@@ -5,7 +5,15 @@
  */
 import pg from 'pg'
 import { inTransaction } from '../../kernel/contract/index.js'
-import { projectColumns, projectFromRow, projectValues, tokenColumns, tokenFromRow, tokenValues, type ProjectsTable } from './projects-table.js'
+import {
+  projectColumns,
+  projectFromRow,
+  projectValues,
+  tokenColumns,
+  tokenFromRow,
+  tokenValues,
+  type ProjectsTable,
+} from './projects-table.js'
 
 const schema = `
 CREATE TABLE IF NOT EXISTS query_projects (
@@ -21,7 +29,12 @@ INSERT INTO query_projects_meta (name, value) VALUES ('version', 0) ON CONFLICT 
 `
 
 export async function openPostgresProjects(options: { url: string; schema: string }): Promise<ProjectsTable> {
-  const pool = new pg.Pool({ connectionString: options.url, max: 2, options: `-c search_path=${options.schema}`, connectionTimeoutMillis: 5000 })
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: 2,
+    options: `-c search_path=${options.schema}`,
+    connectionTimeoutMillis: 5000,
+  })
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
   try {
@@ -35,7 +48,8 @@ export async function openPostgresProjects(options: { url: string; schema: strin
     throw err
   }
   const bump = (c: pg.PoolClient) => c.query(`UPDATE query_projects_meta SET value = value + 1 WHERE name = 'version'`)
-  const readVersion = async (c: pg.Pool | pg.PoolClient) => Number((await c.query(`SELECT value FROM query_projects_meta WHERE name = 'version'`)).rows[0]?.value ?? 0)
+  const readVersion = async (c: pg.Pool | pg.PoolClient) =>
+    Number((await c.query(`SELECT value FROM query_projects_meta WHERE name = 'version'`)).rows[0]?.value ?? 0)
   return {
     version: () => readVersion(pool),
     load: () =>
@@ -65,13 +79,18 @@ export async function openPostgresProjects(options: { url: string; schema: strin
       }),
     async insertToken(token) {
       await inTransaction(pool, async (c) => {
-        await c.query(`INSERT INTO query_tokens (${tokenColumns.join(', ')}) VALUES ($1, $2, $3, $4, $5)`, tokenValues(token))
+        await c.query(
+          `INSERT INTO query_tokens (${tokenColumns.join(', ')}) VALUES ($1, $2, $3, $4, $5)`,
+          tokenValues(token),
+        )
         await bump(c)
       })
     },
     deleteToken: (projectId, tokenId) =>
       inTransaction(pool, async (c) => {
-        const deleted = ((await c.query('DELETE FROM query_tokens WHERE project_id = $1 AND id = $2', [projectId, tokenId])).rowCount ?? 0) > 0
+        const deleted =
+          ((await c.query('DELETE FROM query_tokens WHERE project_id = $1 AND id = $2', [projectId, tokenId]))
+            .rowCount ?? 0) > 0
         if (deleted) await bump(c)
         return deleted
       }),

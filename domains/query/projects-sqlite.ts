@@ -1,6 +1,14 @@
 /** The projects table in SQLite: `projects.db` in the data folder (WAL), for the embedded default. */
 import { openSqliteFile } from '../../kernel/contract/index.js'
-import { projectColumns, projectFromRow, projectValues, tokenColumns, tokenFromRow, tokenValues, type ProjectsTable } from './projects-table.js'
+import {
+  projectColumns,
+  projectFromRow,
+  projectValues,
+  tokenColumns,
+  tokenFromRow,
+  tokenValues,
+  type ProjectsTable,
+} from './projects-table.js'
 
 const schema = `
 CREATE TABLE IF NOT EXISTS query_projects (

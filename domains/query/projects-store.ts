@@ -26,10 +26,19 @@ const KINDS: readonly TokenKind[] = ['developer', 'service']
 
 const invalid = (message: string) => new GatewayError(400, `invalid request: ${message}`, { code: 'invalid_request' })
 const noProject = (id: string) => new GatewayError(404, `project ${id} does not exist`)
-const readOnly = (what: string) => new GatewayError(409, `${what} is defined in config/projects.yaml and is read-only through the admin API`)
+const readOnly = (what: string) =>
+  new GatewayError(409, `${what} is defined in config/projects.yaml and is read-only through the admin API`)
 
 function fromStore(p: StoredProject): Project {
-  return { id: p.id, keyId: p.keyId, defaults: p.defaults, compareModels: p.compareModels, source: 'store', createdAt: p.createdAt, updatedAt: p.updatedAt }
+  return {
+    id: p.id,
+    keyId: p.keyId,
+    defaults: p.defaults,
+    compareModels: p.compareModels,
+    source: 'store',
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  }
 }
 
 function tokenFromStore(t: StoredToken): ProjectToken {
@@ -43,7 +52,9 @@ async function openTable(options: QueryStoreOptions): Promise<ProjectsTable> {
   return openPostgresProjects({ url: options.postgresUrl, schema: options.postgresSchema })
 }
 
-export async function openProjects(options: QueryStoreOptions): Promise<Projects & ProjectAdmin & { close(): Promise<void> }> {
+export async function openProjects(
+  options: QueryStoreOptions,
+): Promise<Projects & ProjectAdmin & { close(): Promise<void> }> {
   const seed = readProjectSeed(options.projectsFile, options)
   const seedIndex = new DigestIndex<SeedToken>()
   for (const t of seed.tokens) seedIndex.add(t.digest, t)
@@ -56,7 +67,10 @@ export async function openProjects(options: QueryStoreOptions): Promise<Projects
     throw err
   }
   for (const p of cache.projects()) {
-    if (seed.projects.has(p.id)) options.log.warn('a stored project has the id of a config/projects.yaml project; the file wins', { project: p.id })
+    if (seed.projects.has(p.id))
+      options.log.warn('a stored project has the id of a config/projects.yaml project; the file wins', {
+        project: p.id,
+      })
   }
   const validateBody = validatorFor(projectBodySchema)
 
@@ -101,7 +115,14 @@ export async function openProjects(options: QueryStoreOptions): Promise<Projects
       if (!keyExists(b.key)) throw invalid(`/key: key ${b.key} does not exist`)
       const now = options.now()
       const before = cache.project(id)
-      await table.putProject({ id, keyId: b.key, defaults: (b.defaults ?? {}) as QueryDefaults, compareModels: b.compare_models ?? [], createdAt: before?.createdAt ?? now, updatedAt: now })
+      await table.putProject({
+        id,
+        keyId: b.key,
+        defaults: (b.defaults ?? {}) as QueryDefaults,
+        compareModels: b.compare_models ?? [],
+        createdAt: before?.createdAt ?? now,
+        updatedAt: now,
+      })
       await cache.reload()
       options.log.info(before ? 'project replaced' : 'project created', { project: id, key: b.key })
       return requireProject(id)
@@ -119,7 +140,13 @@ export async function openProjects(options: QueryStoreOptions): Promise<Projects
       requireProject(projectId)
       if (!KINDS.includes(kind)) throw invalid(`/kind: must be one of ${KINDS.join(', ')}`)
       const secret = newSecret(TOKEN_PREFIX)
-      const row: StoredToken = { id: `tok-${crypto.randomBytes(8).toString('hex')}`, projectId, kind, digest: hashSecret(secret).toString('hex'), createdAt: options.now() }
+      const row: StoredToken = {
+        id: `tok-${crypto.randomBytes(8).toString('hex')}`,
+        projectId,
+        kind,
+        digest: hashSecret(secret).toString('hex'),
+        createdAt: options.now(),
+      }
       await table.insertToken(row)
       await cache.reload()
       options.log.info('project token created', { project: projectId, token: row.id, kind })
@@ -128,8 +155,10 @@ export async function openProjects(options: QueryStoreOptions): Promise<Projects
 
     async deleteToken(projectId, tokenId) {
       requireProject(projectId)
-      if (seed.tokens.some((t) => t.token.projectId === projectId && t.token.id === tokenId)) throw readOnly(`token ${tokenId}`)
-      if (!(await table.deleteToken(projectId, tokenId))) throw new GatewayError(404, `token ${tokenId} of project ${projectId} does not exist`)
+      if (seed.tokens.some((t) => t.token.projectId === projectId && t.token.id === tokenId))
+        throw readOnly(`token ${tokenId}`)
+      if (!(await table.deleteToken(projectId, tokenId)))
+        throw new GatewayError(404, `token ${tokenId} of project ${projectId} does not exist`)
       await cache.reload()
       options.log.info('project token deleted', { project: projectId, token: tokenId })
     },

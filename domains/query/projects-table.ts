@@ -78,5 +78,11 @@ export function projectFromRow(r: Record<string, unknown>): StoredProject {
 }
 
 export function tokenFromRow(r: Record<string, unknown>): StoredToken {
-  return { id: String(r.id), projectId: String(r.project_id), kind: r.kind as TokenKind, digest: String(r.digest), createdAt: Number(r.created_at) }
+  return {
+    id: String(r.id),
+    projectId: String(r.project_id),
+    kind: r.kind as TokenKind,
+    digest: String(r.digest),
+    createdAt: Number(r.created_at),
+  }
 }

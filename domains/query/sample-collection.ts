@@ -20,7 +20,10 @@ export type SampleOutcome = 'disabled' | 'exists' | 'ingested' | 'failed'
 
 /** The sample's files: .md and .txt of the folder, in name order. */
 function sampleFiles(folder: string): string[] {
-  return fs.readdirSync(folder).filter((f) => /\.(md|txt)$/i.test(f) && fs.statSync(path.join(folder, f)).isFile()).sort()
+  return fs
+    .readdirSync(folder)
+    .filter((f) => /\.(md|txt)$/i.test(f) && fs.statSync(path.join(folder, f)).isFile())
+    .sort()
 }
 
 /** Ingests the sample collection when configured and missing; resolves with what it did, never rejects. */
@@ -40,19 +43,32 @@ export async function seedSampleCollection(kernel: Kernel): Promise<SampleOutcom
     const folder = path.resolve(kernel.config.configDir, settings.folder ?? 'sample')
     const files = sampleFiles(folder)
     if (files.length === 0) throw new Error(`no .md or .txt files in ${folder}`)
-    const embed = embedThroughRoute((id, body, o) => kernel.call(id, body, o), kernel.domains.query.routes.embeddings, { keyId: key.id, group: key.group, legacy: key.legacy })
+    const embed = embedThroughRoute((id, body, o) => kernel.call(id, body, o), kernel.domains.query.routes.embeddings, {
+      keyId: key.id,
+      group: key.group,
+      legacy: key.legacy,
+    })
     await kernel.domains.query.knowledge.createCollection(projectId, name, undefined, embed)
     created = true
     for (const file of files) {
       const bytes = fs.readFileSync(path.join(folder, file))
-      await kernel.domains.query.knowledge.ingest(projectId, name, { sourceName: file, tags: ['sample'] }, { bytes, contentType: textContentType(file), fileName: file }, embed)
+      await kernel.domains.query.knowledge.ingest(
+        projectId,
+        name,
+        { sourceName: file, tags: ['sample'] },
+        { bytes, contentType: textContentType(file), fileName: file },
+        embed,
+      )
     }
     kernel.log.info('sample collection ingested', { ...where, documents: files.length })
     return 'ingested'
   } catch (err) {
     // Another replica made it at the same moment: that is the idempotent outcome, not a failure.
     if ((err as { status?: number }).status === 409 && !created) return 'exists'
-    kernel.log.warn('the sample collection was not ingested; the gateway serves without it', { ...where, cause: describeCause(err) })
+    kernel.log.warn('the sample collection was not ingested; the gateway serves without it', {
+      ...where,
+      cause: describeCause(err),
+    })
     if (created) await kernel.domains.query.knowledge.deleteCollection(projectId, name).catch(() => undefined)
     return 'failed'
   }

@@ -62,7 +62,8 @@ export function memorySemanticCache(o: MemoryCacheOptions): SemanticCache {
       for (const e of entries) {
         if (e.scope !== scope) continue
         const similarity = cosine(e.vector, vector)
-        if (similarity >= o.threshold && (!best || similarity > best.similarity)) best = { answer: e.answer, similarity }
+        if (similarity >= o.threshold && (!best || similarity > best.similarity))
+          best = { answer: e.answer, similarity }
       }
       return best
     },

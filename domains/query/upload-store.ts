@@ -5,10 +5,18 @@
 import type { ChatUploads } from './uploads.js'
 import type { QueryStoreOptions } from './query-services.js'
 import { querySettings } from './query-settings.js'
-import { postgresUploads, postgresUploadSchema, sqliteUploads, sqliteUploadSchema, type UploadTable } from './upload-tables.js'
+import {
+  postgresUploads,
+  postgresUploadSchema,
+  sqliteUploads,
+  sqliteUploadSchema,
+  type UploadTable,
+} from './upload-tables.js'
 import { startPurge } from './purge-timer.js'
 
-export async function openUploads(options: QueryStoreOptions): Promise<ChatUploads & { purge(): Promise<number>; close(): Promise<void> }> {
+export async function openUploads(
+  options: QueryStoreOptions,
+): Promise<ChatUploads & { purge(): Promise<number>; close(): Promise<void> }> {
   const settings = options.settings ?? querySettings(undefined)
   let table: UploadTable
   let closeStore: () => Promise<void>

@@ -24,7 +24,12 @@ interface FileRow {
 }
 
 function fileOf(r: FileRow): UploadedFile {
-  const f: { -readonly [K in keyof UploadedFile]: UploadedFile[K] } = { name: r.name, kind: r.kind, contentType: r.content_type, bytes: Number(r.bytes) }
+  const f: { -readonly [K in keyof UploadedFile]: UploadedFile[K] } = {
+    name: r.name,
+    kind: r.kind,
+    contentType: r.content_type,
+    bytes: Number(r.bytes),
+  }
   if (r.data_url !== null) f.dataUrl = r.data_url
   if (r.text !== null) f.text = r.text
   return f
@@ -43,7 +48,8 @@ function found(rows: FileRow[], names: readonly string[]): { files: UploadedFile
   return { files, missing }
 }
 
-const rowValues = (f: UploadedFile) => [f.name, f.kind, f.contentType, f.bytes, f.dataUrl ?? null, f.text ?? null] as const
+const rowValues = (f: UploadedFile) =>
+  [f.name, f.kind, f.contentType, f.bytes, f.dataUrl ?? null, f.text ?? null] as const
 
 export const sqliteUploadSchema = `
 CREATE TABLE IF NOT EXISTS query_uploads (
@@ -65,9 +71,11 @@ export function sqliteUploads(db: Database.Database, now: () => number): UploadT
      WHERE project = ? AND session = ? AND query_id = ? AND name IN (SELECT value FROM json_each(?)) AND expires_at > ?`,
   )
   const purge = db.prepare<[number]>('DELETE FROM query_uploads WHERE expires_at <= ?')
-  const put = db.transaction((projectId: string, sessionId: string, queryId: string, files: readonly UploadedFile[], expiresAt: number) => {
-    for (const f of files) insert.run(projectId, sessionId, queryId, ...rowValues(f), expiresAt)
-  })
+  const put = db.transaction(
+    (projectId: string, sessionId: string, queryId: string, files: readonly UploadedFile[], expiresAt: number) => {
+      for (const f of files) insert.run(projectId, sessionId, queryId, ...rowValues(f), expiresAt)
+    },
+  )
   return {
     async put(projectId, sessionId, queryId, files, expiresAt) {
       put(projectId, sessionId, queryId, files, expiresAt)

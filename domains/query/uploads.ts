@@ -19,7 +19,18 @@ export interface UploadedFile {
 
 export interface ChatUploads {
   /** Keeps the files of one upload until `expiresAt` (epoch ms). */
-  put(projectId: string, sessionId: string, queryId: string, files: readonly UploadedFile[], expiresAt: number): Promise<void>
+  put(
+    projectId: string,
+    sessionId: string,
+    queryId: string,
+    files: readonly UploadedFile[],
+    expiresAt: number,
+  ): Promise<void>
   /** The named files of one upload; names not found (or expired) are listed in `missing`. */
-  get(projectId: string, sessionId: string, queryId: string, names: readonly string[]): Promise<{ files: UploadedFile[]; missing: string[] }>
+  get(
+    projectId: string,
+    sessionId: string,
+    queryId: string,
+    names: readonly string[],
+  ): Promise<{ files: UploadedFile[]; missing: string[] }>
 }

@@ -4,7 +4,6 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 
-
 export const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, allowUnionTypes: true })
 // The one format the config uses; a full format library is not worth a dependency.
 ajv.addFormat('date-time', (value: string) => /^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value)))
@@ -26,7 +25,8 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): string
   return errors
     .map((e) => {
       const where = e.instancePath || '(root)'
-      if (e.keyword === 'additionalProperties') return `${where}: unknown property '${String(e.params.additionalProperty)}'`
+      if (e.keyword === 'additionalProperties')
+        return `${where}: unknown property '${String(e.params.additionalProperty)}'`
       if (e.keyword === 'enum') return `${where}: ${e.message} (${(e.params.allowedValues as unknown[]).join(', ')})`
       return `${where}: ${e.message}`
     })

@@ -7,7 +7,13 @@ import type { UpstreamCall, UpstreamResponse, UpstreamText } from './upstream-ca
 /** The model servers: keep-alive pools, and the one call every adapter makes. */
 export interface Backends {
   /** The pool for a backend, and its base URL (origin + path prefix, without a trailing slash). */
-  get(name: string): { dispatcher: Dispatcher; baseUrl: string; origin: string; pathPrefix: string; config: BackendConfig }
+  get(name: string): {
+    dispatcher: Dispatcher
+    baseUrl: string
+    origin: string
+    pathPrefix: string
+    config: BackendConfig
+  }
   /**
    * Calls the model server of `call.model`: upstream headers, errors passed through with the
    * server's status and message, 502 when it cannot be reached, aborted with the request. Marks

@@ -26,7 +26,9 @@ export function boonActs(model: ModelConfig, name: BoonName): boolean {
     case 'image_generation':
       return boon.helper_model !== undefined && model.supports_function_calling === true
     case 'speculation': {
-      const reasons = model.reasoning?.mode === 'mapped' && Object.keys(model.reasoning.levels ?? {}).some((level) => level !== 'none')
+      const reasons =
+        model.reasoning?.mode === 'mapped' &&
+        Object.keys(model.reasoning.levels ?? {}).some((level) => level !== 'none')
       return boon.helper_model !== undefined && boon.helper_model !== model.id && !reasons
     }
     default:

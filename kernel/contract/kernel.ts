@@ -51,7 +51,6 @@ export interface CallResult {
 }
 
 /** The products' domains by name (`kernel.domains.query` …): each domain adds its entry by declaration merging (domain.ts). */
-// biome-ignore lint/suspicious/noEmptyInterface: the extension point domains merge into.
 export interface Domains {}
 
 export interface Kernel {

@@ -51,15 +51,26 @@ export interface StepContext {
  */
 export type Narrowed<R extends Slot> = [R] extends [never]
   ? Exchange
-  : Exchange & { readonly state: ExchangeState & Required<Pick<ExchangeState, Extract<Exclude<R, KernelFact>, keyof ExchangeState>>> } & ('principal' extends R ? { principal: Principal } : unknown)
+  : Exchange & {
+      readonly state: ExchangeState &
+        Required<Pick<ExchangeState, Extract<Exclude<R, KernelFact>, keyof ExchangeState>>>
+    } & ('principal' extends R ? { principal: Principal } : unknown)
 
 /** The Exchange of a step's phases: narrowed by `requires`, and `body` typed when the plugin declares its body schema. */
-export type StepExchange<R extends Slot, Body = unknown> = unknown extends Body ? Narrowed<R> : Narrowed<R> & { body: Body }
+export type StepExchange<R extends Slot, Body = unknown> = unknown extends Body
+  ? Narrowed<R>
+  : Narrowed<R> & { body: Body }
 
 /** The type of a body schema (json-schema-to-ts); `unknown` without one. */
 export type BodyOf<BodySchema> = BodySchema extends JSONSchema ? FromSchema<BodySchema> : unknown
 
-export interface PluginDefinition<Config = unknown, Schema extends JSONSchema = JSONSchema, State = unknown, Requires extends Slot = never, Body = unknown> {
+export interface PluginDefinition<
+  Config = unknown,
+  Schema extends JSONSchema = JSONSchema,
+  State = unknown,
+  Requires extends Slot = never,
+  Body = unknown,
+> {
   /** The plugin's one name: its folder, its YAML key and this string are the same kebab-case word. */
   readonly name: string
   /** JSON Schema of the options, `as const`; ajv applies its defaults. */
@@ -91,7 +102,12 @@ export interface PluginDefinition<Config = unknown, Schema extends JSONSchema = 
    */
   open?(kernel: Kernel): State | Promise<State>
   /** Once per route that uses the plugin, at load: its phases. `state` is what `open` made (undefined without `open`). */
-  setup(config: Config, kernel: Kernel, state: State, step: StepContext): Phases<StepExchange<Requires, Body>> | Promise<Phases<StepExchange<Requires, Body>>>
+  setup(
+    config: Config,
+    kernel: Kernel,
+    state: State,
+    step: StepContext,
+  ): Phases<StepExchange<Requires, Body>> | Promise<Phases<StepExchange<Requires, Body>>>
 }
 
 /** A model-reaching plugin's estimate of what a request may cost, from its body and state. */
@@ -113,7 +129,12 @@ export type ConfigOf<Schema extends JSONSchema> = FromSchema<Schema>
  * back through json-schema-to-ts from `setup`'s parameter is more than the compiler can do. The
  * slots of `requires` and the `body` schema are inferred the same way, and narrow the `ex` of the phases.
  */
-export function definePlugin<const Schema extends JSONSchema, State = undefined, const Requires extends Slot = never, const BodySchema extends JSONSchema | undefined = undefined>(
+export function definePlugin<
+  const Schema extends JSONSchema,
+  State = undefined,
+  const Requires extends Slot = never,
+  const BodySchema extends JSONSchema | undefined = undefined,
+>(
   definition: PluginInput<Schema, State, Requires, BodySchema>,
 ): PluginDefinition<ConfigOf<Schema>, Schema, State, Requires, BodyOf<BodySchema>> {
   // The same object; widened first, because comparing the two through json-schema-to-ts's
@@ -128,19 +149,33 @@ export function definePlugin<const Schema extends JSONSchema, State = undefined,
  * compiler then infers `open`'s state before it types `setup`'s parameters, reading the members
  * in order, even when `open(kernel)` leaves its parameter to be inferred.
  */
-type PluginInput<Schema extends JSONSchema, State, Requires extends Slot, BodySchema> = Omit<PluginDefinition, 'config' | 'requires' | 'body' | 'open' | 'setup'> & {
+type PluginInput<Schema extends JSONSchema, State, Requires extends Slot, BodySchema> = Omit<
+  PluginDefinition,
+  'config' | 'requires' | 'body' | 'open' | 'setup'
+> & {
   readonly config: Schema
   readonly requires?: readonly Requires[]
   readonly body?: BodySchema
   open?(kernel: Kernel): State | Promise<State>
-  setup(config: NoInfer<ConfigOf<Schema>>, kernel: Kernel, state: NoInfer<State>, step: StepContext): Phases<StepExchange<Requires, NoInfer<BodyOf<BodySchema>>>> | Promise<Phases<StepExchange<Requires, NoInfer<BodyOf<BodySchema>>>>>
+  setup(
+    config: NoInfer<ConfigOf<Schema>>,
+    kernel: Kernel,
+    state: NoInfer<State>,
+    step: StepContext,
+  ):
+    | Phases<StepExchange<Requires, NoInfer<BodyOf<BodySchema>>>>
+    | Promise<Phases<StepExchange<Requires, NoInfer<BodyOf<BodySchema>>>>>
 }
 
 /** A plugin of any config and state type, as the registry and loader hold it. */
 export type AnyPlugin = PluginDefinition<unknown>
 
 /** The state a plugin's `open` makes, as its `setup` receives it (undefined for a plugin without `open`). */
-export type StateOf<P> = P extends { setup(config: never, kernel: Kernel, state: infer State, step: StepContext): unknown } ? State : never
+export type StateOf<P> = P extends {
+  setup(config: never, kernel: Kernel, state: infer State, step: StepContext): unknown
+}
+  ? State
+  : never
 
 /** The outcome of an error: aborted when the client went away, else failed with its status. */
 export function outcomeOf(ex: Exchange, err: unknown): Outcome {

@@ -36,5 +36,10 @@ export function unitPrices(prices: Prices | undefined): UnitPrices {
 /** The indicative value of what was used: budgets, records and reports all use this one rule. */
 export function valueOf(prices: Prices | undefined, used: Omit<Used, 'source' | 'cachedTokens'>): number {
   const p = unitPrices(prices)
-  return used.inputTokens * p.input + used.outputTokens * p.output + used.characters * p.character + used.audioSeconds * p.second
+  return (
+    used.inputTokens * p.input +
+    used.outputTokens * p.output +
+    used.characters * p.character +
+    used.audioSeconds * p.second
+  )
 }

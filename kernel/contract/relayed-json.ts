@@ -12,7 +12,11 @@ export class RelayedJson implements JsonReply {
   /** The server's text while no step has read `body`. */
   private text: string | undefined
 
-  constructor(text: string, private object: unknown, public status = 200) {
+  constructor(
+    text: string,
+    private object: unknown,
+    public status = 200,
+  ) {
     this.text = text
   }
 

@@ -70,8 +70,23 @@ export const reply = {
   json(body: unknown, status = 200): JsonReply {
     return { kind: 'json', status, body }
   },
-  events(events: AsyncIterable<StreamItem>, options: { status?: number; terminator?: string; named?: boolean; errorEvent?: (error: GatewayError) => StreamEvent } = {}): EventsReply {
-    return { kind: 'events', status: options.status ?? 200, events, terminator: options.terminator, named: options.named, errorEvent: options.errorEvent }
+  events(
+    events: AsyncIterable<StreamItem>,
+    options: {
+      status?: number
+      terminator?: string
+      named?: boolean
+      errorEvent?: (error: GatewayError) => StreamEvent
+    } = {},
+  ): EventsReply {
+    return {
+      kind: 'events',
+      status: options.status ?? 200,
+      events,
+      terminator: options.terminator,
+      named: options.named,
+      errorEvent: options.errorEvent,
+    }
   },
   bytes(contentType: string, data: Uint8Array | AsyncIterable<Uint8Array>, status = 200): BytesReply {
     return { kind: 'bytes', status, contentType, data }

@@ -56,7 +56,10 @@ export interface DemoSecret {
  * The demo secret's digest: from its environment variable, or generated once, printed once,
  * and kept only as its hash in the data folder.
  */
-export function demoSecretDigest(demo: DemoSecret, options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void }): Buffer {
+export function demoSecretDigest(
+  demo: DemoSecret,
+  options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void },
+): Buffer {
   const fromEnv = options.env[demo.envVar]
   if (fromEnv) return hashSecret(fromEnv)
   const file = path.join(options.dataDir, demo.fileName)
@@ -69,9 +72,15 @@ export function demoSecretDigest(demo: DemoSecret, options: { dataDir: string; e
   const secret = newSecret(demo.prefix)
   const digest = hashSecret(secret)
   fs.mkdirSync(options.dataDir, { recursive: true })
-  fs.writeFileSync(file, JSON.stringify({ id: demo.id, hash: formatHash(digest), created: new Date().toISOString() }, null, 2) + '\n', { mode: 0o600 })
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ id: demo.id, hash: formatHash(digest), created: new Date().toISOString() }, null, 2) + '\n',
+    { mode: 0o600 },
+  )
   const announce = options.announce ?? ((line: string) => process.stdout.write(line + '\n'))
-  announce(`${demo.label} (shown once, kept only hashed in ${file}):\n  ${secret}\nSet ${demo.envVar} to choose your own.`)
+  announce(
+    `${demo.label} (shown once, kept only hashed in ${file}):\n  ${secret}\nSet ${demo.envVar} to choose your own.`,
+  )
   options.log.info('demo secret generated', { id: demo.id })
   return digest
 }

@@ -28,7 +28,6 @@ export interface UpstreamResponse {
   failure(err: unknown, streaming: boolean): GatewayError | DOMException
 }
 
-
 /** A model server's successful answer read whole (`Backends.callText`). */
 export interface UpstreamText {
   readonly status: number

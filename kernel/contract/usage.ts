@@ -46,7 +46,14 @@ export interface Used {
   readonly source: 'reported' | 'estimated' | 'none'
 }
 
-const NOTHING: Used = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, characters: 0, audioSeconds: 0, source: 'none' }
+const NOTHING: Used = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cachedTokens: 0,
+  characters: 0,
+  audioSeconds: 0,
+  source: 'none',
+}
 
 export class Usage {
   /** Catalog id of the model called; set when a model server was called. */

@@ -35,7 +35,8 @@ export async function runRequest(route: LoadedRoute, ex: Exchange, state: ChainS
     return step.phases.request ? step.phases.request(ex, () => dispatch(i + 1)) : dispatch(i + 1)
   }
   await dispatch(0)
-  if (!ex.reply) throw new GatewayError(500, 'internal error', { cause: new Error(`route ${route.info.id} ended without a reply`) })
+  if (!ex.reply)
+    throw new GatewayError(500, 'internal error', { cause: new Error(`route ${route.info.id} ended without a reply`) })
 }
 
 /** Calls `finish` of every entered step, innermost first, once. Errors are logged, never thrown. */

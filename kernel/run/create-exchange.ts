@@ -43,7 +43,10 @@ class ResponseHeaders extends Map<string, string> {
   }
 
   override set(name: string, value: string): this {
-    if (this.sealed) throw new Error(`response header '${name}' set after the reply's headers were sent (set it in request, before the reply leaves)`)
+    if (this.sealed)
+      throw new Error(
+        `response header '${name}' set after the reply's headers were sent (set it in request, before the reply leaves)`,
+      )
     return super.set(name, value)
   }
 
@@ -97,8 +100,13 @@ class RequestExchange implements Exchange {
     this.deadline = this.startedAt + init.timeoutMs
     this.baseLog = init.log
     this.controller = new AbortController()
-    this.signal = init.parentSignal ? AbortSignal.any([this.controller.signal, init.parentSignal]) : this.controller.signal
-    this.timer = setTimeout(() => this.controller.abort(new GatewayError(504, 'upstream request timed out', { code: 'upstream_timeout' })), init.timeoutMs)
+    this.signal = init.parentSignal
+      ? AbortSignal.any([this.controller.signal, init.parentSignal])
+      : this.controller.signal
+    this.timer = setTimeout(
+      () => this.controller.abort(new GatewayError(504, 'upstream request timed out', { code: 'upstream_timeout' })),
+      init.timeoutMs,
+    )
     this.timer.unref()
   }
 
@@ -115,7 +123,8 @@ class RequestExchange implements Exchange {
 
   /** The client went away. */
   abortByClient(): void {
-    if (!this.controller.signal.aborted) this.controller.abort(new DOMException('client closed the request', 'AbortError'))
+    if (!this.controller.signal.aborted)
+      this.controller.abort(new DOMException('client closed the request', 'AbortError'))
   }
 
   /** The reply's headers are on their way: later changes throw. */

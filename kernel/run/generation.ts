@@ -65,7 +65,10 @@ export class Generation implements Kernel {
     this.now = options.now ?? Date.now
     // The catalog is made first, so that a catalog the config cannot make leaves nothing open;
     // it reads the groups through the key store made next.
-    this.catalog = createCatalog(options.deployment, { embeddedUrls: options.embeddedUrls, keys: { group: (id) => this.keys.group(id) } })
+    this.catalog = createCatalog(options.deployment, {
+      embeddedUrls: options.embeddedUrls,
+      keys: { group: (id) => this.keys.group(id) },
+    })
     this.keys = createKeyStore(options.deployment.keys, {
       dataDir: options.deployment.dataDir,
       env: options.env,
@@ -181,7 +184,7 @@ export class Generation implements Kernel {
       body,
       principal: options.principal,
       headerPrefix: this.config.server.header_prefix,
-      timeoutMs: Math.max(1, (this.config.server.limits.request_timeout_ms ?? 3_600_000)),
+      timeoutMs: Math.max(1, this.config.server.limits.request_timeout_ms ?? 3_600_000),
       parentSignal: options.signal,
       log: options.parentId ? this.log.child({ parent: options.parentId }) : this.log,
       now: this.now(),

@@ -26,7 +26,12 @@ export interface RunOptions {
 
 const ABORTED: Outcome = { kind: 'aborted', status: 499 }
 
-export async function runExchange(route: LoadedRoute, ex: KernelExchange, wire: Wire, options: RunOptions): Promise<void> {
+export async function runExchange(
+  route: LoadedRoute,
+  ex: KernelExchange,
+  wire: Wire,
+  options: RunOptions,
+): Promise<void> {
   const state: ChainState = { entered: 0, finished: false, track: options.track }
   // Undefined while streamed bytes own the end of the exchange.
   let outcome: Outcome | undefined = ABORTED
@@ -44,11 +49,13 @@ export async function runExchange(route: LoadedRoute, ex: KernelExchange, wire: 
     }
     await options.durable?.()
     const reply = ex.reply!
-    if (reply.kind === 'events') outcome = await streamEvents(route, ex, state, reply, wire.events(ex, reply), wire.boundary)
+    if (reply.kind === 'events')
+      outcome = await streamEvents(route, ex, state, reply, wire.events(ex, reply), wire.boundary)
     else if (reply.kind === 'bytes' && !(reply.data instanceof Uint8Array)) {
       outcome = undefined
       await wire.bytes(ex, reply, finishing(route, ex, state, wire, reply.status, reply.data))
-    } else outcome = (await wire.whole(ex, reply as WholeReply)) === false ? ABORTED : { kind: 'done', status: reply.status }
+    } else
+      outcome = (await wire.whole(ex, reply as WholeReply)) === false ? ABORTED : { kind: 'done', status: reply.status }
   } catch (err) {
     // The transport could not write the reply (a header Node refuses): the boundary above it answers.
     outcome = outcomeOf(ex, err)
@@ -58,7 +65,13 @@ export async function runExchange(route: LoadedRoute, ex: KernelExchange, wire: 
   }
 }
 
-async function endExchange(route: LoadedRoute, ex: KernelExchange, state: ChainState, wire: Wire, outcome: Outcome): Promise<void> {
+async function endExchange(
+  route: LoadedRoute,
+  ex: KernelExchange,
+  state: ChainState,
+  wire: Wire,
+  outcome: Outcome,
+): Promise<void> {
   ex.settle()
   await finishAll(route, ex, state, outcome)
   wire.ended?.(outcome, state.finishErrors)
@@ -72,8 +85,16 @@ function logInternal(ex: KernelExchange, error: GatewayError, what: string): voi
  * The one chunk loop: each event through the chunk phases of the steps the request entered,
  * last step first (parsed only for them), then to the sink; a failure goes to the sink too.
  */
-async function streamEvents(route: LoadedRoute, ex: KernelExchange, state: ChainState, reply: EventsReply, sink: EventSink, boundary: boolean): Promise<Outcome> {
-  const steps = route.chunkSteps.length === 0 ? route.chunkSteps : route.chunkSteps.filter((s) => s.index < state.entered)
+async function streamEvents(
+  route: LoadedRoute,
+  ex: KernelExchange,
+  state: ChainState,
+  reply: EventsReply,
+  sink: EventSink,
+  boundary: boolean,
+): Promise<Outcome> {
+  const steps =
+    route.chunkSteps.length === 0 ? route.chunkSteps : route.chunkSteps.filter((s) => s.index < state.entered)
   const it = reply.events[Symbol.asyncIterator]()
   let outcome = ABORTED
   try {
@@ -106,7 +127,14 @@ async function streamEvents(route: LoadedRoute, ex: KernelExchange, state: Chain
 }
 
 /** Streamed bytes that end the exchange when they end: done, cut, or abandoned by the reader. */
-async function* finishing(route: LoadedRoute, ex: KernelExchange, state: ChainState, wire: Wire, status: number, source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* finishing(
+  route: LoadedRoute,
+  ex: KernelExchange,
+  state: ChainState,
+  wire: Wire,
+  status: number,
+  source: AsyncIterable<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
   let outcome = ABORTED
   try {
     yield* source

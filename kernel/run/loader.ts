@@ -46,7 +46,10 @@ export class PipelineError extends ConfigError {
     readonly step: string | undefined,
     readonly reason: string,
   ) {
-    super([file, route && `route ${route}`, step && `step ${step}`, `${reason} [${code}]`].filter(Boolean).join(': '), code)
+    super(
+      [file, route && `route ${route}`, step && `step ${step}`, `${reason} [${code}]`].filter(Boolean).join(': '),
+      code,
+    )
     this.name = 'PipelineError'
   }
 }
@@ -74,7 +77,10 @@ export interface LoadedPipelines {
  * Validates a step's options against its plugin's schema (defaults applied, on a copy): the
  * one path used by the loader and by the isolation harness.
  */
-export function checkOptions(plugin: AnyPlugin, raw: unknown): { ok: true; options: unknown } | { ok: false; reason: string } {
+export function checkOptions(
+  plugin: AnyPlugin,
+  raw: unknown,
+): { ok: true; options: unknown } | { ok: false; reason: string } {
   const options = structuredClone(raw ?? {})
   const check = validatorFor(plugin.config as object)
   if (!check(options)) return { ok: false, reason: describeErrors(check.errors) }
@@ -88,24 +94,50 @@ function stepParts(step: RouteConfig['steps'][number]): [string, unknown] {
   return [name, options ?? {}]
 }
 
-function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<Record<string, object>>): PlannedRoute[] {
+function planFile(
+  file: string,
+  registry: PluginRegistry,
+  bodySchemas: Readonly<Record<string, object>>,
+): PlannedRoute[] {
   const doc = readYaml(file)
   const validate = validatorFor(pipelineSchema)
-  if (!validate(doc)) throw new PipelineError('PIPELINE_INVALID', file, undefined, undefined, describeErrors(validate.errors))
+  if (!validate(doc))
+    throw new PipelineError('PIPELINE_INVALID', file, undefined, undefined, describeErrors(validate.errors))
   const pipeline = doc as unknown as PipelineFile
   return pipeline.routes.map((route) => {
-    if (!route.http && !route.ws && !route.internal) throw new PipelineError('ROUTE_NO_TRANSPORT', file, route.id, undefined, 'needs `http: METHOD /path`, `ws: /path` or `internal: true`')
+    if (!route.http && !route.ws && !route.internal)
+      throw new PipelineError(
+        'ROUTE_NO_TRANSPORT',
+        file,
+        route.id,
+        undefined,
+        'needs `http: METHOD /path`, `ws: /path` or `internal: true`',
+      )
     const provided = new Set<string>()
     const steps = route.steps.map((raw, i) => {
       const [name, rawOptions] = stepParts(raw)
       const label = `${i + 1} (${name})`
       const plugin = registry.get(name)
-      if (!plugin) throw new PipelineError('UNKNOWN_PLUGIN', file, route.id, label, `unknown plugin '${name}' (known: ${registry.names().join(', ')})`)
+      if (!plugin)
+        throw new PipelineError(
+          'UNKNOWN_PLUGIN',
+          file,
+          route.id,
+          label,
+          `unknown plugin '${name}' (known: ${registry.names().join(', ')})`,
+        )
       const checked = checkOptions(plugin, rawOptions)
       if (!checked.ok) throw new PipelineError('BAD_OPTIONS', file, route.id, label, `bad options: ${checked.reason}`)
       const options = checked.options
       for (const slot of plugin.requires ?? []) {
-        if (!provided.has(slot)) throw new PipelineError('REQUIRES_UNMET', file, route.id, label, `requires '${slot}', which no earlier step provides`)
+        if (!provided.has(slot))
+          throw new PipelineError(
+            'REQUIRES_UNMET',
+            file,
+            route.id,
+            label,
+            `requires '${slot}', which no earlier step provides`,
+          )
       }
       for (const slot of plugin.provides ?? [plugin.name]) provided.add(slot)
       return { name, plugin, options }
@@ -116,7 +148,14 @@ function planFile(file: string, registry: PluginRegistry, bodySchemas: Readonly<
     else if (route.body === 'json') body = { kind: 'json' }
     else if (route.body) {
       const schema = bodySchemas[route.body]
-      if (!schema) throw new PipelineError('UNKNOWN_BODY_SCHEMA', file, route.id, undefined, `unknown body schema '${route.body}' (known: ${Object.keys(bodySchemas).sort().join(', ')}, json, raw)`)
+      if (!schema)
+        throw new PipelineError(
+          'UNKNOWN_BODY_SCHEMA',
+          file,
+          route.id,
+          undefined,
+          `unknown body schema '${route.body}' (known: ${Object.keys(bodySchemas).sort().join(', ')}, json, raw)`,
+        )
       body = { kind: 'json', validate: validatorFor(schema), schema: route.body }
     }
     return { file, pipeline, config: route, steps, body }
@@ -135,11 +174,24 @@ function checkMetered(file: string, routeId: string, steps: readonly PlannedStep
     if (s.plugin.meters) seen.add(s.plugin.meters)
     if (!s.plugin.reachesModel) continue
     const label = `${i + 1} (${s.name})`
-    if (reaching) throw new PipelineError('TWO_MODEL_STEPS', file, routeId, label, `a route reaches a model in one step only; ${reaching} does too`)
+    if (reaching)
+      throw new PipelineError(
+        'TWO_MODEL_STEPS',
+        file,
+        routeId,
+        label,
+        `a route reaches a model in one step only; ${reaching} does too`,
+      )
     reaching = label
     const missing = METERS.filter((m) => !seen.has(m))
     if (missing.length > 0) {
-      throw new PipelineError('UNMETERED', file, routeId, label, `reaches a model server, but no earlier step meters its ${missing.join(', ')} (every model-reaching route is budgeted, queued and recorded: add ${missing.map((m) => meterPlugins[m]).join(', ')})`)
+      throw new PipelineError(
+        'UNMETERED',
+        file,
+        routeId,
+        label,
+        `reaches a model server, but no earlier step meters its ${missing.join(', ')} (every model-reaching route is budgeted, queued and recorded: add ${missing.map((m) => meterPlugins[m]).join(', ')})`,
+      )
     }
   }
 }
@@ -167,12 +219,26 @@ export async function loadPipelines(options: {
     const file = path.resolve(options.pipelinesDir, name)
     for (const route of planFile(file, options.registry, options.bodySchemas)) {
       const other = seen.get(route.config.id)
-      if (other) throw new PipelineError('DUPLICATE_ROUTE_ID', file, route.config.id, undefined, `route id already used in ${other}`)
+      if (other)
+        throw new PipelineError(
+          'DUPLICATE_ROUTE_ID',
+          file,
+          route.config.id,
+          undefined,
+          `route id already used in ${other}`,
+        )
       seen.set(route.config.id, file)
       if (route.config.http) {
         const key = route.config.http.replace(' ', ' ' + (route.pipeline.prefix ?? ''))
         const otherPath = paths.get(key)
-        if (otherPath) throw new PipelineError('DUPLICATE_PATH', file, route.config.id, undefined, `${key} is already served by route ${otherPath}`)
+        if (otherPath)
+          throw new PipelineError(
+            'DUPLICATE_PATH',
+            file,
+            route.config.id,
+            undefined,
+            `${key} is already served by route ${otherPath}`,
+          )
         paths.set(key, route.config.id)
       }
       planned.push(route)
@@ -191,13 +257,29 @@ export async function loadPipelines(options: {
         try {
           state = await options.states.of(s.plugin, options.kernel)
         } catch (err) {
-          throw new PipelineError('OPEN_FAILED', r.file, r.config.id, `${index + 1} (${s.name})`, `open failed: ${describeCause(err)}`)
+          throw new PipelineError(
+            'OPEN_FAILED',
+            r.file,
+            r.config.id,
+            `${index + 1} (${s.name})`,
+            `open failed: ${describeCause(err)}`,
+          )
         }
         let phases: Phases
         try {
-          phases = await s.plugin.setup(s.options, options.kernel, state, { pipeline: r.pipeline.pipeline, route: r.config.id, file: r.file })
+          phases = await s.plugin.setup(s.options, options.kernel, state, {
+            pipeline: r.pipeline.pipeline,
+            route: r.config.id,
+            file: r.file,
+          })
         } catch (err) {
-          throw new PipelineError('SETUP_FAILED', r.file, r.config.id, `${index + 1} (${s.name})`, `setup failed: ${describeCause(err)}`)
+          throw new PipelineError(
+            'SETUP_FAILED',
+            r.file,
+            r.config.id,
+            `${index + 1} (${s.name})`,
+            `setup failed: ${describeCause(err)}`,
+          )
         }
         opened.push(phases)
         steps.push({ name: s.name, index, phases })
@@ -208,7 +290,14 @@ export async function loadPipelines(options: {
         method,
         path: p === undefined ? undefined : routerPath(r.pipeline.prefix ?? '', p),
         internal: r.config.internal ?? false,
-        ws: r.config.ws === undefined ? undefined : { path: (r.pipeline.prefix ?? '') + r.config.ws, match: r.config.match, authSteps: r.steps.findIndex((s) => s.plugin.provides?.includes('principal')) + 1 },
+        ws:
+          r.config.ws === undefined
+            ? undefined
+            : {
+                path: (r.pipeline.prefix ?? '') + r.config.ws,
+                match: r.config.match,
+                authSteps: r.steps.findIndex((s) => s.plugin.provides?.includes('principal')) + 1,
+              },
         body: r.body,
         bodyLimit: r.config.body_limit_bytes,
         errors: errorStyle(r.pipeline.errors),

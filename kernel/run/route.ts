@@ -23,7 +23,11 @@ export interface LoadedRoute {
   readonly path?: string
   readonly internal: boolean
   /** WebSocket path with the prefix; `match` picks this route among the path's; `authSteps` authenticate the upgrade. */
-  readonly ws?: { readonly path: string; readonly match?: Readonly<Record<string, string | null>>; readonly authSteps: number }
+  readonly ws?: {
+    readonly path: string
+    readonly match?: Readonly<Record<string, string | null>>
+    readonly authSteps: number
+  }
   readonly body: BodyMode
   /** Largest request body (the route's own limit, else the server's). */
   readonly bodyLimit?: number

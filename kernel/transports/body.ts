@@ -81,7 +81,12 @@ export function parseJson(buf: Buffer, maxDepth = Infinity): unknown {
   }
 }
 
-const OPEN_BRACE = 0x7b, OPEN_BRACKET = 0x5b, CLOSE_BRACE = 0x7d, CLOSE_BRACKET = 0x5d, QUOTE = 0x22, BACKSLASH = 0x5c
+const OPEN_BRACE = 0x7b,
+  OPEN_BRACKET = 0x5b,
+  CLOSE_BRACE = 0x7d,
+  CLOSE_BRACKET = 0x5d,
+  QUOTE = 0x22,
+  BACKSLASH = 0x5c
 
 function checkDepth(buf: Buffer, maxDepth: number): void {
   let depth = 0
@@ -93,7 +98,8 @@ function checkDepth(buf: Buffer, maxDepth: number): void {
       else if (c === QUOTE) inString = false
     } else if (c === QUOTE) inString = true
     else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) throw new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })
+      if (++depth > maxDepth)
+        throw new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
   }
 }
@@ -104,7 +110,11 @@ export function checkBody(mode: { readonly validate?: ValidateFunction }, body: 
   if (validate && !validate(body)) {
     const e = validate.errors?.[0]
     const extra = e?.keyword === 'additionalProperties' ? ` '${String(e.params.additionalProperty)}'` : ''
-    throw new GatewayError(400, `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}${extra}` : 'invalid body'}`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `invalid request: ${e ? `${e.instancePath || 'body'} ${e.message}${extra}` : 'invalid body'}`,
+      { code: 'invalid_request' },
+    )
   }
   return body
 }

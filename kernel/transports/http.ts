@@ -9,7 +9,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RouterContext } from '@koa/router'
 import type { Generation } from '../run/generation.js'
 import type { LoadedRoute } from '../run/route.js'
-import { SerializedEvent, type BytesReply, type EventsReply, type StreamEvent, type StreamItem } from '../contract/reply.js'
+import {
+  SerializedEvent,
+  type BytesReply,
+  type EventsReply,
+  type StreamEvent,
+  type StreamItem,
+} from '../contract/reply.js'
 import type { Outcome } from '../contract/plugin.js'
 import { createExchange, type KernelExchange } from '../run/create-exchange.js'
 import { runExchange } from '../run/lifecycle.js'
@@ -41,7 +47,12 @@ export function serveHttp(gen: Generation, route: LoadedRoute, ctx: RouterContex
     now: gen.now(),
     demand: route.demand,
   })
-  return runExchange(route, ex, new HttpWire(route, ex, req, ctx.res, bodyLimit, server.limits.json_max_depth), gen.runOptions)
+  return runExchange(
+    route,
+    ex,
+    new HttpWire(route, ex, req, ctx.res, bodyLimit, server.limits.json_max_depth),
+    gen.runOptions,
+  )
 }
 
 class HttpWire implements Wire {
@@ -82,7 +93,14 @@ class HttpWire implements Wire {
     this.applyHeaders(ex)
     if (reply.kind === 'json') endJson(this.res, ex.method, reply.status, jsonText(reply))
     else if (reply.kind === 'text') endWhole(this.res, ex.method, reply.status, reply.contentType, reply.text)
-    else endWhole(this.res, ex.method, reply.status, reply.contentType, Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength))
+    else
+      endWhole(
+        this.res,
+        ex.method,
+        reply.status,
+        reply.contentType,
+        Buffer.from(reply.data.buffer, reply.data.byteOffset, reply.data.byteLength),
+      )
     return this.whenSent()
   }
 
@@ -126,7 +144,12 @@ function waitDrain(res: ServerResponse): Promise<void> {
   })
 }
 
-async function writeByteStream(res: ServerResponse, ex: KernelExchange, reply: BytesReply, data: AsyncIterable<Uint8Array>): Promise<void> {
+async function writeByteStream(
+  res: ServerResponse,
+  ex: KernelExchange,
+  reply: BytesReply,
+  data: AsyncIterable<Uint8Array>,
+): Promise<void> {
   res.statusCode = reply.status
   setContentType(res, reply.contentType)
   res.flushHeaders()
@@ -141,7 +164,8 @@ async function writeByteStream(res: ServerResponse, ex: KernelExchange, reply: B
     if (!res.destroyed) res.end()
   } catch (err) {
     // A client that went away is not a failure of the stream; only a cut upstream is worth a line.
-    if (!(ex.signal.aborted && !(ex.signal.reason instanceof GatewayError))) ex.log.warn('byte stream failed', { cause: describeCause(err) })
+    if (!(ex.signal.aborted && !(ex.signal.reason instanceof GatewayError)))
+      ex.log.warn('byte stream failed', { cause: describeCause(err) })
     res.destroy()
   } finally {
     await it.return?.()
@@ -178,7 +202,10 @@ class SseSink implements EventSink {
 
   send(event: StreamItem): void {
     const named = this.reply.named
-    this.pending += event instanceof SerializedEvent && !named ? `data: ${event.json}\n\n` : sseEvent(event instanceof SerializedEvent ? event.parse() : event, named)
+    this.pending +=
+      event instanceof SerializedEvent && !named
+        ? `data: ${event.json}\n\n`
+        : sseEvent(event instanceof SerializedEvent ? event.parse() : event, named)
     if (!this.scheduled) {
       this.scheduled = true
       setImmediate(this.flush)
@@ -203,7 +230,9 @@ class SseSink implements EventSink {
   fail(outcome: Outcome): void {
     if (this.res.destroyed) return
     const error = outcome.error!
-    const event = this.reply.errorEvent?.(error) ?? { error: { message: error.message, type: error.type, code: error.status } }
+    const event = this.reply.errorEvent?.(error) ?? {
+      error: { message: error.message, type: error.type, code: error.status },
+    }
     this.res.end(this.pending + sseEvent(event, this.reply.named))
     this.pending = ''
   }
@@ -211,5 +240,7 @@ class SseSink implements EventSink {
 
 /** One server-sent event: `data:`, after `event:` with its `type` in the named dialects. */
 function sseEvent(event: StreamEvent, named: boolean | undefined): string {
-  return named && typeof event.type === 'string' ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n` : `data: ${JSON.stringify(event)}\n\n`
+  return named && typeof event.type === 'string'
+    ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+    : `data: ${JSON.stringify(event)}\n\n`
 }

@@ -8,7 +8,14 @@
  */
 import type { CallResult } from '../contract/kernel.js'
 import type { Outcome } from '../contract/plugin.js'
-import { SerializedEvent, type BytesReply, type EventsReply, type Reply, type StreamEvent, type StreamItem } from '../contract/reply.js'
+import {
+  SerializedEvent,
+  type BytesReply,
+  type EventsReply,
+  type Reply,
+  type StreamEvent,
+  type StreamItem,
+} from '../contract/reply.js'
 import type { GatewayError } from '../contract/errors.js'
 import type { KernelExchange } from '../run/create-exchange.js'
 import type { ChainState } from '../run/chain.js'

@@ -112,7 +112,8 @@ export function createApp(holder: GenerationHolder, log: Logger): Koa {
 /** The last-resort boundary: an internal error logged with the request id, the error in the default style. */
 function lastResort(ctx: RouterContext, err: unknown, requestId: string, log: Logger): void {
   const error = toGatewayError(err)
-  if (error.code === 'internal') log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
+  if (error.code === 'internal')
+    log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
   // Once the headers are out there is no other reply to give.
   if (ctx.res.headersSent) return void ctx.res.end()
   const rendered = defaultErrorStyle(error)

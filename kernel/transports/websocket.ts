@@ -21,13 +21,34 @@ import { GatewayError } from '../contract/errors.js'
 import { parseJson } from './body.js'
 import { defaultErrorStyle } from '../run/error-styles.js'
 import { describeCause, type Logger } from '../contract/log.js'
-import { CLOSE, MessageError, askedFor, errorMessage, eventMessage, matches, readMessage, replyMessage, serializedEventMessage, upgradeRefusal, type IncomingMessage as SocketMessage } from '../../protocols/websocket/envelope.js'
+import {
+  CLOSE,
+  MessageError,
+  askedFor,
+  errorMessage,
+  eventMessage,
+  matches,
+  readMessage,
+  replyMessage,
+  serializedEventMessage,
+  upgradeRefusal,
+  type IncomingMessage as SocketMessage,
+} from '../../protocols/websocket/envelope.js'
 import { SocketFlow, heartbeat } from './websocket-flow/socket-flow.js'
 
 /** What a socket keeps of its upgrade for every message: who, and the request it came with. */
-type Upgrade = { readonly path: string; readonly query: URLSearchParams; readonly headers: IncomingMessage['headers']; readonly principal?: Principal }
+type Upgrade = {
+  readonly path: string
+  readonly query: URLSearchParams
+  readonly headers: IncomingMessage['headers']
+  readonly principal?: Principal
+}
 
-export function serveWebSockets(server: Server, current: () => Generation, log: Logger): { drain(): void; close(): void } {
+export function serveWebSockets(
+  server: Server,
+  current: () => Generation,
+  log: Logger,
+): { drain(): void; close(): void } {
   const settings = current().config.server.websocket
   const wss = new WebSocketServer({ noServer: true, maxPayload: settings.max_payload_bytes, perMessageDeflate: false })
   let draining = false
@@ -50,31 +71,73 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
     const refuse = (error: GatewayError, style = defaultErrorStyle) => {
       const r = style(error)
       const headers = { ...error.headers, [`${gen.config.server.header_prefix}request-id`]: requestId }
-      if (socket.writable) socket.end(upgradeRefusal(r.status, STATUS_CODES[r.status] ?? '', r.contentType, r.body, headers))
+      if (socket.writable)
+        socket.end(upgradeRefusal(r.status, STATUS_CODES[r.status] ?? '', r.contentType, r.body, headers))
       socket.destroy()
     }
-    if (!route || draining) return refuse(draining ? new GatewayError(503, 'server shutting down') : new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' }))
+    if (!route || draining)
+      return refuse(
+        draining
+          ? new GatewayError(503, 'server shutting down')
+          : new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' }),
+      )
     const up = { path: url.pathname, query: url.searchParams, headers: req.headers }
     const ex = exchangeFor(gen, route, up, requestId, 'GET')
     // The route's authenticating steps alone, then a step that lets the socket open.
     const steps = route.steps.slice(0, route.ws!.authSteps)
-    const auth: LoadedRoute = { ...route, body: { kind: 'none' }, steps: [...steps, { name: 'upgrade', index: steps.length, phases: UPGRADE }], chunkSteps: [] }
-    await runExchange(auth, ex, {
-      boundary: true,
-      error: (_ex, error) => void refuse(error, route.errors),
-      whole: () => void wss.handleUpgrade(req, socket, head, (ws) => connect(ws, socket, { ...up, principal: ex.principal })),
-      events: unreachable,
-      bytes: unreachable,
-    }, gen.runOptions)
+    const auth: LoadedRoute = {
+      ...route,
+      body: { kind: 'none' },
+      steps: [...steps, { name: 'upgrade', index: steps.length, phases: UPGRADE }],
+      chunkSteps: [],
+    }
+    await runExchange(
+      auth,
+      ex,
+      {
+        boundary: true,
+        error: (_ex, error) => void refuse(error, route.errors),
+        whole: () =>
+          void wss.handleUpgrade(req, socket, head, (ws) => connect(ws, socket, { ...up, principal: ex.principal })),
+        events: unreachable,
+        bytes: unreachable,
+      },
+      gen.runOptions,
+    )
   }
 
-  function exchangeFor(gen: Generation, route: LoadedRoute, up: Upgrade, id: string, method: string, signal?: AbortSignal, body?: unknown): KernelExchange {
+  function exchangeFor(
+    gen: Generation,
+    route: LoadedRoute,
+    up: Upgrade,
+    id: string,
+    method: string,
+    signal?: AbortSignal,
+    body?: unknown,
+  ): KernelExchange {
     const { server } = gen.config
-    return createExchange({ ...up, id, route: route.info, transport: 'ws', method, body, headerPrefix: server.header_prefix, timeoutMs: server.limits.request_timeout_ms, parentSignal: signal, log: gen.log, now: gen.now(), demand: route.demand })
+    return createExchange({
+      ...up,
+      id,
+      route: route.info,
+      transport: 'ws',
+      method,
+      body,
+      headerPrefix: server.header_prefix,
+      timeoutMs: server.limits.request_timeout_ms,
+      parentSignal: signal,
+      log: gen.log,
+      now: gen.now(),
+      demand: route.demand,
+    })
   }
 
   function connect(ws: WebSocket, raw: Duplex, up: Upgrade): void {
-    const flow = new SocketFlow(ws, raw, { highWaterBytes: settings.high_water_bytes, maxBufferedBytes: settings.max_buffered_bytes, drainTimeoutMs: settings.drain_timeout_ms })
+    const flow = new SocketFlow(ws, raw, {
+      highWaterBytes: settings.high_water_bytes,
+      maxBufferedBytes: settings.max_buffered_bytes,
+      drainTimeoutMs: settings.drain_timeout_ms,
+    })
     // Aborted when the socket goes: every request in flight on it stops, and its finish phases run.
     const gone = new AbortController()
     const stopPing = heartbeat(ws, settings.ping_interval_ms)
@@ -89,14 +152,28 @@ export function serveWebSockets(server: Server, current: () => Generation, log: 
       const routes = routesOf(gen, up.path)
       const style = routes[0]?.errors ?? defaultErrorStyle
       try {
-        if (isBinary) throw new MessageError(null, new GatewayError(400, 'binary messages are not served: send JSON text', { code: 'invalid_request' }))
+        if (isBinary)
+          throw new MessageError(
+            null,
+            new GatewayError(400, 'binary messages are not served: send JSON text', { code: 'invalid_request' }),
+          )
         const message = readMessage(() => parseJson(data as Buffer, gen.config.server.limits.json_max_depth))
         const route = routes.find((r) => matches(r.ws!.match, message.body))
         if (!route || draining) {
-          const error = draining ? new GatewayError(503, 'server shutting down') : new GatewayError(400, `no route on this socket serves ${askedFor(routes.flatMap((r) => Object.keys(r.ws!.match ?? {})), message.body)}`, { code: 'invalid_request' })
+          const error = draining
+            ? new GatewayError(503, 'server shutting down')
+            : new GatewayError(
+                400,
+                `no route on this socket serves ${askedFor(
+                  routes.flatMap((r) => Object.keys(r.ws!.match ?? {})),
+                  message.body,
+                )}`,
+                { code: 'invalid_request' },
+              )
           throw new MessageError(message.id, error)
         }
-        if (inFlight >= settings.max_in_flight) return ws.close(CLOSE.policy, `more than ${settings.max_in_flight} requests in flight`)
+        if (inFlight >= settings.max_in_flight)
+          return ws.close(CLOSE.policy, `more than ${settings.max_in_flight} requests in flight`)
         inFlight++
         const leave = gen.enter()
         const ex = exchangeFor(gen, route, up, crypto.randomUUID(), 'WS', gone.signal, message.body)
@@ -154,7 +231,8 @@ class MessageWire implements Wire {
   }
 
   accept(reply: Reply): void {
-    if (reply.kind !== 'json' && reply.kind !== 'events') throw new GatewayError(501, `this route answers ${reply.kind}, which is not served over the WebSocket yet`)
+    if (reply.kind !== 'json' && reply.kind !== 'events')
+      throw new GatewayError(501, `this route answers ${reply.kind}, which is not served over the WebSocket yet`)
   }
 
   error(ex: KernelExchange, error: GatewayError): undefined {
@@ -176,7 +254,10 @@ class MessageWire implements Wire {
     const id = this.message.id
     return {
       ready: () => (flow.over ? flow.drained().then((open) => open && flow.open) : flow.open),
-      send: (event) => void flow.send(event instanceof SerializedEvent ? serializedEventMessage(id, event.json) : eventMessage(id, event)),
+      send: (event) =>
+        void flow.send(
+          event instanceof SerializedEvent ? serializedEventMessage(id, event.json) : eventMessage(id, event),
+        ),
       end() {},
       // A failure mid-stream is one error message (never a silent stop); a reader gone hears nothing.
       fail: (outcome) => void (outcome.kind !== 'aborted' && this.error(ex, outcome.error!)),

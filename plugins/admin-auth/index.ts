@@ -25,7 +25,8 @@ export default definePlugin({
         const match = BEARER.exec(ex.header('authorization') ?? '')
         if (!kernel.keys.adminConfigured) throw new GatewayError(403, 'admin api is not configured')
         if (!match) throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
-        if (!kernel.keys.isAdmin(match[1]!)) throw new GatewayError(401, 'invalid admin key', { headers: { 'www-authenticate': 'Bearer' } })
+        if (!kernel.keys.isAdmin(match[1]!))
+          throw new GatewayError(401, 'invalid admin key', { headers: { 'www-authenticate': 'Bearer' } })
         ex.state.admin = { authenticated: true }
         await next()
       },

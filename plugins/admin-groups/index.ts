@@ -37,7 +37,8 @@ export default definePlugin({
         ex.reply = reply.json(groupView(find(id(ex))))
       },
       async put(ex) {
-        if (!ex.body || typeof ex.body !== 'object' || Array.isArray(ex.body)) throw new GatewayError(400, 'invalid request: the body must be a group object', { code: 'invalid_request' })
+        if (!ex.body || typeof ex.body !== 'object' || Array.isArray(ex.body))
+          throw new GatewayError(400, 'invalid request: the body must be a group object', { code: 'invalid_request' })
         ex.reply = reply.json(groupView(await kernel.keyAdmin.putGroup(id(ex), ex.body)))
       },
       async delete(ex) {

@@ -9,7 +9,8 @@ export const configSchema = {
       type: 'string',
       enum: ['list', 'get', 'put', 'delete'],
       default: 'list',
-      description: 'What the route does: list groups, get one (`:id`), create or replace one (`:id`, body), delete one (`:id`, only when no key is in it).',
+      description:
+        'What the route does: list groups, get one (`:id`), create or replace one (`:id`, body), delete one (`:id`, only when no key is in it).',
     },
   },
 } as const

@@ -6,7 +6,18 @@
  * without a restart. keys.yaml stays the static seed: changing a seed key here copies it into
  * the store, which wins from then on.
  */
-import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange, type KeyChange, type KeyRecord, type NewKey, type TermBudget } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  definePlugin,
+  describeErrors,
+  reply,
+  validatorFor,
+  type Exchange,
+  type KeyChange,
+  type KeyRecord,
+  type NewKey,
+  type TermBudget,
+} from '../../kernel/contract/index.js'
 import { configSchema, type AdminKeysConfig } from './schema.js'
 import { createKeyBody, updateKeyBody } from './bodies.js'
 
@@ -37,7 +48,8 @@ function keyView(k: KeyRecord) {
 function validBody(ex: Exchange, schema: object): KeyBody {
   const body = structuredClone(ex.body ?? {})
   const validate = validatorFor(schema)
-  if (!validate(body)) throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
+  if (!validate(body))
+    throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
   return body as KeyBody
 }
 
@@ -58,13 +70,25 @@ export default definePlugin({
       },
       async create(ex) {
         const body = validBody(ex, createKeyBody)
-        const input: NewKey = { id: body.id, group: body.group!, enabled: body.enabled, legacy: body.legacy, budget: body.budget ?? undefined, tokensPerMinute: body.tokens_per_minute ?? undefined }
+        const input: NewKey = {
+          id: body.id,
+          group: body.group!,
+          enabled: body.enabled,
+          legacy: body.legacy,
+          budget: body.budget ?? undefined,
+          tokensPerMinute: body.tokens_per_minute ?? undefined,
+        }
         const made = await kernel.keyAdmin.createKey(input)
         ex.reply = reply.json({ key: keyView(made.key), secret: made.secret }, 201)
       },
       async update(ex) {
         const body = validBody(ex, updateKeyBody)
-        const change: KeyChange = { group: body.group, enabled: body.enabled, budget: body.budget, tokensPerMinute: body.tokens_per_minute }
+        const change: KeyChange = {
+          group: body.group,
+          enabled: body.enabled,
+          budget: body.budget,
+          tokensPerMinute: body.tokens_per_minute,
+        }
         ex.reply = reply.json(keyView(await kernel.keyAdmin.updateKey(id(ex), change)))
       },
       async rotate(ex) {

@@ -9,7 +9,8 @@ export const configSchema = {
       type: 'string',
       enum: ['list', 'get', 'create', 'update', 'rotate', 'delete'],
       default: 'list',
-      description: 'What the route does: list keys, get one (`:id`), create one (body), update one (`:id`, body), rotate its secret (`:id`), delete it (`:id`).',
+      description:
+        'What the route does: list keys, get one (`:id`), create one (body), update one (`:id`, body), rotate its secret (`:id`), delete it (`:id`).',
     },
   },
 } as const

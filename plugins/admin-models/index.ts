@@ -9,7 +9,13 @@ import { definePlugin, reply } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { configSchema } from './schema.js'
 
-const CAPABILITIES = ['supports_function_calling', 'supports_response_schema', 'supports_vision', 'supports_tool_choice', 'supports_completions'] as const
+const CAPABILITIES = [
+  'supports_function_calling',
+  'supports_response_schema',
+  'supports_vision',
+  'supports_tool_choice',
+  'supports_completions',
+] as const
 
 export default definePlugin({
   name: 'admin-models',
@@ -48,7 +54,9 @@ export default definePlugin({
           object: 'portal.models',
           at: new Date(now).toISOString(),
           models: kernel.catalog.models().map((m) => modelView(m, now)),
-          families: kernel.catalog.families().map((f) => ({ id: f.id, default_level: f.default_level, members: { ...f.members } })),
+          families: kernel.catalog
+            .families()
+            .map((f) => ({ id: f.id, default_level: f.default_level, members: { ...f.members } })),
           backends,
         })
       },

@@ -6,7 +6,14 @@
  * deletes one. Changes live in the store and apply to the next request without a restart.
  * Projects and tokens of config/projects.yaml are read-only here (409).
  */
-import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  definePlugin,
+  describeErrors,
+  reply,
+  validatorFor,
+  type Exchange,
+} from '../../kernel/contract/index.js'
 import type { Project, ProjectToken } from '../../domains/query/projects.js'
 import { configSchema, createTokenBody, type AdminProjectsConfig, type CreateTokenBody } from './schema.js'
 
@@ -14,7 +21,15 @@ const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).
 
 /** A project as the admin API shows it. */
 function projectView(p: Project) {
-  return { id: p.id, key: p.keyId, defaults: p.defaults, compare_models: p.compareModels, source: p.source, created_at: iso(p.createdAt), updated_at: iso(p.updatedAt) }
+  return {
+    id: p.id,
+    key: p.keyId,
+    defaults: p.defaults,
+    compare_models: p.compareModels,
+    source: p.source,
+    created_at: iso(p.createdAt),
+    updated_at: iso(p.updatedAt),
+  }
 }
 
 /** A token as the admin API shows it: no secret, no digest. */
@@ -43,7 +58,8 @@ export default definePlugin({
         ex.reply = reply.json(projectView(find(id(ex))))
       },
       async put(ex) {
-        if (!ex.body || typeof ex.body !== 'object' || Array.isArray(ex.body)) throw new GatewayError(400, 'invalid request: the body must be a project object', { code: 'invalid_request' })
+        if (!ex.body || typeof ex.body !== 'object' || Array.isArray(ex.body))
+          throw new GatewayError(400, 'invalid request: the body must be a project object', { code: 'invalid_request' })
         const existed = projects().project(id(ex)) !== undefined
         const project = await projects().putProject(id(ex), ex.body, (keyId) => kernel.keys.key(keyId) !== undefined)
         ex.reply = reply.json(projectView(project), existed ? 200 : 201)
@@ -58,7 +74,10 @@ export default definePlugin({
       },
       async 'create-token'(ex) {
         const body = structuredClone(ex.body ?? {})
-        if (!validateToken(body)) throw new GatewayError(400, `invalid request: ${describeErrors(validateToken.errors)}`, { code: 'invalid_request' })
+        if (!validateToken(body))
+          throw new GatewayError(400, `invalid request: ${describeErrors(validateToken.errors)}`, {
+            code: 'invalid_request',
+          })
         const made = await projects().createToken(id(ex), (body as CreateTokenBody).kind)
         ex.reply = reply.json({ token: tokenView(made.token), secret: made.secret }, 201)
       },

@@ -9,7 +9,8 @@ export const configSchema = {
       type: 'string',
       enum: ['list', 'get', 'put', 'delete', 'tokens', 'create-token', 'delete-token'],
       default: 'list',
-      description: 'What the route does: list projects, get one (`:id`), create or replace one (`:id`, body), delete one (`:id`), list its tokens (`:id`), make a token (`:id`, body `{kind}`), delete a token (`:id`, `:token`).',
+      description:
+        'What the route does: list projects, get one (`:id`), create or replace one (`:id`, body), delete one (`:id`), list its tokens (`:id`), make a token (`:id`, body `{kind}`), delete a token (`:id`, `:token`).',
     },
   },
 } as const
@@ -22,7 +23,12 @@ export const createTokenBody = {
   additionalProperties: false,
   required: ['kind'],
   properties: {
-    kind: { type: 'string', enum: ['developer', 'service'], description: '`developer` (search needs `collection`) or `service` (own parameters need `request_source: "override_params"`).' },
+    kind: {
+      type: 'string',
+      enum: ['developer', 'service'],
+      description:
+        '`developer` (search needs `collection`) or `service` (own parameters need `request_source: "override_params"`).',
+    },
   },
 } as const
 

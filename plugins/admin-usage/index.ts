@@ -47,13 +47,18 @@ export default definePlugin({
           const raw = ex.query.get('limit')
           const limit = raw === null ? config.max_records : Number(raw)
           if (!Number.isInteger(limit) || limit < 1 || limit > config.max_records)
-            throw new GatewayError(400, `invalid request: limit must be an integer from 1 to ${config.max_records}`, { code: 'invalid_request' })
+            throw new GatewayError(400, `invalid request: limit must be an integer from 1 to ${config.max_records}`, {
+              code: 'invalid_request',
+            })
           const records = await kernel.records.list(period, limit)
           ex.reply = reply.json({ object: 'list', ...range, data: records.map(recordView) })
           return
         }
         const by = (ex.query.get('by') ?? 'key') as UsageDimension
-        if (!dimensions.includes(by)) throw new GatewayError(400, `invalid request: by must be one of ${dimensions.join(', ')}`, { code: 'invalid_request' })
+        if (!dimensions.includes(by))
+          throw new GatewayError(400, `invalid request: by must be one of ${dimensions.join(', ')}`, {
+            code: 'invalid_request',
+          })
         const rows = await kernel.records.summarize(period, by)
         ex.reply = reply.json({
           object: 'list',

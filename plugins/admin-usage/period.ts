@@ -9,7 +9,10 @@ function time(query: URLSearchParams, name: string, fallback: number): number {
   const raw = query.get(name)
   if (raw === null || raw === '') return fallback
   const t = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw)
-  if (!(Math.abs(t) <= MAX_TIME)) throw new GatewayError(400, `invalid request: ${name} must be an ISO 8601 time or epoch milliseconds`, { code: 'invalid_request' })
+  if (!(Math.abs(t) <= MAX_TIME))
+    throw new GatewayError(400, `invalid request: ${name} must be an ISO 8601 time or epoch milliseconds`, {
+      code: 'invalid_request',
+    })
   return t
 }
 

@@ -9,9 +9,16 @@ export const configSchema = {
       type: 'string',
       enum: ['summary', 'records'],
       default: 'summary',
-      description: '`summary`: requests, tokens and indicative value per key, model or group over a period; `records`: the usage records themselves, newest first.',
+      description:
+        '`summary`: requests, tokens and indicative value per key, model or group over a period; `records`: the usage records themselves, newest first.',
     },
-    max_records: { type: 'integer', minimum: 1, maximum: 100000, default: 1000, description: 'Most records one `records` call returns (`limit` asks for fewer).' },
+    max_records: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 1000,
+      description: 'Most records one `records` call returns (`limit` asks for fewer).',
+    },
   },
 } as const
 

@@ -5,7 +5,14 @@
  * chat stream into Anthropic's named events, with Anthropic's in-band `error` event when the
  * stream fails. Usage needs nothing here: the backend fills `ex.usage` as for chat.
  */
-import { SerializedEvent, definePlugin, reply, type Exchange, type StreamEvent, type StreamItem } from '../../kernel/contract/index.js'
+import {
+  SerializedEvent,
+  definePlugin,
+  reply,
+  type Exchange,
+  type StreamEvent,
+  type StreamItem,
+} from '../../kernel/contract/index.js'
 import { anthropicErrorBody } from '../../protocols/anthropic/error-body.js'
 import { messagesToChat } from '../../protocols/anthropic/request-to-chat.js'
 import { messageFromCompletion, type MessageContext } from '../../protocols/anthropic/message-from-completion.js'
@@ -29,12 +36,20 @@ export default definePlugin({
         if (counting) return next()
         await next()
         const answer = ex.reply
-        const context: MessageContext = { id: messageId(ex), model: request.model ?? '', stopSequences: request.stop_sequences }
+        const context: MessageContext = {
+          id: messageId(ex),
+          model: request.model ?? '',
+          stopSequences: request.stop_sequences,
+        }
         if (answer?.kind === 'json' && answer.status === 200) {
           ex.reply = reply.json(messageFromCompletion(answer.body as ChatCompletion, context))
         } else if (answer?.kind === 'events') {
           const translator = new ChunksToEvents({ ...context, inputTokens: ex.usage.demand().inputTokens })
-          ex.reply = reply.events(messageEvents(answer.events, translator), { status: answer.status, named: true, errorEvent: anthropicErrorBody })
+          ex.reply = reply.events(messageEvents(answer.events, translator), {
+            status: answer.status,
+            named: true,
+            errorEvent: anthropicErrorBody,
+          })
         }
       },
     }
@@ -47,7 +62,10 @@ function messageId(ex: Exchange): string {
 }
 
 /** The chat stream as Messages events. A failure upstream is rethrown: the kernel then writes the error event. */
-async function* messageEvents(source: AsyncIterable<StreamItem>, translator: ChunksToEvents): AsyncGenerator<StreamEvent> {
+async function* messageEvents(
+  source: AsyncIterable<StreamItem>,
+  translator: ChunksToEvents,
+): AsyncGenerator<StreamEvent> {
   for await (const item of source) {
     const chunk = (item instanceof SerializedEvent ? item.parse() : item) as ChatChunk
     for (const event of translator.push(chunk)) yield event

@@ -18,7 +18,8 @@ export default definePlugin({
         // In-process calls carry the caller's principal, already authenticated.
         if (ex.transport === 'internal' && ex.principal) return next()
         const token = presentedToken(ex, config.query_param, config.key_header)
-        if (token === undefined) throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
+        if (token === undefined)
+          throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
         const key = kernel.keys.lookup(token)
         if (!key) throw new GatewayError(401, 'invalid api key', { headers: { 'www-authenticate': 'Bearer' } })
         if (!key.enabled) throw new GatewayError(403, 'api key disabled')

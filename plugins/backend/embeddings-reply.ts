@@ -20,7 +20,10 @@ export interface AskedEmbeddings {
 }
 
 /** Normalizes a whole embeddings reply in place: its usage, if it has one, and whether anything changed. */
-export function normalizeEmbeddings(body: Json, asked: AskedEmbeddings): { usage: OpenAIUsage | undefined; changed: boolean } {
+export function normalizeEmbeddings(
+  body: Json,
+  asked: AskedEmbeddings,
+): { usage: OpenAIUsage | undefined; changed: boolean } {
   let changed = false
   if (body.object === 'embedding') {
     body.object = 'list'

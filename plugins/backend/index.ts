@@ -5,7 +5,17 @@
  * with their status and message; 502 "upstream request failed" when the server cannot be
  * reached; aborts the upstream request when the client goes.
  */
-import { GatewayError, RelayedJson, SerializedEvent, definePlugin, reply, type Exchange, type Kernel, type Narrowed, type StreamItem } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  RelayedJson,
+  SerializedEvent,
+  definePlugin,
+  reply,
+  type Exchange,
+  type Kernel,
+  type Narrowed,
+  type StreamItem,
+} from '../../kernel/contract/index.js'
 import type { UpstreamResponse } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { SseParser } from './sse-parser.js'
@@ -27,7 +37,9 @@ export default definePlugin({
     demand(ex) {
       const estimate = { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model?.model.tokens_per_image ?? 1024 }
       const body = ex.body as { input?: unknown; messages?: unknown; prompt?: unknown }
-      return body.input !== undefined && body.messages === undefined && body.prompt === undefined ? embeddingsDemand(body) : chatDemand(body, estimate)
+      return body.input !== undefined && body.messages === undefined && body.prompt === undefined
+        ? embeddingsDemand(body)
+        : chatDemand(body, estimate)
     },
   },
   setup(config, kernel) {
@@ -41,7 +53,12 @@ export default definePlugin({
         const clientWantsUsage = upstreamBody.stream_options?.include_usage === true
         // Always ask for usage upstream: the gateway counts tokens whatever the client asked.
         if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
-        const call = { model, path, body: JSON.stringify(upstreamBody), accept: streaming ? 'text/event-stream' : 'application/json' }
+        const call = {
+          model,
+          path,
+          body: JSON.stringify(upstreamBody),
+          accept: streaming ? 'text/event-stream' : 'application/json',
+        }
         if (!streaming) {
           const text = (await kernel.backends.callText(ex, call)).text
           const body = parseUpstream(text) as Record<string, unknown>
@@ -52,7 +69,9 @@ export default definePlugin({
           // Unchanged, the server's text leaves as it came unless a later step reads the body.
           ex.reply = changed ? reply.json(body, 200) : new RelayedJson(text, body, 200)
         } else {
-          ex.reply = reply.events(relay(ex, await kernel.backends.call(ex, call), clientWantsUsage, kernel), { terminator: '[DONE]' })
+          ex.reply = reply.events(relay(ex, await kernel.backends.call(ex, call), clientWantsUsage, kernel), {
+            terminator: '[DONE]',
+          })
         }
         await next()
       },
@@ -72,10 +91,18 @@ async function embeddings(ex: Narrowed<'model'>, next: () => Promise<void>, kern
   delete upstreamBody.stream
   delete upstreamBody.stream_options
   if (!model.supports_dimensions) delete upstreamBody.dimensions
-  const res = await kernel.backends.callText(ex, { model, path: PATHS.embeddings, body: JSON.stringify(upstreamBody), accept: 'application/json' })
+  const res = await kernel.backends.callText(ex, {
+    model,
+    path: PATHS.embeddings,
+    body: JSON.stringify(upstreamBody),
+    accept: 'application/json',
+  })
   const text = res.text
   const body = parseUpstream(text) as Record<string, unknown>
-  const { usage, changed } = normalizeEmbeddings(body, { format: sent.encoding_format ?? 'float', dimensions: model.supports_dimensions ? sent.dimensions : undefined })
+  const { usage, changed } = normalizeEmbeddings(body, {
+    format: sent.encoding_format ?? 'float',
+    dimensions: model.supports_dimensions ? sent.dimensions : undefined,
+  })
   if (usage) ex.usage.report(reportedUsage(usage))
   ex.usage.upstreamModel = typeof body.model === 'string' ? body.model : undefined
   ex.usage.firstTokenAt = kernel.now()
@@ -105,7 +132,12 @@ function relayEvent(data: string, usage: Exchange['usage'], clientWantsUsage: bo
   // Most events need nothing changed: they go out as the server wrote them, unparsed. Any
   // event that might carry usage, an error or `reasoning_content` (a substring test can only
   // send an event down the careful path, never skip one), and the first (for `model`), are read.
-  if (usage.upstreamModel !== undefined && !data.includes('"usage"') && !data.includes('"error"') && !data.includes('reasoning_content')) {
+  if (
+    usage.upstreamModel !== undefined &&
+    !data.includes('"usage"') &&
+    !data.includes('"error"') &&
+    !data.includes('reasoning_content')
+  ) {
     if (usage.firstTokenAt === undefined && CHOICES.test(data)) usage.firstTokenAt = kernel.now()
     if (PIECE.test(data)) usage.streamed++
     return new SerializedEvent(data)
@@ -118,11 +150,14 @@ function relayEvent(data: string, usage: Exchange['usage'], clientWantsUsage: bo
   }
   if (chunk.error) {
     const e = chunk.error as { message?: string }
-    throw new GatewayError(502, typeof e.message === 'string' ? e.message : 'upstream stream failed', { code: 'upstream_error' })
+    throw new GatewayError(502, typeof e.message === 'string' ? e.message : 'upstream stream failed', {
+      code: 'upstream_error',
+    })
   }
   normalizeChunk(chunk)
   const choices = chunk.choices
-  if (usage.firstTokenAt === undefined && Array.isArray(choices) && choices.length > 0) usage.firstTokenAt = kernel.now()
+  if (usage.firstTokenAt === undefined && Array.isArray(choices) && choices.length > 0)
+    usage.firstTokenAt = kernel.now()
   if (typeof chunk.model === 'string') usage.upstreamModel = chunk.model
   if (chunk.usage) usage.report(reportedUsage(chunk.usage as OpenAIUsage))
   usage.streamed += streamedTokens(chunk)
@@ -141,7 +176,12 @@ function relayEvent(data: string, usage: Exchange['usage'], clientWantsUsage: bo
  * `max_tokens`, or what a budget afforded): what a server that kept to it would have sent.
  */
 function lengthEnd(usage: Exchange['usage']): StreamItem {
-  return { object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: usage.upstreamModel ?? usage.model ?? '', choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }
+  return {
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: usage.upstreamModel ?? usage.model ?? '',
+    choices: [{ index: 0, delta: {}, finish_reason: 'length' }],
+  }
 }
 
 /**
@@ -150,7 +190,12 @@ function lengthEnd(usage: Exchange['usage']): StreamItem {
  * request may produce is cut there: the client gets a `length` end, and nothing past the limit
  * is relayed or charged.
  */
-async function* relay(ex: Exchange, res: UpstreamResponse, clientWantsUsage: boolean, kernel: Kernel): AsyncGenerator<StreamItem> {
+async function* relay(
+  ex: Exchange,
+  res: UpstreamResponse,
+  clientWantsUsage: boolean,
+  kernel: Kernel,
+): AsyncGenerator<StreamItem> {
   const usage = ex.usage
   const body = res.body
   const parser = new SseParser()
@@ -186,5 +231,6 @@ async function* relay(ex: Exchange, res: UpstreamResponse, clientWantsUsage: boo
   } finally {
     if (!completed) body.destroy()
   }
-  if (!completed) throw new GatewayError(502, 'upstream stream ended before it was complete', { code: 'upstream_failed' })
+  if (!completed)
+    throw new GatewayError(502, 'upstream stream ended before it was complete', { code: 'upstream_failed' })
 }

@@ -27,8 +27,10 @@ export function draftText(draft: DraftCompletion): string | undefined {
   return typeof content === 'string' && content.trim() !== '' ? content : undefined
 }
 
-const idOf = (draft: DraftCompletion) => (typeof draft.id === 'string' ? draft.id : `chatcmpl-${Date.now().toString(36)}`)
-const createdOf = (draft: DraftCompletion) => (typeof draft.created === 'number' ? draft.created : Math.floor(Date.now() / 1000))
+const idOf = (draft: DraftCompletion) =>
+  typeof draft.id === 'string' ? draft.id : `chatcmpl-${Date.now().toString(36)}`
+const createdOf = (draft: DraftCompletion) =>
+  typeof draft.created === 'number' ? draft.created : Math.floor(Date.now() / 1000)
 
 export function draftCompletion(draft: DraftCompletion, text: string, shape: Shape): Record<string, unknown> {
   return {
@@ -47,10 +49,15 @@ const PIECES = /\s*\S+/g
 /** The draft as a stream: the role, the text in word-sized pieces, the finish, then usage if asked. */
 export async function* draftStream(draft: DraftCompletion, text: string, shape: Shape): AsyncIterable<StreamEvent> {
   const head = { id: idOf(draft), object: 'chat.completion.chunk', created: createdOf(draft), model: shape.model }
-  yield { ...head, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] }
-  for (const piece of text.match(PIECES) ?? [text]) yield { ...head, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }] }
+  yield {
+    ...head,
+    choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+  }
+  for (const piece of text.match(PIECES) ?? [text])
+    yield { ...head, choices: [{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }] }
   const trailing = text.match(/\s+$/)?.[0]
-  if (trailing) yield { ...head, choices: [{ index: 0, delta: { content: trailing }, logprobs: null, finish_reason: null }] }
+  if (trailing)
+    yield { ...head, choices: [{ index: 0, delta: { content: trailing }, logprobs: null, finish_reason: null }] }
   yield { ...head, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }] }
   if (shape.includeUsage && draft.usage) yield { ...head, choices: [], usage: draft.usage }
 }

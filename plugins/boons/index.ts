@@ -9,7 +9,15 @@
  * - `speculation` (speculation.ts), last: a draft model answers and the model checks it; an
  *   accepted draft is the reply.
  */
-import { boonActs, definePlugin, reply, type Exchange, type Kernel, type Narrowed, type StreamItem } from '../../kernel/contract/index.js'
+import {
+  boonActs,
+  definePlugin,
+  reply,
+  type Exchange,
+  type Kernel,
+  type Narrowed,
+  type StreamItem,
+} from '../../kernel/contract/index.js'
 import { speculateFor } from './speculation.js'
 import { configSchema, type BoonsConfig } from './schema.js'
 import { describeImages } from './vision.js'
@@ -23,7 +31,12 @@ declare module '../../kernel/contract/index.js' {
   }
 }
 
-type ChatBody = Record<string, unknown> & { messages: Record<string, unknown>[]; tools?: { function?: { name?: string } }[]; stream?: boolean; tool_choice?: unknown }
+type ChatBody = Record<string, unknown> & {
+  messages: Record<string, unknown>[]
+  tools?: { function?: { name?: string } }[]
+  stream?: boolean
+  tool_choice?: unknown
+}
 
 /** A boon that prepares the request before the model answers it; resolves with whether it acted. */
 interface PreparingBoon {
@@ -52,7 +65,10 @@ const preparing: readonly PreparingBoon[] = [
 ]
 
 /** Resumes a generator whose first step was already taken. */
-async function* resumed(first: IteratorResult<StreamItem>, rest: AsyncIterator<StreamItem>): AsyncGenerator<StreamItem> {
+async function* resumed(
+  first: IteratorResult<StreamItem>,
+  rest: AsyncIterator<StreamItem>,
+): AsyncGenerator<StreamItem> {
   try {
     if (!first.done) yield first.value
     for (let r = first; !r.done; ) {
@@ -70,7 +86,10 @@ export default definePlugin({
   requires: ['model'],
   setup(config, kernel) {
     const route = config.route
-    const speculations = kernel.metrics.counter('sluice_speculation_total', 'Speculation boon outcomes: accepted, rejected (by the check or cut) and skipped (draft or check failed).')
+    const speculations = kernel.metrics.counter(
+      'sluice_speculation_total',
+      'Speculation boon outcomes: accepted, rejected (by the check or cut) and skipped (draft or check failed).',
+    )
     // The tool boons of each model, made once per load (a reload makes a new setup).
     const toolBoons = new Map<string, ToolBoon[]>()
     const toolBoonsOf = (model: ModelConfig): ToolBoon[] => {
@@ -109,7 +128,11 @@ export default definePlugin({
       }
       // The rounds ask the answering model by its own id, at the reasoning level this request was served.
       const served = ex.state.reasoning?.served
-      const base: ChatBody = { ...body, model: model.id, ...(model.reasoning?.mode === 'mapped' && served ? { reasoning_effort: served } : {}) }
+      const base: ChatBody = {
+        ...body,
+        model: model.id,
+        ...(model.reasoning?.mode === 'mapped' && served ? { reasoning_effort: served } : {}),
+      }
       const setup = { kernel, ex, route, maxRounds: config.max_rounds, boons: tools, acted }
       if (body.stream === true) {
         const wantsUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true

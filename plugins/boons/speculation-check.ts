@@ -20,7 +20,11 @@ export const CHECK_TOP_LOGPROBS = 10
 
 /** The check's messages: the conversation, the draft as the assistant's reply, then the question. */
 export function checkMessages(conversation: readonly CheckMessage[], draft: string, question: string): CheckMessage[] {
-  return [...conversation, { role: 'assistant', content: draft }, { role: 'user', content: `${question}\n${LABEL_LINE}` }]
+  return [
+    ...conversation,
+    { role: 'assistant', content: draft },
+    { role: 'user', content: `${question}\n${LABEL_LINE}` },
+  ]
 }
 
 interface TopLogprob {
@@ -30,7 +34,10 @@ interface TopLogprob {
 
 /** The part of a one-token chat reply the check reads. */
 export interface CheckReply {
-  choices?: { message?: { content?: unknown }; logprobs?: { content?: { token?: unknown; logprob?: unknown; top_logprobs?: TopLogprob[] }[] } | null }[]
+  choices?: {
+    message?: { content?: unknown }
+    logprobs?: { content?: { token?: unknown; logprob?: unknown; top_logprobs?: TopLogprob[] }[] } | null
+  }[]
 }
 
 export interface CheckVerdict {
@@ -42,7 +49,10 @@ export interface CheckVerdict {
 /** `Yes`, ` yes`, `YES.` all say yes: spelling variants of one label add up, as for verdicts. */
 function label(token: unknown): 'yes' | 'no' | undefined {
   if (typeof token !== 'string') return undefined
-  const folded = token.trim().toLowerCase().replace(/[^a-z]/g, '')
+  const folded = token
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z]/g, '')
   return folded === 'yes' || folded === 'no' ? folded : undefined
 }
 

@@ -12,7 +12,13 @@
 import { GatewayError, boonActs, reply, type Exchange, type Kernel, type Reply } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import type { BoonsConfig } from './schema.js'
-import { CHECK_TOP_LOGPROBS, checkMessages, readCheck, type CheckMessage, type CheckReply } from './speculation-check.js'
+import {
+  CHECK_TOP_LOGPROBS,
+  checkMessages,
+  readCheck,
+  type CheckMessage,
+  type CheckReply,
+} from './speculation-check.js'
 import { draftCompletion, draftStream, draftText, type DraftCompletion } from './draft-reply.js'
 
 export interface SpeculationOptions {
@@ -66,14 +72,20 @@ export function speculable(body: Body): boolean {
   if (body.n !== undefined && body.n !== null && body.n !== 1) return false
   if (body.logprobs === true || (body.top_logprobs !== undefined && body.top_logprobs !== null)) return false
   if (body.echo === true || (body.prompt_logprobs !== undefined && body.prompt_logprobs !== null)) return false
-  if (body.audio !== undefined || (Array.isArray(body.modalities) && body.modalities.some((m) => m !== 'text'))) return false
+  if (body.audio !== undefined || (Array.isArray(body.modalities) && body.modalities.some((m) => m !== 'text')))
+    return false
   const format = body.response_format as { type?: unknown } | undefined | null
   if (format && format.type !== undefined && format.type !== 'text') return false
   return (body.messages as CheckMessage[]).every((m) => {
-    if (typeof m !== 'object' || m === null || !['system', 'developer', 'user', 'assistant'].includes(m.role)) return false
+    if (typeof m !== 'object' || m === null || !['system', 'developer', 'user', 'assistant'].includes(m.role))
+      return false
     if ((m as { tool_calls?: unknown }).tool_calls !== undefined) return false
     const c = m.content
-    return typeof c === 'string' || c === null || (Array.isArray(c) && c.every((part: { type?: unknown }) => part?.type === 'text'))
+    return (
+      typeof c === 'string' ||
+      c === null ||
+      (Array.isArray(c) && c.every((part: { type?: unknown }) => part?.type === 'text'))
+    )
   })
 }
 
@@ -89,18 +101,35 @@ async function attempt<T>(ex: Exchange, what: string, run: () => Promise<T>): Pr
     return await run()
   } catch (err) {
     if (ex.signal.aborted) throw err
-    ex.log.warn(`speculation: the ${what} failed; the large model answers`, { status: err instanceof GatewayError ? err.status : undefined })
+    ex.log.warn(`speculation: the ${what} failed; the large model answers`, {
+      status: err instanceof GatewayError ? err.status : undefined,
+    })
     return undefined
   }
 }
 
-export async function speculate(kernel: Kernel, ex: Exchange, body: Body, options: SpeculationOptions): Promise<Speculation> {
+export async function speculate(
+  kernel: Kernel,
+  ex: Exchange,
+  body: Body,
+  options: SpeculationOptions,
+): Promise<Speculation> {
   const callOptions = { principal: ex.principal, signal: ex.signal, parentId: ex.id }
   const messages = body.messages as CheckMessage[]
   const sampling = Object.fromEntries(SAMPLING.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]))
 
   const drafted = await attempt(ex, 'draft', () =>
-    kernel.call(options.route, { ...sampling, model: options.draftModel, messages, max_tokens: draftLimit(body, options.maxDraftTokens), reasoning_effort: 'none' }, callOptions),
+    kernel.call(
+      options.route,
+      {
+        ...sampling,
+        model: options.draftModel,
+        messages,
+        max_tokens: draftLimit(body, options.maxDraftTokens),
+        reasoning_effort: 'none',
+      },
+      callOptions,
+    ),
   )
   if (!drafted || drafted.reply.kind !== 'json') return { kind: 'skipped', reason: 'draft failed' }
   const draft = drafted.reply.body as DraftCompletion
@@ -129,7 +158,10 @@ export async function speculate(kernel: Kernel, ex: Exchange, body: Body, option
   if (!verdict.accepted) return { kind: 'rejected', reason: 'check', yes: verdict.yes }
 
   const shape = { model: options.servedName, includeUsage: body.stream_options?.include_usage === true }
-  const answer = body.stream === true ? reply.events(draftStream(draft, text, shape), { terminator: '[DONE]' }) : reply.json(draftCompletion(draft, text, shape))
+  const answer =
+    body.stream === true
+      ? reply.events(draftStream(draft, text, shape), { terminator: '[DONE]' })
+      : reply.json(draftCompletion(draft, text, shape))
   return { kind: 'accepted', reply: answer, yes: verdict.yes }
 }
 
@@ -137,7 +169,13 @@ export async function speculate(kernel: Kernel, ex: Exchange, body: Body, option
  * Speculation for this request, when the model opted in (models.yaml) and the request is one it
  * can serve; undefined otherwise (nothing was called).
  */
-export async function speculateFor(kernel: Kernel, ex: Exchange, model: ModelConfig, body: Body, config: BoonsConfig): Promise<Speculation | undefined> {
+export async function speculateFor(
+  kernel: Kernel,
+  ex: Exchange,
+  model: ModelConfig,
+  body: Body,
+  config: BoonsConfig,
+): Promise<Speculation | undefined> {
   const boon = model.boons?.speculation
   if (!boon?.helper_model || !boonActs(model, 'speculation') || !speculable(body)) return undefined
   return speculate(kernel, ex, body, {

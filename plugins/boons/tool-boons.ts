@@ -44,7 +44,8 @@ function webSearch(kernel: Kernel, config: BoonsConfig): ToolBoon {
       type: 'function',
       function: {
         name: 'web_search',
-        description: 'Search for current information. Returns results with title, url and content. Cite the urls you use.',
+        description:
+          'Search for current information. Returns results with title, url and content. Cite the urls you use.',
         parameters: {
           type: 'object',
           properties: {
@@ -62,8 +63,15 @@ function webSearch(kernel: Kernel, config: BoonsConfig): ToolBoon {
       try {
         // The endpoint's own limit applies; a count over it is capped, not an error for the model.
         const max = kernel.config.server.web_search?.max_results ?? 10
-        const { reply } = await kernel.call(config.search_route, { query, ...(count ? { max_results: Math.min(count, max) } : {}) }, callOptions(ex))
-        const found = (reply.kind === 'json' ? reply.body : {}) as { provider_description?: string; results?: { title: string; url: string; content: string }[] }
+        const { reply } = await kernel.call(
+          config.search_route,
+          { query, ...(count ? { max_results: Math.min(count, max) } : {}) },
+          callOptions(ex),
+        )
+        const found = (reply.kind === 'json' ? reply.body : {}) as {
+          provider_description?: string
+          results?: { title: string; url: string; content: string }[]
+        }
         const results = (found.results ?? []).map(({ title, url, content }) => ({ title, url, content }))
         return { toolMessage: JSON.stringify({ source: found.provider_description, results }) }
       } catch (err) {
@@ -80,7 +88,8 @@ function imageGeneration(kernel: Kernel, config: BoonsConfig, helper: string): T
       type: 'function',
       function: {
         name: 'generate_image',
-        description: 'Draw an image from a description. The image is shown to the user after your answer; do not repeat it.',
+        description:
+          'Draw an image from a description. The image is shown to the user after your answer; do not repeat it.',
         parameters: {
           type: 'object',
           properties: { prompt: { type: 'string', description: 'A description of the image to draw.' } },
@@ -97,12 +106,18 @@ function imageGeneration(kernel: Kernel, config: BoonsConfig, helper: string): T
           { model: helper, prompt, n: 1, size: config.image_size, response_format: 'b64_json' },
           callOptions(ex),
         )
-        const body = (reply.kind === 'json' ? reply.body : {}) as { data?: { b64_json?: string }[]; output_format?: string }
+        const body = (reply.kind === 'json' ? reply.body : {}) as {
+          data?: { b64_json?: string }[]
+          output_format?: string
+        }
         const images = (body.data ?? []).filter((d) => typeof d.b64_json === 'string')
         const format = /^(png|jpeg|webp)$/.test(body.output_format ?? '') ? body.output_format : 'png'
         const alt = markdownAlt(prompt)
         return {
-          toolMessage: JSON.stringify({ images: images.length, note: 'The image is shown to the user below your answer; do not include it yourself.' }),
+          toolMessage: JSON.stringify({
+            images: images.length,
+            note: 'The image is shown to the user below your answer; do not include it yourself.',
+          }),
           appendix: images.map((d) => `![${alt}](data:image/${format};base64,${d.b64_json})`).join('\n\n'),
         }
       } catch (err) {
@@ -114,7 +129,9 @@ function imageGeneration(kernel: Kernel, config: BoonsConfig, helper: string): T
 
 /** The prompt as Markdown alt text: one line, no brackets that would end it, bounded. */
 function markdownAlt(prompt: string): string {
-  return Array.from(prompt.replace(/[\r\n]+/g, ' ').replace(/[[\]\\]/g, '')).slice(0, 120).join('')
+  return Array.from(prompt.replace(/[\r\n]+/g, ' ').replace(/[[\]\\]/g, ''))
+    .slice(0, 120)
+    .join('')
 }
 
 /** The tool boons that act for this model. */

@@ -10,7 +10,15 @@
  * queued, budgeted and recorded like any other; a streamed request streams every round and
  * forwards only the answering one (docs/decisions.md).
  */
-import { GatewayError, SerializedEvent, type CallResult, type Exchange, type Kernel, type StreamEvent, type StreamItem } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  SerializedEvent,
+  type CallResult,
+  type Exchange,
+  type Kernel,
+  type StreamEvent,
+  type StreamItem,
+} from '../../kernel/contract/index.js'
 import type { ToolBoon } from './tool-boons.js'
 import { addToolCallDelta, type StreamedToolCall } from '../../protocols/openai/streamed-tool-calls.js'
 
@@ -35,7 +43,11 @@ interface Usage {
 }
 
 type Message = Record<string, unknown>
-type Body = Record<string, unknown> & { messages: Message[]; tools?: unknown[]; stream_options?: Record<string, unknown> }
+type Body = Record<string, unknown> & {
+  messages: Message[]
+  tools?: unknown[]
+  stream_options?: Record<string, unknown>
+}
 
 /** Adds one round's usage to the sum so far (the fields OpenAI's usage carries). */
 function addUsage(sum: Usage | undefined, more: Usage | undefined): Usage | undefined {
@@ -47,9 +59,20 @@ function addUsage(sum: Usage | undefined, more: Usage | undefined): Usage | unde
     prompt_tokens: n(sum.prompt_tokens, more.prompt_tokens),
     completion_tokens: n(sum.completion_tokens, more.completion_tokens),
     total_tokens: n(sum.total_tokens, more.total_tokens),
-    prompt_tokens_details: { ...(sum.prompt_tokens_details ?? {}), cached_tokens: n(sum.prompt_tokens_details?.cached_tokens, more.prompt_tokens_details?.cached_tokens) },
+    prompt_tokens_details: {
+      ...(sum.prompt_tokens_details ?? {}),
+      cached_tokens: n(sum.prompt_tokens_details?.cached_tokens, more.prompt_tokens_details?.cached_tokens),
+    },
     ...(sum.completion_tokens_details || more.completion_tokens_details
-      ? { completion_tokens_details: { ...(sum.completion_tokens_details ?? {}), reasoning_tokens: n(sum.completion_tokens_details?.reasoning_tokens, more.completion_tokens_details?.reasoning_tokens) } }
+      ? {
+          completion_tokens_details: {
+            ...(sum.completion_tokens_details ?? {}),
+            reasoning_tokens: n(
+              sum.completion_tokens_details?.reasoning_tokens,
+              more.completion_tokens_details?.reasoning_tokens,
+            ),
+          },
+        }
       : {}),
   }
 }
@@ -61,7 +84,10 @@ class Rounds {
   usage: Usage | undefined
   round = 0
 
-  constructor(private readonly s: RoundsSetup, private readonly base: Body) {
+  constructor(
+    private readonly s: RoundsSetup,
+    private readonly base: Body,
+  ) {
     this.byName = new Map(s.boons.map((b) => [b.tool.function.name, b]))
     this.messages = [...base.messages]
   }
@@ -100,7 +126,11 @@ class Rounds {
 
   /** Runs the boons' calls in order and appends the assistant message and the tool results. */
   async runTools(content: unknown, calls: readonly ToolCall[]): Promise<void> {
-    this.messages.push({ role: 'assistant', content: typeof content === 'string' && content !== '' ? content : null, tool_calls: calls })
+    this.messages.push({
+      role: 'assistant',
+      content: typeof content === 'string' && content !== '' ? content : null,
+      tool_calls: calls,
+    })
     for (const call of calls) {
       const boon = this.byName.get(call.function.name)!
       let args: Record<string, unknown> = {}
@@ -129,7 +159,11 @@ function copyHeaders(ex: Exchange, from: CallResult): void {
   for (const [name, value] of from.headers) if (!name.endsWith('request-id')) ex.headers.set(name, value)
 }
 
-const notAs = (kind: string) => new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: new Error(`a tool boon round replied ${kind}`) })
+const notAs = (kind: string) =>
+  new GatewayError(502, 'upstream request failed', {
+    code: 'upstream_failed',
+    cause: new Error(`a tool boon round replied ${kind}`),
+  })
 
 /** A whole reply: rounds until the model answers; that reply, with usage summed and images appended. */
 export async function answerWhole(s: RoundsSetup, base: Body): Promise<unknown> {
@@ -137,7 +171,10 @@ export async function answerWhole(s: RoundsSetup, base: Body): Promise<unknown> 
   for (;;) {
     const res = await rounds.call(false)
     if (res.reply.kind !== 'json') throw notAs(res.reply.kind)
-    const chat = res.reply.body as { choices?: { message?: Message & { tool_calls?: ToolCall[] }; finish_reason?: string }[]; usage?: Usage }
+    const chat = res.reply.body as {
+      choices?: { message?: Message & { tool_calls?: ToolCall[] }; finish_reason?: string }[]
+      usage?: Usage
+    }
     rounds.usage = addUsage(rounds.usage, chat.usage)
     const choice = chat.choices?.[0]
     const calls = choice?.message?.tool_calls ?? []
@@ -154,7 +191,8 @@ export async function answerWhole(s: RoundsSetup, base: Body): Promise<unknown> 
         choice.finish_reason = 'stop'
       }
       const extra = rounds.appendix()
-      if (extra) choice.message.content = `${typeof choice.message.content === 'string' ? choice.message.content : ''}${extra}`
+      if (extra)
+        choice.message.content = `${typeof choice.message.content === 'string' ? choice.message.content : ''}${extra}`
     }
     if (rounds.usage) chat.usage = rounds.usage
     return chat
@@ -162,7 +200,14 @@ export async function answerWhole(s: RoundsSetup, base: Body): Promise<unknown> 
 }
 
 interface Chunk extends StreamEvent {
-  choices?: { index?: number; delta?: { content?: unknown; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[]
+  choices?: {
+    index?: number
+    delta?: {
+      content?: unknown
+      tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[]
+    }
+    finish_reason?: string | null
+  }[]
   usage?: Usage | null
 }
 
@@ -174,7 +219,11 @@ interface Chunk extends StreamEvent {
  * asked for it. The generator yields nothing before the answering round begins, so the
  * response headers (the boons that acted) are known when its first event is.
  */
-export async function* answerStreamed(s: RoundsSetup, base: Body, clientWantsUsage: boolean): AsyncGenerator<StreamItem> {
+export async function* answerStreamed(
+  s: RoundsSetup,
+  base: Body,
+  clientWantsUsage: boolean,
+): AsyncGenerator<StreamItem> {
   const rounds = new Rounds(s, base)
   for (;;) {
     const res = await rounds.call(true)
@@ -244,7 +293,14 @@ export async function* answerStreamed(s: RoundsSetup, base: Body, clientWantsUsa
     }
     const template = finish ?? usageChunk
     const extra = rounds.appendix()
-    if (extra && template) yield { id: template.id, object: template.object, created: template.created, model: template.model, choices: [{ index: 0, delta: { content: extra }, finish_reason: null }] }
+    if (extra && template)
+      yield {
+        id: template.id,
+        object: template.object,
+        created: template.created,
+        model: template.model,
+        choices: [{ index: 0, delta: { content: extra }, finish_reason: null }],
+      }
     if (finish) {
       const own = all.filter((c) => !rounds.isBoonCall(c))
       const f = finish.choices![0]!

@@ -18,7 +18,12 @@ interface Options {
 }
 
 /** Replaces every image part of the messages with its description; returns how many. */
-export async function describeImages(kernel: Kernel, ex: Exchange, messages: { content?: unknown }[], options: Options): Promise<number> {
+export async function describeImages(
+  kernel: Kernel,
+  ex: Exchange,
+  messages: { content?: unknown }[],
+  options: Options,
+): Promise<number> {
   const jobs: { parts: Part[]; index: number; part: Part }[] = []
   for (const m of messages) {
     if (!Array.isArray(m.content)) continue
@@ -29,7 +34,10 @@ export async function describeImages(kernel: Kernel, ex: Exchange, messages: { c
   }
   const descriptions = await Promise.all(jobs.map((job) => describeOne(kernel, ex, job.part, options)))
   jobs.forEach((job, i) => {
-    job.parts[job.index] = { type: 'text', text: `[Image ${i + 1}, as described by ${options.helper}: ${descriptions[i]}]` }
+    job.parts[job.index] = {
+      type: 'text',
+      text: `[Image ${i + 1}, as described by ${options.helper}: ${descriptions[i]}]`,
+    }
   })
   return jobs.length
 }
@@ -46,7 +54,8 @@ async function describeOne(kernel: Kernel, ex: Exchange, part: Part, options: Op
     },
     { principal: ex.principal, signal: ex.signal, parentId: ex.id },
   )
-  if (reply.kind !== 'json') throw new GatewayError(502, 'upstream request failed', { cause: new Error(`vision helper replied ${reply.kind}`) })
+  if (reply.kind !== 'json')
+    throw new GatewayError(502, 'upstream request failed', { cause: new Error(`vision helper replied ${reply.kind}`) })
   const content = (reply.body as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content
   return typeof content === 'string' && content.trim() !== '' ? content.trim() : '(no description)'
 }

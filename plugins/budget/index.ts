@@ -9,7 +9,16 @@
  * settled to what `ex.usage.used()` says, never past what was reserved. The ledger is the
  * plugin's state (ledger/open-ledger.ts): opened once per process, kept across reloads.
  */
-import { GatewayError, definePlugin, describeCause, unitPrices, valueOf, type Exchange, type TermBudget, type UnitPrices } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  definePlugin,
+  describeCause,
+  unitPrices,
+  valueOf,
+  type Exchange,
+  type TermBudget,
+  type UnitPrices,
+} from '../../kernel/contract/index.js'
 import type { LedgerLine, LedgerTicket } from './ledger/ledger.js'
 import type { SpendScope } from '../../kernel/contract/index.js'
 import { openLedger } from './ledger/open-ledger.js'
@@ -46,7 +55,10 @@ export default definePlugin({
   meters: 'budget',
   open: openLedger,
   setup(config, kernel, { ledger }) {
-    const refused = kernel.metrics.counter('sluice_budget_refusals_total', 'Requests refused for lack of budget, by budget.')
+    const refused = kernel.metrics.counter(
+      'sluice_budget_refusals_total',
+      'Requests refused for lack of budget, by budget.',
+    )
     return {
       async request(ex, next) {
         const principal = ex.principal
@@ -54,7 +66,9 @@ export default definePlugin({
         const key = kernel.keys.key(principal.keyId)
         const group = kernel.keys.group(principal.group)
         const keyTerm = key?.budget
-        const groupTerm = group?.budget ? ({ amount: group.budget.amount, term: group.budget.term ?? 'month' } as TermBudget) : undefined
+        const groupTerm = group?.budget
+          ? ({ amount: group.budget.amount, term: group.budget.term ?? 'month' } as TermBudget)
+          : undefined
         const keyTokens = key?.tokensPerMinute
         const groupTokens = group?.tokens_per_minute
         // Nothing to keep to: no work on the request path.
@@ -64,7 +78,10 @@ export default definePlugin({
         const prices = unitPrices(model.prices)
         const demand = ex.usage.demand()
         const asked = demand.outputTokens === undefined ? undefined : Math.ceil(demand.outputTokens / demand.choices)
-        const perChoiceMax = Math.max(demand.adjustable ? 1 : 0, Math.min(asked ?? config.default_max_tokens, model.context_window ?? Infinity))
+        const perChoiceMax = Math.max(
+          demand.adjustable ? 1 : 0,
+          Math.min(asked ?? config.default_max_tokens, model.context_window ?? Infinity),
+        )
         const max = perChoiceMax * demand.choices
         // A reply that cannot be shortened must be afforded whole.
         const min = demand.adjustable ? Math.min(config.min_tokens, perChoiceMax) * demand.choices : max
@@ -82,14 +99,25 @@ export default definePlugin({
             limit: budget.amount,
             fixed: fixedValue,
             perUnit: prices.output,
-            window: { kind: 'term', expiresAt: period.end + TERM_GRACE, seed: () => kernel.records.spent(scope, period.start), scope },
+            window: {
+              kind: 'term',
+              expiresAt: period.end + TERM_GRACE,
+              seed: () => kernel.records.spent(scope, period.start),
+              scope,
+            },
           })
           kinds.push(kind)
         }
         if (keyTerm) term('key_term', `key:${principal.keyId}`, keyTerm, { keyId: principal.keyId })
         if (groupTerm) term('group_term', `group:${principal.group}`, groupTerm, { group: principal.group })
         const tokens = (kind: 'key_tokens' | 'group_tokens', scope: string, limit: number) => {
-          lines.push({ counter: `budget:tpm:${scope}`, limit, fixed: demand.inputTokens, perUnit: 1, window: { kind: 'sliding', ms: MINUTE } })
+          lines.push({
+            counter: `budget:tpm:${scope}`,
+            limit,
+            fixed: demand.inputTokens,
+            perUnit: 1,
+            window: { kind: 'sliding', ms: MINUTE },
+          })
           kinds.push(kind)
         }
         if (keyTokens !== undefined) tokens('key_tokens', `key:${principal.keyId}`, keyTokens)
@@ -108,8 +136,10 @@ export default definePlugin({
           throw refusals[kind]()
         }
         const granted = reservation.units
-        if (demand.adjustable && (granted < max || asked === undefined)) ex.usage.limitOutput(Math.floor(granted / demand.choices))
-        if (demand.adjustable && granted < max) ex.headers.set(`${ex.headerPrefix}budget-max-tokens`, String(Math.floor(granted / demand.choices)))
+        if (demand.adjustable && (granted < max || asked === undefined))
+          ex.usage.limitOutput(Math.floor(granted / demand.choices))
+        if (demand.adjustable && granted < max)
+          ex.headers.set(`${ex.headerPrefix}budget-max-tokens`, String(Math.floor(granted / demand.choices)))
         ex.state.budget = { ticket: reservation.ticket, kinds }
         await next()
       },
@@ -118,11 +148,18 @@ export default definePlugin({
         if (!b) return
         const used = ex.usage.used()
         const model = ex.state.model!.model
-        const amounts = b.kinds.map((kind) => (kind === 'key_term' || kind === 'group_term' ? valueOf(model.prices, used) : used.inputTokens + used.outputTokens))
+        const amounts = b.kinds.map((kind) =>
+          kind === 'key_term' || kind === 'group_term'
+            ? valueOf(model.prices, used)
+            : used.inputTokens + used.outputTokens,
+        )
         try {
           await ledger.settle(b.ticket, amounts, kernel.now())
         } catch (err) {
-          ex.log.error('budget settlement failed; the reservation lapses with its lease, and reconciliation counts the record', { cause: describeCause(err) })
+          ex.log.error(
+            'budget settlement failed; the reservation lapses with its lease, and reconciliation counts the record',
+            { cause: describeCause(err) },
+          )
         }
       },
     }
@@ -131,5 +168,9 @@ export default definePlugin({
 
 /** What a request costs whatever its reply: input tokens, characters and audio seconds. */
 function fixedCost(demand: ReturnType<Exchange['usage']['demand']>, prices: UnitPrices): number {
-  return demand.inputTokens * prices.input + (demand.characters ?? 0) * prices.character + (demand.audioSeconds ?? 0) * prices.second
+  return (
+    demand.inputTokens * prices.input +
+    (demand.characters ?? 0) * prices.character +
+    (demand.audioSeconds ?? 0) * prices.second
+  )
 }

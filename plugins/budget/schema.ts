@@ -8,13 +8,15 @@ export const configSchema = {
       type: 'integer',
       minimum: 1,
       default: 4096,
-      description: 'Reply tokens reserved, and sent upstream as max_tokens, when a request on a budget sets none: the ceiling that bounds what it can cost.',
+      description:
+        'Reply tokens reserved, and sent upstream as max_tokens, when a request on a budget sets none: the ceiling that bounds what it can cost.',
     },
     min_tokens: {
       type: 'integer',
       minimum: 1,
       default: 16,
-      description: 'Fewest reply tokens worth serving. A budget that affords fewer than asked but at least this many lowers max_tokens to what it affords; below it the request is refused.',
+      description:
+        'Fewest reply tokens worth serving. A budget that affords fewer than asked but at least this many lowers max_tokens to what it affords; below it the request is refused.',
     },
   },
 } as const

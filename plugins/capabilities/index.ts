@@ -29,23 +29,43 @@ export default definePlugin({
       // Not async: nothing to do after next(), so its promise is handed back as it is.
       request(ex, next) {
         if (ex.state.model.model.model_type === 'embedding') {
-          checkEmbeddings(ex.state.model.model, ex.state.model.requested, ex.body as { input?: unknown; dimensions?: unknown })
+          checkEmbeddings(
+            ex.state.model.model,
+            ex.state.model.requested,
+            ex.body as { input?: unknown; dimensions?: unknown },
+          )
           return next()
         }
         const body = ex.body as { tools?: unknown[]; tool_choice?: unknown; messages?: unknown }
         const images = imageParts(body.messages)
         if (images.length > config.max_images)
-          throw new GatewayError(400, `too many images: ${images.length} image parts, at most ${config.max_images} per request`, { code: 'invalid_request' })
+          throw new GatewayError(
+            400,
+            `too many images: ${images.length} image parts, at most ${config.max_images} per request`,
+            { code: 'invalid_request' },
+          )
         // A model server downloads an https image itself: never one on the operator's network.
         const refused = images.find(breaksImageRule)
-        if (refused) throw new GatewayError(400, `${refused.path} must be ${IMAGE_URL_RULE}`, { code: 'invalid_request' })
+        if (refused)
+          throw new GatewayError(400, `${refused.path} must be ${IMAGE_URL_RULE}`, { code: 'invalid_request' })
         const model = ex.state.model.model
         if (body.tools !== undefined && !model.supports_function_calling)
-          throw new GatewayError(400, `model ${ex.state.model.requested} does not support tools`, { code: 'invalid_request' })
+          throw new GatewayError(400, `model ${ex.state.model.requested} does not support tools`, {
+            code: 'invalid_request',
+          })
         if (body.tool_choice !== undefined && !model.supports_tool_choice)
-          throw new GatewayError(400, `model ${ex.state.model.requested} does not support tool_choice`, { code: 'invalid_request' })
-        if (config.images === 'check' && !model.supports_vision && hasImageParts(body.messages) && !visionBoonOn(model, ex.header(`${ex.headerPrefix}boons`)))
-          throw new GatewayError(400, 'model does not accept images; use a model with vision', { code: 'invalid_request' })
+          throw new GatewayError(400, `model ${ex.state.model.requested} does not support tool_choice`, {
+            code: 'invalid_request',
+          })
+        if (
+          config.images === 'check' &&
+          !model.supports_vision &&
+          hasImageParts(body.messages) &&
+          !visionBoonOn(model, ex.header(`${ex.headerPrefix}boons`))
+        )
+          throw new GatewayError(400, 'model does not accept images; use a model with vision', {
+            code: 'invalid_request',
+          })
         return next()
       },
     }
@@ -62,5 +82,9 @@ function checkEmbeddings(model: ModelConfig, requested: string, body: { input?: 
   const inputs = inputList(body.input)
   const long = inputs.findIndex((item) => Array.isArray(item) && item.length > window)
   if (long >= 0)
-    throw new GatewayError(400, `input[${long}] has ${(inputs[long] as unknown[]).length} tokens; model ${requested} takes at most ${window}`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `input[${long}] has ${(inputs[long] as unknown[]).length} tokens; model ${requested} takes at most ${window}`,
+      { code: 'invalid_request' },
+    )
 }

@@ -43,7 +43,11 @@ export default definePlugin({
     const weights = { prompt: config.prompt_weight, completion: config.completion_weight }
     // Learned per route and pool, as each route's requests run there.
     const serviceOf = (pool: string) => state.estimate(step.route, pool)
-    const waits = kernel.metrics.histogram('sluice_queue_wait_seconds', 'Time requests waited for model capacity.', WAIT_BUCKETS)
+    const waits = kernel.metrics.histogram(
+      'sluice_queue_wait_seconds',
+      'Time requests waited for model capacity.',
+      WAIT_BUCKETS,
+    )
     const waitsOf = new Map<string, { observe(value: number): void }>()
     const waitSeries = (model: string) => {
       let series = waitsOf.get(model)
@@ -53,12 +57,19 @@ export default definePlugin({
       }
       return series
     }
-    const timeouts = kernel.metrics.counter('sluice_queue_timeouts_total', 'Requests that gave up waiting for model capacity (503).')
-    kernel.metrics.gauge('sluice_queue_waiting', 'Requests of this process waiting for model capacity, per model.', () =>
-      queues.load().map((l) => [{ model: l.model, pool: l.pool }, l.waiting] as const),
+    const timeouts = kernel.metrics.counter(
+      'sluice_queue_timeouts_total',
+      'Requests that gave up waiting for model capacity (503).',
     )
-    kernel.metrics.gauge('sluice_queue_running', 'Requests of this process holding a slot of model capacity, per model.', () =>
-      queues.load().map((l) => [{ model: l.model, pool: l.pool }, l.running] as const),
+    kernel.metrics.gauge(
+      'sluice_queue_waiting',
+      'Requests of this process waiting for model capacity, per model.',
+      () => queues.load().map((l) => [{ model: l.model, pool: l.pool }, l.waiting] as const),
+    )
+    kernel.metrics.gauge(
+      'sluice_queue_running',
+      'Requests of this process holding a slot of model capacity, per model.',
+      () => queues.load().map((l) => [{ model: l.model, pool: l.pool }, l.running] as const),
     )
     kernel.metrics.gauge('sluice_queue_capacity', 'Concurrent requests each backend pool takes (models.yaml).', () =>
       Object.entries(kernel.config.models.backends).map(([pool, b]) => [{ pool }, b.capacity ?? 8] as const),
@@ -92,7 +103,10 @@ export default definePlugin({
         if (admission.kind === 'aborted') throw ex.signal.reason ?? new GatewayError(499, 'client closed the request')
         if (admission.kind === 'timeout') {
           timeouts.inc({ model: model.id })
-          throw new GatewayError(503, 'timed out waiting for model capacity', { code: 'capacity_timeout', headers: { 'retry-after': '5' } })
+          throw new GatewayError(503, 'timed out waiting for model capacity', {
+            code: 'capacity_timeout',
+            headers: { 'retry-after': '5' },
+          })
         }
         ex.state.queue = { waitedMs: admission.waitedMs, slot: admission.slot, pool, promptEstimate }
         await next()

@@ -29,6 +29,7 @@ export function imageDemand(prompt: string, n: number, size: string | undefined)
 /** The server's `usage` (gpt-image-1's shape), or the gateway's count of what it sent back. */
 export function imageReport(sent: unknown, prompt: string, images: number, size: string | undefined): ReportedUsage {
   const u = (sent as { usage?: { input_tokens?: unknown; output_tokens?: unknown } } | null)?.usage
-  if (u && typeof u.input_tokens === 'number' && typeof u.output_tokens === 'number') return { inputTokens: u.input_tokens, outputTokens: u.output_tokens }
+  if (u && typeof u.input_tokens === 'number' && typeof u.output_tokens === 'number')
+    return { inputTokens: u.input_tokens, outputTokens: u.output_tokens }
   return { inputTokens: promptTokens(prompt), outputTokens: images * imageTokens(size) }
 }

@@ -33,11 +33,19 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const { model, requested } = ex.state.model
-        if (model.model_type !== 'image') throw new GatewayError(400, `model ${requested} is not an image generation model`, { code: 'invalid_request' })
+        if (model.model_type !== 'image')
+          throw new GatewayError(400, `model ${requested} is not an image generation model`, {
+            code: 'invalid_request',
+          })
         const body = bodyOf(ex.body)
         // Everything the client sent, under the server's own name for the model.
         const upstream = { ...body, model: model.served_name ?? model.id }
-        const res = await kernel.backends.callText(ex, { model, path: '/v1/images/generations', body: JSON.stringify(upstream), accept: 'application/json' })
+        const res = await kernel.backends.callText(ex, {
+          model,
+          path: '/v1/images/generations',
+          body: JSON.stringify(upstream),
+          accept: 'application/json',
+        })
         let sent: unknown
         try {
           sent = JSON.parse(res.text)
@@ -45,7 +53,10 @@ export default definePlugin({
           throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: err })
         }
         const data = (sent as { data?: unknown } | null)?.data
-        if (!Array.isArray(data)) throw new GatewayError(502, 'upstream sent a malformed images reply: no data list', { code: 'upstream_failed' })
+        if (!Array.isArray(data))
+          throw new GatewayError(502, 'upstream sent a malformed images reply: no data list', {
+            code: 'upstream_failed',
+          })
         const size = typeof (sent as { size?: unknown }).size === 'string' ? (sent as { size: string }).size : body.size
         ex.usage.report(imageReport(sent, body.prompt, data.length, size))
         ex.usage.firstTokenAt = kernel.now()

@@ -3,7 +3,14 @@
  * probe with its embedding model (through the `embeddings` route) to learn and fix its
  * dimension. A collection of another project answers exactly as a missing one: 404.
  */
-import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  definePlugin,
+  describeErrors,
+  reply,
+  validatorFor,
+  type Exchange,
+} from '../../kernel/contract/index.js'
 import type { CollectionInfo } from '../../domains/query/knowledge/store.js'
 import { embeddingPrincipal, embedThroughRoute } from '../../domains/query/knowledge/embed-route.js'
 import { configSchema, createCollectionBody, type KnowledgeCollectionsConfig } from './schema.js'
@@ -30,10 +37,18 @@ export default definePlugin({
     const actions: Record<KnowledgeCollectionsConfig['action'], (ex: Exchange, project: string) => Promise<void>> = {
       async create(ex, project) {
         const body = structuredClone(ex.body ?? {})
-        if (!validate(body)) throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
+        if (!validate(body))
+          throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, {
+            code: 'invalid_request',
+          })
         const { name, embedding_model } = body as { name: string; embedding_model?: string }
         const principal = embeddingPrincipal(kernel.keys, kb().settings.embeddingKey)
-        const embed = embedThroughRoute((id, b, o) => kernel.call(id, b, o), kernel.domains.query.routes.embeddings, principal, { signal: ex.signal, parentId: ex.id })
+        const embed = embedThroughRoute(
+          (id, b, o) => kernel.call(id, b, o),
+          kernel.domains.query.routes.embeddings,
+          principal,
+          { signal: ex.signal, parentId: ex.id },
+        )
         ex.reply = reply.json(collectionView(await kb().createCollection(project, name, embedding_model, embed)), 201)
       },
       async list(ex, project) {

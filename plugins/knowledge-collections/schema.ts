@@ -9,7 +9,8 @@ export const configSchema = {
       type: 'string',
       enum: ['create', 'list', 'delete'],
       default: 'list',
-      description: 'What the route does: create a collection of `:project` (body `{name, embedding_model?}`), list them, or delete `:collection` with its documents.',
+      description:
+        'What the route does: create a collection of `:project` (body `{name, embedding_model?}`), list them, or delete `:collection` with its documents.',
     },
   },
 } as const

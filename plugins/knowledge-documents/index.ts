@@ -6,7 +6,14 @@
  * `embeddings` route) → one atomic upsert: a failure anywhere leaves the collection as it was,
  * and the same `source_name` sent again replaces the document and all its chunks.
  */
-import { GatewayError, definePlugin, describeErrors, reply, validatorFor, type Exchange } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  definePlugin,
+  describeErrors,
+  reply,
+  validatorFor,
+  type Exchange,
+} from '../../kernel/contract/index.js'
 import type { Metadata } from '../../domains/query/knowledge/model.js'
 import type { StoredDocument } from '../../domains/query/knowledge/store.js'
 import type { DocumentBytes } from '../../domains/query/knowledge/readers/read-document.js'
@@ -45,13 +52,21 @@ function formFields(fields: Record<string, string | string[]>): Record<string, u
   if (url !== undefined) out.url = url
   const tags = fields.tags ?? fields['tags[]']
   if (tags !== undefined) {
-    const list = Array.isArray(tags) ? tags : tags.trim().startsWith('[') ? parseJson('tags', tags) : tags.split(',').map((t) => t.trim()).filter(Boolean)
+    const list = Array.isArray(tags)
+      ? tags
+      : tags.trim().startsWith('[')
+        ? parseJson('tags', tags)
+        : tags
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean)
     out.tags = list
   }
   const metadata = one('metadata')
   if (metadata !== undefined) out.metadata = parseJson('metadata', metadata)
   for (const name of Object.keys(fields)) {
-    if (!['url', 'tags', 'tags[]', 'metadata', 'source_name'].includes(name)) throw bad(`unknown form field ${JSON.stringify(name)}: expected source_name, url, tags, metadata`)
+    if (!['url', 'tags', 'tags[]', 'metadata', 'source_name'].includes(name))
+      throw bad(`unknown form field ${JSON.stringify(name)}: expected source_name, url, tags, metadata`)
   }
   return out
 }
@@ -81,30 +96,56 @@ export default definePlugin({
     const kb = () => kernel.domains.query.knowledge
     const ingest = async (ex: Exchange, sourceName: string, fields: Fields, content: DocumentBytes) => {
       const principal = embeddingPrincipal(kernel.keys, kb().settings.embeddingKey)
-      const embed = embedThroughRoute((id, b, o) => kernel.call(id, b, o), kernel.domains.query.routes.embeddings, principal, { signal: ex.signal, parentId: ex.id })
-      const doc = await kb().ingest(ex.params.project ?? '', ex.params.collection ?? '', { sourceName, ...fields }, content, embed)
+      const embed = embedThroughRoute(
+        (id, b, o) => kernel.call(id, b, o),
+        kernel.domains.query.routes.embeddings,
+        principal,
+        { signal: ex.signal, parentId: ex.id },
+      )
+      const doc = await kb().ingest(
+        ex.params.project ?? '',
+        ex.params.collection ?? '',
+        { sourceName, ...fields },
+        content,
+        embed,
+      )
       ex.reply = reply.json(documentView(doc))
     }
     const actions: Record<KnowledgeDocumentsConfig['action'], (ex: Exchange) => Promise<void>> = {
       async put(ex) {
         const body = structuredClone(ex.body ?? {})
-        if (!validatePut(body)) throw bad(`invalid request: ${describeErrors(validatePut.errors)} (give text, or content_base64 with content_type)`)
+        if (!validatePut(body))
+          throw bad(
+            `invalid request: ${describeErrors(validatePut.errors)} (give text, or content_base64 with content_type)`,
+          )
         const b = body as { text?: string; content_base64?: string; content_type?: string } & Fields
         const sourceName = ex.params.source_name ?? ''
-        const content: DocumentBytes = b.text !== undefined
-          ? { bytes: new TextEncoder().encode(b.text), contentType: textContentType(sourceName, b.content_type), fileName: sourceName }
-          : { bytes: decodeBase64(b.content_base64!), contentType: b.content_type, fileName: sourceName }
+        const content: DocumentBytes =
+          b.text !== undefined
+            ? {
+                bytes: new TextEncoder().encode(b.text),
+                contentType: textContentType(sourceName, b.content_type),
+                fileName: sourceName,
+              }
+            : { bytes: decodeBase64(b.content_base64!), contentType: b.content_type, fileName: sourceName }
         await ingest(ex, sourceName, { url: b.url, tags: b.tags, metadata: b.metadata }, content)
       },
       async upload(ex) {
         const upload = ex.state.upload
-        if (!upload) throw new GatewayError(500, 'internal error', { cause: new Error('knowledge-documents `upload` needs multipart-upload before it') })
+        if (!upload)
+          throw new GatewayError(500, 'internal error', {
+            cause: new Error('knowledge-documents `upload` needs multipart-upload before it'),
+          })
         const named = upload.fields.source_name
         const sourceName = (Array.isArray(named) ? named[named.length - 1] : named) ?? upload.file.filename
         if (!sourceName) throw bad('source_name is required (a form field, or the file name)')
         const fields = formFields(upload.fields)
         if (!validateFields(fields)) throw bad(`invalid request: ${describeErrors(validateFields.errors)}`)
-        await ingest(ex, sourceName, fields as Fields, { bytes: upload.file.data, contentType: upload.file.contentType, fileName: upload.file.filename })
+        await ingest(ex, sourceName, fields as Fields, {
+          bytes: upload.file.data,
+          contentType: upload.file.contentType,
+          fileName: upload.file.filename,
+        })
       },
       async list(ex) {
         const docs = await kb().listDocuments(ex.params.project ?? '', ex.params.collection ?? '')

@@ -9,7 +9,8 @@ export const configSchema = {
       type: 'string',
       enum: ['put', 'upload', 'list', 'delete'],
       default: 'list',
-      description: '`put`: add or replace `:source_name` from a JSON body; `upload`: add or replace from a multipart form (after `multipart-upload`); `list` the documents; `delete` `:source_name`.',
+      description:
+        '`put`: add or replace `:source_name` from a JSON body; `upload`: add or replace from a multipart form (after `multipart-upload`); `list` the documents; `delete` `:source_name`.',
     },
   },
 } as const
@@ -17,9 +18,19 @@ export const configSchema = {
 export type KnowledgeDocumentsConfig = FromSchema<typeof configSchema>
 
 /** Limits on what a document carries beside its content. */
-export const LIMITS = { tags: 100, tagLength: 256, metadataKeys: 64, metadataValueLength: 4096, urlLength: 4096 } as const
+export const LIMITS = {
+  tags: 100,
+  tagLength: 256,
+  metadataKeys: 64,
+  metadataValueLength: 4096,
+  urlLength: 4096,
+} as const
 
-const tags = { type: 'array', maxItems: LIMITS.tags, items: { type: 'string', minLength: 1, maxLength: LIMITS.tagLength } } as const
+const tags = {
+  type: 'array',
+  maxItems: LIMITS.tags,
+  items: { type: 'string', minLength: 1, maxLength: LIMITS.tagLength },
+} as const
 const metadata = {
   type: 'object',
   maxProperties: LIMITS.metadataKeys,

@@ -27,8 +27,15 @@ export default definePlugin({
     return {
       async request(ex) {
         const body = structuredClone(ex.body ?? {})
-        if (!validate(body)) throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
-        const search = { ...(body as Omit<CollectionSearch, 'project' | 'collection'>), project: ex.params.project ?? '', collection: ex.params.collection ?? '' }
+        if (!validate(body))
+          throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, {
+            code: 'invalid_request',
+          })
+        const search = {
+          ...(body as Omit<CollectionSearch, 'project' | 'collection'>),
+          project: ex.params.project ?? '',
+          collection: ex.params.collection ?? '',
+        }
         const kb = kernel.domains.query.knowledge
         // The route is an operator's: its model calls are carried by the knowledge base's key.
         const principal = embeddingPrincipal(kernel.keys, kb.settings.embeddingKey)

@@ -22,7 +22,9 @@ export default definePlugin({
         const body = ex.body as { max_tokens?: number | null; max_completion_tokens?: number | null }
         const asked = body.max_completion_tokens ?? body.max_tokens ?? undefined
         if (asked !== undefined && asked > config.limit && config.mode === 'refuse')
-          throw new GatewayError(400, `max_tokens ${asked} is over this route's limit of ${config.limit}`, { code: 'invalid_request' })
+          throw new GatewayError(400, `max_tokens ${asked} is over this route's limit of ${config.limit}`, {
+            code: 'invalid_request',
+          })
         const granted = Math.min(asked ?? config.limit, config.limit)
         if (body.max_completion_tokens != null) body.max_completion_tokens = granted
         else body.max_tokens = granted

@@ -20,9 +20,12 @@ export default definePlugin({
       async request(ex) {
         if (access.protected) {
           const secret = BEARER.exec(ex.header('authorization') ?? '')?.[1]
-          if (access.adminOnly && !kernel.keys.adminConfigured) throw new GatewayError(403, 'metrics need the admin key, which is not configured')
-          if (secret === undefined) throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
-          if (!access.isMetricsToken(secret) && !kernel.keys.isAdmin(secret)) throw new GatewayError(401, 'invalid metrics token', { headers: { 'www-authenticate': 'Bearer' } })
+          if (access.adminOnly && !kernel.keys.adminConfigured)
+            throw new GatewayError(403, 'metrics need the admin key, which is not configured')
+          if (secret === undefined)
+            throw new GatewayError(401, 'missing bearer token', { headers: { 'www-authenticate': 'Bearer' } })
+          if (!access.isMetricsToken(secret) && !kernel.keys.isAdmin(secret))
+            throw new GatewayError(401, 'invalid metrics token', { headers: { 'www-authenticate': 'Bearer' } })
         }
         ex.reply = reply.text('text/plain; version=0.0.4; charset=utf-8', kernel.metrics.render())
       },

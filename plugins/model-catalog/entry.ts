@@ -29,7 +29,8 @@ export interface ModelEntry {
 const CREATED = 1767225600
 
 export function modelEntry(m: ModelConfig, ownedBy: string): ModelEntry {
-  const levels = m.reasoning?.mode === 'mapped' ? LEVELS.filter((l) => m.reasoning?.levels?.[l] !== undefined) : undefined
+  const levels =
+    m.reasoning?.mode === 'mapped' ? LEVELS.filter((l) => m.reasoning?.levels?.[l] !== undefined) : undefined
   const entry: ModelEntry = {
     id: m.id,
     object: 'model',

@@ -15,8 +15,12 @@ export default definePlugin({
     const retired = (retireAt: string | undefined) => retireAt !== undefined && Date.parse(retireAt) <= kernel.now()
     const list = (): ModelEntry[] => {
       const { catalog } = kernel
-      const entries = catalog.models().filter((m) => !retired(m.retire_at)).map((m) => modelEntry(m, ownedBy))
-      for (const f of catalog.families()) entries.push(familyEntry(f, catalog.model(f.members[f.default_level])!, ownedBy))
+      const entries = catalog
+        .models()
+        .filter((m) => !retired(m.retire_at))
+        .map((m) => modelEntry(m, ownedBy))
+      for (const f of catalog.families())
+        entries.push(familyEntry(f, catalog.model(f.members[f.default_level])!, ownedBy))
       return entries
     }
     const retrieve = (id: string): ModelEntry => {

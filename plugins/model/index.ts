@@ -47,7 +47,10 @@ export default definePlugin({
       ex.headers.set('link', `<${modelsPath}/${model.replacement}>; rel="successor-version"`)
       if (kernel.now() >= retireAt) {
         if (model.on_retired === 'replace') return kernel.catalog.model(model.replacement)!
-        throw new GatewayError(410, `model ${model.id} was retired; use ${model.replacement}`, { code: 'model_retired', exposeCode: true })
+        throw new GatewayError(410, `model ${model.id} was retired; use ${model.replacement}`, {
+          code: 'model_retired',
+          exposeCode: true,
+        })
       }
       const announced = model.deprecated_at ? Date.parse(model.deprecated_at) : retireAt
       ex.headers.set(`${prefix}model-status`, 'deprecated')
@@ -64,20 +67,31 @@ export default definePlugin({
           if (!config.default_model) throw new GatewayError(400, 'model is required', { code: 'invalid_request' })
           requested = kernel.catalog.defaultModel
         }
-        if (typeof requested !== 'string') throw new GatewayError(400, 'model must be a string', { code: 'invalid_request' })
+        if (typeof requested !== 'string')
+          throw new GatewayError(400, 'model must be a string', { code: 'invalid_request' })
         const { catalog } = kernel
-        let family = catalog.family(requested)
+        const family = catalog.family(requested)
         let model: ModelConfig | undefined
         let familyLevel: ReasoningLevel | undefined
         if (requested === 'auto') {
-          const b = body as { messages?: unknown; tools?: unknown; tool_choice?: unknown; response_format?: { type?: string } }
-          model = chooseAutoModel(catalog, {
-            images: hasImageParts(b.messages),
-            tools: b.tools !== undefined,
-            toolChoice: b.tool_choice !== undefined,
-            schema: b.response_format?.type === 'json_schema',
-            group: ex.principal?.group,
-          }, kernel.now(), queueLoadOf(kernel))
+          const b = body as {
+            messages?: unknown
+            tools?: unknown
+            tool_choice?: unknown
+            response_format?: { type?: string }
+          }
+          model = chooseAutoModel(
+            catalog,
+            {
+              images: hasImageParts(b.messages),
+              tools: b.tools !== undefined,
+              toolChoice: b.tool_choice !== undefined,
+              schema: b.response_format?.type === 'json_schema',
+              group: ex.principal?.group,
+            },
+            kernel.now(),
+            queueLoadOf(kernel),
+          )
           ex.headers.set(`${ex.headerPrefix}model-auto`, model.id)
         } else if (family) {
           familyLevel = parseEffort(body.reasoning_effort) ?? family.default_level
@@ -87,7 +101,8 @@ export default definePlugin({
         }
         if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
         model = retirement(model, ex)
-        if (!types.has(model.model_type)) throw new GatewayError(400, `model ${requested} is ${notA}`, { code: 'invalid_request' })
+        if (!types.has(model.model_type))
+          throw new GatewayError(400, `model ${requested} is ${notA}`, { code: 'invalid_request' })
         if (config.endpoint === 'completions' && !model.supports_completions)
           throw new GatewayError(400, `model ${requested} does not support completions`, { code: 'invalid_request' })
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')

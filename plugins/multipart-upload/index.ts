@@ -48,7 +48,7 @@ export default definePlugin({
     const fileFields = config.file_fields
     const fileWords = fileFields ? fileFields.join(', ') : fileField
     const maxFile = config.max_file_bytes
-    const limit = maxFile + (config.form_allowance_bytes)
+    const limit = maxFile + config.form_allowance_bytes
     const limits = {
       fields: config.max_fields,
       fieldBytes: config.max_field_bytes,
@@ -58,16 +58,23 @@ export default definePlugin({
     }
     return {
       async request(ex, next) {
-        if (!ex.incoming) throw new GatewayError(500, 'internal error', { cause: new Error('multipart-upload needs a route declared `body: raw`') })
+        if (!ex.incoming)
+          throw new GatewayError(500, 'internal error', {
+            cause: new Error('multipart-upload needs a route declared `body: raw`'),
+          })
         const contentType = ex.incoming.contentType
-        if (!contentType || !isFormData(contentType)) throw bad(`the request must be multipart/form-data with a ${fileWords} field`)
+        if (!contentType || !isFormData(contentType))
+          throw bad(`the request must be multipart/form-data with a ${fileWords} field`)
         // Past the limit this throws 413 and lets the rest drain unread.
         const body = await ex.incoming.read(limit)
         let form: ParsedForm
         try {
           form = await parseForm(body, contentType, fileFields ?? fileField, limits)
         } catch (err) {
-          if (err instanceof FormLimitError) throw err.limit === 'fileBytes' ? tooLarge() : new GatewayError(413, err.message, { code: 'body_too_large' })
+          if (err instanceof FormLimitError)
+            throw err.limit === 'fileBytes'
+              ? tooLarge()
+              : new GatewayError(413, err.message, { code: 'body_too_large' })
           if (err instanceof MultipartError) throw bad(`invalid multipart body: ${err.message}`)
           throw err
         }
@@ -82,14 +89,30 @@ export default definePlugin({
         const fields: Record<string, string | string[]> = Object.fromEntries(byName)
         // The last file of the name wins, as the last value of a repeated field does.
         const part = form.files.at(-1)
-        const file: UploadedFile | undefined = part && { filename: part.filename, contentType: part.contentType, data: part.data }
+        const file: UploadedFile | undefined = part && {
+          filename: part.filename,
+          contentType: part.contentType,
+          data: part.data,
+        }
         if (fileFields) {
           // Several files: an empty one is the next step's to name (it knows what each field means).
           const stray = form.skipped[0]
-          if (stray) throw bad(`file ${stray.filename ?? '(unnamed)'} is in field ${stray.name}, which is not one of ${fileWords}`)
+          if (stray)
+            throw bad(
+              `file ${stray.filename ?? '(unnamed)'} is in field ${stray.name}, which is not one of ${fileWords}`,
+            )
           if (!file) throw bad(`a file is required in ${fileFields.length > 1 ? `one of ${fileWords}` : fileWords}`)
           ex.body = fields
-          ex.state.upload = { file, files: form.files.map((f) => ({ field: f.name, filename: f.filename, contentType: f.contentType, data: f.data })), fields }
+          ex.state.upload = {
+            file,
+            files: form.files.map((f) => ({
+              field: f.name,
+              filename: f.filename,
+              contentType: f.contentType,
+              data: f.data,
+            })),
+            fields,
+          }
           return next()
         }
         if (!file) throw bad(`${fileField} is required`)

@@ -60,7 +60,12 @@ export function isFormData(contentType: string | undefined): boolean {
   return !!contentType && /^multipart\/form-data\s*;/i.test(contentType) && /;\s*boundary=/i.test(contentType)
 }
 
-export function parseForm(body: Buffer, contentType: string, fileFields: string | readonly string[], limits: FormLimits): Promise<ParsedForm> {
+export function parseForm(
+  body: Buffer,
+  contentType: string,
+  fileFields: string | readonly string[],
+  limits: FormLimits,
+): Promise<ParsedForm> {
   const wanted = new Set(typeof fileFields === 'string' ? [fileFields] : fileFields)
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = []
@@ -83,7 +88,13 @@ export function parseForm(body: Buffer, contentType: string, fileFields: string 
       parser = busboy({
         headers: { 'content-type': contentType },
         defParamCharset: 'utf8',
-        limits: { fields: limits.fields, fieldSize: limits.fieldBytes + 1, files: limits.files, fileSize: limits.fileBytes + 1, parts: limits.parts + 1 },
+        limits: {
+          fields: limits.fields,
+          fieldSize: limits.fieldBytes + 1,
+          files: limits.files,
+          fileSize: limits.fileBytes + 1,
+          parts: limits.parts + 1,
+        },
       })
     } catch (err) {
       reject(new MultipartError((err as Error).message))
@@ -91,7 +102,8 @@ export function parseForm(body: Buffer, contentType: string, fileFields: string 
     }
     parser.on('field', (name, value, info) => {
       if (name === undefined) return fail(new MultipartError('a multipart part has no name'))
-      if (info.valueTruncated) return fail(new FormLimitError('fieldBytes', `form field ${name} is longer than ${limits.fieldBytes} bytes`))
+      if (info.valueTruncated)
+        return fail(new FormLimitError('fieldBytes', `form field ${name} is longer than ${limits.fieldBytes} bytes`))
       fields.push([name, value])
     })
     parser.on('file', (name, stream, info) => {
@@ -107,14 +119,27 @@ export function parseForm(body: Buffer, contentType: string, fileFields: string 
         size += chunk.length
         chunks.push(chunk)
       })
-      stream.on('limit', () => fail(new FormLimitError('fileBytes', `file ${name} is larger than ${limits.fileBytes} bytes`)))
+      stream.on('limit', () =>
+        fail(new FormLimitError('fileBytes', `file ${name} is larger than ${limits.fileBytes} bytes`)),
+      )
       stream.on('end', () => {
-        files.push({ name, filename: info.filename, contentType: info.mimeType, data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) })
+        files.push({
+          name,
+          filename: info.filename,
+          contentType: info.mimeType,
+          data: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size),
+        })
       })
     })
-    parser.on('fieldsLimit', () => fail(new FormLimitError('fields', `too many form fields (at most ${limits.fields})`)))
-    parser.on('filesLimit', () => fail(new FormLimitError('files', `too many files in the form (at most ${limits.files})`)))
-    parser.on('partsLimit', () => fail(new FormLimitError('parts', `too many parts in the form (at most ${limits.parts})`)))
+    parser.on('fieldsLimit', () =>
+      fail(new FormLimitError('fields', `too many form fields (at most ${limits.fields})`)),
+    )
+    parser.on('filesLimit', () =>
+      fail(new FormLimitError('files', `too many files in the form (at most ${limits.files})`)),
+    )
+    parser.on('partsLimit', () =>
+      fail(new FormLimitError('parts', `too many parts in the form (at most ${limits.parts})`)),
+    )
     parser.on('error', (err: Error) => fail(new MultipartError(err.message)))
     parser.on('close', () => {
       if (!failed) resolve({ fields, files, skipped })

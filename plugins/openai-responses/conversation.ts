@@ -23,7 +23,11 @@ export function historyOf(previous: StoredResponse): InputItem[] {
 }
 
 /** The input with every `item_reference` replaced by the stored item it names. */
-export async function resolveReferences(kept: KeptResponses, keyId: string, input: readonly InputItem[]): Promise<InputItem[]> {
+export async function resolveReferences(
+  kept: KeptResponses,
+  keyId: string,
+  input: readonly InputItem[],
+): Promise<InputItem[]> {
   if (!input.some((item) => item.type === 'item_reference')) return [...input]
   const loaded = new Map<string, StoredResponse | undefined>()
   const out: InputItem[] = []

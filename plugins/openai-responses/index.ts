@@ -42,7 +42,10 @@ export default definePlugin({
         const keyId = ex.principal!.keyId
         const store = req.store !== false
         const id = responseId(crypto.randomBytes(24).toString('hex'))
-        const previous = typeof req.previous_response_id === 'string' ? await previousResponse(kept, keyId, req.previous_response_id) : undefined
+        const previous =
+          typeof req.previous_response_id === 'string'
+            ? await previousResponse(kept, keyId, req.previous_response_id)
+            : undefined
         const history = previous ? historyOf(previous) : []
         const input = await resolveReferences(kept, keyId, ownInput(req))
         ex.body = toChatBody(req, history, input)
@@ -51,7 +54,10 @@ export default definePlugin({
         const ctx: ResponseContext = { id, createdAt: Math.floor(createdMs / 1000), request: req, store }
         // The conversation up to this response, as the next turn will inherit it.
         const conversation = [...history, ...withIds(id, input, history.length)]
-        const keep = (response: ResponseObject) => (store ? keepResponse(kept, ex, { id, keyId, createdAt: createdMs, response, input: conversation }) : Promise.resolve())
+        const keep = (response: ResponseObject) =>
+          store
+            ? keepResponse(kept, ex, { id, keyId, createdAt: createdMs, response, input: conversation })
+            : Promise.resolve()
 
         await next()
 
@@ -63,8 +69,16 @@ export default definePlugin({
         } else if (answer?.kind === 'events') {
           const model = ex.state.model?.model
           const writer = new ResponsesStreamWriter(ctx, model?.served_name ?? model?.id ?? req.model ?? '')
-          const events = responseEvents(answer.events, writer, { now: () => Math.floor(kernel.now() / 1000), keep, signal: ex.signal })
-          ex.reply = reply.events(events, { status: answer.status, named: true, errorEvent: (error) => writer.error(error.type, errorCode(error), error.message) })
+          const events = responseEvents(answer.events, writer, {
+            now: () => Math.floor(kernel.now() / 1000),
+            keep,
+            signal: ex.signal,
+          })
+          ex.reply = reply.events(events, {
+            status: answer.status,
+            named: true,
+            errorEvent: (error) => writer.error(error.type, errorCode(error), error.message),
+          })
         }
       },
     }

@@ -5,7 +5,13 @@
  * turn that names it at once finds it), and says a cut stream as `response.failed` before the
  * kernel writes the dialect's `error` event.
  */
-import { GatewayError, SerializedEvent, toGatewayError, type StreamEvent, type StreamItem } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  SerializedEvent,
+  toGatewayError,
+  type StreamEvent,
+  type StreamItem,
+} from '../../kernel/contract/index.js'
 import type { ResponsesStreamWriter } from '../../protocols/openai/responses-stream.js'
 import type { ResponseObject } from '../../protocols/openai/responses-types.js'
 
@@ -23,7 +29,11 @@ export function errorCode(error: GatewayError): string {
   return error.status >= 500 ? 'server_error' : 'invalid_request'
 }
 
-export async function* responseEvents(source: AsyncIterable<StreamItem>, writer: ResponsesStreamWriter, options: RelayOptions): AsyncGenerator<StreamEvent> {
+export async function* responseEvents(
+  source: AsyncIterable<StreamItem>,
+  writer: ResponsesStreamWriter,
+  options: RelayOptions,
+): AsyncGenerator<StreamEvent> {
   yield* writer.start()
   try {
     for await (const item of source) {

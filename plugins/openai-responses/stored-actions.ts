@@ -18,14 +18,22 @@ async function stored(kept: KeptResponses, ex: Exchange): Promise<StoredResponse
 /** GET /responses/:id/input_items: a page of the input, OpenAI's `order` (desc by default), `limit` and `after`. */
 function inputPage(ex: Exchange, input: readonly unknown[]): unknown {
   const order = ex.query.get('order') ?? 'desc'
-  if (order !== 'asc' && order !== 'desc') throw new GatewayError(400, "order must be 'asc' or 'desc'", { code: 'invalid_request' })
+  if (order !== 'asc' && order !== 'desc')
+    throw new GatewayError(400, "order must be 'asc' or 'desc'", { code: 'invalid_request' })
   const limit = Number(ex.query.get('limit') ?? 20)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new GatewayError(400, 'limit must be an integer from 1 to 100', { code: 'invalid_request' })
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new GatewayError(400, 'limit must be an integer from 1 to 100', { code: 'invalid_request' })
   let items = order === 'asc' ? [...input] : [...input].reverse()
   const after = ex.query.get('after')
   if (after) items = items.slice(items.findIndex((item) => (item as { id?: unknown }).id === after) + 1)
   const data = items.slice(0, limit) as { id?: string }[]
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: items.length > limit }
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: items.length > limit,
+  }
 }
 
 export function storedActions(action: StoredAction, kept: KeptResponses): Phases {

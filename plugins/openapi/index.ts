@@ -36,7 +36,10 @@ export default definePlugin({
         } else {
           const file = ex.params.file ?? ''
           const doc = file.endsWith('.json') ? one.get(file.slice(0, -'.json'.length)) : undefined
-          if (!doc) throw new GatewayError(404, `no HTTP pipeline "${file.replace(/\.json$/, '')}"; see /openapi.json`, { type: 'not_found_error' })
+          if (!doc)
+            throw new GatewayError(404, `no HTTP pipeline "${file.replace(/\.json$/, '')}"; see /openapi.json`, {
+              type: 'not_found_error',
+            })
           ex.reply = reply.json(doc)
         }
       },

@@ -40,8 +40,13 @@ export function httpPipelines(config: Deployment): OpenApiPipeline[] {
       .filter((r) => r.http && !r.internal)
       .map((r) => ({ id: r.id ?? '', http: r.http!, body: r.body, steps: (r.steps ?? []).map(stepName) }))
     if (routes.length === 0) continue
-    const errors = typeof doc.errors === 'object' ? doc.errors.style ?? 'openai' : doc.errors ?? 'openai'
-    out.push({ name: doc.pipeline ?? path.basename(file, path.extname(file)), prefix: doc.prefix ?? '', errors, routes })
+    const errors = typeof doc.errors === 'object' ? (doc.errors.style ?? 'openai') : (doc.errors ?? 'openai')
+    out.push({
+      name: doc.pipeline ?? path.basename(file, path.extname(file)),
+      prefix: doc.prefix ?? '',
+      errors,
+      routes,
+    })
   }
   return out
 }

@@ -9,7 +9,8 @@ import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.j
 import { configSchema } from './schema.js'
 import { readBuilt } from './files.js'
 
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
 export default definePlugin({
   name: 'portal-assets',

@@ -7,7 +7,8 @@ export const configSchema = {
     file: {
       type: 'string',
       pattern: '^[A-Za-z0-9._-]+$',
-      description: 'Serve this one built file (e.g. `index.html`, the page); without it, the file named by the route\'s `:file` parameter.',
+      description:
+        "Serve this one built file (e.g. `index.html`, the page); without it, the file named by the route's `:file` parameter.",
     },
   },
 } as const

@@ -58,7 +58,8 @@ export default definePlugin({
       async 'sign-in'(ex: Exchange) {
         if (!kernel.keys.adminConfigured) throw new GatewayError(403, 'admin api is not configured')
         const key = (ex.body as { admin_key?: unknown } | undefined)?.admin_key
-        if (typeof key !== 'string' || key === '') throw new GatewayError(400, 'invalid request: admin_key is required', { code: 'invalid_request' })
+        if (typeof key !== 'string' || key === '')
+          throw new GatewayError(400, 'invalid request: admin_key is required', { code: 'invalid_request' })
         if (!kernel.keys.isAdmin(key)) throw new GatewayError(401, 'invalid admin key')
         const ttlMs = config.ttl_minutes * 60_000
         const opened = sessions.open(ttlMs, kernel.now(), config.max_sessions)

@@ -57,4 +57,3 @@ export class PortalSessions {
     for (const [key, s] of this.byDigest) if (s.expiresAt <= now) this.byDigest.delete(key)
   }
 }
-

@@ -34,12 +34,19 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body as QueryAudioRequest
-        const model = mediaRequestModel(ex.state.queryAuth.token.kind, body, kernel.catalog.models(), 'audio_transcription')
+        const model = mediaRequestModel(
+          ex.state.queryAuth.token.kind,
+          body,
+          kernel.catalog.models(),
+          'audio_transcription',
+        )
         // Checked here so that the error names the Query service's field, not the twin's.
         const audio = decodeBase64Payload(body.audio_file)
         if (!audio) throw bad('audio_file must be base64 (or a base64 data URL)')
-        if (audio.data.length > maxFile) throw new GatewayError(413, `audio_file is larger than ${maxFile} bytes`, { code: 'body_too_large' })
-        if (body.task === 'translate' && model.audio?.translation !== true) throw bad(`model_name ${model.id} does not translate; use a model with translation`)
+        if (audio.data.length > maxFile)
+          throw new GatewayError(413, `audio_file is larger than ${maxFile} bytes`, { code: 'body_too_large' })
+        if (body.task === 'translate' && model.audio?.translation !== true)
+          throw bad(`model_name ${model.id} does not translate; use a model with translation`)
         const call = {
           model: model.id,
           // Plain base64: the twin's json-upload reads no data URL.
@@ -52,12 +59,23 @@ export default definePlugin({
           ...(body.language ? { language: body.language } : {}),
           ...(body.query ? { prompt: body.query } : {}),
         }
-        const result = await kernel.call(routes[body.task], call, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
+        const result = await kernel.call(routes[body.task], call, {
+          principal: ex.principal,
+          signal: ex.signal,
+          parentId: ex.id,
+        })
         const transcript = (result.reply.kind === 'json' ? result.reply.body : undefined) as Transcript | undefined
-        if (typeof transcript?.text !== 'string') throw new GatewayError(502, 'the transcription route sent no transcript', { code: 'upstream_failed' })
+        if (typeof transcript?.text !== 'string')
+          throw new GatewayError(502, 'the transcription route sent no transcript', { code: 'upstream_failed' })
         const used = result.usage.used()
         const metadata = mediaMetadata(
-          { queryId: `q-${randomUUID()}`, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
+          {
+            queryId: `q-${randomUUID()}`,
+            modelId: model.id,
+            used,
+            prices: unitPrices(model.prices),
+            cost: valueOf(model.prices, used),
+          },
           {
             task: body.task,
             ...(typeof transcript.language === 'string' ? { language: transcript.language } : {}),

@@ -8,7 +8,8 @@ export const configSchema = {
       type: 'string',
       minLength: 1,
       default: 'audio-transcriptions-internal',
-      description: "The gateway route that transcribes (kernel.call, under the project's key): the JSON twin of POST /v1/audio/transcriptions.",
+      description:
+        "The gateway route that transcribes (kernel.call, under the project's key): the JSON twin of POST /v1/audio/transcriptions.",
     },
     translate_route: {
       type: 'string',

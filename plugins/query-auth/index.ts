@@ -32,9 +32,11 @@ export default definePlugin({
         const { project, token } = found
         const asked = projectIdOf(ex.body) ?? ex.query.get('project_id') ?? undefined
         // At a WebSocket's upgrade there is no body yet: each message is checked when it comes.
-        if (asked === undefined && token.kind === 'developer' && !config.project_id_later && ex.body !== undefined) throw new GatewayError(400, 'project_id is required with a developer token', { code: 'invalid_request' })
+        if (asked === undefined && token.kind === 'developer' && !config.project_id_later && ex.body !== undefined)
+          throw new GatewayError(400, 'project_id is required with a developer token', { code: 'invalid_request' })
         // Another project's id gets the same answer whether or not that project exists.
-        if (asked !== undefined && asked !== project.id) throw new GatewayError(403, `this token is not valid for project ${asked}`)
+        if (asked !== undefined && asked !== project.id)
+          throw new GatewayError(403, `this token is not valid for project ${asked}`)
         const key = kernel.keys.key(project.keyId)
         if (!key) {
           ex.log.error('project key not found', { project: project.id, key: project.keyId })
@@ -52,6 +54,7 @@ export default definePlugin({
 function projectIdOf(body: unknown): string | undefined {
   const id = body !== null && typeof body === 'object' ? (body as { project_id?: unknown }).project_id : undefined
   if (id === undefined) return undefined
-  if (typeof id !== 'string' || id === '') throw new GatewayError(400, 'project_id must be a non-empty string', { code: 'invalid_request' })
+  if (typeof id !== 'string' || id === '')
+    throw new GatewayError(400, 'project_id must be a non-empty string', { code: 'invalid_request' })
   return id
 }

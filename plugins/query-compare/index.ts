@@ -8,7 +8,14 @@
  * then `compare.done` (the REST envelope: every summary, sources, query_id, the total usage).
  */
 import { randomUUID } from 'node:crypto'
-import { GatewayError, definePlugin, reply, toGatewayError, unitPrices, type StreamEvent } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  definePlugin,
+  reply,
+  toGatewayError,
+  unitPrices,
+  type StreamEvent,
+} from '../../kernel/contract/index.js'
 import { searchCollection, type SearchLimits } from '../../domains/query/knowledge/search/search-collection.js'
 import type { QueryCompareRequest } from '../../schemas/query-compare-request.schema.js'
 import { buildPrompt } from '../../protocols/query/prompt.js'
@@ -35,7 +42,13 @@ export default definePlugin({
     const providers = config.providers ?? { gateway: {} }
     const answerRoute = config.answer_route
     const tokenizeRoute = config.tokenize_route
-    const limits: SearchLimits = { maxTopK: config.max_top_k, neighborWindow: 1, variants: 1, variantsModel: kernel.catalog.defaultModel, rerankCandidates: 50 }
+    const limits: SearchLimits = {
+      maxTopK: config.max_top_k,
+      neighborWindow: 1,
+      variants: 1,
+      variantsModel: kernel.catalog.defaultModel,
+      rerankCandidates: 50,
+    }
     const call = (id: string, body: unknown, o?: Parameters<typeof kernel.call>[2]) => kernel.call(id, body, o)
     const modelOf = (id: string) => kernel.catalog.model(id)
     return {
@@ -49,19 +62,39 @@ export default definePlugin({
         const mode = sp.prompt_mode ?? 'default'
         if (mode === 'custom') {
           const missing = ['{data}', '{query}'].filter((p) => !(sp.search_prompt ?? '').includes(p))
-          if (missing.length) throw bad(`search_params.search_prompt must contain {data} and {query} when prompt_mode is custom (missing ${missing.join(' and ')})`)
+          if (missing.length)
+            throw bad(
+              `search_params.search_prompt must contain {data} and {query} when prompt_mode is custom (missing ${missing.join(' and ')})`,
+            )
         }
         const collection = sp.collection ?? (token.kind === 'service' ? defaults.search_params?.collection : undefined)
         if (body.enable_search && collection === undefined) {
-          throw bad(token.kind === 'developer' ? 'search_params.collection is required with a developer token when enable_search is true' : 'search_params.collection is required when enable_search is true (the project has no default collection)')
+          throw bad(
+            token.kind === 'developer'
+              ? 'search_params.collection is required with a developer token when enable_search is true'
+              : 'search_params.collection is required when enable_search is true (the project has no default collection)',
+          )
         }
         const options = { principal: ex.principal, signal: ex.signal, parentId: ex.id }
         // Retrieval runs once; every model reads the same prompt.
         const found = body.enable_search
           ? await searchCollection(
-              { project: project.id, collection: collection!, query: body.query, top_k: sp.top_k ?? defaults.search_params?.top_k ?? 5, retrieval_type: defaults.search_params?.retrieval_type ?? 'chunk', output_fields: sp.output_fields ?? defaults.search_params?.output_fields },
+              {
+                project: project.id,
+                collection: collection!,
+                query: body.query,
+                top_k: sp.top_k ?? defaults.search_params?.top_k ?? 5,
+                retrieval_type: defaults.search_params?.retrieval_type ?? 'chunk',
+                output_fields: sp.output_fields ?? defaults.search_params?.output_fields,
+              },
               limits,
-              { knowledge: kernel.domains.query.knowledge, routes: kernel.domains.query.routes, call, modelOf, ...options },
+              {
+                knowledge: kernel.domains.query.knowledge,
+                routes: kernel.domains.query.routes,
+                call,
+                modelOf,
+                ...options,
+              },
             )
           : undefined
         const prompt = buildPrompt({
@@ -70,7 +103,11 @@ export default definePlugin({
           enhancement: [],
           mode,
           template: sp.search_prompt,
-          passages: found?.passages.map((x) => ({ sourceName: x.sourceName, pageNumber: x.chunks[0]?.pageNumber, text: x.text })),
+          passages: found?.passages.map((x) => ({
+            sourceName: x.sourceName,
+            pageNumber: x.chunks[0]?.pageNumber,
+            text: x.text,
+          })),
           history: [],
           inContextText: '',
           imageParts: [],
@@ -79,7 +116,11 @@ export default definePlugin({
         // without a count, each model's whole input is reported as system_prompt.
         const measured: Promise<Partial<InputBreakdown>> = kernel
           .call(tokenizeRoute, { model: requested, texts: prompt.parts }, options)
-          .then(({ reply: r }) => (r.kind === 'json' && r.status === 200 ? ((r.body as { counts?: Partial<InputBreakdown> }).counts ?? {}) : {}))
+          .then(({ reply: r }) =>
+            r.kind === 'json' && r.status === 200
+              ? ((r.body as { counts?: Partial<InputBreakdown> }).counts ?? {})
+              : {},
+          )
           .catch(() => ({}))
         const chat: Record<string, unknown> = { messages: prompt.messages }
         if (defaults.model_params?.temperature !== undefined) chat.temperature = defaults.model_params.temperature
@@ -101,7 +142,11 @@ export default definePlugin({
               finish_reason: read.finishReason,
               latency_ms: ms(performance.now() - started),
               time_to_first_token_ms: read.firstDeltaAt === undefined ? null : ms(read.firstDeltaAt - started),
-              usage_metric: usageMetric(await measured, used.source === 'none' ? { inputTokens: 0, outputTokens: 0 } : used, unitPrices(answered?.prices)),
+              usage_metric: usageMetric(
+                await measured,
+                used.source === 'none' ? { inputTokens: 0, outputTokens: 0 } : used,
+                unitPrices(answered?.prices),
+              ),
             }
           } catch (err) {
             if (ex.signal.aborted) throw err
@@ -114,7 +159,13 @@ export default definePlugin({
         Promise.all(models.map(answer)).then(
           (summaries) => {
             const metrics = summaries.flatMap((s) => (s.usage_metric ? [s.usage_metric] : []))
-            const response = queryResponse('query_compare', summaries, { sources: sourcesOf(found?.passages), query_id: `q-${randomUUID()}`, usage_metric: totalMetric(metrics, ZERO), models, ...(body.session_id ? { session_id: body.session_id } : {}) })
+            const response = queryResponse('query_compare', summaries, {
+              sources: sourcesOf(found?.passages),
+              query_id: `q-${randomUUID()}`,
+              usage_metric: totalMetric(metrics, ZERO),
+              models,
+              ...(body.session_id ? { session_id: body.session_id } : {}),
+            })
             void events.push({ type: 'compare.done', response }).catch(() => undefined)
             events.end()
           },

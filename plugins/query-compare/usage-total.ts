@@ -17,9 +17,15 @@ export function totalMetric(metrics: readonly UsageMetric[], zero: UsageMetric):
       output_token_cost: money(t.output_token_cost + m.output_token_cost),
       total_token_cost: money(t.total_token_cost + m.total_token_cost),
       input_token_details: addParts(t.input_token_details, m.input_token_details, (n) => n),
-      output_token_details: { output_response: t.output_token_details.output_response + m.output_token_details.output_response },
+      output_token_details: {
+        output_response: t.output_token_details.output_response + m.output_token_details.output_response,
+      },
       input_token_cost_details: addParts(t.input_token_cost_details, m.input_token_cost_details, money),
-      output_token_cost_details: { output_response: money(t.output_token_cost_details.output_response + m.output_token_cost_details.output_response) },
+      output_token_cost_details: {
+        output_response: money(
+          t.output_token_cost_details.output_response + m.output_token_cost_details.output_response,
+        ),
+      },
     }),
     zero,
   )

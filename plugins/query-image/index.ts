@@ -30,15 +30,28 @@ export default definePlugin({
       async request(ex, next) {
         const body = ex.body as QueryImageRequest
         const model = mediaRequestModel(ex.state.queryAuth.token.kind, body, kernel.catalog.models(), 'image')
-        const call = { model: model.id, prompt: body.query, n: body.n ?? 1, response_format: 'b64_json', ...(body.size ? { size: body.size } : {}) }
+        const call = {
+          model: model.id,
+          prompt: body.query,
+          n: body.n ?? 1,
+          response_format: 'b64_json',
+          ...(body.size ? { size: body.size } : {}),
+        }
         const result = await kernel.call(route, call, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
         const sent = (result.reply.kind === 'json' ? result.reply.body : undefined) as ImagesReply | undefined
-        if (!Array.isArray(sent?.data)) throw new GatewayError(502, 'the images route sent no images', { code: 'upstream_failed' })
+        if (!Array.isArray(sent?.data))
+          throw new GatewayError(502, 'the images route sent no images', { code: 'upstream_failed' })
         const mimeType = MIME[typeof sent.output_format === 'string' ? sent.output_format : 'png'] ?? 'image/png'
         const images = sent.data.map((d) => ({ b64_json: String(d.b64_json ?? ''), mime_type: mimeType }))
         const used = result.usage.used()
         const metadata = mediaMetadata(
-          { queryId: `q-${randomUUID()}`, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
+          {
+            queryId: `q-${randomUUID()}`,
+            modelId: model.id,
+            used,
+            prices: unitPrices(model.prices),
+            cost: valueOf(model.prices, used),
+          },
           { images: images.length, size: typeof sent.size === 'string' ? sent.size : (body.size ?? 'auto') },
         )
         ex.reply = reply.json(queryResponse('image', images, metadata))

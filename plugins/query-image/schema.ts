@@ -8,7 +8,8 @@ export const configSchema = {
       type: 'string',
       minLength: 1,
       default: 'images-generations',
-      description: "The gateway route the images are made through (kernel.call, under the project's key): OpenAI's images API.",
+      description:
+        "The gateway route the images are made through (kernel.call, under the project's key): OpenAI's images API.",
     },
   },
 } as const

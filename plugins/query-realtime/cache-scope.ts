@@ -10,7 +10,11 @@ import type { QueryRequest } from '../../schemas/query-request.schema.js'
 const SPEECH_ONLY = new Set(['voice', 'input_audio_format', 'output_audio_format', 'modalities'])
 
 export function cacheScope(projectId: string, body: QueryRequest): string {
-  const modelParams = Object.fromEntries(Object.entries(body.model_params ?? {}).filter(([k]) => !SPEECH_ONLY.has(k)).sort(([a], [b]) => a.localeCompare(b)))
+  const modelParams = Object.fromEntries(
+    Object.entries(body.model_params ?? {})
+      .filter(([k]) => !SPEECH_ONLY.has(k))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  )
   return JSON.stringify([
     projectId,
     body.model_provider ?? null,

@@ -35,12 +35,25 @@ export default definePlugin({
       maxAgeMs: cacheConfig.max_age_ms,
       now: () => kernel.now(),
     })
-    const routes = { transcribe: config.transcribe_route, speech: config.speech_route, embeddings: config.embeddings_route }
+    const routes = {
+      transcribe: config.transcribe_route,
+      speech: config.speech_route,
+      embeddings: config.embeddings_route,
+    }
     const embeddingModel = (): ModelConfig => {
       const models = kernel.catalog.models()
       const asked = config.embedding_model
-      const model = asked !== undefined ? models.find((m) => m.id === asked) : models.find((m) => m.model_type === 'embedding' && m.enabled !== false)
-      if (!model) throw new GatewayError(503, asked !== undefined ? `the semantic cache's embedding model ${asked} is not in the catalog` : 'no embedding model is configured for the semantic cache')
+      const model =
+        asked !== undefined
+          ? models.find((m) => m.id === asked)
+          : models.find((m) => m.model_type === 'embedding' && m.enabled !== false)
+      if (!model)
+        throw new GatewayError(
+          503,
+          asked !== undefined
+            ? `the semantic cache's embedding model ${asked} is not in the catalog`
+            : 'no embedding model is configured for the semantic cache',
+        )
       return model
     }
     return {
@@ -54,19 +67,28 @@ export default definePlugin({
         const models = kernel.catalog.models()
         const transcriber = mediaModel(models, 'audio_transcription', config.transcription_model)
         const modalities = params.modalities ?? ['text', 'audio']
-        const c: CallContext = { call: (id, b, o) => kernel.call(id, b, o), options: { principal: ex.principal, signal: ex.signal, parentId: ex.id } }
+        const c: CallContext = {
+          call: (id, b, o) => kernel.call(id, b, o),
+          options: { principal: ex.principal, signal: ex.signal, parentId: ex.id },
+        }
         let speech: SpeechPlan | undefined
         if (modalities.includes('audio')) {
           const speaker = mediaModel(models, 'audio_speech', config.speech_model)
           const format: OutputFormat = params.output_audio_format ?? 'pcm16'
           const voice = params.voice
-          speech = { model: speaker.id, format, voice, sampleRate: speaker.audio?.sample_rate ?? 24000, speak: (text) => speak(c, routes.speech, speaker, text, format, voice) }
+          speech = {
+            model: speaker.id,
+            format,
+            voice,
+            sampleRate: speaker.audio?.sample_rate ?? 24000,
+            speak: (text) => speak(c, routes.speech, speaker, text, format, voice),
+          }
         }
 
         const transcript = { ...(await transcribe(c, routes.transcribe, transcriber, audioIn)), model: transcriber.id }
         // The model is asked the instruction about what was said.
         const question = `${body.query}\n\n${transcript.text}`
-        let lookup: Awaited<ReturnType<typeof embedQuestion>> & { model: string } | undefined
+        let lookup: (Awaited<ReturnType<typeof embedQuestion>> & { model: string }) | undefined
         let answer: AnswerSource | undefined
         let answered: ((text: string, sources: unknown) => Promise<void>) | undefined
         if (body.semantic_caching) {
@@ -75,7 +97,14 @@ export default definePlugin({
           const scope = cacheScope(project.id, body)
           const vector = lookup.vector
           const hit = await cache.find(scope, vector)
-          if (hit) answer = { kind: 'cached', text: hit.answer.text, sources: hit.answer.sources, similarity: hit.similarity, queryId: `q-${randomUUID()}` }
+          if (hit)
+            answer = {
+              kind: 'cached',
+              text: hit.answer.text,
+              sources: hit.answer.sources,
+              similarity: hit.similarity,
+              queryId: `q-${randomUUID()}`,
+            }
           else answered = (text, sources) => cache.keep(scope, vector, { text, sources })
         }
         if (!answer) {
@@ -84,7 +113,11 @@ export default definePlugin({
           delete asQuery.semantic_caching
           ex.body = asQuery
           await next()
-          if (ex.reply?.kind !== 'events') throw new GatewayError(500, 'the query step did not stream its answer (query-realtime must come before query, on a WebSocket route)')
+          if (ex.reply?.kind !== 'events')
+            throw new GatewayError(
+              500,
+              'the query step did not stream its answer (query-realtime must come before query, on a WebSocket route)',
+            )
           answer = { kind: 'streamed', events: ex.reply.events }
         }
         ex.reply = reply.events(realtimeStream({ transcript, lookup, answer, speech, answered }))

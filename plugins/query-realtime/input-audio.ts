@@ -22,10 +22,19 @@ export function inputAudio(audioFile: string | undefined, format: string | undef
   if (audioFile === undefined) throw bad('audio_file is required with endpoint realtime')
   const audio = decodeBase64Payload(audioFile)
   if (!audio) throw bad('audio_file must be base64 (or a base64 data URL)')
-  if (audio.data.length > maxBytes) throw new GatewayError(413, `audio_file is larger than ${maxBytes} bytes`, { code: 'body_too_large' })
+  if (audio.data.length > maxBytes)
+    throw new GatewayError(413, `audio_file is larger than ${maxBytes} bytes`, { code: 'body_too_large' })
   if (format === 'pcm16') {
-    if (audio.data.length % 2 !== 0) throw bad('audio_file in pcm16 must hold whole 16-bit samples (an even number of bytes)')
-    return { base64: Buffer.concat([wavHeader(audio.data.length, PCM16_RATE), audio.data]).toString('base64'), filename: 'audio.wav' }
+    if (audio.data.length % 2 !== 0)
+      throw bad('audio_file in pcm16 must hold whole 16-bit samples (an even number of bytes)')
+    return {
+      base64: Buffer.concat([wavHeader(audio.data.length, PCM16_RATE), audio.data]).toString('base64'),
+      filename: 'audio.wav',
+    }
   }
-  return { base64: audio.base64, filename: `audio.${format ?? 'wav'}`, ...(audio.contentType ? { contentType: audio.contentType } : {}) }
+  return {
+    base64: audio.base64,
+    filename: `audio.${format ?? 'wav'}`,
+    ...(audio.contentType ? { contentType: audio.contentType } : {}),
+  }
 }

@@ -12,7 +12,13 @@ import type { Embedding, OutputFormat, Speech, Transcript } from './route-calls.
 
 export type AnswerSource =
   | { readonly kind: 'streamed'; readonly events: AsyncIterable<StreamItem> }
-  | { readonly kind: 'cached'; readonly text: string; readonly sources: unknown; readonly similarity: number; readonly queryId: string }
+  | {
+      readonly kind: 'cached'
+      readonly text: string
+      readonly sources: unknown
+      readonly similarity: number
+      readonly queryId: string
+    }
 
 export interface SpeechPlan {
   readonly model: string
@@ -41,7 +47,12 @@ const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 *
 
 export async function* realtimeStream(run: RealtimeRun): AsyncGenerator<StreamEvent> {
   const t = run.transcript
-  yield { type: 'realtime.transcript', transcript: t.text, ...(t.language ? { language: t.language } : {}), audio_seconds: t.audioSeconds }
+  yield {
+    type: 'realtime.transcript',
+    transcript: t.text,
+    ...(t.language ? { language: t.language } : {}),
+    audio_seconds: t.audioSeconds,
+  }
 
   let text: string
   let sources: unknown
@@ -60,7 +71,8 @@ export async function* realtimeStream(run: RealtimeRun): AsyncGenerator<StreamEv
       else if (event.type === 'query.done') done = event.response as QueryDone
     }
     const answer = done?.response
-    if (!answer?.metadata?.usage_metric || done?.query_id === undefined) throw new GatewayError(502, 'the answer ended without its final message', { code: 'upstream_failed' })
+    if (!answer?.metadata?.usage_metric || done?.query_id === undefined)
+      throw new GatewayError(502, 'the answer ended without its final message', { code: 'upstream_failed' })
     text = typeof answer.response === 'string' ? answer.response : JSON.stringify(answer.response)
     sources = answer.metadata.sources ?? {}
     queryId = done.query_id
@@ -89,14 +101,21 @@ export async function* realtimeStream(run: RealtimeRun): AsyncGenerator<StreamEv
     }
     const used = speech.used()
     const pcmBytes = plan.format === 'pcm16' ? bytes : plan.format === 'wav' ? bytes - 44 : undefined
-    spoken = { model: plan.model, characters: used.characters, ...(pcmBytes !== undefined ? { audio_seconds: round(pcmBytes / 2 / plan.sampleRate, 3) } : {}), cost: used.cost }
+    spoken = {
+      model: plan.model,
+      characters: used.characters,
+      ...(pcmBytes !== undefined ? { audio_seconds: round(pcmBytes / 2 / plan.sampleRate, 3) } : {}),
+      cost: used.cost,
+    }
     audio = { format: plan.format, sample_rate: plan.sampleRate, ...(plan.voice ? { voice: plan.voice } : {}), bytes }
   }
 
   const cached = run.answer.kind === 'cached'
   const usage = {
     transcription: { model: t.model, audio_seconds: t.audioSeconds, cost: t.cost },
-    ...(run.lookup ? { cache_lookup: { model: run.lookup.model, input_tokens: run.lookup.tokens, cost: run.lookup.cost } } : {}),
+    ...(run.lookup
+      ? { cache_lookup: { model: run.lookup.model, input_tokens: run.lookup.tokens, cost: run.lookup.cost } }
+      : {}),
     answer: { ...(typeof answerModel === 'string' ? { model: answerModel } : {}), cached, usage_metric: metric },
     ...(spoken ? { speech: spoken } : {}),
     total_cost: t.cost + (run.lookup?.cost ?? 0) + metric.total_token_cost + (spoken?.cost ?? 0),

@@ -38,7 +38,11 @@ function checkProvider(body: QueryRerankRequest, model: ModelConfig | undefined)
   if (body.reranker_provider === undefined || model?.model_type !== 'rerank') return
   const api = model.rerank_api ?? 'cohere'
   if (body.reranker_provider !== api)
-    throw new GatewayError(400, `reranker_provider ${body.reranker_provider} does not match reranker_model ${body.reranker_model}, whose server speaks ${api}`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `reranker_provider ${body.reranker_provider} does not match reranker_model ${body.reranker_model}, whose server speaks ${api}`,
+      { code: 'invalid_request' },
+    )
 }
 
 export default definePlugin({
@@ -52,17 +56,40 @@ export default definePlugin({
         const body = ex.body as QueryRerankRequest
         checkOwnParams(ex.state.queryAuth.token.kind, body, [])
         checkProvider(body, kernel.catalog.model(body.reranker_model))
-        const result = await kernel.call(route, { model: body.reranker_model, query: body.query, documents: body.documents, top_n: body.top_n }, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
+        const result = await kernel.call(
+          route,
+          { model: body.reranker_model, query: body.query, documents: body.documents, top_n: body.top_n },
+          { principal: ex.principal, signal: ex.signal, parentId: ex.id },
+        )
         const sent = (result.reply.kind === 'json' ? result.reply.body : undefined) as GatewayRerankReply | undefined
-        if (!Array.isArray(sent?.results)) throw new GatewayError(502, 'the rerank route sent an unreadable reply', { code: 'upstream_failed' })
-        const ranked: RankedDocument[] = sent.results.map((r) => ({ index: r.index, relevance_score: r.relevance_score, document: body.documents[r.index]! }))
+        if (!Array.isArray(sent?.results))
+          throw new GatewayError(502, 'the rerank route sent an unreadable reply', { code: 'upstream_failed' })
+        const ranked: RankedDocument[] = sent.results.map((r) => ({
+          index: r.index,
+          relevance_score: r.relevance_score,
+          document: body.documents[r.index]!,
+        }))
         const model = typeof sent.model === 'string' ? sent.model : body.reranker_model
         const used = result.usage.used()
         const queryTokens = countTokens(body.query)
         // A cross-encoder reads the query once beside each document.
-        const measured = { user_query: queryTokens * body.documents.length, incontext_text: body.documents.reduce((n, d) => n + countTokens(d), 0) }
-        const usage_metric = usageMetric(measured, used, unitPrices(kernel.catalog.model(result.usage.model ?? model)?.prices))
-        ex.reply = reply.json(queryResponse('rerank', ranked, { sources: {}, query_id: `q-${randomUUID()}`, usage_metric, reranker_model: model }))
+        const measured = {
+          user_query: queryTokens * body.documents.length,
+          incontext_text: body.documents.reduce((n, d) => n + countTokens(d), 0),
+        }
+        const usage_metric = usageMetric(
+          measured,
+          used,
+          unitPrices(kernel.catalog.model(result.usage.model ?? model)?.prices),
+        )
+        ex.reply = reply.json(
+          queryResponse('rerank', ranked, {
+            sources: {},
+            query_id: `q-${randomUUID()}`,
+            usage_metric,
+            reranker_model: model,
+          }),
+        )
       },
     }
   },

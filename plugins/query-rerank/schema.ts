@@ -8,7 +8,8 @@ export const configSchema = {
       type: 'string',
       minLength: 1,
       default: 'rerank',
-      description: "The gateway route that reranks (kernel.call under the project's key): budgeted, queued and recorded there.",
+      description:
+        "The gateway route that reranks (kernel.call under the project's key): budgeted, queued and recorded there.",
     },
   },
 } as const

@@ -9,7 +9,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
-import { searchCollection, type Passage, type SearchLimits } from '../../domains/query/knowledge/search/search-collection.js'
+import {
+  searchCollection,
+  type Passage,
+  type SearchLimits,
+} from '../../domains/query/knowledge/search/search-collection.js'
 import type { QuerySearchRequest } from '../../schemas/query-bodies.schema.js'
 import { checkOwnParams } from '../../protocols/query/own-params.js'
 import { queryResponse } from '../../protocols/query/response.js'
@@ -41,15 +45,32 @@ export default definePlugin({
         const { project, token } = ex.state.queryAuth
         checkOwnParams(token.kind, body, OWN_PARAMS)
         // Spec rule 3: a developer token names the collection itself.
-        if (token.kind === 'developer' && body.search_params?.collection === undefined) throw bad('search_params.collection is required with a developer token')
+        if (token.kind === 'developer' && body.search_params?.collection === undefined)
+          throw bad('search_params.collection is required with a developer token')
         const { prompt_mode: _mode, search_prompt: _prompt, ...defaults } = project.defaults.search_params ?? {}
         const sp = { ...defaults, ...body.search_params }
-        if (sp.collection === undefined) throw bad('search_params.collection is required (the project has no default collection)')
+        if (sp.collection === undefined)
+          throw bad('search_params.collection is required (the project has no default collection)')
         const metered = new MeteredCalls((id, b, o) => kernel.call(id, b, o))
         const found = await searchCollection(
-          { ...sp, project: project.id, collection: sp.collection, query: body.query, top_k: sp.top_k ?? defaultTopK, retrieval_type: sp.retrieval_type ?? 'chunk' },
+          {
+            ...sp,
+            project: project.id,
+            collection: sp.collection,
+            query: body.query,
+            top_k: sp.top_k ?? defaultTopK,
+            retrieval_type: sp.retrieval_type ?? 'chunk',
+          },
           limits,
-          { knowledge: kernel.domains.query.knowledge, routes: kernel.domains.query.routes, call: metered.call, modelOf, principal: ex.principal, signal: ex.signal, parentId: ex.id },
+          {
+            knowledge: kernel.domains.query.knowledge,
+            routes: kernel.domains.query.routes,
+            call: metered.call,
+            modelOf,
+            principal: ex.principal,
+            signal: ex.signal,
+            parentId: ex.id,
+          },
         )
         const metadata = {
           sources: sourcesOf(found.passages),
@@ -60,7 +81,13 @@ export default definePlugin({
           ...(found.variants.length ? { query_variants: found.variants } : {}),
           ...(found.rerankerModel ? { reranker_model: found.rerankerModel } : {}),
         }
-        ex.reply = reply.json(queryResponse('search', found.passages.map((p) => p.view), metadata))
+        ex.reply = reply.json(
+          queryResponse(
+            'search',
+            found.passages.map((p) => p.view),
+            metadata,
+          ),
+        )
       },
     }
   },

@@ -10,7 +10,12 @@
 import { unitPrices, type CallOptions, type CallResult, type Usage } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { countTokens } from '../../domains/query/knowledge/tokens.js'
-import { addUsageMetrics, usageMetric, type InputBreakdown, type UsageMetric } from '../../protocols/query/usage-metric.js'
+import {
+  addUsageMetrics,
+  usageMetric,
+  type InputBreakdown,
+  type UsageMetric,
+} from '../../protocols/query/usage-metric.js'
 
 export type RouteCall = (routeId: string, body: unknown, options?: CallOptions) => Promise<CallResult>
 
@@ -37,7 +42,11 @@ export class MeteredCalls {
     let total = usageMetric({}, { inputTokens: 0, outputTokens: 0 }, { input: 0, output: 0 })
     for (const c of this.calls) {
       const used = c.usage.used()
-      const metric = usageMetric(measuredParts(c, queryTokens, used.inputTokens), used, unitPrices(c.usage.model ? modelOf(c.usage.model)?.prices : undefined))
+      const metric = usageMetric(
+        measuredParts(c, queryTokens, used.inputTokens),
+        used,
+        unitPrices(c.usage.model ? modelOf(c.usage.model)?.prices : undefined),
+      )
       total = addUsageMetrics(total, metric)
     }
     return total

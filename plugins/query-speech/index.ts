@@ -40,7 +40,8 @@ export default definePlugin({
           ...(body.language ? { language: body.language } : {}),
         }
         const result = await kernel.call(route, call, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
-        if (result.reply.kind !== 'bytes') throw new GatewayError(502, 'the speech route sent no audio', { code: 'upstream_failed' })
+        if (result.reply.kind !== 'bytes')
+          throw new GatewayError(502, 'the speech route sent no audio', { code: 'upstream_failed' })
         let audio = await wholeAudio(result.reply.data)
         if (format === 'wav') audio = withTrueWavSizes(audio)
         // Usage is final once the audio has been read to its end.
@@ -48,10 +49,26 @@ export default definePlugin({
         const pcmBytes = format === 'pcm16' ? audio.length : format === 'wav' ? audio.length - 44 : undefined
         const seconds = pcmBytes !== undefined ? pcmBytes / 2 / sampleRate : used.outputTokens * SECONDS_PER_AUDIO_TOKEN
         const metadata = mediaMetadata(
-          { queryId: `q-${randomUUID()}`, modelId: model.id, used, prices: unitPrices(model.prices), cost: valueOf(model.prices, used) },
-          { ...(body.voice ? { voice: body.voice } : {}), characters: used.characters, audio_seconds: Math.round(seconds * 1000) / 1000 },
+          {
+            queryId: `q-${randomUUID()}`,
+            modelId: model.id,
+            used,
+            prices: unitPrices(model.prices),
+            cost: valueOf(model.prices, used),
+          },
+          {
+            ...(body.voice ? { voice: body.voice } : {}),
+            characters: used.characters,
+            audio_seconds: Math.round(seconds * 1000) / 1000,
+          },
         )
-        ex.reply = reply.json(queryResponse('speech', { audio_base64: audio.toString('base64'), format, sample_rate: sampleRate }, metadata))
+        ex.reply = reply.json(
+          queryResponse(
+            'speech',
+            { audio_base64: audio.toString('base64'), format, sample_rate: sampleRate },
+            metadata,
+          ),
+        )
         await next()
       },
     }

@@ -13,7 +13,8 @@ export async function wholeAudio(data: Uint8Array | AsyncIterable<Uint8Array>): 
 
 /** The 44-byte header the gateway writes: RIFF size at 4, `data` at 36, data size at 40. */
 export function withTrueWavSizes(file: Buffer): Buffer {
-  if (file.length < 44 || file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 36, 40) !== 'data') return file
+  if (file.length < 44 || file.toString('ascii', 0, 4) !== 'RIFF' || file.toString('ascii', 36, 40) !== 'data')
+    return file
   file.writeUInt32LE(file.length - 8, 4)
   file.writeUInt32LE(file.length - 44, 40)
   return file

@@ -7,7 +7,12 @@ import { readDocument } from '../../domains/query/knowledge/readers/read-documen
 import type { PdfLimits } from '../../domains/query/knowledge/readers/pdf.js'
 import type { DocumentFormat } from '../../domains/query/knowledge/readers/format.js'
 
-export async function docText(data: Buffer, format: DocumentFormat, contentType: string, pdfLimits: PdfLimits): Promise<string> {
+export async function docText(
+  data: Buffer,
+  format: DocumentFormat,
+  contentType: string,
+  pdfLimits: PdfLimits,
+): Promise<string> {
   const { blocks } = await readDocument({ bytes: data, contentType, fileName: `document.${format}` }, pdfLimits)
   const out: string[] = []
   let page: number | undefined

@@ -33,14 +33,23 @@ export function audioType(data: Buffer): string | undefined {
   return undefined
 }
 
-const FORMAT_TYPES: Readonly<Record<DocumentFormat, string>> = { text: 'text/plain', markdown: 'text/markdown', html: 'text/html', pdf: 'application/pdf' }
+const FORMAT_TYPES: Readonly<Record<DocumentFormat, string>> = {
+  text: 'text/plain',
+  markdown: 'text/markdown',
+  html: 'text/html',
+  pdf: 'application/pdf',
+}
 
 /**
  * A document's format: a PDF by its `%PDF-` signature whatever was declared (a part sent
  * without a type reads as text/plain), else the declared type, else the extension. A plain
  * `text/plain` gives way to an extension that says Markdown or HTML, for the same reason.
  */
-export function docFormat(data: Buffer, name: string, declared: string | undefined): { format: DocumentFormat; contentType: string } {
+export function docFormat(
+  data: Buffer,
+  name: string,
+  declared: string | undefined,
+): { format: DocumentFormat; contentType: string } {
   if (ascii(data, 0, 5) === '%PDF-') return { format: 'pdf', contentType: FORMAT_TYPES.pdf }
   const type = (declared ?? '').split(';')[0]!.trim().toLowerCase()
   let format: DocumentFormat
@@ -48,7 +57,8 @@ export function docFormat(data: Buffer, name: string, declared: string | undefin
     format = type === 'text/plain' ? formatOf({ fileName: name }) : formatOf({ contentType: declared, fileName: name })
   } catch (err) {
     if (type === 'text/plain') format = 'text'
-    else if (err instanceof GatewayError) throw new GatewayError(415, `file ${name} in docs: ${err.message}`, { code: 'invalid_request' })
+    else if (err instanceof GatewayError)
+      throw new GatewayError(415, `file ${name} in docs: ${err.message}`, { code: 'invalid_request' })
     else throw err
   }
   return { format, contentType: FORMAT_TYPES[format] }

@@ -37,32 +37,47 @@ export default definePlugin({
     const pdf = kernel.config.server.knowledge?.pdf
     const pdfLimits = { maxPages: pdf?.max_pages ?? 2000, timeoutMs: pdf?.timeout_ms ?? 60_000 }
     const route = config.transcription_route
-    const model = config.transcription_model ?? kernel.catalog.models().find((m) => m.model_type === 'audio_transcription' && m.enabled !== false)?.id
+    const model =
+      config.transcription_model ??
+      kernel.catalog.models().find((m) => m.model_type === 'audio_transcription' && m.enabled !== false)?.id
 
     return {
       async request(ex, next) {
         const { project, token } = ex.state.queryAuth
         const upload = ex.state.upload
-        if (!upload.files) throw new GatewayError(500, 'internal error', { cause: new Error('query-upload needs multipart-upload with file_fields: [images, docs, audios]') })
+        if (!upload.files)
+          throw new GatewayError(500, 'internal error', {
+            cause: new Error('query-upload needs multipart-upload with file_fields: [images, docs, audios]'),
+          })
         // project_id is a form field, read after query-auth (project_id_later): its checks are made here.
         const asked = single(upload.fields, 'project_id')
         if (asked === '') throw bad('project_id must be a non-empty string')
-        if (asked === undefined && token.kind === 'developer' && !ex.query.get('project_id')) throw bad('project_id is required with a developer token')
-        if (asked !== undefined && asked !== project.id) throw new GatewayError(403, `this token is not valid for project ${asked}`)
+        if (asked === undefined && token.kind === 'developer' && !ex.query.get('project_id'))
+          throw bad('project_id is required with a developer token')
+        if (asked !== undefined && asked !== project.id)
+          throw new GatewayError(403, `this token is not valid for project ${asked}`)
         const sent = single(upload.fields, 'session_id')
-        if (sent !== undefined && !SESSION_ID.test(sent)) throw bad('session_id must be 1 to 256 characters, none of them control characters')
+        if (sent !== undefined && !SESSION_ID.test(sent))
+          throw bad('session_id must be 1 to 256 characters, none of them control characters')
         const sessionId = sent ?? crypto.randomUUID()
 
         const checked = checkUpload(upload.files, settings.uploads)
-        if (checked.some((f) => f.kind === 'audio') && !model) throw new GatewayError(503, 'no transcription model is configured for audio uploads')
+        if (checked.some((f) => f.kind === 'audio') && !model)
+          throw new GatewayError(503, 'no transcription model is configured for audio uploads')
 
         // Images and documents first: a document that cannot be read fails the upload before any
         // audio is transcribed, so a refused upload is never billed for a transcription.
         const ready = new Map<CheckedFile, UploadedFile & { tokens?: number }>()
-        const base = (f: CheckedFile) => ({ name: f.name, kind: f.kind, contentType: f.contentType, bytes: f.data.length })
+        const base = (f: CheckedFile) => ({
+          name: f.name,
+          kind: f.kind,
+          contentType: f.contentType,
+          bytes: f.data.length,
+        })
         await Promise.all(
           checked.map(async (f) => {
-            if (f.kind === 'image') ready.set(f, { ...base(f), dataUrl: `data:${f.contentType};base64,${f.data.toString('base64')}` })
+            if (f.kind === 'image')
+              ready.set(f, { ...base(f), dataUrl: `data:${f.contentType};base64,${f.data.toString('base64')}` })
             else if (f.kind === 'doc') {
               const text = await named(f.name, docText(f.data, f.format!, f.contentType, pdfLimits))
               ready.set(f, { ...base(f), text, tokens: countTokens(text) })
@@ -79,11 +94,23 @@ export default definePlugin({
         const files = checked.map((f) => ready.get(f)!)
         const queryId = crypto.randomUUID()
         const expiresAt = kernel.now() + settings.uploads.ttlMs
-        await kernel.domains.query.uploads.put(project.id, sessionId, queryId, files.map(({ tokens: _, ...f }) => f), expiresAt)
+        await kernel.domains.query.uploads.put(
+          project.id,
+          sessionId,
+          queryId,
+          files.map(({ tokens: _, ...f }) => f),
+          expiresAt,
+        )
         ex.reply = reply.json({
           query_id: queryId,
           session_id: sessionId,
-          files: files.map((f) => ({ name: f.name, kind: f.kind, content_type: f.contentType, bytes: f.bytes, ...(f.tokens === undefined ? {} : { tokens: f.tokens }) })),
+          files: files.map((f) => ({
+            name: f.name,
+            kind: f.kind,
+            content_type: f.contentType,
+            bytes: f.bytes,
+            ...(f.tokens === undefined ? {} : { tokens: f.tokens }),
+          })),
           expires_at: Math.floor(expiresAt / 1000),
         })
         await next()
@@ -97,7 +124,8 @@ async function named<T>(name: string, work: Promise<T>): Promise<T> {
   try {
     return await work
   } catch (err) {
-    if (err instanceof GatewayError && err.status < 500) throw new GatewayError(err.status, `file ${name}: ${err.message}`, { code: 'invalid_request' })
+    if (err instanceof GatewayError && err.status < 500)
+      throw new GatewayError(err.status, `file ${name}: ${err.message}`, { code: 'invalid_request' })
     throw err
   }
 }

@@ -11,10 +11,22 @@ export interface TranscribeOptions {
   readonly model: string
 }
 
-export async function transcribe(kernel: Kernel, ex: Exchange, o: TranscribeOptions, file: { name: string; contentType: string; data: Buffer }): Promise<string> {
-  const body = { model: o.model, file_base64: file.data.toString('base64'), filename: file.name, content_type: file.contentType, response_format: 'json' }
+export async function transcribe(
+  kernel: Kernel,
+  ex: Exchange,
+  o: TranscribeOptions,
+  file: { name: string; contentType: string; data: Buffer },
+): Promise<string> {
+  const body = {
+    model: o.model,
+    file_base64: file.data.toString('base64'),
+    filename: file.name,
+    content_type: file.contentType,
+    response_format: 'json',
+  }
   const { reply } = await kernel.call(o.route, body, { principal: ex.principal, signal: ex.signal, parentId: ex.id })
   const text = reply.kind === 'json' ? (reply.body as { text?: unknown } | null)?.text : undefined
-  if (typeof text !== 'string') throw new GatewayError(502, `the transcription of ${file.name} came back without text`, { code: 'upstream_failed' })
+  if (typeof text !== 'string')
+    throw new GatewayError(502, `the transcription of ${file.name} came back without text`, { code: 'upstream_failed' })
   return text
 }

@@ -32,22 +32,30 @@ const unsupported = (message: string) => new GatewayError(415, message, { code: 
 const MAX_NAME = 255
 
 export function checkUpload(files: readonly FormFile[], limits: UploadLimits): CheckedFile[] {
-  if (files.length > limits.maxFiles) throw bad(`too many files: ${files.length} sent, at most ${limits.maxFiles} per upload (query.uploads.max_files)`)
+  if (files.length > limits.maxFiles)
+    throw bad(`too many files: ${files.length} sent, at most ${limits.maxFiles} per upload (query.uploads.max_files)`)
   const names = new Set<string>()
   let total = 0
   for (const f of files) {
     const kind = KIND_OF_FIELD[f.field]
-    if (!kind) throw bad(`file ${f.filename ?? '(unnamed)'} is in field ${f.field}, which is not one of images, docs, audios`)
+    if (!kind)
+      throw bad(`file ${f.filename ?? '(unnamed)'} is in field ${f.field}, which is not one of images, docs, audios`)
     const name = f.filename?.trim()
     if (!name) throw bad(`a file in ${f.field} has no file name; a query names its files by it`)
     if (name.length > MAX_NAME) throw bad(`file name ${name.slice(0, 40)}… is longer than ${MAX_NAME} characters`)
     if (names.has(name)) throw bad(`file name ${name} is sent twice; names must be unique within an upload`)
     names.add(name)
     if (f.data.length === 0) throw bad(`file ${name} is empty`)
-    if (f.data.length > limits.maxFileBytes) throw tooBig(`file ${name} is ${f.data.length} bytes; at most ${limits.maxFileBytes} per file (query.uploads.max_file_bytes)`)
+    if (f.data.length > limits.maxFileBytes)
+      throw tooBig(
+        `file ${name} is ${f.data.length} bytes; at most ${limits.maxFileBytes} per file (query.uploads.max_file_bytes)`,
+      )
     total += f.data.length
   }
-  if (total > limits.maxTotalBytes) throw tooBig(`the files add up to ${total} bytes; at most ${limits.maxTotalBytes} per upload (query.uploads.max_total_bytes)`)
+  if (total > limits.maxTotalBytes)
+    throw tooBig(
+      `the files add up to ${total} bytes; at most ${limits.maxTotalBytes} per upload (query.uploads.max_total_bytes)`,
+    )
   return files.map((f) => {
     const name = f.filename!.trim()
     const kind = KIND_OF_FIELD[f.field]!
@@ -58,7 +66,8 @@ export function checkUpload(files: readonly FormFile[], limits: UploadLimits): C
     }
     if (kind === 'audio') {
       const type = audioType(f.data)
-      if (!type) throw unsupported(`file ${name} in audios is not audio the transcription reads (WAV, MP3, FLAC or Ogg)`)
+      if (!type)
+        throw unsupported(`file ${name} in audios is not audio the transcription reads (WAV, MP3, FLAC or Ogg)`)
       return { name, kind, contentType: type, data: f.data }
     }
     const { format, contentType } = docFormat(f.data, name, f.contentType)

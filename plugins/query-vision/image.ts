@@ -7,7 +7,8 @@
 import { GatewayError } from '../../kernel/contract/index.js'
 import { dataUrlBytes, readImageUrl } from '../../protocols/openai/image-url.js'
 
-const RULE = 'image must be a data URL (data:image/…;base64,…), base64 data with image_content_type, or a public https:// URL'
+const RULE =
+  'image must be a data URL (data:image/…;base64,…), base64 data with image_content_type, or a public https:// URL'
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
@@ -15,7 +16,8 @@ const bad = (message: string) => new GatewayError(400, message, { code: 'invalid
 export function imageUrlOf(image: string, contentType: string | undefined, maxBytes: number): string {
   let url = image
   if (!/^(data|https?):/i.test(image)) {
-    if (contentType === undefined) throw bad('image_content_type is required with bare base64 image data (e.g. image/png)')
+    if (contentType === undefined)
+      throw bad('image_content_type is required with bare base64 image data (e.g. image/png)')
     const data = image.replace(/\s+/g, '')
     if (!BASE64.test(data) || data.length % 4 !== 0) throw bad('image is neither a URL nor valid base64 data')
     url = `data:${contentType};base64,${data}`
@@ -24,6 +26,9 @@ export function imageUrlOf(image: string, contentType: string | undefined, maxBy
   }
   const read = readImageUrl(url)
   if (!read) throw bad(RULE)
-  if (read.kind === 'data' && dataUrlBytes(url) > maxBytes) throw new GatewayError(413, `image data is too large: ${dataUrlBytes(url)} bytes (maximum ${maxBytes})`, { code: 'body_too_large' })
+  if (read.kind === 'data' && dataUrlBytes(url) > maxBytes)
+    throw new GatewayError(413, `image data is too large: ${dataUrlBytes(url)} bytes (maximum ${maxBytes})`, {
+      code: 'body_too_large',
+    })
   return url
 }

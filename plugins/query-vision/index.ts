@@ -42,7 +42,13 @@ export default definePlugin({
         const system = params.system_prompt
         const messages = [
           ...(system ? [{ role: 'system', content: system }] : []),
-          { role: 'user', content: [{ type: 'text', text: body.query }, { type: 'image_url', image_url: { url } }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: body.query },
+              { type: 'image_url', image_url: { url } },
+            ],
+          },
         ]
         const chat = {
           model,
@@ -64,10 +70,20 @@ export default definePlugin({
         // does); a text-only model read the boon's description of it instead: what the text and
         // the chat template's framing do not account for.
         const framing = 8 + TOKENS_PER_MESSAGE * messages.length
-        const imageTokens = answering?.supports_vision ? (answering.tokens_per_image ?? 1024) : Math.max(0, used.inputTokens - queryTokens - systemTokens - framing)
+        const imageTokens = answering?.supports_vision
+          ? (answering.tokens_per_image ?? 1024)
+          : Math.max(0, used.inputTokens - queryTokens - systemTokens - framing)
         const measured = { user_query: queryTokens, system_prompt: systemTokens, incontext_text: imageTokens }
         const usage_metric = usageMetric(measured, used, unitPrices(answering?.prices))
-        ex.reply = reply.json(queryResponse('vision', answer, { sources: {}, query_id: `q-${randomUUID()}`, usage_metric, model_provider: 'gateway', model_name: answeredBy }))
+        ex.reply = reply.json(
+          queryResponse('vision', answer, {
+            sources: {},
+            query_id: `q-${randomUUID()}`,
+            usage_metric,
+            model_provider: 'gateway',
+            model_name: answeredBy,
+          }),
+        )
       },
     }
   },
@@ -76,7 +92,8 @@ export default definePlugin({
 /** The vision subset of a project's default model_params. */
 function pick(p: Record<string, unknown>): VisionParams {
   const out: Record<string, unknown> = {}
-  for (const k of ['temperature', 'system_prompt', 'top_p', 'top_k', 'thinking_level', 'max_tokens']) if (p[k] !== undefined) out[k] = p[k]
+  for (const k of ['temperature', 'system_prompt', 'top_p', 'top_k', 'thinking_level', 'max_tokens'])
+    if (p[k] !== undefined) out[k] = p[k]
   return out as VisionParams
 }
 

@@ -11,17 +11,31 @@ import type { ModelConfig } from '../../schemas/models.schema.js'
 
 export const PROVIDER = 'gateway'
 
-const inService = (m: ModelConfig, now: number) => m.model_type === 'chat' && m.enabled !== false && m.status !== 'deprecated' && !(m.retire_at && Date.parse(m.retire_at) <= now)
+const inService = (m: ModelConfig, now: number) =>
+  m.model_type === 'chat' &&
+  m.enabled !== false &&
+  m.status !== 'deprecated' &&
+  !(m.retire_at && Date.parse(m.retire_at) <= now)
 
-export function visionModel(kernel: Kernel, asked: { model_provider?: string; model_name?: string }, defaults: QueryDefaults, group: string): string {
+export function visionModel(
+  kernel: Kernel,
+  asked: { model_provider?: string; model_name?: string },
+  defaults: QueryDefaults,
+  group: string,
+): string {
   const provider = asked.model_provider ?? PROVIDER
-  if (provider !== PROVIDER) throw new GatewayError(400, `model_provider ${provider} does not serve vision requests: use ${PROVIDER}`, { code: 'invalid_request' })
+  if (provider !== PROVIDER)
+    throw new GatewayError(400, `model_provider ${provider} does not serve vision requests: use ${PROVIDER}`, {
+      code: 'invalid_request',
+    })
   if (asked.model_name !== undefined) return asked.model_name
   // A default of another provider names no model of this catalog.
   const ownDefault = (defaults.model_provider ?? PROVIDER) === PROVIDER ? defaults.model_name : undefined
   const fallback = ownDefault !== undefined ? kernel.catalog.model(ownDefault) : undefined
   if (fallback?.supports_vision && inService(fallback, kernel.now())) return fallback.id
-  const first = kernel.catalog.models().find((m) => m.supports_vision && inService(m, kernel.now()) && kernel.catalog.permits(group, [m.id]))
+  const first = kernel.catalog
+    .models()
+    .find((m) => m.supports_vision && inService(m, kernel.now()) && kernel.catalog.permits(group, [m.id]))
   if (!first) throw new GatewayError(503, 'no vision model is available: name one with model_name')
   return first.id
 }

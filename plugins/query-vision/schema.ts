@@ -8,13 +8,15 @@ export const configSchema = {
       type: 'string',
       minLength: 1,
       default: 'query-chat',
-      description: "The internal chat route that answers (kernel.call under the project's key): chat with boons, so a text-only model gets the image described.",
+      description:
+        "The internal chat route that answers (kernel.call under the project's key): chat with boons, so a text-only model gets the image described.",
     },
     max_image_bytes: {
       type: 'integer',
       minimum: 1,
       default: 20971520,
-      description: 'Largest image, in bytes of decoded data (20 MiB, as the verdicts route). A URL is fetched by the model server, not counted here.',
+      description:
+        'Largest image, in bytes of decoded data (20 MiB, as the verdicts route). A URL is fetched by the model server, not counted here.',
     },
   },
 } as const

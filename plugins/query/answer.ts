@@ -5,7 +5,13 @@
  * `response_format`: the caller's JSON schema (`model_params.response_format`), or a JSON
  * object for the top-level `response_format: {type: "json"}`.
  */
-import { GatewayError, type CallOptions, type CallResult, type Principal, type Reply } from '../../kernel/contract/index.js'
+import {
+  GatewayError,
+  type CallOptions,
+  type CallResult,
+  type Principal,
+  type Reply,
+} from '../../kernel/contract/index.js'
 import type { ModelParams } from '../../schemas/query-request.schema.js'
 import type { ChatMessage } from '../../protocols/query/prompt.js'
 import type { ResponseType } from './params.js'
@@ -30,7 +36,12 @@ export interface Answer {
 const EFFORT = { LOW: 'low', MEDIUM: 'medium', HIGH: 'high' } as const
 
 /** The chat request of a query. */
-export function chatBody(model: string, messages: readonly ChatMessage[], p: ModelParams, responseType: ResponseType): Record<string, unknown> {
+export function chatBody(
+  model: string,
+  messages: readonly ChatMessage[],
+  p: ModelParams,
+  responseType: ResponseType,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { model, messages }
   if (p.temperature !== undefined) body.temperature = p.temperature
   if (p.top_p !== undefined) body.top_p = p.top_p
@@ -39,7 +50,8 @@ export function chatBody(model: string, messages: readonly ChatMessage[], p: Mod
   if (p.thinking_level !== undefined) body.reasoning_effort = EFFORT[p.thinking_level]
   if (p.tools?.length) body.tools = p.tools
   if (p.response_format?.type === 'json_schema') body.response_format = p.response_format
-  else if (responseType === 'json' || p.response_format?.type === 'json_object') body.response_format = { type: 'json_object' }
+  else if (responseType === 'json' || p.response_format?.type === 'json_object')
+    body.response_format = { type: 'json_object' }
   return body
 }
 
@@ -56,11 +68,24 @@ export function replyBody(reply: Reply): unknown {
   return undefined
 }
 
-export async function ask(call: RouteCall, route: string, body: Record<string, unknown>, options: { principal: Principal; signal: AbortSignal; parentId: string }): Promise<Answer> {
+export async function ask(
+  call: RouteCall,
+  route: string,
+  body: Record<string, unknown>,
+  options: { principal: Principal; signal: AbortSignal; parentId: string },
+): Promise<Answer> {
   const result = await call(route, body, options)
-  const json = replyBody(result.reply) as { choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[]; error?: { message?: unknown } } | undefined
+  const json = replyBody(result.reply) as
+    | {
+        choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[]
+        error?: { message?: unknown }
+      }
+    | undefined
   if (result.reply.status !== 200) {
-    const message = typeof json?.error?.message === 'string' ? json.error.message : `the model answered with status ${result.reply.status}`
+    const message =
+      typeof json?.error?.message === 'string'
+        ? json.error.message
+        : `the model answered with status ${result.reply.status}`
     throw new GatewayError(result.reply.status, message, { code: 'upstream_failed' })
   }
   const choice = json?.choices?.[0]

@@ -17,7 +17,11 @@ export function checkTimeZone(zone: string): void {
   try {
     new Intl.DateTimeFormat('en-GB', { timeZone: zone })
   } catch {
-    throw new GatewayError(400, `enhance_prompt.timezone ${zone} is not an IANA time zone (e.g. Europe/Paris, America/New_York, UTC)`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `enhance_prompt.timezone ${zone} is not an IANA time zone (e.g. Europe/Paris, America/New_York, UTC)`,
+      { code: 'invalid_request' },
+    )
   }
 }
 
@@ -27,8 +31,14 @@ export function enhancementLines(e: EnhancePrompt, now: number): string[] {
   if (e.timezone !== undefined) checkTimeZone(zone)
   const lines: string[] = []
   const at = new Date(now)
-  if (e.date) lines.push(`Current date: ${new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' }).format(at)} (${zone}).`)
-  if (e.time) lines.push(`Current time: ${new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false }).format(at)} (${zone}).`)
+  if (e.date)
+    lines.push(
+      `Current date: ${new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' }).format(at)} (${zone}).`,
+    )
+  if (e.time)
+    lines.push(
+      `Current time: ${new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hour12: false }).format(at)} (${zone}).`,
+    )
   const verbosity = VERBOSITY[e.verbosity ?? 'normal']
   if (verbosity) lines.push(verbosity)
   return lines

@@ -31,7 +31,8 @@ export async function historyContext(
 ): Promise<{ messages: HistoryMessage[]; tokens: number }> {
   let candidates: readonly { role: 'user' | 'assistant'; content: string }[]
   if (o.supplied !== undefined) candidates = o.supplied
-  else if (o.enabled && o.sessionId) candidates = await history.recent(o.projectId, o.sessionId, o.maxTurns ?? MAX_STORED_TURNS)
+  else if (o.enabled && o.sessionId)
+    candidates = await history.recent(o.projectId, o.sessionId, o.maxTurns ?? MAX_STORED_TURNS)
   else candidates = []
   const kept: HistoryMessage[] = []
   let tokens = 0

@@ -32,23 +32,38 @@ export function fileHeader(kind: 'doc' | 'audio', name: string): string {
 
 export async function inContextFiles(
   uploads: ChatUploads,
-  o: { projectId: string; sessionId?: string; queryId?: string; chatUpload?: { images?: string[]; docs?: string[]; audios?: string[] } },
+  o: {
+    projectId: string
+    sessionId?: string
+    queryId?: string
+    chatUpload?: { images?: string[]; docs?: string[]; audios?: string[] }
+  },
 ): Promise<InContextFiles> {
   const empty: InContextFiles = { imageParts: [], text: '', files: [] }
   if (!o.chatUpload) return empty
-  const missingIds = [!o.queryId && 'query_id', !o.sessionId && 'session_id'].filter((x): x is string => typeof x === 'string')
-  if (missingIds.length > 0) throw bad(`chat_upload needs ${missingIds.join(' and ')} (both are returned by the chat upload)`)
+  const missingIds = [!o.queryId && 'query_id', !o.sessionId && 'session_id'].filter(
+    (x): x is string => typeof x === 'string',
+  )
+  if (missingIds.length > 0)
+    throw bad(`chat_upload needs ${missingIds.join(' and ')} (both are returned by the chat upload)`)
   const asked: { name: string; kind: UploadKind }[] = []
   for (const [list, kind] of LISTS) for (const name of o.chatUpload[list] ?? []) asked.push({ name, kind })
   if (asked.length === 0) return empty
-  const { files, missing } = await uploads.get(o.projectId, o.sessionId!, o.queryId!, [...new Set(asked.map((a) => a.name))])
+  const { files, missing } = await uploads.get(o.projectId, o.sessionId!, o.queryId!, [
+    ...new Set(asked.map((a) => a.name)),
+  ])
   if (missing.length > 0) {
-    throw new GatewayError(404, `chat upload ${o.queryId} of session ${o.sessionId} has no file ${missing.join(', ')} (never uploaded, or expired)`)
+    throw new GatewayError(
+      404,
+      `chat upload ${o.queryId} of session ${o.sessionId} has no file ${missing.join(', ')} (never uploaded, or expired)`,
+    )
   }
   const byName = new Map(files.map((f) => [f.name, f]))
   const wrong = asked.filter((a) => byName.get(a.name)!.kind !== a.kind)
   if (wrong.length > 0) {
-    throw bad(`chat_upload lists ${wrong.map((a) => `${a.name} under ${LIST_OF[a.kind]}, but it is ${article(byName.get(a.name)!.kind)} (list it under ${LIST_OF[byName.get(a.name)!.kind]})`).join('; ')}`)
+    throw bad(
+      `chat_upload lists ${wrong.map((a) => `${a.name} under ${LIST_OF[a.kind]}, but it is ${article(byName.get(a.name)!.kind)} (list it under ${LIST_OF[byName.get(a.name)!.kind]})`).join('; ')}`,
+    )
   }
   const out: InContextFiles = { imageParts: [], text: '', files: [] }
   const texts: string[] = []
@@ -57,7 +72,9 @@ export async function inContextFiles(
     if (seen.has(a.name)) continue
     seen.add(a.name)
     const f = byName.get(a.name)!
-    out.files.push(f.kind === 'image' ? { name: f.name, kind: f.kind } : { name: f.name, kind: f.kind, text: f.text ?? '' })
+    out.files.push(
+      f.kind === 'image' ? { name: f.name, kind: f.kind } : { name: f.name, kind: f.kind, text: f.text ?? '' },
+    )
     if (f.kind === 'image') out.imageParts.push({ type: 'image_url', image_url: { url: f.dataUrl ?? '' } })
     else texts.push(`${fileHeader(f.kind, f.name)}\n${f.text ?? ''}`)
   }

@@ -10,7 +10,11 @@ import { randomUUID } from 'node:crypto'
 import { GatewayError, ajv, definePlugin, reply, unitPrices } from '../../kernel/contract/index.js'
 import type { ValidateFunction } from 'ajv'
 import { countTokens } from '../../domains/query/knowledge/tokens.js'
-import { searchCollection, type Passage, type SearchLimits } from '../../domains/query/knowledge/search/search-collection.js'
+import {
+  searchCollection,
+  type Passage,
+  type SearchLimits,
+} from '../../domains/query/knowledge/search/search-collection.js'
 import { rerankPlan } from '../../domains/query/knowledge/search/rerank.js'
 import type { QueryRequest } from '../../schemas/query-request.schema.js'
 import { queryResponse } from '../../protocols/query/response.js'
@@ -64,7 +68,12 @@ export default definePlugin({
         const started = performance.now()
         const timings = { retrieval_ms: 0, answer_ms: 0 }
         const [files, history, found] = await Promise.all([
-          inContextFiles(kernel.domains.query.uploads, { projectId: project.id, sessionId: p.sessionId, queryId: p.uploadId, chatUpload: p.chatUpload }),
+          inContextFiles(kernel.domains.query.uploads, {
+            projectId: project.id,
+            sessionId: p.sessionId,
+            queryId: p.uploadId,
+            chatUpload: p.chatUpload,
+          }),
           historyContext(kernel.domains.query.history, {
             projectId: project.id,
             sessionId: p.sessionId,
@@ -76,9 +85,22 @@ export default definePlugin({
           }),
           p.enableSearch
             ? searchCollection(
-                { ...sp, project: project.id, collection: sp.collection!, query: p.query, top_k: sp.top_k ?? 5, retrieval_type: sp.retrieval_type ?? 'chunk' },
+                {
+                  ...sp,
+                  project: project.id,
+                  collection: sp.collection!,
+                  query: p.query,
+                  top_k: sp.top_k ?? 5,
+                  retrieval_type: sp.retrieval_type ?? 'chunk',
+                },
                 limits,
-                { knowledge: kernel.domains.query.knowledge, routes: kernel.domains.query.routes, call, modelOf, ...options },
+                {
+                  knowledge: kernel.domains.query.knowledge,
+                  routes: kernel.domains.query.routes,
+                  call,
+                  modelOf,
+                  ...options,
+                },
               ).finally(() => (timings.retrieval_ms = performance.now() - started))
             : undefined,
         ])
@@ -93,7 +115,13 @@ export default definePlugin({
           let metric: UsageMetric
           let text: string
           let usedPassages: readonly Passage[] | undefined = passages
-          if (passages && restricted && !files.text && !files.imageParts.length && !bearsOnQuestion(p.query, passages)) {
+          if (
+            passages &&
+            restricted &&
+            !files.text &&
+            !files.imageParts.length &&
+            !bearsOnQuestion(p.query, passages)
+          ) {
             // Nothing retrieved bears on the question: say so without asking a model.
             text = config.no_answer_text
             usedPassages = []
@@ -106,37 +134,58 @@ export default definePlugin({
               enhancement,
               mode,
               template: sp.search_prompt,
-              passages: passages?.map((x) => ({ sourceName: x.sourceName, pageNumber: x.chunks[0]?.pageNumber, text: x.text })),
+              passages: passages?.map((x) => ({
+                sourceName: x.sourceName,
+                pageNumber: x.chunks[0]?.pageNumber,
+                text: x.text,
+              })),
               history: history.messages,
               inContextText: files.text,
               imageParts: files.imageParts,
             })
             const body = chatBody(model, prompt.messages, p.modelParams, p.responseType)
             const asking = performance.now()
-            const answering = onDelta ? askStreaming(call, answerRoute, body, options, onDelta) : ask(call, answerRoute, body, options)
-            const [asked, counted] = await Promise.all([answering, countParts(call, tokenizeRoute, model, prompt.parts, options)])
+            const answering = onDelta
+              ? askStreaming(call, answerRoute, body, options, onDelta)
+              : ask(call, answerRoute, body, options)
+            const [asked, counted] = await Promise.all([
+              answering,
+              countParts(call, tokenizeRoute, model, prompt.parts, options),
+            ])
             timings.answer_ms = performance.now() - asking
             answer = asked
             const used = asked.result.usage.used()
             const answered = kernel.catalog.model(asked.result.usage.model ?? model)
             // Image parts are counted as the model counts them (models.yaml tokens_per_image).
-            const measured = { ...counted.counts, incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * imageTokensOf(answered) }
+            const measured = {
+              ...counted.counts,
+              incontext_text: (counted.counts.incontext_text ?? 0) + files.imageParts.length * imageTokensOf(answered),
+            }
             metric = usageMetric(measured, used.source === 'none' ? ZERO : used, unitPrices(answered?.prices))
             text = asked.text
           }
           const judged = p.evalParams.context_utilization || p.evalParams.prompt_guard
-          const evaluation = !judged ? undefined : await evaluate(call, {
-            ...options,
-            flags: p.evalParams,
-            judgeModel: config.evaluation?.judge_model ?? kernel.catalog.defaultModel,
-            guardModel: config.evaluation?.guard_model ?? kernel.catalog.defaultModel,
-            query: p.query,
-            answer: text,
-            contexts: evalContexts,
-            modelOf,
-          })
+          const evaluation = !judged
+            ? undefined
+            : await evaluate(call, {
+                ...options,
+                flags: p.evalParams,
+                judgeModel: config.evaluation?.judge_model ?? kernel.catalog.defaultModel,
+                guardModel: config.evaluation?.guard_model ?? kernel.catalog.defaultModel,
+                query: p.query,
+                answer: text,
+                contexts: evalContexts,
+                modelOf,
+              })
           if (p.enableHistory && p.sessionId) {
-            await rememberTurn(kernel.domains.query.history, { projectId: project.id, sessionId: p.sessionId, queryId, query: p.query, answer: text, at: kernel.now() })
+            await rememberTurn(kernel.domains.query.history, {
+              projectId: project.id,
+              sessionId: p.sessionId,
+              queryId,
+              query: p.query,
+              answer: text,
+              at: kernel.now(),
+            })
           }
           const imageTokens = imageTokensOf(kernel.catalog.model(answer?.result.usage.model ?? model))
           return queryResponse('query', shapeAnswer(p, text, answer), {
@@ -144,12 +193,24 @@ export default definePlugin({
             query_id: queryId,
             usage_metric: metric,
             model: answer?.result.usage.model ?? model,
-            timings_ms: { retrieval: round(timings.retrieval_ms), answer: round(timings.answer_ms), total: round(performance.now() - started) },
+            timings_ms: {
+              retrieval: round(timings.retrieval_ms),
+              answer: round(timings.answer_ms),
+              total: round(performance.now() - started),
+            },
             ...(answer ? { finish_reason: answer.finishReason } : { answered_from_context: false }),
             ...(answer?.toolCalls.length ? { tool_calls: answer.toolCalls } : {}),
             ...(p.sessionId ? { session_id: p.sessionId } : {}),
             ...(history.messages.length ? { history_messages: history.messages.length } : {}),
-            ...(files.files.length ? { files: files.files.map((f) => ({ name: f.name, kind: f.kind, tokens: f.text === undefined ? imageTokens : countTokens(f.text) })) } : {}),
+            ...(files.files.length
+              ? {
+                  files: files.files.map((f) => ({
+                    name: f.name,
+                    kind: f.kind,
+                    tokens: f.text === undefined ? imageTokens : countTokens(f.text),
+                  })),
+                }
+              : {}),
             ...(evaluation ? { evaluation } : {}),
           })
         }
@@ -172,7 +233,11 @@ function checkSchema(p: QueryParams): void {
   try {
     withSchema(schema, () => undefined)
   } catch (err) {
-    throw new GatewayError(400, `model_params.response_format.json_schema.schema is not a valid JSON Schema: ${(err as Error).message}`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `model_params.response_format.json_schema.schema is not a valid JSON Schema: ${(err as Error).message}`,
+      { code: 'invalid_request' },
+    )
   }
 }
 
@@ -193,7 +258,9 @@ function shapeAnswer(p: QueryParams, text: string, answer: Answer | undefined): 
     throw new GatewayError(502, 'the model did not answer with JSON', { code: 'upstream_failed' })
   }
   if (schema !== undefined && !withSchema(schema, (validate) => validate(value))) {
-    throw new GatewayError(502, 'the model\'s answer does not satisfy model_params.response_format.json_schema', { code: 'upstream_failed' })
+    throw new GatewayError(502, "the model's answer does not satisfy model_params.response_format.json_schema", {
+      code: 'upstream_failed',
+    })
   }
   return value
 }

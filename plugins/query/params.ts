@@ -6,7 +6,14 @@
 import { GatewayError } from '../../kernel/contract/index.js'
 import { checkOwnParams, QUERY_OWN_PARAMETERS } from '../../protocols/query/own-params.js'
 import type { ProjectToken } from '../../domains/query/projects.js'
-import type { EnhancePrompt, HistoryItem, ModelParams, QueryDefaults, QueryRequest, SearchParams } from '../../schemas/query-request.schema.js'
+import type {
+  EnhancePrompt,
+  HistoryItem,
+  ModelParams,
+  QueryDefaults,
+  QueryRequest,
+  SearchParams,
+} from '../../schemas/query-request.schema.js'
 
 export type ResponseType = 'text' | 'json' | 'openai'
 
@@ -37,7 +44,12 @@ function merged<T extends object>(base: T | undefined, over: T | undefined): T {
  * Resolves the parameters of a query. `endpoint` is what the route serves (`query` on REST; the
  * WebSocket also serves `realtime`).
  */
-export function resolveParams(body: QueryRequest, defaults: QueryDefaults, token: ProjectToken, endpoints: readonly string[] = ['query']): QueryParams {
+export function resolveParams(
+  body: QueryRequest,
+  defaults: QueryDefaults,
+  token: ProjectToken,
+  endpoints: readonly string[] = ['query'],
+): QueryParams {
   if (!endpoints.includes(body.endpoint)) {
     const where = body.endpoint === 'realtime' ? ' (realtime is served over the WebSocket)' : ''
     throw bad(`endpoint must be ${endpoints.join(' or ')}${where}`)
@@ -46,15 +58,23 @@ export function resolveParams(body: QueryRequest, defaults: QueryDefaults, token
   const searchParams = merged(defaults.search_params, body.search_params)
   const enableSearch = body.enable_search ?? defaults.enable_search ?? false
   if (enableSearch) {
-    if (body.search_params === undefined && defaults.search_params === undefined) throw bad('search_params is required when enable_search is true')
-    if (token.kind === 'developer' && body.search_params?.collection === undefined) throw bad('search_params.collection is required with a developer token when enable_search is true')
-    if (searchParams.collection === undefined) throw bad('search_params.collection is required when enable_search is true (the project has no default collection)')
+    if (body.search_params === undefined && defaults.search_params === undefined)
+      throw bad('search_params is required when enable_search is true')
+    if (token.kind === 'developer' && body.search_params?.collection === undefined)
+      throw bad('search_params.collection is required with a developer token when enable_search is true')
+    if (searchParams.collection === undefined)
+      throw bad(
+        'search_params.collection is required when enable_search is true (the project has no default collection)',
+      )
   }
   if (searchParams.prompt_mode === 'custom') {
     const template = searchParams.search_prompt
     if (template === undefined) throw bad('search_params.search_prompt is required when prompt_mode is custom')
     const missing = ['{data}', '{query}'].filter((p) => !template.includes(p))
-    if (missing.length) throw bad(`search_params.search_prompt must contain {data} and {query} when prompt_mode is custom (missing ${missing.join(' and ')})`)
+    if (missing.length)
+      throw bad(
+        `search_params.search_prompt must contain {data} and {query} when prompt_mode is custom (missing ${missing.join(' and ')})`,
+      )
   }
   const modelParams = merged(defaults.model_params, body.model_params)
   return {

@@ -6,7 +6,9 @@
  * there is plainly nothing; the system prompt's instruction covers the rest with a real model.
  */
 const STOP = new Set(
-  'the and for are but not you all any can had her was one our out has his how its may new now old see two who did get let put say she too use what when where which while with from that this than then them they their there these those have into about after again also been being both does doing down each few more most much must only other over same some such very just will would could should shall your yours what why whom'.split(' '),
+  'the and for are but not you all any can had her was one our out has his how its may new now old see two who did get let put say she too use what when where which while with from that this than then them they their there these those have into about after again also been being both does doing down each few more most much must only other over same some such very just will would could should shall your yours what why whom'.split(
+    ' ',
+  ),
 )
 
 export function contentWords(text: string): Set<string> {

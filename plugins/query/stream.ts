@@ -14,10 +14,22 @@ import type { Answer, RouteCall } from './answer.js'
 export type OnDelta = (text: string) => Promise<void>
 
 /** `ask`, streamed: each piece of the answer goes to `onDelta` as it comes. */
-export async function askStreaming(call: RouteCall, route: string, body: Record<string, unknown>, options: { principal: Principal; signal: AbortSignal; parentId: string }, onDelta: OnDelta): Promise<Answer> {
+export async function askStreaming(
+  call: RouteCall,
+  route: string,
+  body: Record<string, unknown>,
+  options: { principal: Principal; signal: AbortSignal; parentId: string },
+  onDelta: OnDelta,
+): Promise<Answer> {
   const result = await call(route, streamingBody(body), options)
   const read = await readAnswerStream(result, onDelta)
-  return { text: read.text, toolCalls: read.toolCalls, finishReason: read.finishReason, completion: read.completion, result }
+  return {
+    text: read.text,
+    toolCalls: read.toolCalls,
+    finishReason: read.finishReason,
+    completion: read.completion,
+    result,
+  }
 }
 
 /** The events of a streamed query: `respond` runs the query, sending deltas, and resolves to the REST body. */

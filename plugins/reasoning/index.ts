@@ -35,7 +35,8 @@ export default definePlugin({
         ex.state.reasoning = { requested, served: choice.served }
         const prefix = ex.headerPrefix
         ex.headers.set(`${prefix}reasoning-effort`, choice.served)
-        if (requested !== undefined && requested !== choice.served) ex.headers.set(`${prefix}reasoning-effort-requested`, requested)
+        if (requested !== undefined && requested !== choice.served)
+          ex.headers.set(`${prefix}reasoning-effort-requested`, requested)
         return next()
       },
     }

@@ -7,7 +7,8 @@ export const configSchema = {
     keep_effort_field: {
       type: 'boolean',
       default: false,
-      description: 'Send the client\'s `reasoning_effort` upstream as well as the mapped fields. Off: only what the model\'s level mapping declares reaches the server.',
+      description:
+        "Send the client's `reasoning_effort` upstream as well as the mapped fields. Off: only what the model's level mapping declares reaches the server.",
     },
   },
 } as const

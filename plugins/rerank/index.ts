@@ -7,7 +7,15 @@
  */
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { rerankRequestSchema } from '../../schemas/rerank-request.schema.js'
-import { documentText, estimatedRerankTokens, objectOf, ranked, rerankDemand, rerankReply, type RerankDocument } from '../../protocols/rerank/ranking.js'
+import {
+  documentText,
+  estimatedRerankTokens,
+  objectOf,
+  ranked,
+  rerankDemand,
+  rerankReply,
+  type RerankDocument,
+} from '../../protocols/rerank/ranking.js'
 import { configSchema } from './schema.js'
 import { rerankApiOf } from './rerank-api.js'
 
@@ -33,7 +41,8 @@ export default definePlugin({
       async request(ex, next) {
         const resolved = ex.state.model
         const model = resolved.model
-        if (model.model_type !== 'rerank') throw new GatewayError(400, `model ${resolved.requested} is not a rerank model`, { code: 'invalid_request' })
+        if (model.model_type !== 'rerank')
+          throw new GatewayError(400, `model ${resolved.requested} is not a rerank model`, { code: 'invalid_request' })
         const body = ex.body
         const documents = documentsOf(body)
         // A top_n beyond the documents keeps them all; servers differ on whether it is an error.
@@ -44,13 +53,25 @@ export default definePlugin({
         const res = await kernel.backends.callText(ex, { model, path, body: upstreamBody, accept: 'application/json' })
         const sent = parseUpstream(res.text)
         const read = api.read(sent, documents.length)
-        if ('malformed' in read) throw new GatewayError(502, `upstream sent a malformed rerank reply: ${read.malformed}`, { code: 'upstream_failed' })
+        if ('malformed' in read)
+          throw new GatewayError(502, `upstream sent a malformed rerank reply: ${read.malformed}`, {
+            code: 'upstream_failed',
+          })
         const tokens = read.tokens ?? estimatedRerankTokens(body.query, documents)
         ex.usage.report({ inputTokens: tokens, outputTokens: 0 })
         const upstreamModel = objectOf(sent)?.model
         ex.usage.upstreamModel = typeof upstreamModel === 'string' ? upstreamModel : undefined
         ex.usage.firstTokenAt = kernel.now()
-        ex.reply = reply.json(rerankReply(`rerank-${ex.id}`, model.id, ranked(read.scores, topN), documents, body.return_documents === true, tokens))
+        ex.reply = reply.json(
+          rerankReply(
+            `rerank-${ex.id}`,
+            model.id,
+            ranked(read.scores, topN),
+            documents,
+            body.return_documents === true,
+            tokens,
+          ),
+        )
         await next()
       },
     }

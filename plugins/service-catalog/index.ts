@@ -9,7 +9,14 @@
  */
 import { GatewayError, definePlugin, presentedToken, type Exchange, type Kernel } from '../../kernel/contract/index.js'
 import { checkCatalogFile, restServicesUrl, type CatalogFile } from './catalog-file.js'
-import { bindArguments, catalogService, resolveOperation, runOperation, type CatalogAnswers, type CatalogSource } from './operations.js'
+import {
+  bindArguments,
+  catalogService,
+  resolveOperation,
+  runOperation,
+  type CatalogAnswers,
+  type CatalogSource,
+} from './operations.js'
 import { createRestSource } from './rest-source.js'
 import { configSchema } from './schema.js'
 import { createStaticSource } from './static-source.js'
@@ -38,7 +45,9 @@ function checkAccess(ex: Exchange, kernel: Kernel): void {
   // `?token=`: the way SOAP clients of mapping servers pass it; or a Bearer token.
   const token = presentedToken(ex, 'token')
   if (token === undefined) {
-    throw new GatewayError(401, 'This catalog requires a token: pass ?token=<key> or Authorization: Bearer <key>.', { type: 'Unauthorized' })
+    throw new GatewayError(401, 'This catalog requires a token: pass ?token=<key> or Authorization: Bearer <key>.', {
+      type: 'Unauthorized',
+    })
   }
   const key = kernel.keys.lookup(token)
   if (key === undefined || !key.enabled) throw new GatewayError(401, 'Invalid token.', { type: 'Unauthorized' })

@@ -16,7 +16,11 @@ export const WSDL_PREFIX = 'gis'
 export const CATALOG_TYPES: readonly SoapType[] = [
   { kind: 'enum', name: 'gisServiceCatalogMessageFormat', values: MESSAGE_FORMATS },
   { kind: 'enum', name: 'gisPlatformVersion', values: PLATFORM_VERSIONS },
-  { kind: 'complex', name: 'ArrayOfString', fields: [{ name: 'String', type: 'xs:string', minOccurs: 0, maxOccurs: 'unbounded' }] },
+  {
+    kind: 'complex',
+    name: 'ArrayOfString',
+    fields: [{ name: 'String', type: 'xs:string', minOccurs: 0, maxOccurs: 'unbounded' }],
+  },
   {
     kind: 'complex',
     name: 'ServiceDescription',
@@ -39,10 +43,18 @@ export const CATALOG_TYPES: readonly SoapType[] = [
 /** The seven operations, in the order of the original WSDL. */
 export const CATALOG_OPERATIONS: readonly SoapOperation[] = [
   { name: 'GetMessageVersion', input: [], output: [{ name: 'MessageVersion', type: 'gisPlatformVersion' }] },
-  { name: 'GetMessageFormats', input: [], output: [{ name: 'MessageFormats', type: 'gisServiceCatalogMessageFormat' }] },
+  {
+    name: 'GetMessageFormats',
+    input: [],
+    output: [{ name: 'MessageFormats', type: 'gisServiceCatalogMessageFormat' }],
+  },
   { name: 'GetTokenServiceURL', input: [], output: [{ name: 'TokenServiceURL', type: 'xs:string' }] },
   { name: 'GetFolders', input: [], output: [{ name: 'FolderNames', type: 'ArrayOfString' }] },
-  { name: 'GetServiceDescriptions', input: [], output: [{ name: 'ServiceDescriptions', type: 'ArrayOfServiceDescription' }] },
+  {
+    name: 'GetServiceDescriptions',
+    input: [],
+    output: [{ name: 'ServiceDescriptions', type: 'ArrayOfServiceDescription' }],
+  },
   { name: 'RequiresTokens', input: [], output: [{ name: 'Result', type: 'xs:boolean' }] },
   {
     name: 'GetServiceDescriptionsEx',
@@ -134,7 +146,8 @@ export function bindArguments(op: SoapOperation, call: SoapCall): Record<string,
     values[arg.local] = arg.text
   }
   for (const field of op.input) {
-    if (!Object.hasOwn(values, field.name) && (field.minOccurs ?? 1) > 0) throw bad(`${op.name} needs the argument '${field.name}'.`)
+    if (!Object.hasOwn(values, field.name) && (field.minOccurs ?? 1) > 0)
+      throw bad(`${op.name} needs the argument '${field.name}'.`)
   }
   return values
 }
@@ -191,7 +204,8 @@ export async function runOperation(
       const snapshot = await source.snapshot(signal)
       const requested = args.FolderName ?? ''
       const folder = findFolder(snapshot, requested)
-      if (folder === undefined) throw new GatewayError(400, `Folder '${requested}' does not exist.`, { type: 'UnknownFolder' })
+      if (folder === undefined)
+        throw new GatewayError(400, `Folder '${requested}' does not exist.`, { type: 'UnknownFolder' })
       return { ServiceDescriptions: descriptions(snapshot.services.filter((s) => s.folder === folder)) }
     }
     default:

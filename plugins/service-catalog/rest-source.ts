@@ -72,16 +72,25 @@ async function readLimited(res: Response, limit: number): Promise<string> {
 
 /** Checks the JSON shape; entries without a string name and type are skipped. */
 function restDocument(json: unknown, where: string): RestDocument {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new RestCatalogError(`${where}: not a JSON object`)
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new RestCatalogError(`${where}: not a JSON object`)
   const doc = json as { error?: { code?: unknown; message?: unknown }; folders?: unknown; services?: unknown }
   if (doc.error !== undefined) {
-    throw new RestCatalogError(`${where}: error ${String(doc.error?.code ?? '')} ${typeof doc.error?.message === 'string' ? doc.error.message : ''}`.trim())
+    throw new RestCatalogError(
+      `${where}: error ${String(doc.error?.code ?? '')} ${typeof doc.error?.message === 'string' ? doc.error.message : ''}`.trim(),
+    )
   }
-  const folders = Array.isArray(doc.folders) ? doc.folders.filter((f): f is string => typeof f === 'string' && f !== '') : []
+  const folders = Array.isArray(doc.folders)
+    ? doc.folders.filter((f): f is string => typeof f === 'string' && f !== '')
+    : []
   const services = Array.isArray(doc.services)
     ? doc.services.filter(
         (s): s is RestService =>
-          typeof s === 'object' && s !== null && typeof (s as RestService).name === 'string' && typeof (s as RestService).type === 'string' && (s as RestService).name !== '',
+          typeof s === 'object' &&
+          s !== null &&
+          typeof (s as RestService).name === 'string' &&
+          typeof (s as RestService).type === 'string' &&
+          (s as RestService).name !== '',
       )
     : []
   return { folders, services }
@@ -164,7 +173,15 @@ export function createRestSource(options: RestSourceOptions): RestCatalogSource 
   const toEntry = (service: RestService, folder: string): CatalogEntry => {
     // Folder documents name their services `Folder/Name`; add the folder where a server does not.
     const name = folder === '' || service.name.startsWith(`${folder}/`) ? service.name : `${folder}/${service.name}`
-    return { name, type: service.type, url: serviceUrl(options.servicesUrl, name, service.type, ''), parentType: '', capabilities: '', description: '', folder }
+    return {
+      name,
+      type: service.type,
+      url: serviceUrl(options.servicesUrl, name, service.type, ''),
+      parentType: '',
+      capabilities: '',
+      description: '',
+      folder,
+    }
   }
 
   const fetchSnapshot = async (): Promise<CatalogSnapshot> => {
@@ -184,7 +201,11 @@ export function createRestSource(options: RestSourceOptions): RestCatalogSource 
       try {
         const snapshot = await fetchSnapshot()
         cached = { snapshot, fetchedAt: now() }
-        options.log.debug('rest catalog fetched', { url: shownBase, folders: snapshot.folders.length, services: snapshot.services.length })
+        options.log.debug('rest catalog fetched', {
+          url: shownBase,
+          folders: snapshot.folders.length,
+          services: snapshot.services.length,
+        })
         return snapshot
       } finally {
         inflight = undefined
@@ -205,7 +226,10 @@ export function createRestSource(options: RestSourceOptions): RestCatalogSource 
       } catch (err) {
         if (signal?.aborted) throw err
         if (cached !== undefined && t - cached.fetchedAt < options.ttlMs + options.staleMs) {
-          options.log.warn('rest catalog unavailable; serving the last catalog fetched', { url: shownBase, cause: describeCause(err) })
+          options.log.warn('rest catalog unavailable; serving the last catalog fetched', {
+            url: shownBase,
+            cause: describeCause(err),
+          })
           return cached.snapshot
         }
         options.log.error('rest catalog unavailable', { url: shownBase, cause: describeCause(err) })

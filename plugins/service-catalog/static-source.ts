@@ -15,7 +15,10 @@ export function staticEntry(entry: StaticServiceEntry, servicesUrl: string): Cat
   return {
     name: entry.name,
     type: entry.type,
-    url: entry.url !== undefined && entry.url !== '' ? entry.url : serviceUrl(servicesUrl, entry.name, entry.type, parentType),
+    url:
+      entry.url !== undefined && entry.url !== ''
+        ? entry.url
+        : serviceUrl(servicesUrl, entry.name, entry.type, parentType),
     parentType,
     capabilities: entry.capabilities ?? '',
     description: entry.description ?? '',
@@ -23,7 +26,11 @@ export function staticEntry(entry: StaticServiceEntry, servicesUrl: string): Cat
   }
 }
 
-export function createStaticSource(folders: readonly string[], services: readonly StaticServiceEntry[], servicesUrl: string): CatalogSource {
+export function createStaticSource(
+  folders: readonly string[],
+  services: readonly StaticServiceEntry[],
+  servicesUrl: string,
+): CatalogSource {
   const snapshot: CatalogSnapshot = {
     folders: [...folders],
     services: services.map((s) => staticEntry(s, servicesUrl)),

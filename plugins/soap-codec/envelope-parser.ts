@@ -41,7 +41,10 @@ export function decodeRequestText(bytes: Uint8Array): string {
   const declaration = /^\s*<\?xml\s[^>]*?encoding\s*=\s*["']([^"']*)["']/.exec(text)
   const encoding = declaration?.[1]?.toLowerCase()
   if (encoding !== undefined && encoding !== 'utf-8' && encoding !== 'utf8' && encoding !== 'us-ascii') {
-    throw clientFault(`Unsupported encoding '${declaration?.[1] ?? ''}': only UTF-8 is supported.`, 'UnsupportedEncoding')
+    throw clientFault(
+      `Unsupported encoding '${declaration?.[1] ?? ''}': only UTF-8 is supported.`,
+      'UnsupportedEncoding',
+    )
   }
   return text
 }
@@ -57,7 +60,11 @@ interface Frame {
   readonly role: 'envelope' | 'header' | 'body' | 'header-entry' | 'body-child' | 'content' | 'trailer'
 }
 
-function attribute(tag: { attributes: Readonly<Record<string, QualifiedAttribute>> }, uri: string, local: string): string | undefined {
+function attribute(
+  tag: { attributes: Readonly<Record<string, QualifiedAttribute>> },
+  uri: string,
+  local: string,
+): string | undefined {
   for (const name in tag.attributes) {
     const a = tag.attributes[name]
     if (a !== undefined && a.uri === uri && a.local === local) return a.value
@@ -130,7 +137,8 @@ export function parseEnvelope(text: string, limits: ParseLimits, soapAction?: st
         if (hasNonWhitespace(t)) throw clientFault(`Unexpected text in soap:${top.local}.`, 'NotAnEnvelope')
         return
       case 'body':
-        if (hasNonWhitespace(t)) throw clientFault('soap:Body must contain exactly one element, and no text.', 'BodyChildCount')
+        if (hasNonWhitespace(t))
+          throw clientFault('soap:Body must contain exactly one element, and no text.', 'BodyChildCount')
         return
       case 'trailer':
         return
@@ -157,11 +165,20 @@ export function parseEnvelope(text: string, limits: ParseLimits, soapAction?: st
       if (local === 'Envelope' && namespace === SOAP11_ENVELOPE_NS) {
         role = 'envelope'
       } else if (local === 'Envelope' && namespace === SOAP12_ENVELOPE_NS) {
-        throw new SoapFault('VersionMismatch', 'SOAP 1.2 envelopes are not supported; send a SOAP 1.1 envelope (http://schemas.xmlsoap.org/soap/envelope/).')
+        throw new SoapFault(
+          'VersionMismatch',
+          'SOAP 1.2 envelopes are not supported; send a SOAP 1.1 envelope (http://schemas.xmlsoap.org/soap/envelope/).',
+        )
       } else if (local === 'Envelope' && namespace !== '') {
-        throw new SoapFault('VersionMismatch', `Unsupported envelope namespace '${namespace}'; send a SOAP 1.1 envelope.`)
+        throw new SoapFault(
+          'VersionMismatch',
+          `Unsupported envelope namespace '${namespace}'; send a SOAP 1.1 envelope.`,
+        )
       } else {
-        throw clientFault(`The root element must be a SOAP 1.1 soap:Envelope, not '${describeQName(local, namespace)}'.`, 'NotAnEnvelope')
+        throw clientFault(
+          `The root element must be a SOAP 1.1 soap:Envelope, not '${describeQName(local, namespace)}'.`,
+          'NotAnEnvelope',
+        )
       }
     } else if (parent.role === 'envelope') {
       const isSoap = namespace === SOAP11_ENVELOPE_NS
@@ -218,7 +235,10 @@ export function parseEnvelope(text: string, limits: ParseLimits, soapAction?: st
       })
     } else if (frame.role === 'body-child') {
       if (hasNonWhitespace(frame.text)) {
-        throw clientFault(`Unexpected text in '${frame.local}': its content must be argument elements.`, 'InvalidArgument')
+        throw clientFault(
+          `Unexpected text in '${frame.local}': its content must be argument elements.`,
+          'InvalidArgument',
+        )
       }
       bodyChildren.push(element)
     } else if (parent !== undefined) {
@@ -231,7 +251,8 @@ export function parseEnvelope(text: string, limits: ParseLimits, soapAction?: st
   if (!sawRoot) throw clientFault('The request body is empty; a SOAP 1.1 envelope is expected.', 'NotAnEnvelope')
   if (!sawBody) throw clientFault('The envelope has no soap:Body.', 'NoBody')
   const [operation, ...rest] = bodyChildren
-  if (operation === undefined) throw clientFault('soap:Body is empty; it must contain exactly one element.', 'BodyChildCount')
+  if (operation === undefined)
+    throw clientFault('soap:Body is empty; it must contain exactly one element.', 'BodyChildCount')
   if (rest.length > 0) {
     throw clientFault(`soap:Body has ${bodyChildren.length} elements; it must contain exactly one.`, 'BodyChildCount')
   }

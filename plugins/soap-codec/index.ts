@@ -52,7 +52,10 @@ function checkMustUnderstand(call: SoapCall, understood: ReadonlySet<string>): v
     // Entries addressed to another actor are not ours to understand (SOAP 1.1 §4.2.2).
     if (entry.actor !== undefined && entry.actor !== '' && entry.actor !== SOAP_ACTOR_NEXT) continue
     if (understood.has(headerKey(entry)) || understood.has(entry.local)) continue
-    throw new SoapFault('MustUnderstand', `Header '${headerKey(entry)}' is marked mustUnderstand and is not understood.`)
+    throw new SoapFault(
+      'MustUnderstand',
+      `Header '${headerKey(entry)}' is marked mustUnderstand and is not understood.`,
+    )
   }
 }
 
@@ -86,7 +89,10 @@ export default definePlugin({
       async request(ex, next) {
         const isGet = ex.method === 'GET' || ex.method === 'HEAD'
         if (isGet && !asksForWsdl(ex.query)) {
-          throw new GatewayError(404, 'This is a SOAP 1.1 endpoint: POST an envelope to it, or GET it with ?wsdl for its description.')
+          throw new GatewayError(
+            404,
+            'This is a SOAP 1.1 endpoint: POST an envelope to it, or GET it with ?wsdl for its description.',
+          )
         }
         if (isGet) {
           ex.state.soap = { kind: 'describe' }
@@ -108,7 +114,10 @@ export default definePlugin({
         }
         if (result.kind === 'description') {
           if (!isGet) throw new Error('soap-codec: a service description answered a SOAP call')
-          ex.reply = reply.text(SOAP_CONTENT_TYPE, renderWsdl(result.service, result.service.address ?? requestAddress(ex)))
+          ex.reply = reply.text(
+            SOAP_CONTENT_TYPE,
+            renderWsdl(result.service, result.service.address ?? requestAddress(ex)),
+          )
         } else {
           if (isGet) throw new Error('soap-codec: an operation result answered a WSDL request')
           ex.reply = reply.text(SOAP_CONTENT_TYPE, renderResponse(result.service, result.operation, result.values))

@@ -32,7 +32,8 @@ function simpleText(path: string, type: string, value: SoapValue | undefined): s
       return value ? 'true' : 'false'
     case 'xs:int':
     case 'xs:long':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new ResultShapeError(`${path}: expected an integer`)
+      if (typeof value !== 'number' || !Number.isSafeInteger(value))
+        throw new ResultShapeError(`${path}: expected an integer`)
       return String(value)
     case 'xs:double':
       if (typeof value !== 'number') throw new ResultShapeError(`${path}: expected a number`)
@@ -42,7 +43,14 @@ function simpleText(path: string, type: string, value: SoapValue | undefined): s
   }
 }
 
-function writeElement(out: string[], index: IndexedService, path: string, name: string, type: string, value: SoapValue | undefined): void {
+function writeElement(
+  out: string[],
+  index: IndexedService,
+  path: string,
+  name: string,
+  type: string,
+  value: SoapValue | undefined,
+): void {
   const named = index.types.get(type)
   if (named === undefined) {
     out.push(`<${name}>`, escapeText(simpleText(path, type, value)), `</${name}>`)
@@ -61,7 +69,13 @@ function writeElement(out: string[], index: IndexedService, path: string, name: 
   out.push(`</${name}>`)
 }
 
-function writeFields(out: string[], index: IndexedService, path: string, fields: readonly SoapField[], values: SoapRecord): void {
+function writeFields(
+  out: string[],
+  index: IndexedService,
+  path: string,
+  fields: readonly SoapField[],
+  values: SoapRecord,
+): void {
   for (const field of fields) {
     const value = values[field.name]
     const fieldPath = `${path}.${field.name}`
@@ -73,7 +87,8 @@ function writeFields(out: string[], index: IndexedService, path: string, fields:
       if (items.length < min || (max !== 'unbounded' && items.length > max)) {
         throw new ResultShapeError(`${fieldPath}: ${items.length} items is outside ${min}..${max}`)
       }
-      for (const [i, item] of items.entries()) writeElement(out, index, `${fieldPath}[${i}]`, field.name, field.type, item)
+      for (const [i, item] of items.entries())
+        writeElement(out, index, `${fieldPath}[${i}]`, field.name, field.type, item)
     } else if (value === undefined || value === null) {
       if (min > 0) throw new ResultShapeError(`${fieldPath}: missing`)
     } else {

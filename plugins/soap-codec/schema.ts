@@ -10,14 +10,16 @@ export const configSchema = {
       minimum: 256,
       maximum: 67108864,
       default: 1048576,
-      description: 'Largest request body accepted, in bytes; larger bodies get a soap:Client fault (TooLarge) without being buffered.',
+      description:
+        'Largest request body accepted, in bytes; larger bodies get a soap:Client fault (TooLarge) without being buffered.',
     },
     max_depth: {
       type: 'integer',
       minimum: 4,
       maximum: 256,
       default: 32,
-      description: 'Deepest element nesting accepted (soap:Envelope is level 1); deeper documents get a soap:Client fault (TooDeep).',
+      description:
+        'Deepest element nesting accepted (soap:Envelope is level 1); deeper documents get a soap:Client fault (TooDeep).',
     },
     understood_headers: {
       type: 'array',

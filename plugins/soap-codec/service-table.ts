@@ -44,7 +44,8 @@ export function indexService(service: SoapService): IndexedService {
   ] as const) {
     if (!isNcName(name)) problems.push(`${what} '${name}' is not an XML name`)
   }
-  if (prefix === 'xs' || prefix === 'soap' || prefix === 'xsi' || prefix === 'xml') problems.push(`prefix '${prefix}' is reserved`)
+  if (prefix === 'xs' || prefix === 'soap' || prefix === 'xsi' || prefix === 'xml')
+    problems.push(`prefix '${prefix}' is reserved`)
   if (service.namespace === '') problems.push('namespace is empty')
 
   const types = new Map<string, SoapType>()
@@ -60,10 +61,12 @@ export function indexService(service: SoapService): IndexedService {
       if (!isNcName(f.name)) problems.push(`${owner}: field '${f.name}' is not an XML name`)
       if (seen.has(f.name)) problems.push(`${owner}: field '${f.name}' appears twice`)
       seen.add(f.name)
-      if (!BUILTIN_TYPES.has(f.type) && !types.has(f.type)) problems.push(`${owner}: field '${f.name}' has unknown type '${f.type}'`)
+      if (!BUILTIN_TYPES.has(f.type) && !types.has(f.type))
+        problems.push(`${owner}: field '${f.name}' has unknown type '${f.type}'`)
       const min = f.minOccurs ?? 1
       const max = f.maxOccurs ?? 1
-      if (min < 0 || (max !== 'unbounded' && max < Math.max(min, 1))) problems.push(`${owner}: field '${f.name}' has bad occurrence bounds`)
+      if (min < 0 || (max !== 'unbounded' && max < Math.max(min, 1)))
+        problems.push(`${owner}: field '${f.name}' has bad occurrence bounds`)
     }
   }
   for (const t of service.types) if (t.kind === 'complex') checkFields(`type ${t.name}`, t.fields)

@@ -18,13 +18,18 @@ function fieldElement(field: SoapField, prefix: string): string {
   const type = field.type.startsWith('xs:') ? field.type : `${prefix}:${field.type}`
   let occurs = ''
   if ((field.minOccurs ?? 1) !== 1) occurs += ` minOccurs="${field.minOccurs ?? 1}"`
-  if (isRepeated(field)) occurs += ` maxOccurs="${field.maxOccurs === 'unbounded' ? 'unbounded' : String(field.maxOccurs)}"`
+  if (isRepeated(field))
+    occurs += ` maxOccurs="${field.maxOccurs === 'unbounded' ? 'unbounded' : String(field.maxOccurs)}"`
   return `<xs:element name="${field.name}" type="${type}"${occurs}/>`
 }
 
 function sequence(fields: readonly SoapField[], prefix: string, indent: string): string[] {
   if (fields.length === 0) return []
-  return [`${indent}<xs:sequence>`, ...fields.map((f) => `${indent}  ${fieldElement(f, prefix)}`), `${indent}</xs:sequence>`]
+  return [
+    `${indent}<xs:sequence>`,
+    ...fields.map((f) => `${indent}  ${fieldElement(f, prefix)}`),
+    `${indent}</xs:sequence>`,
+  ]
 }
 
 /** The WSDL text for `service`, with `address` as the port's `soap:address`. Cached per table and address. */
@@ -50,7 +55,11 @@ export function renderWsdl(service: SoapService, address: string): string {
     } else if (t.fields.length === 0) {
       lines.push(`      <xs:complexType name="${t.name}"/>`)
     } else {
-      lines.push(`      <xs:complexType name="${t.name}">`, ...sequence(t.fields, p, '        '), '      </xs:complexType>')
+      lines.push(
+        `      <xs:complexType name="${t.name}">`,
+        ...sequence(t.fields, p, '        '),
+        '      </xs:complexType>',
+      )
     }
   }
   for (const op of service.operations) {
@@ -61,7 +70,13 @@ export function renderWsdl(service: SoapService, address: string): string {
       if (fields.length === 0) {
         lines.push(`      <xs:element name="${name}"><xs:complexType/></xs:element>`)
       } else {
-        lines.push(`      <xs:element name="${name}">`, '        <xs:complexType>', ...sequence(fields, p, '          '), '        </xs:complexType>', '      </xs:element>')
+        lines.push(
+          `      <xs:element name="${name}">`,
+          '        <xs:complexType>',
+          ...sequence(fields, p, '          '),
+          '        </xs:complexType>',
+          '      </xs:element>',
+        )
       }
     }
   }
@@ -76,11 +91,16 @@ export function renderWsdl(service: SoapService, address: string): string {
 
   lines.push(`  <portType name="${service.portName}">`)
   for (const op of service.operations) {
-    lines.push(`    <operation name="${op.name}"><input message="${p}:${op.name}In"/><output message="${p}:${op.name}Out"/></operation>`)
+    lines.push(
+      `    <operation name="${op.name}"><input message="${p}:${op.name}In"/><output message="${p}:${op.name}Out"/></operation>`,
+    )
   }
   lines.push('  </portType>')
 
-  lines.push(`  <binding name="${service.bindingName}" type="${p}:${service.portName}">`, `    <soap:binding style="document" transport="${SOAP_HTTP_TRANSPORT}"/>`)
+  lines.push(
+    `  <binding name="${service.bindingName}" type="${p}:${service.portName}">`,
+    `    <soap:binding style="document" transport="${SOAP_HTTP_TRANSPORT}"/>`,
+  )
   for (const op of service.operations) {
     lines.push(
       `    <operation name="${op.name}">`,

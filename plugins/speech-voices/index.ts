@@ -14,7 +14,8 @@ export interface VoiceList {
   uploaded_voices: string[]
 }
 
-const notSpeech = (name: string) => new GatewayError(400, `model ${name} is not a speech model`, { code: 'invalid_request' })
+const notSpeech = (name: string) =>
+  new GatewayError(400, `model ${name} is not a speech model`, { code: 'invalid_request' })
 
 export default definePlugin({
   name: 'speech-voices',
@@ -33,7 +34,8 @@ export default definePlugin({
         if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
         if (model.model_type !== 'audio_speech') throw notSpeech(requested)
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')
-        if (!kernel.catalog.permits(ex.principal?.group, [requested, model.id])) throw new GatewayError(403, 'model not permitted for tenant')
+        if (!kernel.catalog.permits(ex.principal?.group, [requested, model.id]))
+          throw new GatewayError(403, 'model not permitted for tenant')
         const list: VoiceList = { voices: [...(model.audio?.voices ?? [])], uploaded_voices: [] }
         ex.reply = reply.json(list)
       },

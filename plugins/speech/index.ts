@@ -26,7 +26,8 @@ export default definePlugin({
   requires: ['model'],
   body: speechRequestSchema,
   reachesModel: {
-    demand: (ex) => speechDemand(typeof (ex.body as { input?: unknown }).input === 'string' ? (ex.body as SpeechRequest).input : ''),
+    demand: (ex) =>
+      speechDemand(typeof (ex.body as { input?: unknown }).input === 'string' ? (ex.body as SpeechRequest).input : ''),
   },
   setup(config, kernel) {
     // Checked at load: a bad voice map stops the boot instead of failing requests.
@@ -37,15 +38,31 @@ export default definePlugin({
         const resolved = ex.state.model
         const model = resolved.model
         const s = settings.get(model.id)
-        if (!s) throw new GatewayError(400, `model ${resolved.requested} is not a speech model`, { code: 'invalid_request' })
+        if (!s)
+          throw new GatewayError(400, `model ${resolved.requested} is not a speech model`, { code: 'invalid_request' })
         const body = ex.body
         const plan = planSpeech(body, s, model.served_name ?? model.id)
-        const record: SpeechRecord = { modelId: model.id, format: plan.format, delivery: plan.delivery, sse: plan.sse, pcmBytes: 0 }
+        const record: SpeechRecord = {
+          modelId: model.id,
+          format: plan.format,
+          delivery: plan.delivery,
+          sse: plan.sse,
+          pcmBytes: 0,
+        }
         ex.state.speech = record
         const upstream = await requestSpeech(kernel, ex, model, plan.upstreamBody)
         try {
           ex.reply = await deliver(
-            { ex, plan, input: body.input, sampleRate: s.sampleRate, pcmFrom: s.pcmFrom, sseChunkBytes, record, now: kernel.now },
+            {
+              ex,
+              plan,
+              input: body.input,
+              sampleRate: s.sampleRate,
+              pcmFrom: s.pcmFrom,
+              sseChunkBytes,
+              record,
+              now: kernel.now,
+            },
             upstream,
           )
         } catch (err) {

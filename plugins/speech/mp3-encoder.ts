@@ -17,7 +17,9 @@ let loading: Promise<NewEncoder> | undefined
 function loadLame(): Promise<NewEncoder> {
   loading ??= (async () => {
     const { createEncoder } = await import('wasm-media-encoders')
-    let wasm: Parameters<typeof createEncoder>[1] = await readFile(createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3'))
+    let wasm: Parameters<typeof createEncoder>[1] = await readFile(
+      createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3'),
+    )
     // Compiled once: this first instance hands back the compiled module, which later ones reuse.
     await createEncoder('audio/mpeg', wasm, (compiled) => {
       wasm = compiled

@@ -105,7 +105,16 @@ export class OggStream {
 
   private flush(last: boolean): void {
     if (this.pending.length === 0 && !last) return
-    this.pages.push(oggPage({ serial: this.serial, sequence: this.sequence++, granule: this.granule, first: this.sequence === 1, last, packets: this.pending }))
+    this.pages.push(
+      oggPage({
+        serial: this.serial,
+        sequence: this.sequence++,
+        granule: this.granule,
+        first: this.sequence === 1,
+        last,
+        packets: this.pending,
+      }),
+    )
     this.pending = []
     this.pendingLaces = 0
   }

@@ -98,7 +98,10 @@ export async function encodeOggOpus(input: Int16Array, sampleRate: number, signa
       if (f > 0 && f % perBlock === 0) await pause(signal)
       pcm.fill(0)
       pcm.set(samples.subarray(f * frame, (f + 1) * frame))
-      ogg.packet(encoder.encode(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength), frame), (f + 1) * frame * toGranule)
+      ogg.packet(
+        encoder.encode(Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength), frame),
+        (f + 1) * frame * toGranule,
+      )
     }
   } finally {
     encoder.delete()

@@ -22,14 +22,22 @@ export const contentTypes: Record<EncodedFormat | 'wav' | 'pcm', string> = {
   pcm: 'audio/pcm',
 }
 
-const encoders: Record<EncodedFormat, (samples: Int16Array, sampleRate: number, signal: AbortSignal) => Promise<Buffer>> = {
+const encoders: Record<
+  EncodedFormat,
+  (samples: Int16Array, sampleRate: number, signal: AbortSignal) => Promise<Buffer>
+> = {
   mp3: encodeMp3,
   opus: encodeOggOpus,
   flac: encodeFlac,
 }
 
 /** Encodes a whole PCM buffer; rejects with the abort reason when `signal` aborts (client gone, time limit). */
-export async function encodePcm(format: EncodedFormat, pcm: Buffer, sampleRate: number, signal: AbortSignal): Promise<Buffer> {
+export async function encodePcm(
+  format: EncodedFormat,
+  pcm: Buffer,
+  sampleRate: number,
+  signal: AbortSignal,
+): Promise<Buffer> {
   signal.throwIfAborted()
   try {
     return await encoders[format](pcmSamples(pcm), sampleRate, signal)

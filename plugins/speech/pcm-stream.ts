@@ -29,7 +29,9 @@ export async function* pcmFromWav(source: AsyncIterable<Buffer>, sampleRate: num
     if (!format) continue
     const pcm = format.audioFormat === 1 || format.audioFormat === 0xfffe
     if (!pcm || format.bitsPerSample !== 16 || format.channels !== 1 || format.sampleRate !== sampleRate)
-      throw badAudio(`WAV of ${format.channels} channel(s), ${format.bitsPerSample}-bit, ${format.sampleRate} Hz; expected 16-bit mono PCM at ${sampleRate} Hz`)
+      throw badAudio(
+        `WAV of ${format.channels} channel(s), ${format.bitsPerSample}-bit, ${format.sampleRate} Hz; expected 16-bit mono PCM at ${sampleRate} Hz`,
+      )
     started = true
     const rest = head.subarray(format.dataOffset)
     if (rest.length > 0) yield rest
@@ -41,7 +43,10 @@ export async function* pcmFromWav(source: AsyncIterable<Buffer>, sampleRate: num
  * Re-cuts a byte stream into chunks of whole 16-bit samples, at most `maxBytes` each (a
  * whole-file reply would otherwise become one delta of megabytes).
  */
-export async function* wholeSamples(source: AsyncIterable<Buffer>, maxBytes = Number.POSITIVE_INFINITY): AsyncGenerator<Buffer> {
+export async function* wholeSamples(
+  source: AsyncIterable<Buffer>,
+  maxBytes = Number.POSITIVE_INFINITY,
+): AsyncGenerator<Buffer> {
   let carry: Buffer | undefined
   const limit = Math.max(2, maxBytes - (maxBytes % 2))
   for await (const chunk of source) {

@@ -8,7 +8,8 @@ export const configSchema = {
       type: 'integer',
       minimum: 2,
       default: 16384,
-      description: 'Largest audio delta of a server-sent event, in bytes before base64 (16384 bytes ≈ 0.34 s at 24 kHz).',
+      description:
+        'Largest audio delta of a server-sent event, in bytes before base64 (16384 bytes ≈ 0.34 s at 24 kHz).',
     },
   },
 } as const

@@ -62,7 +62,9 @@ export async function deliver(o: DeliveryOptions, upstream: UpstreamSpeech): Pro
       return plan.sse ? reply.events(events(o, [pcm])) : reply.bytes(contentTypes.pcm, pcm)
     case 'wav': {
       const header = wavHeader(pcm.length, o.sampleRate)
-      return plan.sse ? reply.events(events(o, [header, pcm])) : reply.bytes(contentTypes.wav, Buffer.concat([header, pcm]))
+      return plan.sse
+        ? reply.events(events(o, [header, pcm]))
+        : reply.bytes(contentTypes.wav, Buffer.concat([header, pcm]))
     }
     default: {
       const format = plan.format as EncodedFormat

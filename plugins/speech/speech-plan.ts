@@ -42,11 +42,16 @@ export function planSpeech(body: SpeechRequest, settings: SpeechSettings, served
     // Characters as a reader counts them: code points, not UTF-16 units.
     let chars = 0
     for (const _ of body.input) chars++
-    if (chars > settings.maxInputChars) throw bad(`input is too long: ${chars} characters (maximum ${settings.maxInputChars} for model ${settings.modelId})`)
+    if (chars > settings.maxInputChars)
+      throw bad(
+        `input is too long: ${chars} characters (maximum ${settings.maxInputChars} for model ${settings.modelId})`,
+      )
   }
 
   if (body.speed !== undefined && body.speed !== 1 && !settings.speed)
-    throw bad(`speed ${body.speed} is not supported by model ${settings.modelId}: it speaks only at speed 1.0 (leave speed out or send 1.0)`)
+    throw bad(
+      `speed ${body.speed} is not supported by model ${settings.modelId}: it speaks only at speed 1.0 (leave speed out or send 1.0)`,
+    )
 
   const voice = resolveVoice(settings, body.voice)
 
@@ -54,14 +59,21 @@ export function planSpeech(body: SpeechRequest, settings: SpeechSettings, served
   if (body.language !== undefined) {
     const asked = body.language.toLowerCase()
     if (asked !== 'auto' && !settings.languages.includes(asked))
-      throw bad(`language ${body.language} is not one of auto, ${settings.languages.join(', ')} for model ${settings.modelId}`)
+      throw bad(
+        `language ${body.language} is not one of auto, ${settings.languages.join(', ')} for model ${settings.modelId}`,
+      )
     language = spell(asked, settings.languageCase)
   }
 
   const native = settings.nativeFormats.has(format) && !STREAMABLE.has(format)
   const upstreamFormat: SpeechFormat = native ? format : settings.pcmFrom
   const delivery = settings.streaming && STREAMABLE.has(format) ? 'live' : 'whole'
-  const upstreamBody: Record<string, unknown> = { model: servedName, input: body.input, voice, response_format: upstreamFormat }
+  const upstreamBody: Record<string, unknown> = {
+    model: servedName,
+    input: body.input,
+    voice,
+    response_format: upstreamFormat,
+  }
   // vllm-omni streams only when asked, and only PCM.
   if (settings.streaming && upstreamFormat === 'pcm') upstreamBody.stream = true
   if (body.speed !== undefined && settings.speed) upstreamBody.speed = body.speed

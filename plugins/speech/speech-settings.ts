@@ -33,7 +33,8 @@ export function speechSettings(model: ModelConfig): SpeechSettings {
   const where = `model ${model.id}: audio`
   const voiceMap = new Map<string, string>()
   for (const [alias, target] of Object.entries(a.voice_map ?? {})) {
-    if (known.size > 0 && !known.has(target.toLowerCase())) throw new Error(`${where}.voice_map: ${alias} → ${target} is not one of its voices (${voices.join(', ')})`)
+    if (known.size > 0 && !known.has(target.toLowerCase()))
+      throw new Error(`${where}.voice_map: ${alias} → ${target} is not one of its voices (${voices.join(', ')})`)
     voiceMap.set(alias.toLowerCase(), target)
   }
   if (a.default_voice !== undefined && known.size > 0 && !known.has(a.default_voice.toLowerCase()))

@@ -14,7 +14,12 @@ export interface UpstreamSpeech {
   destroy(): void
 }
 
-export async function requestSpeech(kernel: Kernel, ex: Exchange, model: ModelConfig, body: Record<string, unknown>): Promise<UpstreamSpeech> {
+export async function requestSpeech(
+  kernel: Kernel,
+  ex: Exchange,
+  model: ModelConfig,
+  body: Record<string, unknown>,
+): Promise<UpstreamSpeech> {
   const res = await kernel.backends.call(ex, { model, path: '/v1/audio/speech', body: JSON.stringify(body) })
   return { contentType: res.contentType, body: res.chunks(), destroy: () => res.body.destroy() }
 }

@@ -23,5 +23,9 @@ export function resolveVoice(settings: SpeechSettings, requested: RequestedVoice
   const mapped = settings.voiceMap.get(lower)
   if (mapped !== undefined) return settings.voices.find((v) => v.toLowerCase() === mapped.toLowerCase()) ?? mapped
   const aliases = settings.voiceMap.size > 0 ? ` (or one of ${[...settings.voiceMap.keys()].join(', ')})` : ''
-  throw new GatewayError(400, `voice ${name} is not available for model ${settings.modelId}; use one of ${settings.voices.join(', ')}${aliases}`, { code: 'invalid_request' })
+  throw new GatewayError(
+    400,
+    `voice ${name} is not available for model ${settings.modelId}; use one of ${settings.voices.join(', ')}${aliases}`,
+    { code: 'invalid_request' },
+  )
 }

@@ -36,8 +36,13 @@ export default definePlugin({
           method = 'tokenizer'
         } catch (err) {
           if (config.fallback === 'error' || ex.signal.aborted) throw err
-          ex.log.debug('token count by estimate: the model server did not count', { cause: err instanceof Error ? err.message : String(err) })
-          count = estimatePromptTokens(ex.body, { perMessage: TOKENS_PER_MESSAGE, perImage: ex.state.model.model.tokens_per_image ?? 1024 })
+          ex.log.debug('token count by estimate: the model server did not count', {
+            cause: err instanceof Error ? err.message : String(err),
+          })
+          count = estimatePromptTokens(ex.body, {
+            perMessage: TOKENS_PER_MESSAGE,
+            perImage: ex.state.model.model.tokens_per_image ?? 1024,
+          })
           method = 'estimate'
         }
         ex.headers.set(`${ex.headerPrefix}token-count`, method)
@@ -48,23 +53,39 @@ export default definePlugin({
 })
 
 function readTexts(texts: unknown): Record<string, string> {
-  const ok = texts !== null && typeof texts === 'object' && !Array.isArray(texts) && Object.values(texts).every((t) => typeof t === 'string')
+  const ok =
+    texts !== null &&
+    typeof texts === 'object' &&
+    !Array.isArray(texts) &&
+    Object.values(texts).every((t) => typeof t === 'string')
   if (!ok) throw new GatewayError(400, 'texts must be an object of strings', { code: 'invalid_request' })
   return texts as Record<string, string>
 }
 
 /** Each named text by the server's tokenizer; all by the local one when the server cannot count. */
-async function countTexts(ex: Narrowed<'model'>, kernel: Kernel, texts: Record<string, string>, strict: boolean): Promise<{ counts: Record<string, number>; method: 'tokenizer' | 'local' }> {
+async function countTexts(
+  ex: Narrowed<'model'>,
+  kernel: Kernel,
+  texts: Record<string, string>,
+  strict: boolean,
+): Promise<{ counts: Record<string, number>; method: 'tokenizer' | 'local' }> {
   const model = ex.state.model.model
   const names = Object.keys(texts)
   try {
     const counts = await Promise.all(
       names.map(async (name) => {
         if (texts[name] === '') return 0
-        const body = JSON.stringify({ model: model.served_name ?? model.id, prompt: texts[name], add_special_tokens: false })
+        const body = JSON.stringify({
+          model: model.served_name ?? model.id,
+          prompt: texts[name],
+          add_special_tokens: false,
+        })
         const res = await kernel.backends.callText(ex, { model, path: '/tokenize', body, accept: 'application/json' })
         const count = (JSON.parse(res.text) as { count?: unknown }).count
-        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new GatewayError(502, 'the model server answered /tokenize without a count', { code: 'upstream_failed' })
+        if (typeof count !== 'number' || !Number.isInteger(count) || count < 0)
+          throw new GatewayError(502, 'the model server answered /tokenize without a count', {
+            code: 'upstream_failed',
+          })
         return count
       }),
     )
@@ -79,11 +100,21 @@ async function countTexts(ex: Narrowed<'model'>, kernel: Kernel, texts: Record<s
 async function tokenizerCount(ex: Narrowed<'model'>, kernel: Kernel): Promise<number> {
   const model = ex.state.model.model
   const body = ex.body as Body
-  const request: Record<string, unknown> = { model: model.served_name ?? model.id, messages: body.messages, add_generation_prompt: true }
+  const request: Record<string, unknown> = {
+    model: model.served_name ?? model.id,
+    messages: body.messages,
+    add_generation_prompt: true,
+  }
   if (body.tools !== undefined && body.tools.length > 0) request.tools = body.tools
-  const res = await kernel.backends.callText(ex, { model, path: '/tokenize', body: JSON.stringify(request), accept: 'application/json' })
+  const res = await kernel.backends.callText(ex, {
+    model,
+    path: '/tokenize',
+    body: JSON.stringify(request),
+    accept: 'application/json',
+  })
   const text = res.text
   const count = (JSON.parse(text) as { count?: unknown }).count
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new GatewayError(502, 'the model server answered /tokenize without a count', { code: 'upstream_failed' })
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0)
+    throw new GatewayError(502, 'the model server answered /tokenize without a count', { code: 'upstream_failed' })
   return count
 }

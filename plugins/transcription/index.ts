@@ -57,14 +57,24 @@ export default definePlugin({
         const upload = ex.state.upload
         if (model.model_type !== 'audio_transcription') throw bad(`model ${requested} is not a transcription model`)
         const settings = transcriptionSettings(model)
-        if (task === 'translate' && !settings.translation) throw bad(`model ${requested} does not translate; use a model with translation`)
+        if (task === 'translate' && !settings.translation)
+          throw bad(`model ${requested} does not translate; use a model with translation`)
         const asked = single(upload.fields, 'response_format') ?? 'json'
-        if (!FORMATS.includes(asked as TranscriptFormat)) throw bad(`response_format ${asked} is not one of ${FORMATS.join(', ')}`)
+        if (!FORMATS.includes(asked as TranscriptFormat))
+          throw bad(`response_format ${asked} is not one of ${FORMATS.join(', ')}`)
         const format = asked as TranscriptFormat
         // Ask for verbose_json when the server has it: it says the audio's duration, which is what
         // the request is metered by, and every format renders from it. Else the format itself, or JSON.
-        const upstreamFormat: TranscriptFormat = settings.formats.has('verbose_json') ? 'verbose_json' : settings.formats.has(format) ? format : 'json'
-        const fields: Record<string, string | string[]> = { ...upload.fields, model: model.served_name ?? model.id, response_format: upstreamFormat }
+        const upstreamFormat: TranscriptFormat = settings.formats.has('verbose_json')
+          ? 'verbose_json'
+          : settings.formats.has(format)
+            ? format
+            : 'json'
+        const fields: Record<string, string | string[]> = {
+          ...upload.fields,
+          model: model.served_name ?? model.id,
+          response_format: upstreamFormat,
+        }
         // Streamed transcripts differ per server (vLLM's chat-like chunks, OpenAI's events): not offered.
         delete fields.stream
         ex.state.transcription = { modelId: model.id, task, format, upstreamFormat }
@@ -74,7 +84,10 @@ export default definePlugin({
         if (upstreamFormat === 'text' || upstreamFormat === 'srt' || upstreamFormat === 'vtt') {
           // No duration from the server: the upload's estimate stands.
           ex.usage.report(transcriptionReport(ex.usage.demand().audioSeconds ?? 0, answer.text))
-          ex.reply = reply.text(upstreamFormat === 'vtt' ? 'text/vtt; charset=utf-8' : 'text/plain; charset=utf-8', answer.text)
+          ex.reply = reply.text(
+            upstreamFormat === 'vtt' ? 'text/vtt; charset=utf-8' : 'text/plain; charset=utf-8',
+            answer.text,
+          )
           return next()
         }
         let parsed: unknown
@@ -84,11 +97,20 @@ export default definePlugin({
           throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: err })
         }
         const transcript = readTranscript(parsed, task)
-        if (!transcript) throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: new Error('transcript without text') })
+        if (!transcript)
+          throw new GatewayError(502, 'upstream request failed', {
+            code: 'upstream_failed',
+            cause: new Error('transcript without text'),
+          })
         const language = single(upload.fields, 'language')
         if (transcript.language === undefined && language) transcript.language = languageName(language)
         ex.state.transcription.duration = transcript.duration
-        ex.usage.report(transcriptionReport(transcript.duration ?? reportedSeconds(transcript.usage) ?? ex.usage.demand().audioSeconds ?? 0, transcript.text))
+        ex.usage.report(
+          transcriptionReport(
+            transcript.duration ?? reportedSeconds(transcript.usage) ?? ex.usage.demand().audioSeconds ?? 0,
+            transcript.text,
+          ),
+        )
         const out = render(transcript, format)
         ex.reply = out.kind === 'json' ? reply.json(out.body) : reply.text(out.contentType, out.body as string)
         await next()

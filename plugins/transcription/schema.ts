@@ -8,7 +8,8 @@ export const configSchema = {
       type: 'string',
       enum: ['transcribe', 'translate'],
       default: 'transcribe',
-      description: '`transcribe`: POST /audio/transcriptions, text in the spoken language. `translate`: POST /audio/translations, English text (models with audio.translation only).',
+      description:
+        '`transcribe`: POST /audio/transcriptions, text in the spoken language. `translate`: POST /audio/translations, English text (models with audio.translation only).',
     },
   },
 } as const

@@ -31,7 +31,12 @@ export function renderSrt(t: Transcript): string {
 }
 
 export function renderVtt(t: Transcript): string {
-  return 'WEBVTT\n\n' + segmentsOf(t).map((s) => `${timestamp(s.start, '.')} --> ${timestamp(s.end, '.')}\n${s.text.trim()}\n\n`).join('')
+  return (
+    'WEBVTT\n\n' +
+    segmentsOf(t)
+      .map((s) => `${timestamp(s.start, '.')} --> ${timestamp(s.end, '.')}\n${s.text.trim()}\n\n`)
+      .join('')
+  )
 }
 
 export function render(t: Transcript, format: TranscriptFormat): Rendered {
@@ -43,9 +48,19 @@ export function render(t: Transcript, format: TranscriptFormat): Rendered {
     case 'vtt':
       return { kind: 'text', contentType: 'text/vtt; charset=utf-8', body: renderVtt(t) }
     case 'json':
-      return { kind: 'json', contentType: 'application/json', body: t.usage === undefined ? { text: t.text } : { text: t.text, usage: t.usage } }
+      return {
+        kind: 'json',
+        contentType: 'application/json',
+        body: t.usage === undefined ? { text: t.text } : { text: t.text, usage: t.usage },
+      }
     case 'verbose_json': {
-      const body: Record<string, unknown> = { task: t.task, language: t.language ?? 'unknown', duration: t.duration ?? segmentsOf(t).at(-1)!.end, text: t.text, segments: segmentsOf(t) }
+      const body: Record<string, unknown> = {
+        task: t.task,
+        language: t.language ?? 'unknown',
+        duration: t.duration ?? segmentsOf(t).at(-1)!.end,
+        text: t.text,
+        segments: segmentsOf(t),
+      }
       if (t.words) body.words = t.words
       if (t.usage !== undefined) body.usage = t.usage
       return { kind: 'json', contentType: 'application/json', body }

@@ -25,11 +25,41 @@ export interface Transcript {
 
 /** Whisper reports languages by name; ISO 639-1 codes of the common ones are turned into names. */
 const languageNames: Record<string, string> = {
-  en: 'english', zh: 'chinese', de: 'german', es: 'spanish', ru: 'russian', ko: 'korean', fr: 'french',
-  ja: 'japanese', pt: 'portuguese', tr: 'turkish', pl: 'polish', ca: 'catalan', nl: 'dutch', ar: 'arabic',
-  sv: 'swedish', it: 'italian', id: 'indonesian', hi: 'hindi', fi: 'finnish', vi: 'vietnamese', he: 'hebrew',
-  uk: 'ukrainian', el: 'greek', ms: 'malay', cs: 'czech', ro: 'romanian', da: 'danish', hu: 'hungarian',
-  ta: 'tamil', no: 'norwegian', th: 'thai', ur: 'urdu', hr: 'croatian', bg: 'bulgarian', lt: 'lithuanian',
+  en: 'english',
+  zh: 'chinese',
+  de: 'german',
+  es: 'spanish',
+  ru: 'russian',
+  ko: 'korean',
+  fr: 'french',
+  ja: 'japanese',
+  pt: 'portuguese',
+  tr: 'turkish',
+  pl: 'polish',
+  ca: 'catalan',
+  nl: 'dutch',
+  ar: 'arabic',
+  sv: 'swedish',
+  it: 'italian',
+  id: 'indonesian',
+  hi: 'hindi',
+  fi: 'finnish',
+  vi: 'vietnamese',
+  he: 'hebrew',
+  uk: 'ukrainian',
+  el: 'greek',
+  ms: 'malay',
+  cs: 'czech',
+  ro: 'romanian',
+  da: 'danish',
+  hu: 'hungarian',
+  ta: 'tamil',
+  no: 'norwegian',
+  th: 'thai',
+  ur: 'urdu',
+  hr: 'croatian',
+  bg: 'bulgarian',
+  lt: 'lithuanian',
 }
 
 export function languageName(value: string): string {
@@ -54,7 +84,13 @@ export function readTranscript(body: unknown, task: Transcript['task']): Transcr
   if (Array.isArray(b.segments)) {
     t.segments = b.segments
       .filter((s): s is Record<string, unknown> => !!s && typeof s === 'object')
-      .map((s, i) => ({ ...s, id: num(s.id) ?? i, start: num(s.start) ?? 0, end: num(s.end) ?? 0, text: typeof s.text === 'string' ? s.text : '' }))
+      .map((s, i) => ({
+        ...s,
+        id: num(s.id) ?? i,
+        start: num(s.start) ?? 0,
+        end: num(s.end) ?? 0,
+        text: typeof s.text === 'string' ? s.text : '',
+      }))
   }
   if (Array.isArray(b.words)) t.words = b.words
   if (b.usage !== undefined) t.usage = b.usage

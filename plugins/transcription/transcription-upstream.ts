@@ -18,7 +18,13 @@ export interface UpstreamAnswer {
   readonly text: string
 }
 
-export async function requestTranscript(kernel: Kernel, ex: Exchange, model: ModelConfig, task: 'transcribe' | 'translate', form: UpstreamForm): Promise<UpstreamAnswer> {
+export async function requestTranscript(
+  kernel: Kernel,
+  ex: Exchange,
+  model: ModelConfig,
+  task: 'transcribe' | 'translate',
+  form: UpstreamForm,
+): Promise<UpstreamAnswer> {
   const body = new FormData()
   for (const [name, value] of Object.entries(form.fields)) {
     for (const v of Array.isArray(value) ? value : [value]) body.append(name, v)
@@ -28,6 +34,10 @@ export async function requestTranscript(kernel: Kernel, ex: Exchange, model: Mod
   const path = task === 'translate' ? '/v1/audio/translations' : '/v1/audio/transcriptions'
   const res = await kernel.backends.call(ex, { model, path, body })
   const text = await res.text()
-  if (res.status !== 200) throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: new Error(`status ${res.status}`) })
+  if (res.status !== 200)
+    throw new GatewayError(502, 'upstream request failed', {
+      code: 'upstream_failed',
+      cause: new Error(`status ${res.status}`),
+    })
   return { contentType: res.contentType ?? 'text/plain', text }
 }

@@ -27,7 +27,8 @@ export default definePlugin({
       const model = ex.state.model
       if (!usage.reached || !model) return
       const used = usage.used()
-      const answered = usage.model === model.model.id ? model.model : (kernel.catalog.model(usage.model!) ?? model.model)
+      const answered =
+        usage.model === model.model.id ? model.model : (kernel.catalog.model(usage.model!) ?? model.model)
       const now = kernel.now()
       kernel.records.add({
         at: ex.startedAt,

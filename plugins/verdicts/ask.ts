@@ -59,16 +59,26 @@ function addUsage(a: CallUsage, b: CallUsage): CallUsage {
   }
 }
 
-async function call(ctx: AskContext, body: ChatBody): Promise<{ read: ReadReply; headers: ReadonlyMap<string, string> }> {
+async function call(
+  ctx: AskContext,
+  body: ChatBody,
+): Promise<{ read: ReadReply; headers: ReadonlyMap<string, string> }> {
   let result
   try {
-    result = await ctx.kernel.call(ctx.route, body, { principal: ctx.principal, signal: ctx.signal, parentId: ctx.parentId })
+    result = await ctx.kernel.call(ctx.route, body, {
+      principal: ctx.principal,
+      signal: ctx.signal,
+      parentId: ctx.parentId,
+    })
   } catch (err) {
     throw questionFailure(err)
   }
   const { reply } = result
   if (reply.kind !== 'json' || reply.status !== 200)
-    throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: new Error(`chat route replied ${reply.kind} ${reply.status}`) })
+    throw new GatewayError(502, 'upstream request failed', {
+      code: 'upstream_failed',
+      cause: new Error(`chat route replied ${reply.kind} ${reply.status}`),
+    })
   return { read: readReply(reply.body), headers: result.headers }
 }
 

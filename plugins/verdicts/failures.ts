@@ -8,7 +8,8 @@ import { GatewayError } from '../../kernel/contract/index.js'
 export const failures = {
   noLogprobs: () => new GatewayError(502, 'backend returned no logprobs', { code: 'upstream_error' }),
   noLabel: () => new GatewayError(502, 'model produced no recognizable answer label', { code: 'upstream_error' }),
-  mediaFetch: (cause: unknown) => new GatewayError(502, 'upstream returned 422 failing to fetch media from URL', { code: 'upstream_error', cause }),
+  mediaFetch: (cause: unknown) =>
+    new GatewayError(502, 'upstream returned 422 failing to fetch media from URL', { code: 'upstream_error', cause }),
 }
 
 /** The model server's wordings of a context overflow (reference/backends.md §1). */
@@ -27,5 +28,8 @@ export function questionFailure(err: unknown): unknown {
   if (err.status === 422 && MEDIA_FETCH.test(err.message)) return failures.mediaFetch(err)
   if (err.status === 400 && CONTEXT_LENGTH.test(err.message)) return err
   if (err.status === 502) return err
-  return new GatewayError(502, `upstream returned ${err.status}: ${err.message}`, { code: 'upstream_error', cause: err })
+  return new GatewayError(502, `upstream returned ${err.status}: ${err.message}`, {
+    code: 'upstream_error',
+    cause: err,
+  })
 }

@@ -90,5 +90,10 @@ function sumUsage(answers: readonly Answer[]) {
     total += usage.total_tokens
     cached += usage.cached_tokens
   }
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: total, prompt_tokens_details: { cached_tokens: cached } }
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total,
+    prompt_tokens_details: { cached_tokens: cached },
+  }
 }

@@ -18,11 +18,21 @@ export interface ModelChoice {
   readonly id: string
 }
 
-export function chooseModel(requested: string | undefined, hasImages: boolean, kernel: Kernel, principal: Principal | undefined): ModelChoice {
+export function chooseModel(
+  requested: string | undefined,
+  hasImages: boolean,
+  kernel: Kernel,
+  principal: Principal | undefined,
+): ModelChoice {
   const { catalog } = kernel
   const name = requested ?? catalog.defaultModel
   if (name === 'auto') {
-    const model = chooseAutoModel(catalog, { images: hasImages, group: principal?.group }, kernel.now(), queueLoadOf(kernel))
+    const model = chooseAutoModel(
+      catalog,
+      { images: hasImages, group: principal?.group },
+      kernel.now(),
+      queueLoadOf(kernel),
+    )
     return { request: { model: model.id }, model, id: model.id }
   }
   const family = catalog.family(name)

@@ -24,7 +24,12 @@ export function renderState(state: string | object): string {
 
 /** The messages every question of the request starts with. */
 export function sharedMessages(state: string | undefined, images: readonly string[]): ChatMessage[] {
-  const parts: ContentPart[] = [{ type: 'text', text: state === undefined ? 'Content to judge: the attached images.' : `Content to judge:\n\n${state}` }]
+  const parts: ContentPart[] = [
+    {
+      type: 'text',
+      text: state === undefined ? 'Content to judge: the attached images.' : `Content to judge:\n\n${state}`,
+    },
+  ]
   for (const url of images) parts.push({ type: 'image_url', image_url: { url } })
   return [
     { role: 'system', content: JUDGE },
@@ -43,12 +48,17 @@ export function questionMessage(q: Question): ChatMessage {
   switch (q.type) {
     case 'boolean': {
       // Yes first reads naturally; the answer order (false, true) is only the response's.
-      lines.push(`Yes: ${q.descriptions[1] ?? 'the answer is true'}`, `No: ${q.descriptions[0] ?? 'the answer is false'}`)
+      lines.push(
+        `Yes: ${q.descriptions[1] ?? 'the answer is true'}`,
+        `No: ${q.descriptions[0] ?? 'the answer is false'}`,
+      )
       break
     }
     case 'choice':
       lines.push('Options:')
-      q.answers.forEach((name, i) => lines.push(`${q.labels[i]}: ${name}${q.descriptions[i] ? ` (${q.descriptions[i]})` : ''}`))
+      q.answers.forEach((name, i) =>
+        lines.push(`${q.labels[i]}: ${name}${q.descriptions[i] ? ` (${q.descriptions[i]})` : ''}`),
+      )
       break
     case 'score':
       lines.push('Levels, from lowest to highest:')

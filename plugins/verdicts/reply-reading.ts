@@ -33,7 +33,8 @@ const THINKING_OPENERS = new Set(['<think>', '<thinking>', '<|channel|>'])
 
 type Json = Record<string, unknown>
 
-const asObject = (v: unknown): Json | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined)
+const asObject = (v: unknown): Json | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined
 const asNumber = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
 
 function readUsage(body: Json): CallUsage {
@@ -65,7 +66,9 @@ function readFirst(body: Json): FirstToken {
   const chosen = readToken(first)
   if (!first || !chosen) return { kind: 'no-logprobs' }
   if (THINKING_OPENERS.has(chosen.token.trim())) return { kind: 'thinking' }
-  const top = Array.isArray(first.top_logprobs) ? first.top_logprobs.map(readToken).filter((t): t is TokenLogprob => t !== undefined) : []
+  const top = Array.isArray(first.top_logprobs)
+    ? first.top_logprobs.map(readToken).filter((t): t is TokenLogprob => t !== undefined)
+    : []
   return { kind: 'tokens', candidates: [chosen, ...top] }
 }
 

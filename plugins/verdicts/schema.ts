@@ -8,7 +8,8 @@ export const configSchema = {
       type: 'string',
       minLength: 1,
       default: 'chat-internal',
-      description: 'The in-process chat route each question is sent through (kernel.call), so it is queued fairly, mapped and recorded like a client request.',
+      description:
+        'The in-process chat route each question is sent through (kernel.call), so it is queued fairly, mapped and recorded like a client request.',
     },
   },
 } as const

@@ -25,7 +25,6 @@ export const LIMITS = {
   imageBytesTimesQuestions: 64 * 1024 * 1024,
 } as const
 
-
 export interface VerdictJob {
   /** As sent; undefined when left out (the deployment default answers). */
   readonly model: string | undefined
@@ -63,11 +62,15 @@ export function validateRequest(raw: unknown): VerdictJob {
   let totalImageBytes = 0
   images.forEach((url, i) => (totalImageBytes += imageBytes(url, i)))
   if (state !== undefined && bytes(state) > LIMITS.stateBytes) throw tooLarge('rendered state is too large')
-  if (totalImageBytes > LIMITS.imageBytes) throw tooLarge(`image data is too large: ${totalImageBytes} bytes (maximum 20 MiB)`)
+  if (totalImageBytes > LIMITS.imageBytes)
+    throw tooLarge(`image data is too large: ${totalImageBytes} bytes (maximum 20 MiB)`)
   // Every question carries every image to the model server.
   if (totalImageBytes * questions.length > LIMITS.imageBytesTimesQuestions)
-    throw tooLarge(`image data times questions is too large: ${totalImageBytes} bytes × ${questions.length} questions (maximum 64 MiB); send fewer questions or smaller images`)
-  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string') throw bad('model must be a string')
+    throw tooLarge(
+      `image data times questions is too large: ${totalImageBytes} bytes × ${questions.length} questions (maximum 64 MiB); send fewer questions or smaller images`,
+    )
+  if (body.model !== undefined && body.model !== null && typeof body.model !== 'string')
+    throw bad('model must be a string')
   const model = body.model === null || body.model === '' ? undefined : body.model
   return { model, state, images, imageBytes: totalImageBytes, questions }
 }
@@ -93,7 +96,8 @@ function readQuestions(raw: unknown): Question[] {
   if (raw === undefined || raw === null) throw bad('questions is required: an object of 1 to 32 questions keyed by id')
   if (!isPlainObject(raw)) throw bad('questions must be an object of 1 to 32 questions keyed by id')
   const entries = Object.entries(raw)
-  if (entries.length > LIMITS.questions) throw bad(`too many questions: ${entries.length} (maximum ${LIMITS.questions})`)
+  if (entries.length > LIMITS.questions)
+    throw bad(`too many questions: ${entries.length} (maximum ${LIMITS.questions})`)
   if (entries.length === 0) throw bad('too few questions: 0 (minimum 1)')
   return entries.map(([id, q]) => readQuestion(id, q))
 }
@@ -103,18 +107,25 @@ function readQuestion(id: string, raw: unknown): Question {
   if (bytes(id) > LIMITS.idBytes) throw bad(`question id is too long: ${bytes(id)} bytes (maximum ${LIMITS.idBytes})`)
   if (!isPlainObject(raw)) throw bad(`question ${id} must be an object with type, instructions and criteria`)
   const type = raw.type
-  if (type !== 'boolean' && type !== 'choice' && type !== 'score') throw bad('invalid request: unknown variant for question type')
+  if (type !== 'boolean' && type !== 'choice' && type !== 'score')
+    throw bad('invalid request: unknown variant for question type')
   const instructions = raw.instructions
-  if (typeof instructions !== 'string' || instructions.trim() === '') throw bad(`question ${id}: instructions must be a non-empty string`)
+  if (typeof instructions !== 'string' || instructions.trim() === '')
+    throw bad(`question ${id}: instructions must be a non-empty string`)
   const { answers, descriptions } = readCriteria(id, type, raw.criteria)
   return { id, type, instructions, answers, descriptions, labels: labelsFor(type, answers.length) }
 }
 
-function readCriteria(id: string, type: QuestionType, criteria: unknown): { answers: string[]; descriptions: Array<string | null> } {
+function readCriteria(
+  id: string,
+  type: QuestionType,
+  criteria: unknown,
+): { answers: string[]; descriptions: Array<string | null> } {
   switch (type) {
     case 'boolean': {
       if (criteria === undefined || criteria === null) return { answers: ['false', 'true'], descriptions: [null, null] }
-      if (!isPlainObject(criteria)) throw bad(`question ${id}: boolean criteria must be an object with keys true and false`)
+      if (!isPlainObject(criteria))
+        throw bad(`question ${id}: boolean criteria must be an object with keys true and false`)
       const meaning = (key: 'true' | 'false'): string | null => {
         const v = criteria[key]
         if (v === undefined || v === null) return null
@@ -124,21 +135,32 @@ function readCriteria(id: string, type: QuestionType, criteria: unknown): { answ
       return { answers: ['false', 'true'], descriptions: [meaning('false'), meaning('true')] }
     }
     case 'choice': {
-      if (!isPlainObject(criteria)) throw bad(`question ${id}: choice criteria must be an object mapping each option name to a description (or null)`)
+      if (!isPlainObject(criteria))
+        throw bad(
+          `question ${id}: choice criteria must be an object mapping each option name to a description (or null)`,
+        )
       const options = Object.entries(criteria)
       const { min, max } = LIMITS.choiceOptions
-      if (options.length < min || options.length > max) throw bad(`question ${id}: a choice needs ${min} to ${max} options, not ${options.length}`)
+      if (options.length < min || options.length > max)
+        throw bad(`question ${id}: a choice needs ${min} to ${max} options, not ${options.length}`)
       for (const [name, description] of options) {
         if (name.length === 0) throw bad(`question ${id}: option names must not be empty`)
-        if (bytes(name) > LIMITS.optionNameBytes) throw bad(`question ${id}: option name is too long: ${bytes(name)} bytes (maximum ${LIMITS.optionNameBytes})`)
-        if (description !== null && typeof description !== 'string') throw bad(`question ${id}: the description of option ${name} must be a string or null`)
+        if (bytes(name) > LIMITS.optionNameBytes)
+          throw bad(`question ${id}: option name is too long: ${bytes(name)} bytes (maximum ${LIMITS.optionNameBytes})`)
+        if (description !== null && typeof description !== 'string')
+          throw bad(`question ${id}: the description of option ${name} must be a string or null`)
       }
-      return { answers: options.map(([name]) => name), descriptions: options.map(([, d]) => (d as string | null) ?? null) }
+      return {
+        answers: options.map(([name]) => name),
+        descriptions: options.map(([, d]) => (d as string | null) ?? null),
+      }
     }
     case 'score': {
-      if (!Array.isArray(criteria)) throw bad(`question ${id}: score criteria must be an array of level descriptions, lowest first`)
+      if (!Array.isArray(criteria))
+        throw bad(`question ${id}: score criteria must be an array of level descriptions, lowest first`)
       const { min, max } = LIMITS.scoreLevels
-      if (criteria.length < min || criteria.length > max) throw bad(`question ${id}: a score needs ${min} to ${max} levels, not ${criteria.length}`)
+      if (criteria.length < min || criteria.length > max)
+        throw bad(`question ${id}: a score needs ${min} to ${max} levels, not ${criteria.length}`)
       criteria.forEach((level, i) => {
         if (typeof level !== 'string') throw bad(`question ${id}: level ${i + 1} must be a string`)
       })

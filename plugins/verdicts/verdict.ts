@@ -12,7 +12,12 @@ export function verdictOf(q: Question, s: Scored): Verdict {
   const p = s.probabilities
   switch (q.type) {
     case 'boolean':
-      return { type: 'boolean', value: s.best === 1, probabilities: { false: p[0]!, true: p[1]! }, confidence: s.confidence }
+      return {
+        type: 'boolean',
+        value: s.best === 1,
+        probabilities: { false: p[0]!, true: p[1]! },
+        confidence: s.confidence,
+      }
     case 'choice': {
       // No prototype: an option may be called `__proto__`.
       const probabilities: Record<string, number> = Object.create(null) as Record<string, number>
@@ -20,6 +25,12 @@ export function verdictOf(q: Question, s: Scored): Verdict {
       return { type: 'choice', value: q.answers[s.best]!, probabilities, confidence: s.confidence }
     }
     case 'score':
-      return { type: 'score', value: s.best + 1, probabilities: [...p], confidence: s.confidence, expected_value: expectedLevel(p) }
+      return {
+        type: 'score',
+        value: s.best + 1,
+        probabilities: [...p],
+        confidence: s.confidence,
+        expected_value: expectedLevel(p),
+      }
   }
 }

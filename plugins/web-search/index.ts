@@ -22,14 +22,26 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const body = ex.body
-        if (body.query.trim() === '') throw new GatewayError(400, 'invalid request: query is blank', { code: 'invalid_request' })
+        if (body.query.trim() === '')
+          throw new GatewayError(400, 'invalid request: query is blank', { code: 'invalid_request' })
         const count = body.max_results ?? settings.defaultResults
-        if (count > settings.maxResults) throw new GatewayError(400, `max_results ${count} is over this gateway's limit of ${settings.maxResults}`, { code: 'invalid_request' })
+        if (count > settings.maxResults)
+          throw new GatewayError(400, `max_results ${count} is over this gateway's limit of ${settings.maxResults}`, {
+            code: 'invalid_request',
+          })
         const { provider } = settings
         try {
-          const results = await provider.search(body.query.trim(), count, { principal: ex.principal, signal: ex.signal })
+          const results = await provider.search(body.query.trim(), count, {
+            principal: ex.principal,
+            signal: ex.signal,
+          })
           recordSearch(kernel, ex, provider.name, { kind: 'done', status: 200 })
-          ex.reply = reply.json({ query: body.query, provider: provider.name, provider_description: provider.description, results })
+          ex.reply = reply.json({
+            query: body.query,
+            provider: provider.name,
+            provider_description: provider.description,
+            results,
+          })
         } catch (err) {
           recordSearch(kernel, ex, provider.name, outcomeOf(ex, err))
           throw err

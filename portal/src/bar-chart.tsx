@@ -7,7 +7,15 @@ export interface Bar {
   value: number
 }
 
-export function BarChart({ title, bars, format }: { title: string; bars: readonly Bar[]; format: (n: number) => string }) {
+export function BarChart({
+  title,
+  bars,
+  format,
+}: {
+  title: string
+  bars: readonly Bar[]
+  format: (n: number) => string
+}) {
   const width = 360
   const row = 26
   const labelWidth = 120
@@ -17,7 +25,14 @@ export function BarChart({ title, bars, format }: { title: string; bars: readonl
   return (
     <figure class="chart">
       <figcaption id={id}>{title}</figcaption>
-      <svg role="img" aria-labelledby={id} viewBox={`0 0 ${width} ${height}`} width={width} height={height} data-chart={title}>
+      <svg
+        role="img"
+        aria-labelledby={id}
+        viewBox={`0 0 ${width} ${height}`}
+        width={width}
+        height={height}
+        data-chart={title}
+      >
         {bars.length === 0 && (
           <text x={4} y={18}>
             no requests in this period
@@ -26,7 +41,13 @@ export function BarChart({ title, bars, format }: { title: string; bars: readonl
         {bars.map((b, i) => {
           const w = ((width - labelWidth - 80) * b.value) / max
           return (
-            <g key={b.label} class="bar" data-label={b.label} data-value={b.value} transform={`translate(0 ${i * row})`}>
+            <g
+              key={b.label}
+              class="bar"
+              data-label={b.label}
+              data-value={b.value}
+              transform={`translate(0 ${i * row})`}
+            >
               <title>{`${b.label}: ${format(b.value)}`}</title>
               <text x={labelWidth - 6} y={17} text-anchor="end">
                 {b.label.length > 16 ? `${b.label.slice(0, 15)}…` : b.label}

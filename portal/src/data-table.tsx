@@ -4,7 +4,15 @@
  */
 import type { ComponentChildren } from 'preact'
 
-export function DataTable({ caption, columns, children }: { caption: string; columns: readonly string[]; children: ComponentChildren }) {
+export function DataTable({
+  caption,
+  columns,
+  children,
+}: {
+  caption: string
+  columns: readonly string[]
+  children: ComponentChildren
+}) {
   return (
     <table>
       <caption class="visually-hidden">{caption}</caption>

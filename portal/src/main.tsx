@@ -41,7 +41,8 @@ function SignIn({ onDone }: { onDone: () => void }) {
         <label for="admin-key">Admin key</label>
         <input id="admin-key" name="admin-key" type="password" autocomplete="current-password" required autofocus />
         <p id="sign-in-help" class="hint">
-          The key of server.yaml <code>admin.key_hash</code> or <code>SLUICE_ADMIN_KEY</code>. It is sent once; the session is kept in a cookie.
+          The key of server.yaml <code>admin.key_hash</code> or <code>SLUICE_ADMIN_KEY</code>. It is sent once; the
+          session is kept in a cookie.
         </p>
         <button type="submit" disabled={busy}>
           Sign in
@@ -57,7 +58,9 @@ function SignIn({ onDone }: { onDone: () => void }) {
 }
 
 function Portal({ onSignOut }: { onSignOut: () => void }) {
-  const [tab, setTab] = useState<(typeof TABS)[number]['id']>(() => (TABS.find((t) => `#${t.id}` === location.hash)?.id ?? 'keys'))
+  const [tab, setTab] = useState<(typeof TABS)[number]['id']>(
+    () => TABS.find((t) => `#${t.id}` === location.hash)?.id ?? 'keys',
+  )
   const buttons = useRef<(HTMLButtonElement | null)[]>([])
   const select = (i: number) => {
     const t = TABS[(i + TABS.length) % TABS.length]!
@@ -79,15 +82,25 @@ function Portal({ onSignOut }: { onSignOut: () => void }) {
     <>
       <header>
         <h1>Sluice portal</h1>
-        <button type="button" class="secondary" onClick={async () => { await signOut().catch(() => {}); onSignOut() }}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={async () => {
+            await signOut().catch(() => {})
+            onSignOut()
+          }}
+        >
           Sign out
         </button>
       </header>
-      <nav role="tablist" aria-label="Portal sections">
+      <div role="tablist" aria-label="Portal sections">
         {TABS.map((t, i) => (
           <button
+            type="button"
             key={t.id}
-            ref={(el) => { buttons.current[i] = el }}
+            ref={(el) => {
+              buttons.current[i] = el
+            }}
             role="tab"
             id={`tab-${t.id}`}
             aria-selected={t.id === tab}
@@ -99,7 +112,7 @@ function Portal({ onSignOut }: { onSignOut: () => void }) {
             {t.label}
           </button>
         ))}
-      </nav>
+      </div>
       <main role="tabpanel" id={`panel-${current.id}`} aria-labelledby={`tab-${current.id}`}>
         <View />
       </main>

@@ -19,7 +19,15 @@ export function bucketize(times: readonly number[], from: number, to: number, co
   return buckets
 }
 
-export function TimeChart({ title, buckets, label }: { title: string; buckets: readonly Bucket[]; label: (t: number) => string }) {
+export function TimeChart({
+  title,
+  buckets,
+  label,
+}: {
+  title: string
+  buckets: readonly Bucket[]
+  label: (t: number) => string
+}) {
   const width = 720
   const height = 140
   const base = height - 20
@@ -29,7 +37,14 @@ export function TimeChart({ title, buckets, label }: { title: string; buckets: r
   return (
     <figure class="chart wide">
       <figcaption id={id}>{title}</figcaption>
-      <svg role="img" aria-labelledby={id} viewBox={`0 0 ${width} ${height}`} width={width} height={height} data-chart={title}>
+      <svg
+        role="img"
+        aria-labelledby={id}
+        viewBox={`0 0 ${width} ${height}`}
+        width={width}
+        height={height}
+        data-chart={title}
+      >
         <line x1={0} y1={base} x2={width} y2={base} class="axis" />
         <text x={0} y={height - 4}>
           {buckets.length ? label(buckets[0]!.from) : ''}

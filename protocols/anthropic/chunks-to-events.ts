@@ -18,7 +18,10 @@ import { messageUsage, stopReason } from './stop-and-usage.js'
 import { ThinkingSignature } from './thinking-signature.js'
 import type { MessageContext } from './message-from-completion.js'
 
-type OpenBlock = { kind: 'thinking'; signature: ThinkingSignature } | { kind: 'text' } | { kind: 'tool'; upstreamIndex: number; id: string | undefined }
+type OpenBlock =
+  | { kind: 'thinking'; signature: ThinkingSignature }
+  | { kind: 'text' }
+  | { kind: 'tool'; upstreamIndex: number; id: string | undefined }
 
 export interface StreamContext extends MessageContext {
   /** The prompt's tokens for message_start when the first chunk carries no usage (an estimate). */
@@ -48,7 +51,12 @@ export class ChunksToEvents {
     const delta = choice.delta
     if (delta) {
       if (typeof delta.reasoning === 'string' && delta.reasoning !== '') {
-        if (this.open?.kind !== 'thinking') this.openBlock(out, { kind: 'thinking', signature: new ThinkingSignature() }, { type: 'thinking', thinking: '', signature: '' })
+        if (this.open?.kind !== 'thinking')
+          this.openBlock(
+            out,
+            { kind: 'thinking', signature: new ThinkingSignature() },
+            { type: 'thinking', thinking: '', signature: '' },
+          )
         ;(this.open as { signature: ThinkingSignature }).signature.add(delta.reasoning)
         this.delta(out, { type: 'thinking_delta', thinking: delta.reasoning })
       }
@@ -60,9 +68,17 @@ export class ChunksToEvents {
         const upstreamIndex = call.index ?? 0
         const current = this.open
         // A new call: another index, or another id (some servers repeat the id on every piece).
-        if (current?.kind !== 'tool' || current.upstreamIndex !== upstreamIndex || (call.id !== undefined && call.id !== current.id)) {
+        if (
+          current?.kind !== 'tool' ||
+          current.upstreamIndex !== upstreamIndex ||
+          (call.id !== undefined && call.id !== current.id)
+        ) {
           this.toolCalls = true
-          this.openBlock(out, { kind: 'tool', upstreamIndex, id: call.id }, { type: 'tool_use', id: call.id ?? '', name: call.function?.name ?? '', input: {} })
+          this.openBlock(
+            out,
+            { kind: 'tool', upstreamIndex, id: call.id },
+            { type: 'tool_use', id: call.id ?? '', name: call.function?.name ?? '', input: {} },
+          )
         }
         const args = call.function?.arguments
         if (typeof args === 'string' && args !== '') this.delta(out, { type: 'input_json_delta', partial_json: args })
@@ -82,7 +98,11 @@ export class ChunksToEvents {
       { finishReason: this.finishReason, stopMatch: this.stopMatch, toolCalls: this.toolCalls },
       this.context.stopSequences,
     )
-    out.push({ type: 'message_delta', delta: end, usage: messageUsage(this.usage, { inputTokens: this.context.inputTokens, outputTokens: this.pieces }) })
+    out.push({
+      type: 'message_delta',
+      delta: end,
+      usage: messageUsage(this.usage, { inputTokens: this.context.inputTokens, outputTokens: this.pieces }),
+    })
     out.push({ type: 'message_stop' })
     return out
   }
@@ -94,7 +114,16 @@ export class ChunksToEvents {
     usage.output_tokens = 0
     return {
       type: 'message_start',
-      message: { id: this.context.id, type: 'message', role: 'assistant', model: this.context.model, content: [], stop_reason: null, stop_sequence: null, usage },
+      message: {
+        id: this.context.id,
+        type: 'message',
+        role: 'assistant',
+        model: this.context.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
     }
   }
 
@@ -108,7 +137,12 @@ export class ChunksToEvents {
   private closeBlock(out: MessageStreamEvent[]): void {
     const open = this.open
     if (!open) return
-    if (open.kind === 'thinking') out.push({ type: 'content_block_delta', index: this.index, delta: { type: 'signature_delta', signature: open.signature.digest() } })
+    if (open.kind === 'thinking')
+      out.push({
+        type: 'content_block_delta',
+        index: this.index,
+        delta: { type: 'signature_delta', signature: open.signature.digest() },
+      })
     out.push({ type: 'content_block_stop', index: this.index })
     this.open = undefined
   }

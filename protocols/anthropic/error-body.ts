@@ -31,5 +31,9 @@ export function anthropicErrorBody(err: GatewayError): { type: 'error'; error: {
 }
 
 export function anthropicErrorStyle() {
-  return (err: GatewayError) => ({ status: err.status, contentType: 'application/json', body: JSON.stringify(anthropicErrorBody(err)) })
+  return (err: GatewayError) => ({
+    status: err.status,
+    contentType: 'application/json',
+    body: JSON.stringify(anthropicErrorBody(err)),
+  })
 }

@@ -20,17 +20,23 @@ export function messageFromCompletion(completion: ChatCompletion, context: Messa
   const choice = completion.choices?.[0]
   const message = choice?.message ?? {}
   const content: ContentBlock[] = []
-  if (typeof message.reasoning === 'string' && message.reasoning !== '') content.push({ type: 'thinking', thinking: message.reasoning, signature: thinkingSignature(message.reasoning) })
-  if (typeof message.content === 'string' && message.content !== '') content.push({ type: 'text', text: message.content })
+  if (typeof message.reasoning === 'string' && message.reasoning !== '')
+    content.push({ type: 'thinking', thinking: message.reasoning, signature: thinkingSignature(message.reasoning) })
+  if (typeof message.content === 'string' && message.content !== '')
+    content.push({ type: 'text', text: message.content })
   const calls = message.tool_calls ?? []
-  for (const call of calls) content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) })
+  for (const call of calls)
+    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: toolInput(call.function.arguments) })
   return {
     id: context.id,
     type: 'message',
     role: 'assistant',
     model: context.model,
     content,
-    ...stopReason({ finishReason: choice?.finish_reason, stopMatch: choice?.stop_reason, toolCalls: calls.length > 0 }, context.stopSequences),
+    ...stopReason(
+      { finishReason: choice?.finish_reason, stopMatch: choice?.stop_reason, toolCalls: calls.length > 0 },
+      context.stopSequences,
+    ),
     usage: messageUsage(completion.usage, { inputTokens: 0, outputTokens: 0 }),
   }
 }

@@ -35,7 +35,12 @@ export interface ThinkingBlockParam {
   type: 'thinking' | 'redacted_thinking'
 }
 
-export type ContentBlockParam = TextBlockParam | ImageBlockParam | ToolUseBlockParam | ToolResultBlockParam | ThinkingBlockParam
+export type ContentBlockParam =
+  | TextBlockParam
+  | ImageBlockParam
+  | ToolUseBlockParam
+  | ToolResultBlockParam
+  | ThinkingBlockParam
 
 export interface MessageParam {
   role: 'user' | 'assistant' | 'system'
@@ -50,7 +55,9 @@ export interface ToolParam {
   input_schema?: Record<string, unknown>
 }
 
-export type ToolChoiceParam = { type: 'auto' | 'any' | 'none'; disable_parallel_tool_use?: boolean } | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+export type ToolChoiceParam =
+  | { type: 'auto' | 'any' | 'none'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
 
 export type ThinkingParam = { type: 'enabled'; budget_tokens: number } | { type: 'disabled' } | { type: 'adaptive' }
 
@@ -129,5 +136,9 @@ export type MessageStreamEvent =
   | { type: 'content_block_start'; index: number; content_block: ContentBlock }
   | { type: 'content_block_delta'; index: number; delta: BlockDelta }
   | { type: 'content_block_stop'; index: number }
-  | { type: 'message_delta'; delta: { stop_reason: StopReason | null; stop_sequence: string | null }; usage: MessageUsage }
+  | {
+      type: 'message_delta'
+      delta: { stop_reason: StopReason | null; stop_sequence: string | null }
+      usage: MessageUsage
+    }
   | { type: 'message_stop' }

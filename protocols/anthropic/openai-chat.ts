@@ -32,7 +32,10 @@ export interface ChatRequestBody {
   tool_choice?: 'none' | 'required' | { type: 'function'; function: { name: string } }
   parallel_tool_calls?: boolean
   reasoning_effort?: string
-  response_format?: { type: 'json_schema'; json_schema: { name: string; schema: Record<string, unknown>; strict: boolean } }
+  response_format?: {
+    type: 'json_schema'
+    json_schema: { name: string; schema: Record<string, unknown>; strict: boolean }
+  }
 }
 
 export interface ChatUsage {

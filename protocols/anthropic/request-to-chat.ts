@@ -23,7 +23,8 @@ const invalid = (message: string) => new GatewayError(400, message, { code: 'inv
 export function reasoningLevel(request: Pick<MessagesRequest, 'thinking' | 'output_config'>): string | undefined {
   const thinking = request.thinking
   if (thinking?.type === 'disabled') return 'none'
-  if (thinking?.type === 'enabled') return thinking.budget_tokens <= 2048 ? 'low' : thinking.budget_tokens <= 8192 ? 'medium' : 'high'
+  if (thinking?.type === 'enabled')
+    return thinking.budget_tokens <= 2048 ? 'low' : thinking.budget_tokens <= 8192 ? 'medium' : 'high'
   return request.output_config?.effort ?? undefined
 }
 
@@ -64,7 +65,8 @@ export function messagesToChat(request: MessagesRequest, mode: 'create' | 'count
   const level = reasoningLevel(request)
   if (level !== undefined) body.reasoning_effort = level
   const format = request.output_config?.format
-  if (format) body.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } }
+  if (format)
+    body.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } }
   if (request.stream === true) {
     body.stream = true
     // Usage on every chunk: the first one then carries the prompt's token count, which
@@ -87,16 +89,22 @@ function systemText(system: string | TextBlockParam[] | undefined, path: string)
 
 function chatTool(tool: ToolParam, i: number): NonNullable<ChatRequestBody['tools']>[number] {
   if (tool.type !== undefined && tool.type !== 'custom')
-    throw invalid(`tools.${i}.type: ${tool.type} is a server tool of Anthropic's; this gateway runs client tools only (name, description, input_schema)`)
+    throw invalid(
+      `tools.${i}.type: ${tool.type} is a server tool of Anthropic's; this gateway runs client tools only (name, description, input_schema)`,
+    )
   if (tool.input_schema === undefined) throw invalid(`tools.${i}.input_schema: Field required`)
-  const fn: { name: string; description?: string; parameters: Record<string, unknown> } = { name: tool.name, parameters: tool.input_schema }
+  const fn: { name: string; description?: string; parameters: Record<string, unknown> } = {
+    name: tool.name,
+    parameters: tool.input_schema,
+  }
   if (tool.description !== undefined) fn.description = tool.description
   return { type: 'function', function: fn }
 }
 
 function chatMessages(message: MessageParam, path: string): ChatMessage[] {
   const { role, content } = message
-  if (role === 'system') return [{ role: 'system', content: systemText(content as string | TextBlockParam[], `${path}.content`)! }]
+  if (role === 'system')
+    return [{ role: 'system', content: systemText(content as string | TextBlockParam[], `${path}.content`)! }]
   if (typeof content === 'string') return [role === 'user' ? { role: 'user', content } : { role: 'assistant', content }]
   return role === 'user' ? userMessages(content, path) : [assistantMessage(content, path)]
 }
@@ -152,8 +160,13 @@ function assistantMessage(blocks: ContentBlockParam[], path: string): ChatMessag
         text += textOf(block, at)
         break
       case 'tool_use':
-        if (typeof block.id !== 'string' || typeof block.name !== 'string') throw invalid(`${at}: a tool_use block needs id and name`)
-        calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } })
+        if (typeof block.id !== 'string' || typeof block.name !== 'string')
+          throw invalid(`${at}: a tool_use block needs id and name`)
+        calls.push({
+          id: block.id,
+          type: 'function',
+          function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+        })
         break
       // Earlier thinking is not sent back to the model server: chat templates drop it too.
       case 'thinking':
@@ -182,12 +195,15 @@ function imagePart(source: unknown, at: string): ChatContentPart {
   }
   if (s.type === 'url') {
     // The model server fetches it: the same rule as chat's image_url (no private networks).
-    if (typeof s.url !== 'string' || readImageUrl(s.url)?.kind !== 'https') throw invalid(`${at}.source.url must be a public https:// URL`)
+    if (typeof s.url !== 'string' || readImageUrl(s.url)?.kind !== 'https')
+      throw invalid(`${at}.source.url must be a public https:// URL`)
     return { type: 'image_url', image_url: { url: s.url } }
   }
   throw invalid(`${at}.source.type: Input should be 'base64' or 'url'`)
 }
 
 function unsupported(type: string, at: string): GatewayError {
-  return invalid(`${at}.type: ${type} blocks are not supported by this gateway (text, image, tool_use, tool_result and thinking are)`)
+  return invalid(
+    `${at}.type: ${type} blocks are not supported by this gateway (text, image, tool_use, tool_result and thinking are)`,
+  )
 }

@@ -14,15 +14,22 @@ export interface ChatEnd {
   toolCalls: boolean
 }
 
-export function stopReason(end: ChatEnd, stopSequences: readonly string[] | undefined): { stop_reason: StopReason; stop_sequence: string | null } {
+export function stopReason(
+  end: ChatEnd,
+  stopSequences: readonly string[] | undefined,
+): { stop_reason: StopReason; stop_sequence: string | null } {
   if (end.finishReason === 'length') return { stop_reason: 'max_tokens', stop_sequence: null }
   if (end.toolCalls || end.finishReason === 'tool_calls') return { stop_reason: 'tool_use', stop_sequence: null }
   if (end.finishReason === 'content_filter') return { stop_reason: 'refusal', stop_sequence: null }
-  if (typeof end.stopMatch === 'string' && stopSequences?.includes(end.stopMatch)) return { stop_reason: 'stop_sequence', stop_sequence: end.stopMatch }
+  if (typeof end.stopMatch === 'string' && stopSequences?.includes(end.stopMatch))
+    return { stop_reason: 'stop_sequence', stop_sequence: end.stopMatch }
   return { stop_reason: 'end_turn', stop_sequence: null }
 }
 
-export function messageUsage(usage: ChatUsage | null | undefined, fallback: { inputTokens: number; outputTokens: number }): MessageUsage {
+export function messageUsage(
+  usage: ChatUsage | null | undefined,
+  fallback: { inputTokens: number; outputTokens: number },
+): MessageUsage {
   const prompt = usage?.prompt_tokens ?? fallback.inputTokens
   const cached = Math.min(usage?.prompt_tokens_details?.cached_tokens ?? 0, prompt)
   return {

@@ -48,7 +48,8 @@ export interface WavFormat {
  */
 export function readWavHeader(buf: Buffer): WavFormat | undefined {
   if (buf.length < 12) return undefined
-  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a RIFF/WAVE stream')
+  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('not a RIFF/WAVE stream')
   let offset = 12
   let fmt: Omit<WavFormat, 'dataOffset' | 'dataBytes'> | undefined
   // Chunks in order: fmt, perhaps LIST or fact, then data.

@@ -16,9 +16,14 @@ const refusals: Record<string, [status: number, reason: string, message: string]
 const malformed: [number, string, string] = [400, 'Bad Request', 'malformed HTTP request']
 
 /** The response bytes for Node's `clientError`, or undefined when the peer is gone (nothing to answer). */
-export function refusalResponse(err: NodeJS.ErrnoException, requestIdHeader: string, requestId: string): Buffer | undefined {
+export function refusalResponse(
+  err: NodeJS.ErrnoException,
+  requestIdHeader: string,
+  requestId: string,
+): Buffer | undefined {
   if (err.code === 'ECONNRESET') return undefined
-  const [status, reason, message] = (Object.hasOwn(refusals, err.code ?? '') ? refusals[err.code!] : undefined) ?? malformed
+  const [status, reason, message] =
+    (Object.hasOwn(refusals, err.code ?? '') ? refusals[err.code!] : undefined) ?? malformed
   const body = Buffer.from(JSON.stringify(openaiErrorBody(new GatewayError(status, message))))
   const head = `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n${requestIdHeader}: ${requestId}\r\nconnection: close\r\n\r\n`
   return refusedHead(err) ? Buffer.from(head) : Buffer.concat([Buffer.from(head), body])

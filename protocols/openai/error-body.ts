@@ -9,5 +9,9 @@ export function openaiErrorBody(err: GatewayError): unknown {
 }
 
 export function openaiErrorStyle() {
-  return (err: GatewayError) => ({ status: err.status, contentType: 'application/json', body: JSON.stringify(openaiErrorBody(err)) })
+  return (err: GatewayError) => ({
+    status: err.status,
+    contentType: 'application/json',
+    body: JSON.stringify(openaiErrorBody(err)),
+  })
 }

@@ -20,7 +20,9 @@ import { BlockList, isIP } from 'node:net'
 export const IMAGE_URL_RULE = 'a base64 data URL or a public https:// URL'
 
 /** An accepted image URL: inline data (with its decoded size) or a public https URL. */
-export type ImageUrl = { readonly kind: 'data'; readonly bytes: number } | { readonly kind: 'https'; readonly host: string }
+export type ImageUrl =
+  | { readonly kind: 'data'; readonly bytes: number }
+  | { readonly kind: 'https'; readonly host: string }
 
 const DATA_URL = /^data:image\/[A-Za-z0-9.+-]+(?:;[A-Za-z0-9=.+-]+)*;base64,/
 
@@ -75,7 +77,10 @@ function ipv6Bytes(address: string): number[] {
   const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined]
   const headGroups = head === '' ? [] : head.split(':')
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':')
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
+  const groups =
+    tail === undefined
+      ? headGroups
+      : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups]
   return groups.flatMap((g) => {
     const n = parseInt(g, 16)
     return [n >> 8, n & 0xff]
@@ -98,7 +103,8 @@ export function isNonPublicAddress(ip: string): boolean {
   const bytes = ipv6Bytes(address)
   const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0)
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return NON_PUBLIC.check(embeddedIpv4(bytes, 12), 'ipv4')
-  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)) return NON_PUBLIC.check(embeddedIpv4(bytes, 12), 'ipv4')
+  if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12))
+    return NON_PUBLIC.check(embeddedIpv4(bytes, 12), 'ipv4')
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return NON_PUBLIC.check(embeddedIpv4(bytes, 2), 'ipv4')
   return false
 }
@@ -155,7 +161,8 @@ export function imageParts(messages: unknown): ImagePart[] {
     const content = message?.content
     if (!Array.isArray(content)) return
     content.forEach((part: { type?: unknown; image_url?: { url?: unknown } | null } | null, j) => {
-      if (part?.type === 'image_url') out.push({ path: `messages[${i}].content[${j}].image_url.url`, url: part.image_url?.url })
+      if (part?.type === 'image_url')
+        out.push({ path: `messages[${i}].content[${j}].image_url.url`, url: part.image_url?.url })
     })
   })
   return out

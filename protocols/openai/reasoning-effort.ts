@@ -23,7 +23,12 @@ export function parseEffort(value: unknown): ReasoningLevel | undefined {
   if (value === undefined || value === null) return undefined
   // Own keys only: `constructor` or `toString` is no level.
   const level = typeof value === 'string' && Object.hasOwn(SYNONYMS, value) ? SYNONYMS[value] : undefined
-  if (!level) throw new GatewayError(400, `reasoning effort ${typeof value === 'string' ? value : JSON.stringify(value)} is not one of none, low, medium or high`, { code: 'invalid_request' })
+  if (!level)
+    throw new GatewayError(
+      400,
+      `reasoning effort ${typeof value === 'string' ? value : JSON.stringify(value)} is not one of none, low, medium or high`,
+      { code: 'invalid_request' },
+    )
   return level
 }
 

@@ -6,7 +6,17 @@
  */
 import { createHash } from 'node:crypto'
 import { itemId } from './responses-ids.js'
-import type { Json, OutputFunctionCall, OutputItem, OutputMessage, ReasoningItem, ResponseObject, ResponsesRequest, ResponseStatus, ResponseUsage } from './responses-types.js'
+import type {
+  Json,
+  OutputFunctionCall,
+  OutputItem,
+  OutputMessage,
+  ReasoningItem,
+  ResponseObject,
+  ResponsesRequest,
+  ResponseStatus,
+  ResponseUsage,
+} from './responses-types.js'
 
 /** What the Response echoes and is named by, known before the model answers. */
 export interface ResponseContext {
@@ -71,9 +81,13 @@ export function responseUsage(usage: ChatUsage | null | undefined): ResponseUsag
 }
 
 /** A chat finish reason as a Response status: `length` is OpenAI's `max_output_tokens` incompleteness. */
-export function statusOf(finishReason: unknown): { status: ResponseStatus; incomplete_details: ResponseObject['incomplete_details'] } {
+export function statusOf(finishReason: unknown): {
+  status: ResponseStatus
+  incomplete_details: ResponseObject['incomplete_details']
+} {
   if (finishReason === 'length') return { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } }
-  if (finishReason === 'content_filter') return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }
+  if (finishReason === 'content_filter')
+    return { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }
   return { status: 'completed', incomplete_details: null }
 }
 
@@ -96,17 +110,46 @@ export function reasoningToken(text: string): string {
 }
 
 /** A reasoning item; `encrypted` adds its `encrypted_content` (a finished item only). */
-export function reasoningItem(responseId: string, index: number, text: string, status: ReasoningItem['status'] = 'completed', encrypted = false): ReasoningItem {
-  const item: ReasoningItem = { id: itemId(responseId, 'rs', index), type: 'reasoning', summary: text === '' ? [] : [{ type: 'summary_text', text }], status }
+export function reasoningItem(
+  responseId: string,
+  index: number,
+  text: string,
+  status: ReasoningItem['status'] = 'completed',
+  encrypted = false,
+): ReasoningItem {
+  const item: ReasoningItem = {
+    id: itemId(responseId, 'rs', index),
+    type: 'reasoning',
+    summary: text === '' ? [] : [{ type: 'summary_text', text }],
+    status,
+  }
   if (encrypted) item.encrypted_content = reasoningToken(text)
   return item
 }
 
-export function messageItem(responseId: string, index: number, text: string, status: OutputMessage['status']): OutputMessage {
-  return { id: itemId(responseId, 'msg', index), type: 'message', role: 'assistant', status, content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }
+export function messageItem(
+  responseId: string,
+  index: number,
+  text: string,
+  status: OutputMessage['status'],
+): OutputMessage {
+  return {
+    id: itemId(responseId, 'msg', index),
+    type: 'message',
+    role: 'assistant',
+    status,
+    content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+  }
 }
 
-export function functionCallItem(responseId: string, index: number, callId: string, name: string, args: string, status: OutputFunctionCall['status']): OutputFunctionCall {
+export function functionCallItem(
+  responseId: string,
+  index: number,
+  callId: string,
+  name: string,
+  args: string,
+  status: OutputFunctionCall['status'],
+): OutputFunctionCall {
   return { id: itemId(responseId, 'fc', index), type: 'function_call', call_id: callId, name, arguments: args, status }
 }
 
@@ -117,28 +160,54 @@ interface ChatMessageOut {
 }
 
 /** The output items of one chat choice, in OpenAI's order: reasoning, the message, the calls. */
-export function outputOf(responseId: string, message: ChatMessageOut, incomplete: boolean, encryptedReasoning = false): OutputItem[] {
+export function outputOf(
+  responseId: string,
+  message: ChatMessageOut,
+  incomplete: boolean,
+  encryptedReasoning = false,
+): OutputItem[] {
   const items: OutputItem[] = []
-  if (typeof message.reasoning === 'string' && message.reasoning !== '') items.push(reasoningItem(responseId, items.length, message.reasoning, 'completed', encryptedReasoning))
+  if (typeof message.reasoning === 'string' && message.reasoning !== '')
+    items.push(reasoningItem(responseId, items.length, message.reasoning, 'completed', encryptedReasoning))
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : []
   const text = typeof message.content === 'string' ? message.content : ''
   // Tool calls alone, or thinking that used the whole allowance, make no message item; a reply
   // of nothing at all still has an (empty) one.
-  if (text !== '' || (calls.length === 0 && items.length === 0)) items.push(messageItem(responseId, items.length, text, incomplete ? 'incomplete' : 'completed'))
+  if (text !== '' || (calls.length === 0 && items.length === 0))
+    items.push(messageItem(responseId, items.length, text, incomplete ? 'incomplete' : 'completed'))
   for (const call of calls) {
-    items.push(functionCallItem(responseId, items.length, call.id ?? itemId(responseId, 'fc', items.length), call.function?.name ?? '', call.function?.arguments ?? '', incomplete ? 'incomplete' : 'completed'))
+    items.push(
+      functionCallItem(
+        responseId,
+        items.length,
+        call.id ?? itemId(responseId, 'fc', items.length),
+        call.function?.name ?? '',
+        call.function?.arguments ?? '',
+        incomplete ? 'incomplete' : 'completed',
+      ),
+    )
   }
   return items
 }
 
 /** A whole chat completion (`chat.completion`) as a finished Response. */
 export function fromChatCompletion(ctx: ResponseContext, completion: Json, completedAt: number): ResponseObject {
-  const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as { message?: ChatMessageOut; finish_reason?: unknown } | undefined
+  const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as
+    | { message?: ChatMessageOut; finish_reason?: unknown }
+    | undefined
   const { status, incomplete_details } = statusOf(choice?.finish_reason)
-  const response = responseSkeleton(ctx, typeof completion.model === 'string' ? completion.model : (ctx.request.model ?? ''))
+  const response = responseSkeleton(
+    ctx,
+    typeof completion.model === 'string' ? completion.model : (ctx.request.model ?? ''),
+  )
   response.status = status
   response.incomplete_details = incomplete_details
-  response.output = outputOf(ctx.id, choice?.message ?? {}, status === 'incomplete', includesEncryptedReasoning(ctx.request))
+  response.output = outputOf(
+    ctx.id,
+    choice?.message ?? {},
+    status === 'incomplete',
+    includesEncryptedReasoning(ctx.request),
+  )
   response.usage = responseUsage(completion.usage as ChatUsage | undefined)
   response.completed_at = status === 'completed' ? completedAt : null
   return response

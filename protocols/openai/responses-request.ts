@@ -6,10 +6,25 @@
  * do (hosted tools, file ids, background runs) is refused with a 400 that names it.
  */
 import { GatewayError } from '../../kernel/contract/index.js'
-import type { ContentPart, FunctionTool, InputItem, Json, MessageItem, ResponsesRequest, TextFormat, ToolChoice } from './responses-types.js'
+import type {
+  ContentPart,
+  FunctionTool,
+  InputItem,
+  Json,
+  MessageItem,
+  ResponsesRequest,
+  TextFormat,
+  ToolChoice,
+} from './responses-types.js'
 
-export interface ChatToolCall { id: string; type: 'function'; function: { name: string; arguments: string } }
-export type ChatPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
+export interface ChatToolCall {
+  id: string
+  type: 'function'
+  function: { name: string; arguments: string }
+}
+export type ChatPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool'
   content: string | ChatPart[] | null
@@ -55,13 +70,18 @@ export function ownInput(req: ResponsesRequest): InputItem[] {
  * response (empty without `previous_response_id`); `input` is the request's own input, with
  * item references already resolved.
  */
-export function toChatBody(req: ResponsesRequest, history: readonly InputItem[], input: readonly InputItem[]): ChatBody {
+export function toChatBody(
+  req: ResponsesRequest,
+  history: readonly InputItem[],
+  input: readonly InputItem[],
+): ChatBody {
   for (const [field, refused] of Object.entries(REFUSED)) {
     if (refused(req[field])) throw invalid(`'${field}' is not supported by this gateway`)
   }
   const messages: ChatMessage[] = []
   // Instructions are the system turn of this request only: a previous response's are not carried over.
-  if (typeof req.instructions === 'string' && req.instructions !== '') messages.push({ role: 'system', content: req.instructions })
+  if (typeof req.instructions === 'string' && req.instructions !== '')
+    messages.push({ role: 'system', content: req.instructions })
   ;[...history, ...input].forEach((item, i) => addItem(messages, item, i))
   const body: ChatBody = { model: req.model, messages }
   if (req.tools !== undefined && req.tools.length > 0) body.tools = req.tools.map(chatTool)
@@ -93,8 +113,13 @@ function addItem(messages: ChatMessage[], item: InputItem, index: number): void 
       return
     case 'function_call': {
       const call = item as Extract<InputItem, { type: 'function_call' }>
-      if (typeof call.call_id !== 'string' || typeof call.name !== 'string') throw invalid(`input[${index}]: a function_call needs call_id and name`)
-      const toolCall: ChatToolCall = { id: call.call_id, type: 'function', function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : '{}' } }
+      if (typeof call.call_id !== 'string' || typeof call.name !== 'string')
+        throw invalid(`input[${index}]: a function_call needs call_id and name`)
+      const toolCall: ChatToolCall = {
+        id: call.call_id,
+        type: 'function',
+        function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : '{}' },
+      }
       // Calls made in one turn are one assistant message with several tool calls.
       const last = messages[messages.length - 1]
       if (last?.role === 'assistant' && last.tool_calls) last.tool_calls.push(toolCall)
@@ -105,7 +130,11 @@ function addItem(messages: ChatMessage[], item: InputItem, index: number): void 
     case 'function_call_output': {
       const out = item as Extract<InputItem, { type: 'function_call_output' }>
       if (typeof out.call_id !== 'string') throw invalid(`input[${index}]: a function_call_output needs call_id`)
-      messages.push({ role: 'tool', tool_call_id: out.call_id, content: typeof out.output === 'string' ? out.output : textOf(out.output, index, 'function_call_output') })
+      messages.push({
+        role: 'tool',
+        tool_call_id: out.call_id,
+        content: typeof out.output === 'string' ? out.output : textOf(out.output, index, 'function_call_output'),
+      })
       return
     }
     case 'reasoning':
@@ -114,13 +143,16 @@ function addItem(messages: ChatMessage[], item: InputItem, index: number): void 
     case 'item_reference':
       throw invalid(`input[${index}]: item_reference ${(item as { id?: string }).id ?? ''} was not resolved`)
     default:
-      throw invalid(`input[${index}]: input item type '${String(type)}' is not supported; use message, function_call, function_call_output or reasoning items`)
+      throw invalid(
+        `input[${index}]: input item type '${String(type)}' is not supported; use message, function_call, function_call_output or reasoning items`,
+      )
   }
 }
 
 function chatMessage(item: MessageItem, index: number): ChatMessage {
   const role = item.role === 'developer' ? 'system' : item.role
-  if (role !== 'user' && role !== 'assistant' && role !== 'system') throw invalid(`input[${index}]: role '${String(item.role)}' is not one of user, assistant, system or developer`)
+  if (role !== 'user' && role !== 'assistant' && role !== 'system')
+    throw invalid(`input[${index}]: role '${String(item.role)}' is not one of user, assistant, system or developer`)
   if (typeof item.content === 'string') return { role, content: item.content }
   if (!Array.isArray(item.content)) throw invalid(`input[${index}].content must be a string or a list of parts`)
   // Only user turns may hold images; every other role's parts are joined as text.
@@ -136,12 +168,24 @@ function chatPart(part: ContentPart, where: string): ChatPart {
       return { type: 'text', text: part.text }
     case 'input_image': {
       const image = part as Extract<ContentPart, { type: 'input_image' }>
-      if (typeof image.file_id === 'string' && image.file_id !== '') throw invalid(`${where}: input_image.file_id is not supported; send image_url (a base64 data URL or a public https:// URL)`)
-      if (typeof image.image_url !== 'string' || image.image_url === '') throw invalid(`${where}: input_image needs image_url`)
-      return { type: 'image_url', image_url: image.detail && image.detail !== 'auto' ? { url: image.image_url, detail: image.detail } : { url: image.image_url } }
+      if (typeof image.file_id === 'string' && image.file_id !== '')
+        throw invalid(
+          `${where}: input_image.file_id is not supported; send image_url (a base64 data URL or a public https:// URL)`,
+        )
+      if (typeof image.image_url !== 'string' || image.image_url === '')
+        throw invalid(`${where}: input_image needs image_url`)
+      return {
+        type: 'image_url',
+        image_url:
+          image.detail && image.detail !== 'auto'
+            ? { url: image.image_url, detail: image.detail }
+            : { url: image.image_url },
+      }
     }
     default:
-      throw invalid(`${where}: content part type '${String(part.type)}' is not supported; use input_text or input_image`)
+      throw invalid(
+        `${where}: content part type '${String(part.type)}' is not supported; use input_text or input_image`,
+      )
   }
 }
 
@@ -149,7 +193,14 @@ function textOf(parts: ContentPart[], index: number, what: string): string {
   if (!Array.isArray(parts)) throw invalid(`input[${index}]: ${what} content must be a string or a list of text parts`)
   return parts
     .map((part, j) => {
-      if ((part.type === 'input_text' || part.type === 'output_text' || part.type === 'refusal' || part.type === 'summary_text') && typeof part.text === 'string') return part.text
+      if (
+        (part.type === 'input_text' ||
+          part.type === 'output_text' ||
+          part.type === 'refusal' ||
+          part.type === 'summary_text') &&
+        typeof part.text === 'string'
+      )
+        return part.text
       if (part.type === 'refusal' && typeof part.refusal === 'string') return part.refusal
       throw invalid(`input[${index}].content[${j}]: a ${what} turn takes text parts only, not '${String(part.type)}'`)
     })
@@ -157,7 +208,8 @@ function textOf(parts: ContentPart[], index: number, what: string): string {
 }
 
 function chatTool(tool: FunctionTool, index: number): NonNullable<ChatBody['tools']>[number] {
-  if (tool.type !== 'function') throw invalid(`tools[${index}]: tool type '${String(tool.type)}' is not supported; only function tools are`)
+  if (tool.type !== 'function')
+    throw invalid(`tools[${index}]: tool type '${String(tool.type)}' is not supported; only function tools are`)
   if (typeof tool.name !== 'string' || tool.name === '') throw invalid(`tools[${index}]: a function tool needs a name`)
   const fn: NonNullable<ChatBody['tools']>[number]['function'] = { name: tool.name }
   if (typeof tool.description === 'string') fn.description = tool.description
@@ -168,7 +220,8 @@ function chatTool(tool: FunctionTool, index: number): NonNullable<ChatBody['tool
 
 function chatToolChoice(choice: ToolChoice): string | Json {
   if (choice === 'none' || choice === 'auto' || choice === 'required') return choice
-  if (typeof choice === 'object' && choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } }
+  if (typeof choice === 'object' && choice.type === 'function' && typeof choice.name === 'string')
+    return { type: 'function', function: { name: choice.name } }
   const type = typeof choice === 'object' ? String(choice.type) : String(choice)
   throw invalid(`tool_choice '${type}' is not supported; use none, auto, required or {type: 'function', name}`)
 }
@@ -180,13 +233,16 @@ function chatResponseFormat(format: TextFormat): Json | undefined {
     case 'json_object':
       return { type: 'json_object' }
     case 'json_schema': {
-      if (typeof format.name !== 'string' || !format.schema || typeof format.schema !== 'object') throw invalid("text.format of type 'json_schema' needs name and schema")
+      if (typeof format.name !== 'string' || !format.schema || typeof format.schema !== 'object')
+        throw invalid("text.format of type 'json_schema' needs name and schema")
       const jsonSchema: Json = { name: format.name, schema: format.schema }
       if (typeof format.strict === 'boolean') jsonSchema.strict = format.strict
       if (typeof format.description === 'string') jsonSchema.description = format.description
       return { type: 'json_schema', json_schema: jsonSchema }
     }
     default:
-      throw invalid(`text.format type '${String((format as { type?: unknown }).type)}' is not supported; use text, json_object or json_schema`)
+      throw invalid(
+        `text.format type '${String((format as { type?: unknown }).type)}' is not supported; use text, json_object or json_schema`,
+      )
   }
 }

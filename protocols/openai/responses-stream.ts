@@ -7,7 +7,17 @@
  * `response.completed` (or `response.incomplete`) with the whole Response and its usage. Every
  * event carries `sequence_number`, counting from 0. Pure: no I/O, no clock.
  */
-import { functionCallItem, includesEncryptedReasoning, messageItem, reasoningItem, responseSkeleton, responseUsage, statusOf, type ChatUsage, type ResponseContext } from './responses-reply.js'
+import {
+  functionCallItem,
+  includesEncryptedReasoning,
+  messageItem,
+  reasoningItem,
+  responseSkeleton,
+  responseUsage,
+  statusOf,
+  type ChatUsage,
+  type ResponseContext,
+} from './responses-reply.js'
 import type { Json, OutputItem, ResponseObject } from './responses-types.js'
 
 export type ResponsesEvent = Json & { type: string; sequence_number: number }
@@ -35,7 +45,10 @@ export class ResponsesStreamWriter {
   private finishReason: unknown
   private usage: ChatUsage | undefined
 
-  constructor(private readonly ctx: ResponseContext, model: string) {
+  constructor(
+    private readonly ctx: ResponseContext,
+    model: string,
+  ) {
     this.response = responseSkeleton(ctx, model)
   }
 
@@ -45,7 +58,10 @@ export class ResponsesStreamWriter {
 
   /** `response.created` and `response.in_progress`. */
   start(): ResponsesEvent[] {
-    return [this.event('response.created', { response: this.snapshot() }), this.event('response.in_progress', { response: this.snapshot() })]
+    return [
+      this.event('response.created', { response: this.snapshot() }),
+      this.event('response.in_progress', { response: this.snapshot() }),
+    ]
   }
 
   /** The events one chat chunk means (none for a usage-only chunk). */
@@ -53,7 +69,9 @@ export class ResponsesStreamWriter {
     const out: ResponsesEvent[] = []
     if (typeof chunk.model === 'string' && chunk.model !== '') this.response.model = chunk.model
     if (chunk.usage) this.usage = chunk.usage as ChatUsage
-    const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as { delta?: ChatDelta; finish_reason?: unknown } | undefined
+    const choice = (Array.isArray(chunk.choices) ? chunk.choices[0] : undefined) as
+      | { delta?: ChatDelta; finish_reason?: unknown }
+      | undefined
     if (!choice) return out
     const delta = choice.delta ?? {}
     if (typeof delta.reasoning === 'string' && delta.reasoning !== '') this.reasoningDelta(delta.reasoning, out)
@@ -66,7 +84,14 @@ export class ResponsesStreamWriter {
   private reasoningDelta(text: string, out: ResponsesEvent[]): void {
     const open = this.current?.kind === 'reasoning' ? this.current : this.openReasoning(out)
     open.text += text
-    out.push(this.event('response.reasoning_summary_text.delta', { item_id: this.items[open.index]!.id, output_index: open.index, summary_index: 0, delta: text }))
+    out.push(
+      this.event('response.reasoning_summary_text.delta', {
+        item_id: this.items[open.index]!.id,
+        output_index: open.index,
+        summary_index: 0,
+        delta: text,
+      }),
+    )
   }
 
   private openReasoning(out: ResponsesEvent[]): Open & { kind: 'reasoning' } {
@@ -76,14 +101,29 @@ export class ResponsesStreamWriter {
     const item = reasoningItem(this.ctx.id, open.index, '', 'in_progress')
     this.items.push(item)
     out.push(this.event('response.output_item.added', { output_index: open.index, item }))
-    out.push(this.event('response.reasoning_summary_part.added', { item_id: item.id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: '' } }))
+    out.push(
+      this.event('response.reasoning_summary_part.added', {
+        item_id: item.id,
+        output_index: open.index,
+        summary_index: 0,
+        part: { type: 'summary_text', text: '' },
+      }),
+    )
     return open
   }
 
   private textDelta(text: string, out: ResponsesEvent[]): void {
     const open = this.current?.kind === 'message' ? this.current : this.openMessage(out)
     open.text += text
-    out.push(this.event('response.output_text.delta', { item_id: this.items[open.index]!.id, output_index: open.index, content_index: 0, delta: text, logprobs: [] }))
+    out.push(
+      this.event('response.output_text.delta', {
+        item_id: this.items[open.index]!.id,
+        output_index: open.index,
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      }),
+    )
   }
 
   private openMessage(out: ResponsesEvent[]): Open & { kind: 'message' } {
@@ -94,7 +134,14 @@ export class ResponsesStreamWriter {
     item.content = []
     this.items.push(item)
     out.push(this.event('response.output_item.added', { output_index: open.index, item }))
-    out.push(this.event('response.content_part.added', { item_id: item.id, output_index: open.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }))
+    out.push(
+      this.event('response.content_part.added', {
+        item_id: item.id,
+        output_index: open.index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      }),
+    )
     return open
   }
 
@@ -103,7 +150,13 @@ export class ResponsesStreamWriter {
     let open = this.calls.get(key)
     if (!open) {
       this.closeCurrent(out)
-      open = { kind: 'call', index: this.items.length, callId: delta.id ?? '', name: delta.function?.name ?? '', args: '' }
+      open = {
+        kind: 'call',
+        index: this.items.length,
+        callId: delta.id ?? '',
+        name: delta.function?.name ?? '',
+        args: '',
+      }
       this.calls.set(key, open)
       const item = functionCallItem(this.ctx.id, open.index, open.callId, open.name, '', 'in_progress')
       if (open.callId === '') item.call_id = item.id
@@ -116,7 +169,13 @@ export class ResponsesStreamWriter {
     const piece = delta.function?.arguments
     if (typeof piece === 'string' && piece !== '') {
       open.args += piece
-      out.push(this.event('response.function_call_arguments.delta', { item_id: this.items[open.index]!.id, output_index: open.index, delta: piece }))
+      out.push(
+        this.event('response.function_call_arguments.delta', {
+          item_id: this.items[open.index]!.id,
+          output_index: open.index,
+          delta: piece,
+        }),
+      )
     }
   }
 
@@ -134,16 +193,58 @@ export class ResponsesStreamWriter {
     let item: OutputItem
     if (open.kind === 'reasoning') {
       // `encrypted_content`, when asked, comes with the finished item (`output_item.done`), as the text is only known then.
-      item = reasoningItem(this.ctx.id, open.index, open.text, 'completed', includesEncryptedReasoning(this.ctx.request))
-      out.push(this.event('response.reasoning_summary_text.done', { item_id: id, output_index: open.index, summary_index: 0, text: open.text }))
-      out.push(this.event('response.reasoning_summary_part.done', { item_id: id, output_index: open.index, summary_index: 0, part: { type: 'summary_text', text: open.text } }))
+      item = reasoningItem(
+        this.ctx.id,
+        open.index,
+        open.text,
+        'completed',
+        includesEncryptedReasoning(this.ctx.request),
+      )
+      out.push(
+        this.event('response.reasoning_summary_text.done', {
+          item_id: id,
+          output_index: open.index,
+          summary_index: 0,
+          text: open.text,
+        }),
+      )
+      out.push(
+        this.event('response.reasoning_summary_part.done', {
+          item_id: id,
+          output_index: open.index,
+          summary_index: 0,
+          part: { type: 'summary_text', text: open.text },
+        }),
+      )
     } else if (open.kind === 'message') {
       item = messageItem(this.ctx.id, open.index, open.text, status)
-      out.push(this.event('response.output_text.done', { item_id: id, output_index: open.index, content_index: 0, text: open.text, logprobs: [] }))
-      out.push(this.event('response.content_part.done', { item_id: id, output_index: open.index, content_index: 0, part: item.content[0] }))
+      out.push(
+        this.event('response.output_text.done', {
+          item_id: id,
+          output_index: open.index,
+          content_index: 0,
+          text: open.text,
+          logprobs: [],
+        }),
+      )
+      out.push(
+        this.event('response.content_part.done', {
+          item_id: id,
+          output_index: open.index,
+          content_index: 0,
+          part: item.content[0],
+        }),
+      )
     } else {
       item = functionCallItem(this.ctx.id, open.index, open.callId, open.name, open.args, status)
-      out.push(this.event('response.function_call_arguments.done', { item_id: id, output_index: open.index, name: open.name, arguments: open.args }))
+      out.push(
+        this.event('response.function_call_arguments.done', {
+          item_id: id,
+          output_index: open.index,
+          name: open.name,
+          arguments: open.args,
+        }),
+      )
     }
     this.items[open.index] = item
     out.push(this.event('response.output_item.done', { output_index: open.index, item }))
@@ -161,7 +262,14 @@ export class ResponsesStreamWriter {
     for (const call of [...this.calls.values()].sort((a, b) => a.index - b.index)) this.closeItem(call, out)
     this.calls.clear()
     const { status, incomplete_details } = statusOf(this.finishReason)
-    const response: ResponseObject = { ...this.snapshot(), status, incomplete_details, output: [...this.items], usage: responseUsage(this.usage), completed_at: status === 'completed' ? completedAt : null }
+    const response: ResponseObject = {
+      ...this.snapshot(),
+      status,
+      incomplete_details,
+      output: [...this.items],
+      usage: responseUsage(this.usage),
+      completed_at: status === 'completed' ? completedAt : null,
+    }
     return { events: out, response }
   }
 
@@ -172,7 +280,15 @@ export class ResponsesStreamWriter {
 
   /** `response.failed`, for a stream cut before it completed: the Response as far as it got. */
   failed(code: string, message: string): ResponsesEvent {
-    return this.event('response.failed', { response: { ...this.snapshot(), status: 'failed', error: { code, message }, output: [...this.items], usage: responseUsage(this.usage) } })
+    return this.event('response.failed', {
+      response: {
+        ...this.snapshot(),
+        status: 'failed',
+        error: { code, message },
+        output: [...this.items],
+        usage: responseUsage(this.usage),
+      },
+    })
   }
 
   /**

@@ -6,10 +6,23 @@
 
 export type Json = Record<string, unknown>
 
-export interface InputTextPart { type: 'input_text'; text: string }
-export interface InputImagePart { type: 'input_image'; image_url?: string | null; file_id?: string | null; detail?: string }
+export interface InputTextPart {
+  type: 'input_text'
+  text: string
+}
+export interface InputImagePart {
+  type: 'input_image'
+  image_url?: string | null
+  file_id?: string | null
+  detail?: string
+}
 /** Earlier assistant turns sent back as input carry their output parts. */
-export interface OutputTextPart { type: 'output_text'; text: string; annotations?: unknown[]; logprobs?: unknown[] }
+export interface OutputTextPart {
+  type: 'output_text'
+  text: string
+  annotations?: unknown[]
+  logprobs?: unknown[]
+}
 export type ContentPart = InputTextPart | InputImagePart | OutputTextPart | { type: string; [field: string]: unknown }
 
 export interface MessageItem {
@@ -46,7 +59,10 @@ export interface ReasoningItem {
   status?: 'in_progress' | 'completed' | 'incomplete'
 }
 
-export interface ItemReference { type: 'item_reference'; id: string }
+export interface ItemReference {
+  type: 'item_reference'
+  id: string
+}
 
 export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ReasoningItem | ItemReference
 

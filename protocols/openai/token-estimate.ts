@@ -18,7 +18,8 @@ export interface PromptEstimateOptions {
 
 const encoder = new TextEncoder()
 /** UTF-8 bytes of a text: an upper bound of its tokens (short ASCII is counted without encoding). */
-export const utf8Bytes = (text: string) => (text.length < 64 && /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length)
+export const utf8Bytes = (text: string) =>
+  text.length < 64 && /^[\x00-\x7f]*$/.test(text) ? text.length : encoder.encode(text).length
 const bytes = utf8Bytes
 
 /** An upper bound of the prompt tokens of a chat or completions request body. */
@@ -31,7 +32,8 @@ export function estimatePromptTokens(body: unknown, options: PromptEstimateOptio
   }
   if (typeof b.prompt === 'string') total += bytes(b.prompt)
   else if (Array.isArray(b.prompt)) {
-    for (const p of b.prompt) total += typeof p === 'number' ? 1 : typeof p === 'string' ? bytes(p) : Array.isArray(p) ? p.length : 0
+    for (const p of b.prompt)
+      total += typeof p === 'number' ? 1 : typeof p === 'string' ? bytes(p) : Array.isArray(p) ? p.length : 0
   }
   if (Array.isArray(b.tools) && b.tools.length > 0) total += bytes(JSON.stringify(b.tools))
   return total
@@ -57,7 +59,12 @@ function messageTokens(message: unknown, options: PromptEstimateOptions): number
 /** The reply length a request asks for: tokens per choice (undefined when it sets none) and choices. */
 export function requestedCompletion(body: unknown): { perChoice: number | undefined; choices: number } {
   const b = (body ?? {}) as { max_tokens?: unknown; max_completion_tokens?: unknown; n?: unknown }
-  const asked = typeof b.max_completion_tokens === 'number' ? b.max_completion_tokens : typeof b.max_tokens === 'number' ? b.max_tokens : undefined
+  const asked =
+    typeof b.max_completion_tokens === 'number'
+      ? b.max_completion_tokens
+      : typeof b.max_tokens === 'number'
+        ? b.max_tokens
+        : undefined
   const choices = typeof b.n === 'number' && Number.isInteger(b.n) && b.n > 0 ? b.n : 1
   return { perChoice: asked, choices }
 }
@@ -70,9 +77,18 @@ export function streamedTokens(event: Record<string, unknown>): number {
   const choices = event.choices
   if (!Array.isArray(choices)) return 0
   let n = 0
-  for (const c of choices as { delta?: { content?: unknown; reasoning?: unknown; tool_calls?: unknown }; text?: unknown }[]) {
+  for (const c of choices as {
+    delta?: { content?: unknown; reasoning?: unknown; tool_calls?: unknown }
+    text?: unknown
+  }[]) {
     const d = c?.delta
-    if (d && (typeof d.content === 'string' && d.content !== '' || typeof d.reasoning === 'string' && d.reasoning !== '' || d.tool_calls !== undefined)) n++
+    if (
+      d &&
+      ((typeof d.content === 'string' && d.content !== '') ||
+        (typeof d.reasoning === 'string' && d.reasoning !== '') ||
+        d.tool_calls !== undefined)
+    )
+      n++
     else if (typeof c?.text === 'string' && c.text !== '') n++
   }
   return n

@@ -42,4 +42,3 @@ export function chatDemand(body: unknown, estimate: PromptEstimateOptions): Dema
     },
   }
 }
-

@@ -35,7 +35,13 @@ export interface OpenApiInput {
 }
 
 /** The portal's session cookie as an OpenAPI security scheme. */
-const PORTAL_SESSION = { type: 'apiKey', in: 'cookie', name: 'sluice_portal', description: 'The operator portal\'s session, from POST /portal/api/session; changes also need its x-csrf-token header.' }
+const PORTAL_SESSION = {
+  type: 'apiKey',
+  in: 'cookie',
+  name: 'sluice_portal',
+  description:
+    "The operator portal's session, from POST /portal/api/session; changes also need its x-csrf-token header.",
+}
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> }
 
@@ -55,7 +61,12 @@ function inlineSchema(schema: object): Record<string, unknown> {
   return rest
 }
 
-function operation(route: OpenApiRoute, pipeline: OpenApiPipeline, input: OpenApiInput, params: string[]): Record<string, unknown> {
+function operation(
+  route: OpenApiRoute,
+  pipeline: OpenApiPipeline,
+  input: OpenApiInput,
+  params: string[],
+): Record<string, unknown> {
   const error = errorShape(pipeline.errors)
   const op: Record<string, unknown> = {
     operationId: route.id,
@@ -65,7 +76,8 @@ function operation(route: OpenApiRoute, pipeline: OpenApiPipeline, input: OpenAp
       default: { description: error.description, content: { [error.contentType]: { schema: error.schema } } },
     },
   }
-  if (params.length > 0) op.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
+  if (params.length > 0)
+    op.parameters = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
   const schema = route.body ? input.bodySchemas[route.body] : undefined
   if (schema) op.requestBody = { required: true, content: { 'application/json': { schema: inlineSchema(schema) } } }
   else if (route.body === 'json') op.requestBody = { required: true, content: { 'application/json': { schema: {} } } }
@@ -90,11 +102,17 @@ export function buildOpenApi(input: OpenApiInput): OpenApiDocument {
     info: {
       title: input.title,
       version: input.version,
-      description: 'Generated from the loaded pipelines. The SOAP service catalog is described by its WSDL at [/catalog?wsdl](/catalog?wsdl).',
+      description:
+        'Generated from the loaded pipelines. The SOAP service catalog is described by its WSDL at [/catalog?wsdl](/catalog?wsdl).',
     },
     externalDocs: { description: 'WSDL of the SOAP service catalog', url: '/catalog?wsdl' },
     tags: input.pipelines.map((p) => ({ name: p.name })),
     paths,
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, ...(input.cookieSteps ? { portalSession: PORTAL_SESSION } : {}) } },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        ...(input.cookieSteps ? { portalSession: PORTAL_SESSION } : {}),
+      },
+    },
   }
 }

@@ -17,13 +17,35 @@ export function errorShape(style: string): ErrorShape {
       return {
         contentType: 'application/json',
         description: 'An error in the Anthropic Messages API shape.',
-        schema: { type: 'object', required: ['type', 'error'], properties: { type: { const: 'error' }, error: { type: 'object', required: ['type', 'message'], properties: { type: str, message: str } } } },
+        schema: {
+          type: 'object',
+          required: ['type', 'error'],
+          properties: {
+            type: { const: 'error' },
+            error: { type: 'object', required: ['type', 'message'], properties: { type: str, message: str } },
+          },
+        },
       }
     case 'query':
       return {
         contentType: 'application/json',
         description: "An error in the Query service's shape.",
-        schema: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['status', 'type', 'message'], properties: { status: { type: 'integer' }, type: str, code: { type: ['string', 'integer'] }, message: str } } } },
+        schema: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['status', 'type', 'message'],
+              properties: {
+                status: { type: 'integer' },
+                type: str,
+                code: { type: ['string', 'integer'] },
+                message: str,
+              },
+            },
+          },
+        },
       }
     case 'soap':
       return { contentType: 'text/xml', description: 'A SOAP 1.1 fault (HTTP 500).', schema: { type: 'string' } }
@@ -34,7 +56,18 @@ export function errorShape(style: string): ErrorShape {
         schema: {
           type: 'object',
           required: ['error'],
-          properties: { error: { type: 'object', required: ['message', 'type'], properties: { message: str, type: str, param: { type: ['string', 'null'] }, code: { type: ['string', 'integer', 'null'] } } } },
+          properties: {
+            error: {
+              type: 'object',
+              required: ['message', 'type'],
+              properties: {
+                message: str,
+                type: str,
+                param: { type: ['string', 'null'] },
+                code: { type: ['string', 'integer', 'null'] },
+              },
+            },
+          },
         },
       }
   }

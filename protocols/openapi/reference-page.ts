@@ -22,10 +22,15 @@ export function referencePage(doc: OpenApiDocument): string {
     for (const [method, raw] of Object.entries(item)) {
       const op = raw as Operation
       const body = Object.entries(op.requestBody?.content ?? {})
-        .map(([type, c]) => `<details><summary>${escape(type)} body</summary><pre>${escape(JSON.stringify(c.schema ?? {}, null, 2))}</pre></details>`)
+        .map(
+          ([type, c]) =>
+            `<details><summary>${escape(type)} body</summary><pre>${escape(JSON.stringify(c.schema ?? {}, null, 2))}</pre></details>`,
+        )
         .join('')
-      rows.push(`<tr><td><code>${escape(method.toUpperCase())}</code></td><td><code>${escape(path)}</code></td><td>${escape(op.tags?.join(', ') ?? '')}</td>` +
-        `<td>${escape(op.operationId ?? '')}</td><td>${op.security ? 'bearer' : 'none'}</td><td>${body}</td></tr>`)
+      rows.push(
+        `<tr><td><code>${escape(method.toUpperCase())}</code></td><td><code>${escape(path)}</code></td><td>${escape(op.tags?.join(', ') ?? '')}</td>` +
+          `<td>${escape(op.operationId ?? '')}</td><td>${op.security ? 'bearer' : 'none'}</td><td>${body}</td></tr>`,
+      )
     }
   }
   const info = doc.info as { title?: string; version?: string }

@@ -43,11 +43,15 @@ export function streamingBody(body: Record<string, unknown>): Record<string, unk
 export function notStreamedError(result: CallResult): GatewayError {
   const reply = result.reply
   const body = reply.kind === 'json' ? (reply.body as Chunk | undefined) : undefined
-  const message = typeof body?.error?.message === 'string' ? body.error.message : `the model answered with status ${reply.status}`
+  const message =
+    typeof body?.error?.message === 'string' ? body.error.message : `the model answered with status ${reply.status}`
   return new GatewayError(reply.status === 200 ? 502 : reply.status, message, { code: 'upstream_failed' })
 }
 
-export async function readAnswerStream(result: CallResult, onDelta: (text: string) => Promise<void>): Promise<StreamedAnswer> {
+export async function readAnswerStream(
+  result: CallResult,
+  onDelta: (text: string) => Promise<void>,
+): Promise<StreamedAnswer> {
   const reply = result.reply
   if (reply.kind !== 'events' || reply.status !== 200) throw notStreamedError(result)
   let text = ''
@@ -57,7 +61,12 @@ export async function readAnswerStream(result: CallResult, onDelta: (text: strin
   const calls: StreamedToolCall[] = []
   for await (const item of reply.events) {
     const chunk = item as Chunk
-    if (chunk.error) throw new GatewayError(502, typeof chunk.error.message === 'string' ? chunk.error.message : 'the model server failed mid-stream', { code: 'upstream_failed' })
+    if (chunk.error)
+      throw new GatewayError(
+        502,
+        typeof chunk.error.message === 'string' ? chunk.error.message : 'the model server failed mid-stream',
+        { code: 'upstream_failed' },
+      )
     last = chunk
     const choice = chunk.choices?.[0]
     if (!choice) continue
@@ -71,9 +80,23 @@ export async function readAnswerStream(result: CallResult, onDelta: (text: strin
     }
   }
   // A stream that ends without a finish reason was cut, even when its transport ended cleanly.
-  if (finishReason === null) throw new GatewayError(502, 'the model server ended the answer stream before it finished', { code: 'upstream_failed' })
+  if (finishReason === null)
+    throw new GatewayError(502, 'the model server ended the answer stream before it finished', {
+      code: 'upstream_failed',
+    })
   const toolCalls = calls.filter(Boolean)
-  const message = { role: 'assistant', content: toolCalls.length && !text ? null : text, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }
-  const completion = { id: last.id, object: 'chat.completion', created: last.created, model: last.model, choices: [{ index: 0, message, finish_reason: finishReason }], ...(last.usage ? { usage: last.usage } : {}) }
+  const message = {
+    role: 'assistant',
+    content: toolCalls.length && !text ? null : text,
+    ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+  }
+  const completion = {
+    id: last.id,
+    object: 'chat.completion',
+    created: last.created,
+    model: last.model,
+    choices: [{ index: 0, message, finish_reason: finishReason }],
+    ...(last.usage ? { usage: last.usage } : {}),
+  }
   return { text, toolCalls, finishReason, completion, firstDeltaAt }
 }

@@ -31,15 +31,28 @@ export function queryErrorType(status: number): string {
 }
 
 export interface QueryErrorBody {
-  readonly error: { readonly status: number; readonly type: string; readonly code?: string | number; readonly message: string }
+  readonly error: {
+    readonly status: number
+    readonly type: string
+    readonly code?: string | number
+    readonly message: string
+  }
 }
 
 export function queryErrorBody(err: GatewayError): QueryErrorBody {
-  const error: { status: number; type: string; code?: string | number; message: string } = { status: err.status, type: queryErrorType(err.status), message: err.message }
+  const error: { status: number; type: string; code?: string | number; message: string } = {
+    status: err.status,
+    type: queryErrorType(err.status),
+    message: err.message,
+  }
   if (err.exposeCode && err.code !== undefined) error.code = err.code
   return { error }
 }
 
 export function queryErrorStyle() {
-  return (err: GatewayError) => ({ status: err.status, contentType: 'application/json', body: JSON.stringify(queryErrorBody(err)) })
+  return (err: GatewayError) => ({
+    status: err.status,
+    contentType: 'application/json',
+    body: JSON.stringify(queryErrorBody(err)),
+  })
 }

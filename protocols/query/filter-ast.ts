@@ -21,9 +21,27 @@ export type CompareOp = '==' | '!=' | '<' | '<=' | '>' | '>='
 export type FilterNode =
   | { readonly type: 'and' | 'or'; readonly items: readonly FilterNode[] }
   | { readonly type: 'not'; readonly item: FilterNode }
-  | { readonly type: 'compare'; readonly left: Operand; readonly op: CompareOp; readonly value: Scalar; readonly at: number }
-  | { readonly type: 'in'; readonly left: Operand; readonly values: readonly Scalar[]; readonly negated: boolean; readonly at: number }
+  | {
+      readonly type: 'compare'
+      readonly left: Operand
+      readonly op: CompareOp
+      readonly value: Scalar
+      readonly at: number
+    }
+  | {
+      readonly type: 'in'
+      readonly left: Operand
+      readonly values: readonly Scalar[]
+      readonly negated: boolean
+      readonly at: number
+    }
   | { readonly type: 'like'; readonly field: FieldRef; readonly pattern: string; readonly at: number }
   | { readonly type: 'null'; readonly field: FieldRef; readonly negated: boolean; readonly at: number }
   /** `array_contains`/`json_contains` (one), `*_all`, `*_any`. */
-  | { readonly type: 'contains'; readonly mode: 'one' | 'all' | 'any'; readonly field: FieldRef; readonly values: readonly Scalar[]; readonly at: number }
+  | {
+      readonly type: 'contains'
+      readonly mode: 'one' | 'all' | 'any'
+      readonly field: FieldRef
+      readonly values: readonly Scalar[]
+      readonly at: number
+    }

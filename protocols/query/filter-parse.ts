@@ -31,7 +31,8 @@ interface PeggyError {
 }
 
 export function parseFilter(text: string): FilterNode {
-  if (text.length > FILTER_LIMITS.length) throw new FilterError(FILTER_LIMITS.length + 1, `the expression is longer than ${FILTER_LIMITS.length} characters`)
+  if (text.length > FILTER_LIMITS.length)
+    throw new FilterError(FILTER_LIMITS.length + 1, `the expression is longer than ${FILTER_LIMITS.length} characters`)
   if (text.trim() === '') throw new FilterError(1, 'the expression is empty')
   checkNesting(text)
   let tree: FilterNode
@@ -64,7 +65,7 @@ function checkNesting(text: string): void {
     } else if (c === '"' || c === "'") {
       quote = c
       opened = i
-    }    else if (c === '(' || c === '[') {
+    } else if (c === '(' || c === '[') {
       if (++depth > FILTER_LIMITS.depth) throw new FilterError(i + 1, `nesting deeper than ${FILTER_LIMITS.depth}`)
     } else if (c === ')' || c === ']') depth--
   }
@@ -99,25 +100,36 @@ function kindOf(field: FieldRef): Kind {
 }
 
 function nameOf(o: Operand): string {
-  return o.kind === 'array_length' ? `array_length(${nameOf(o.of)})` : o.kind === 'fixed' ? o.name : `metadata["${o.key}"]`
+  return o.kind === 'array_length'
+    ? `array_length(${nameOf(o.of)})`
+    : o.kind === 'fixed'
+      ? o.name
+      : `metadata["${o.key}"]`
 }
 
 function checkField(f: FieldRef): void {
   if (f.kind !== 'metadata') return
-  if (f.key.length > FILTER_LIMITS.keyLength) throw new FilterError(f.at, `a metadata key is longer than ${FILTER_LIMITS.keyLength} characters`)
-  if (!KEY.test(f.key)) throw new FilterError(f.at, `metadata key ${JSON.stringify(f.key)} is not a name (letters, digits and _, not starting with a digit)`)
+  if (f.key.length > FILTER_LIMITS.keyLength)
+    throw new FilterError(f.at, `a metadata key is longer than ${FILTER_LIMITS.keyLength} characters`)
+  if (!KEY.test(f.key))
+    throw new FilterError(
+      f.at,
+      `metadata key ${JSON.stringify(f.key)} is not a name (letters, digits and _, not starting with a digit)`,
+    )
 }
 
 function checkScalar(v: Scalar, at: number): void {
   if (typeof v !== 'string') return
-  if (v.length > FILTER_LIMITS.stringLength) throw new FilterError(at, `a string is longer than ${FILTER_LIMITS.stringLength} characters`)
+  if (v.length > FILTER_LIMITS.stringLength)
+    throw new FilterError(at, `a string is longer than ${FILTER_LIMITS.stringLength} characters`)
   // Neither store can hold these as text (PostgreSQL refuses NUL; a lone surrogate is not UTF-8).
   if (v.includes('\u0000')) throw new FilterError(at, 'a string may not contain a NUL character')
   if (LONE_SURROGATE.test(v)) throw new FilterError(at, 'a string may not contain a lone surrogate (\\uD800-\\uDFFF)')
 }
 
 function checkList(values: readonly Scalar[], at: number): void {
-  if (values.length > FILTER_LIMITS.listSize) throw new FilterError(at, `a list has more than ${FILTER_LIMITS.listSize} values`)
+  if (values.length > FILTER_LIMITS.listSize)
+    throw new FilterError(at, `a list has more than ${FILTER_LIMITS.listSize} values`)
   for (const v of values) checkScalar(v, at)
 }
 
@@ -129,16 +141,21 @@ function checkOperand(left: Operand, value: Scalar, op: CompareOp | 'in', at: nu
   const kind: Kind = left.kind === 'array_length' ? 'number' : kindOf(left)
   if (left.kind === 'array_length') checkArrayField(left.of, 'array_length')
   else checkField(left)
-  if (kind === 'list') throw new FilterError(at, 'tags is a list: use array_contains(tags, ...), array_contains_any or array_contains_all')
-  if (typeof value === 'boolean' && op !== '==' && op !== '!=' && op !== 'in') throw new FilterError(at, `a boolean cannot be ordered with ${op}`)
-  if (kind === 'text' && typeof value !== 'string') throw new FilterError(at, `${nameOf(left)} is text: compare it with a string`)
-  if (kind === 'number' && typeof value !== 'number') throw new FilterError(at, `${nameOf(left)} is a number: compare it with a number`)
+  if (kind === 'list')
+    throw new FilterError(at, 'tags is a list: use array_contains(tags, ...), array_contains_any or array_contains_all')
+  if (typeof value === 'boolean' && op !== '==' && op !== '!=' && op !== 'in')
+    throw new FilterError(at, `a boolean cannot be ordered with ${op}`)
+  if (kind === 'text' && typeof value !== 'string')
+    throw new FilterError(at, `${nameOf(left)} is text: compare it with a string`)
+  if (kind === 'number' && typeof value !== 'number')
+    throw new FilterError(at, `${nameOf(left)} is a number: compare it with a number`)
 }
 
 function checkArrayField(f: FieldRef, fn: string): void {
   checkField(f)
   const kind = kindOf(f)
-  if (kind !== 'list' && kind !== 'json') throw new FilterError(f.at, `${fn} takes tags or a metadata key, not ${nameOf(f)}`)
+  if (kind !== 'list' && kind !== 'json')
+    throw new FilterError(f.at, `${fn} takes tags or a metadata key, not ${nameOf(f)}`)
 }
 
 /**
@@ -151,7 +168,8 @@ export function checkFilter(node: FilterNode): FilterNode {
 }
 
 function check(node: FilterNode, depth: number): void {
-  if (depth > FILTER_LIMITS.depth) throw new FilterError('at' in node ? node.at : 1, `nesting deeper than ${FILTER_LIMITS.depth}`)
+  if (depth > FILTER_LIMITS.depth)
+    throw new FilterError('at' in node ? node.at : 1, `nesting deeper than ${FILTER_LIMITS.depth}`)
   switch (node.type) {
     case 'and':
     case 'or':
@@ -170,7 +188,11 @@ function check(node: FilterNode, depth: number): void {
       checkField(node.field)
       checkScalar(node.pattern, node.at)
       const kind = kindOf(node.field)
-      if (kind !== 'text' && kind !== 'json') throw new FilterError(node.at, `like applies to text, and ${nameOf(node.field)} is ${kind === 'list' ? 'a list' : 'a number'}`)
+      if (kind !== 'text' && kind !== 'json')
+        throw new FilterError(
+          node.at,
+          `like applies to text, and ${nameOf(node.field)} is ${kind === 'list' ? 'a list' : 'a number'}`,
+        )
       return
     }
     case 'null':

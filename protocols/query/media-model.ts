@@ -18,7 +18,11 @@ const WHAT: Readonly<Record<MediaType, string>> = {
 
 export function checkMediaProvider(provider: string | undefined): void {
   if (provider !== undefined && provider !== 'gateway')
-    throw new GatewayError(400, `model_provider ${provider} does not serve this body type; use gateway (the catalog's models)`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `model_provider ${provider} does not serve this body type; use gateway (the catalog's models)`,
+      { code: 'invalid_request' },
+    )
 }
 
 /** The catalog model that answers: the one asked for, or the first of its kind. */
@@ -26,7 +30,8 @@ export function mediaModel(models: readonly ModelConfig[], type: MediaType, aske
   if (asked !== undefined) {
     const model = models.find((m) => m.id === asked)
     if (!model) throw new GatewayError(404, `model_name ${asked} is not in the catalog`)
-    if (model.model_type !== type) throw new GatewayError(400, `model_name ${asked} is not ${WHAT[type]} model`, { code: 'invalid_request' })
+    if (model.model_type !== type)
+      throw new GatewayError(400, `model_name ${asked} is not ${WHAT[type]} model`, { code: 'invalid_request' })
     return model
   }
   const first = models.find((m) => m.model_type === type && m.enabled !== false)

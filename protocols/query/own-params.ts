@@ -10,14 +10,33 @@ import { GatewayError } from '../../kernel/contract/index.js'
 export const OVERRIDE_PARAMS = 'override_params'
 
 /** The query request's fields a project has defaults for: sending any of them is sending "own parameters". */
-export const QUERY_OWN_PARAMETERS = ['model_provider', 'model_name', 'model_params', 'enable_search', 'search_params', 'enable_history', 'response_format', 'enhance_prompt', 'eval_params'] as const
+export const QUERY_OWN_PARAMETERS = [
+  'model_provider',
+  'model_name',
+  'model_params',
+  'enable_search',
+  'search_params',
+  'enable_history',
+  'response_format',
+  'enhance_prompt',
+  'eval_params',
+] as const
 
 /** Throws the 400 when a service token sends any of `fields` without `request_source: "override_params"`. */
-export function checkOwnParams(tokenKind: 'developer' | 'service', body: Readonly<Record<string, unknown>>, fields: readonly string[]): void {
+export function checkOwnParams(
+  tokenKind: 'developer' | 'service',
+  body: Readonly<Record<string, unknown>>,
+  fields: readonly string[],
+): void {
   const source = body.request_source
-  if (source !== undefined && source !== OVERRIDE_PARAMS) throw new GatewayError(400, `request_source must be "${OVERRIDE_PARAMS}"`, { code: 'invalid_request' })
+  if (source !== undefined && source !== OVERRIDE_PARAMS)
+    throw new GatewayError(400, `request_source must be "${OVERRIDE_PARAMS}"`, { code: 'invalid_request' })
   if (tokenKind !== 'service' || source === OVERRIDE_PARAMS) return
   const sent = fields.filter((f) => body[f] !== undefined)
   if (sent.length > 0)
-    throw new GatewayError(400, `a service token sends its own parameters only with request_source "${OVERRIDE_PARAMS}" (sent: ${sent.join(', ')})`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `a service token sends its own parameters only with request_source "${OVERRIDE_PARAMS}" (sent: ${sent.join(', ')})`,
+      { code: 'invalid_request' },
+    )
 }

@@ -33,7 +33,10 @@ export interface PromptInput {
 
 export type ChatMessage =
   | { role: 'system' | 'assistant'; content: string }
-  | { role: 'user'; content: string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[] }
+  | {
+      role: 'user'
+      content: string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[]
+    }
 
 export interface BuiltPrompt {
   readonly messages: ChatMessage[]
@@ -74,8 +77,14 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     blocks.push(blocks.length ? `Question: ${input.query}` : input.query)
     userText = blocks.join('\n\n')
   }
-  const user: ChatMessage = input.imageParts.length ? { role: 'user', content: [{ type: 'text', text: userText }, ...input.imageParts] } : { role: 'user', content: userText }
-  const messages: ChatMessage[] = [...(systemText ? [{ role: 'system' as const, content: systemText }] : []), ...input.history, user]
+  const user: ChatMessage = input.imageParts.length
+    ? { role: 'user', content: [{ type: 'text', text: userText }, ...input.imageParts] }
+    : { role: 'user', content: userText }
+  const messages: ChatMessage[] = [
+    ...(systemText ? [{ role: 'system' as const, content: systemText }] : []),
+    ...input.history,
+    user,
+  ]
   return {
     messages,
     parts: {

@@ -12,7 +12,12 @@ export type Providers = Readonly<Record<string, { readonly backend?: string }>>
 
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
 
-export function resolveModel(catalog: Catalog, providers: Providers, provider: string, name: string | undefined): string {
+export function resolveModel(
+  catalog: Catalog,
+  providers: Providers,
+  provider: string,
+  name: string | undefined,
+): string {
   const p = providers[provider]
   if (!p) throw bad(`unknown model_provider ${provider} (providers: ${Object.keys(providers).join(', ')})`)
   if (name === undefined) throw bad('model_name is required (the project has no default model)')

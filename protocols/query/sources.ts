@@ -4,7 +4,9 @@
  * shaped by `output_fields` as the knowledge base's search returns it.
  */
 
-export function sourcesOf(passages: readonly { readonly sourceName: string; readonly view: unknown }[] | undefined): Record<string, unknown[]> {
+export function sourcesOf(
+  passages: readonly { readonly sourceName: string; readonly view: unknown }[] | undefined,
+): Record<string, unknown[]> {
   const sources: Record<string, unknown[]> = {}
   for (const p of passages ?? []) (sources[p.sourceName] ??= []).push(p.view)
   return sources

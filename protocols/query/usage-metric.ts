@@ -8,7 +8,13 @@
  * remainder. Costs are the same split at the model's unit prices.
  */
 
-export const INPUT_PARTS = ['user_query', 'incontext_text', 'system_prompt', 'knowledge_base', 'conversation_history'] as const
+export const INPUT_PARTS = [
+  'user_query',
+  'incontext_text',
+  'system_prompt',
+  'knowledge_base',
+  'conversation_history',
+] as const
 export type InputPart = (typeof INPUT_PARTS)[number]
 export type InputBreakdown = Record<InputPart, number>
 
@@ -36,7 +42,9 @@ export interface TokenPrices {
  * else in proportion to them, by the largest remainder, so the parts always add up to `total`.
  */
 export function splitInput(measured: Partial<InputBreakdown>, total: number): InputBreakdown {
-  const counts = Object.fromEntries(INPUT_PARTS.map((p) => [p, Math.max(0, Math.round(measured[p] ?? 0))])) as InputBreakdown
+  const counts = Object.fromEntries(
+    INPUT_PARTS.map((p) => [p, Math.max(0, Math.round(measured[p] ?? 0))]),
+  ) as InputBreakdown
   const sum = INPUT_PARTS.reduce((s, p) => s + counts[p], 0)
   if (sum <= total) {
     counts.system_prompt += total - sum
@@ -59,7 +67,11 @@ const money = (x: number): number => Math.round(x * 1e12) / 1e12
  * The usage_metric of one model call: `inputTokens` and `outputTokens` as the server reported
  * them (or the gateway's estimate), the input split by `measured`, priced at `prices`.
  */
-export function usageMetric(measured: Partial<InputBreakdown>, used: { inputTokens: number; outputTokens: number }, prices: TokenPrices): UsageMetric {
+export function usageMetric(
+  measured: Partial<InputBreakdown>,
+  used: { inputTokens: number; outputTokens: number },
+  prices: TokenPrices,
+): UsageMetric {
   const details = splitInput(measured, used.inputTokens)
   const costs = Object.fromEntries(INPUT_PARTS.map((p) => [p, money(details[p] * prices.input)])) as InputBreakdown
   const inputCost = money(INPUT_PARTS.reduce((s, p) => s + costs[p], 0))
@@ -80,8 +92,12 @@ export function usageMetric(measured: Partial<InputBreakdown>, used: { inputToke
 
 /** The sum of several usage metrics (a query's answer with the calls made around it). */
 export function addUsageMetrics(a: UsageMetric, b: UsageMetric): UsageMetric {
-  const details = Object.fromEntries(INPUT_PARTS.map((p) => [p, a.input_token_details[p] + b.input_token_details[p]])) as InputBreakdown
-  const costs = Object.fromEntries(INPUT_PARTS.map((p) => [p, money(a.input_token_cost_details[p] + b.input_token_cost_details[p])])) as InputBreakdown
+  const details = Object.fromEntries(
+    INPUT_PARTS.map((p) => [p, a.input_token_details[p] + b.input_token_details[p]]),
+  ) as InputBreakdown
+  const costs = Object.fromEntries(
+    INPUT_PARTS.map((p) => [p, money(a.input_token_cost_details[p] + b.input_token_cost_details[p])]),
+  ) as InputBreakdown
   const inputCost = money(INPUT_PARTS.reduce((s, p) => s + costs[p], 0))
   const outputCost = money(a.output_token_cost + b.output_token_cost)
   return {
@@ -92,7 +108,9 @@ export function addUsageMetrics(a: UsageMetric, b: UsageMetric): UsageMetric {
     output_token_cost: outputCost,
     total_token_cost: money(inputCost + outputCost),
     input_token_details: details,
-    output_token_details: { output_response: a.output_token_details.output_response + b.output_token_details.output_response },
+    output_token_details: {
+      output_response: a.output_token_details.output_response + b.output_token_details.output_response,
+    },
     input_token_cost_details: costs,
     output_token_cost_details: { output_response: outputCost },
   }

@@ -15,5 +15,11 @@ export function cohereRequest(ask: RerankAsk, model: string): Record<string, unk
 
 export function cohereScores(reply: unknown, count: number): ReadScores {
   const body = objectOf(reply)
-  return readScoreList(body?.results, count, { scoreField: 'relevance_score', what: 'result', missing: 'no results', complete: false, usage: body?.usage })
+  return readScoreList(body?.results, count, {
+    scoreField: 'relevance_score',
+    what: 'result',
+    missing: 'no results',
+    complete: false,
+    usage: body?.usage,
+  })
 }

@@ -72,7 +72,8 @@ export function ranked(scores: readonly Scored[], topN: number | undefined): Sco
 function checkScores(scores: readonly Scored[], count: number): string | undefined {
   const seen = new Set<number>()
   for (const s of scores) {
-    if (!Number.isInteger(s.index) || s.index < 0 || s.index >= count) return `index ${String(s.index)} is not one of the ${count} documents`
+    if (!Number.isInteger(s.index) || s.index < 0 || s.index >= count)
+      return `index ${String(s.index)} is not one of the ${count} documents`
     if (seen.has(s.index)) return `index ${s.index} is scored twice`
     if (typeof s.score !== 'number' || !Number.isFinite(s.score)) return `the score of index ${s.index} is not a number`
     seen.add(s.index)
@@ -94,18 +95,31 @@ export interface RerankReply {
   usage: { total_tokens: number }
 }
 
-export function rerankReply(id: string, model: string, best: readonly Scored[], documents: readonly string[], returnDocuments: boolean, tokens: number): RerankReply {
+export function rerankReply(
+  id: string,
+  model: string,
+  best: readonly Scored[],
+  documents: readonly string[],
+  returnDocuments: boolean,
+  tokens: number,
+): RerankReply {
   return {
     id,
     model,
-    results: best.map((s) => (returnDocuments ? { index: s.index, relevance_score: s.score, document: { text: documents[s.index]! } } : { index: s.index, relevance_score: s.score })),
+    results: best.map((s) =>
+      returnDocuments
+        ? { index: s.index, relevance_score: s.score, document: { text: documents[s.index]! } }
+        : { index: s.index, relevance_score: s.score },
+    ),
     usage: { total_tokens: tokens },
   }
 }
 
 /** A JSON object, or undefined. */
 export function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
 }
 
 /**
@@ -114,7 +128,11 @@ export function objectOf(value: unknown): Record<string, unknown> | undefined {
  * required (a server that ranks them all must not drop any silently); `usage.total_tokens` of
  * `body` is taken when it is there.
  */
-export function readScoreList(items: unknown, count: number, options: { scoreField: string; what: string; missing: string; complete: boolean; usage?: unknown }): ReadScores {
+export function readScoreList(
+  items: unknown,
+  count: number,
+  options: { scoreField: string; what: string; missing: string; complete: boolean; usage?: unknown },
+): ReadScores {
   if (!Array.isArray(items)) return { malformed: options.missing }
   const scores: Scored[] = []
   for (const item of items) {
@@ -124,7 +142,8 @@ export function readScoreList(items: unknown, count: number, options: { scoreFie
   }
   const wrong = checkScores(scores, count)
   if (wrong) return { malformed: wrong }
-  if (options.complete && scores.length !== count) return { malformed: `${scores.length} scores for ${count} documents` }
+  if (options.complete && scores.length !== count)
+    return { malformed: `${scores.length} scores for ${count} documents` }
   const tokens = objectOf(options.usage)?.total_tokens
   return typeof tokens === 'number' ? { scores, tokens } : { scores }
 }

@@ -11,5 +11,10 @@ export function teiRequest(ask: RerankAsk): Record<string, unknown> {
 }
 
 export function teiScores(reply: unknown, count: number): ReadScores {
-  return readScoreList(reply, count, { scoreField: 'score', what: 'score', missing: 'not an array of scores', complete: true })
+  return readScoreList(reply, count, {
+    scoreField: 'score',
+    what: 'score',
+    missing: 'not an array of scores',
+    complete: true,
+  })
 }

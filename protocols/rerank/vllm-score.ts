@@ -12,5 +12,11 @@ export function vllmScoreRequest(ask: RerankAsk, model: string): Record<string, 
 export function vllmScoreScores(reply: unknown, count: number): ReadScores {
   const body = objectOf(reply)
   // A score per document is what the gateway ranks; fewer would drop documents silently.
-  return readScoreList(body?.data, count, { scoreField: 'score', what: 'score', missing: 'no data', complete: true, usage: body?.usage })
+  return readScoreList(body?.data, count, {
+    scoreField: 'score',
+    what: 'score',
+    missing: 'no data',
+    complete: true,
+    usage: body?.usage,
+  })
 }

@@ -71,14 +71,17 @@ export interface FaultDescription {
  *   client), but for a 500, whose message says nothing of the cause.
  */
 export function describeFault(err: GatewayError): FaultDescription {
-  if (err instanceof SoapFault) return { faultCode: err.faultCode, faultString: err.message, detailCode: err.detailCode }
+  if (err instanceof SoapFault)
+    return { faultCode: err.faultCode, faultString: err.message, detailCode: err.detailCode }
   const fromType = isDetailCode(err.type) ? err.type : undefined
   if (err.status >= 400 && err.status < 500) {
     const detailCode: SoapFaultDetailCode =
-      fromType ?? (err.status === 413 ? 'TooLarge' : err.status === 401 || err.status === 403 ? 'Unauthorized' : 'InvalidRequest')
+      fromType ??
+      (err.status === 413 ? 'TooLarge' : err.status === 401 || err.status === 403 ? 'Unauthorized' : 'InvalidRequest')
     return { faultCode: 'Client', faultString: err.message, detailCode }
   }
-  const detailCode: SoapFaultDetailCode = fromType ?? (err.status === 502 || err.status === 503 || err.status === 504 ? 'Unavailable' : 'Internal')
+  const detailCode: SoapFaultDetailCode =
+    fromType ?? (err.status === 502 || err.status === 503 || err.status === 504 ? 'Unavailable' : 'Internal')
   return { faultCode: 'Server', faultString: err.status === 500 ? 'Internal server error.' : err.message, detailCode }
 }
 

@@ -39,11 +39,18 @@ export function readMessage(parse: () => unknown): IncomingMessage {
   try {
     value = parse()
   } catch (err) {
-    throw new MessageError(null, err instanceof GatewayError ? err : bad(`message is not valid JSON: ${(err as Error).message}`))
+    throw new MessageError(
+      null,
+      err instanceof GatewayError ? err : bad(`message is not valid JSON: ${(err as Error).message}`),
+    )
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new MessageError(null, bad('a message must be a JSON object'))
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new MessageError(null, bad('a message must be a JSON object'))
   const { id = null, ...body } = value as Record<string, unknown>
-  const valid = id === null || (typeof id === 'string' && id.length > 0 && id.length <= 128) || (typeof id === 'number' && Number.isFinite(id))
+  const valid =
+    id === null ||
+    (typeof id === 'string' && id.length > 0 && id.length <= 128) ||
+    (typeof id === 'number' && Number.isFinite(id))
   if (!valid) throw new MessageError(null, bad('id must be a string of 1 to 128 characters or a number'))
   return { id: id as MessageId, body }
 }
@@ -59,7 +66,10 @@ export class MessageError extends Error {
 }
 
 /** Whether a route's `match` fields all equal the message's (`null`: the message lacks the field). */
-export function matches(match: Readonly<Record<string, string | null>> | undefined, body: Record<string, unknown>): boolean {
+export function matches(
+  match: Readonly<Record<string, string | null>> | undefined,
+  body: Record<string, unknown>,
+): boolean {
   if (!match) return true
   for (const k in match) if (body[k] !== (match[k] ?? undefined)) return false
   return true
@@ -101,12 +111,23 @@ export function errorMessage(id: MessageId, renderedBody: string, requestId?: st
   } catch {
     body = { error: { message: renderedBody } }
   }
-  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { error: body }
+  const fields =
+    body !== null && typeof body === 'object' && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : { error: body }
   return JSON.stringify({ id, type: 'error', ...fields, ...(requestId ? { request_id: requestId } : {}) })
 }
 
 /** The HTTP response that refuses an upgrade (401/403 before the socket opens), as Node would write it. */
-export function upgradeRefusal(status: number, statusText: string, contentType: string, body: string, headers: Readonly<Record<string, string>>): string {
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+export function upgradeRefusal(
+  status: number,
+  statusText: string,
+  contentType: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): string {
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')
   return `HTTP/1.1 ${status} ${statusText}\r\ncontent-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`
 }

@@ -31,9 +31,22 @@ test('npm start, start:prod, the Dockerfile and the systemd unit carry the same 
 
 test('this Node takes the flags: the young generation starts at 16 MB instead of 1 MB', () => {
   const newSpace = (flags: string[]) =>
-    Number(execFileSync(process.execPath, [...flags, '-e', "process.stdout.write(String(require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size))"], { encoding: 'utf8' }))
+    Number(
+      execFileSync(
+        process.execPath,
+        [
+          ...flags,
+          '-e',
+          "process.stdout.write(String(require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size))",
+        ],
+        { encoding: 'utf8' },
+      ),
+    )
   assert.ok(newSpace(shipped) >= 16 * 1024 * 1024, `new space with ${shipped.join(' ')}: ${newSpace(shipped)}`)
-  assert.ok(newSpace([]) < 16 * 1024 * 1024, 'without the flags the young generation starts small (else the test proves nothing)')
+  assert.ok(
+    newSpace([]) < 16 * 1024 * 1024,
+    'without the flags the young generation starts small (else the test proves nothing)',
+  )
 })
 
 test.run()

@@ -30,7 +30,10 @@ test.before(async () => {
   upstream.handle((_req, _body, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
-        id: 'c', object: 'chat.completion', created: 1, model: 'traced',
+        id: 'c',
+        object: 'chat.completion',
+        created: 1,
+        model: 'traced',
         choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
         usage: { prompt_tokens: 17, completion_tokens: 3, total_tokens: 20 },
       }),
@@ -52,7 +55,9 @@ test.after(async () => {
 /** One chat request with these headers; its request id and the traceparent the model server got. */
 async function chat(headers: Record<string, string>): Promise<{ requestId: string; upstream: string }> {
   const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0, defaultHeaders: headers })
-  const { response } = await client.chat.completions.create({ model: 'traced', messages: [{ role: 'user', content: PROMPT }], max_tokens: 5 }).withResponse()
+  const { response } = await client.chat.completions
+    .create({ model: 'traced', messages: [{ role: 'user', content: PROMPT }], max_tokens: 5 })
+    .withResponse()
   const got = upstream.received.at(-1)!.headers.traceparent
   assert.type(got, 'string', 'the model server received a traceparent')
   return { requestId: response.headers.get('x-gateway-request-id')!, upstream: got as string }
@@ -80,20 +85,53 @@ test('traceparent continued to the model server; one access-log line per request
   const text = fs.readFileSync(path.join(gw.dataDir, 'access.log'), 'utf8')
   assert.not.ok(text.includes('tangerine'), 'no prompt text in the access log')
   assert.not.ok(text.includes(TEST_KEY), 'no key secret in the access log')
-  const entries = text.trim().split('\n').map((l) => JSON.parse(l) as AccessEntry)
+  const entries = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AccessEntry)
   const line = entries.filter((e) => e.request_id === continued.requestId)
   assert.is(line.length, 1, 'one line for the request')
   const e = line[0]!
   assert.equal(
-    { route: e.route, pipeline: e.pipeline, method: e.method, path: e.path, key_id: e.key_id, model: e.model, status: e.status, outcome: e.outcome, tokens_in: e.tokens_in, tokens_out: e.tokens_out, usage_source: e.usage_source, transport: e.transport },
-    { route: 'chat', pipeline: 'gateway', method: 'POST', path: '/v1/chat/completions', key_id: 'demo', model: 'traced', status: 200, outcome: 'done', tokens_in: 17, tokens_out: 3, usage_source: 'reported', transport: 'http' },
+    {
+      route: e.route,
+      pipeline: e.pipeline,
+      method: e.method,
+      path: e.path,
+      key_id: e.key_id,
+      model: e.model,
+      status: e.status,
+      outcome: e.outcome,
+      tokens_in: e.tokens_in,
+      tokens_out: e.tokens_out,
+      usage_source: e.usage_source,
+      transport: e.transport,
+    },
+    {
+      route: 'chat',
+      pipeline: 'gateway',
+      method: 'POST',
+      path: '/v1/chat/completions',
+      key_id: 'demo',
+      model: 'traced',
+      status: 200,
+      outcome: 'done',
+      tokens_in: 17,
+      tokens_out: 3,
+      usage_source: 'reported',
+      transport: 'http',
+    },
   )
   assert.equal([e.trace_id, e.parent_span_id, e.span_id], [CLIENT_TRACE, CLIENT_SPAN, parentId])
   assert.type(e.ttft_ms, 'number')
   assert.type(e.queue_ms, 'number')
   assert.ok(e.duration_ms >= e.ttft_ms!)
   assert.ok(Number.isFinite(Date.parse(e.time)))
-  assert.is(entries.find((x) => x.request_id === fresh.requestId)?.trace_id, freshTrace![1], 'the access log shows the fresh trace id sent upstream')
+  assert.is(
+    entries.find((x) => x.request_id === fresh.requestId)?.trace_id,
+    freshTrace![1],
+    'the access log shows the fresh trace id sent upstream',
+  )
   assert.is(entries.find((x) => x.request_id === invalid.requestId)?.parent_span_id, undefined)
 })
 

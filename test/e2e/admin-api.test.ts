@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import budget from '../../plugins/budget/index.js'
 import fairQueue from '../../plugins/fair-queue/index.js'
@@ -19,7 +19,12 @@ test.before(async () => {
 })
 test.after(async () => gw.close())
 
-async function admin(method: string, path: string, body?: unknown, key = ADMIN): Promise<{ status: number; body: Record<string, unknown> }> {
+async function admin(
+  method: string,
+  path: string,
+  body?: unknown,
+  key = ADMIN,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${gw.url}/admin${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -28,7 +33,8 @@ async function admin(method: string, path: string, body?: unknown, key = ADMIN):
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
 
-const chat = (key: string, model = 'sim-chat-instruct') => gw.openai(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 5 })
+const chat = (key: string, model = 'sim-chat-instruct') =>
+  gw.openai(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 5 })
 
 async function failure(p: Promise<unknown>): Promise<[number | undefined, string | undefined]> {
   try {
@@ -50,8 +56,22 @@ test('the admin API takes only its own key', async () => {
 })
 
 test('a group and a key made here serve at once; the secret is shown once', async () => {
-  const group = await admin('PUT', '/groups/research', { models: ['sim-chat-instruct', 'sim-chat'], weight: 2, tokens_per_minute: 100000 })
-  assert.equal(group, { status: 200, body: { id: 'research', models: ['sim-chat-instruct', 'sim-chat'], weight: 2, budget: null, tokens_per_minute: 100000, source: 'store' } })
+  const group = await admin('PUT', '/groups/research', {
+    models: ['sim-chat-instruct', 'sim-chat'],
+    weight: 2,
+    tokens_per_minute: 100000,
+  })
+  assert.equal(group, {
+    status: 200,
+    body: {
+      id: 'research',
+      models: ['sim-chat-instruct', 'sim-chat'],
+      weight: 2,
+      budget: null,
+      tokens_per_minute: 100000,
+      source: 'store',
+    },
+  })
   const made = await admin('POST', '/keys', { id: 'alice', group: 'research' })
   assert.is(made.status, 201)
   secret = String(made.body.secret)
@@ -93,13 +113,25 @@ test('rotation: the old secret stops, the new one works; a legacy key moves to t
   const legacy = await admin('POST', '/keys', { id: 'old-timer', group: 'research', legacy: true })
   const oldSecret = String(legacy.body.secret)
   const verdict = { questions: { q: { type: 'boolean', instructions: 'Is it raining?' } }, state: 'sunny' }
-  const before = await fetch(`${gw.url}/v1/verdicts`, { method: 'POST', headers: { authorization: `Bearer ${oldSecret}` }, body: JSON.stringify(verdict) })
-  assert.equal([before.status, await before.json()], [404, { detail: 'Not Found' }], 'the legacy gateway lacks verdicts')
+  const before = await fetch(`${gw.url}/v1/verdicts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${oldSecret}` },
+    body: JSON.stringify(verdict),
+  })
+  assert.equal(
+    [before.status, await before.json()],
+    [404, { detail: 'Not Found' }],
+    'the legacy gateway lacks verdicts',
+  )
   const rotated = await admin('POST', '/keys/old-timer/rotate')
   assert.is((rotated.body.key as { legacy: boolean }).legacy, false)
   const newSecret = String(rotated.body.secret)
   assert.equal(await failure(chat(oldSecret)), [401, 'invalid api key'])
-  const after = await fetch(`${gw.url}/v1/verdicts`, { method: 'POST', headers: { authorization: `Bearer ${newSecret}` }, body: JSON.stringify(verdict) })
+  const after = await fetch(`${gw.url}/v1/verdicts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${newSecret}` },
+    body: JSON.stringify(verdict),
+  })
   assert.is.not(after.status, 404, 'now on the current gateway')
 })
 
@@ -111,12 +143,19 @@ test('deleted: 401 on the next request', async () => {
 })
 
 test('bad input: a clear 4xx, nothing changed', async () => {
-  assert.equal(await admin('POST', '/keys', { group: 'research', colour: 'red' }), { status: 400, body: { error: { message: "invalid request: (root): unknown property 'colour'", type: 'gateway_error' } } })
+  assert.equal(await admin('POST', '/keys', { group: 'research', colour: 'red' }), {
+    status: 400,
+    body: { error: { message: "invalid request: (root): unknown property 'colour'", type: 'gateway_error' } },
+  })
   assert.is((await admin('POST', '/keys', { id: 'alice', group: 'research' })).status, 409)
   assert.is((await admin('PATCH', '/keys/nobody', { enabled: false })).status, 404)
   assert.is((await admin('PUT', '/groups/x', { weight: 'heavy' })).status, 400)
   assert.is((await admin('DELETE', '/groups/research')).status, 409)
-  const bad = await fetch(`${gw.url}/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` }, body: '{not json' })
+  const bad = await fetch(`${gw.url}/admin/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}` },
+    body: '{not json',
+  })
   assert.is(bad.status, 400)
 })
 
@@ -125,7 +164,10 @@ test('usage per key and per model over a period', async () => {
   const alice = (byKey.body.data as Record<string, number | string>[]).find((r) => r.key === 'alice')!
   assert.ok(Number(alice.requests) >= 4, 'alice made requests')
   assert.ok(Number(alice.total_tokens) > 0 && Number(alice.value) > 0)
-  const byModel = await admin('GET', `/usage?by=model&key=alice&from=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)
+  const byModel = await admin(
+    'GET',
+    `/usage?by=model&key=alice&from=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`,
+  )
   assert.ok((byModel.body.data as { model: string }[]).some((r) => r.model === 'sim-vision'))
   const records = await admin('GET', '/records?key=alice&limit=2')
   assert.is((records.body.data as unknown[]).length, 2)

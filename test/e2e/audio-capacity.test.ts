@@ -25,7 +25,10 @@ interface StreamLog {
 const input = 'Nine voices speak at once, but only eight can.'
 
 async function stream(headers: Record<string, string>): Promise<StreamLog> {
-  const res = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'zoe', input, response_format: 'pcm' }, { headers })
+  const res = await client.audio.speech.create(
+    { model: 'sim-orpheus', voice: 'zoe', input, response_format: 'pcm' },
+    { headers },
+  )
   const reader = res.body!.getReader()
   let firstByteAt = -1
   let bytes = 0
@@ -49,7 +52,9 @@ test('nine concurrent streams against 8 slots: all nine complete, the ninth star
     }
   })()
   // Eight streams take the eight slots and hold them: their first audio comes 800 ms after they start.
-  const eight = Array.from({ length: 8 }, () => stream({ 'x-sim-first-audio-ms': '800', 'x-sim-realtime-factor': '40' }))
+  const eight = Array.from({ length: 8 }, () =>
+    stream({ 'x-sim-first-audio-ms': '800', 'x-sim-realtime-factor': '40' }),
+  )
   while (orpheus().running < 8) await new Promise((r) => setTimeout(r, 1))
   // The ninth comes while all eight run. It waits (in the gateway's fair queue, which keeps the
   // backend to its capacity of 8, or in the server's own line without it) and is not refused.
@@ -59,7 +64,10 @@ test('nine concurrent streams against 8 slots: all nine complete, the ninth star
   await poll
 
   const expected = syntheticSamples(input, msPerChar('sim-orpheus')) * 2
-  assert.ok([...logs, ninth].every((l) => l.bytes === expected), 'all nine streams complete, with all their audio')
+  assert.ok(
+    [...logs, ninth].every((l) => l.bytes === expected),
+    'all nine streams complete, with all their audio',
+  )
   assert.is(maxRunning, 8, 'the server ran 8 at once, never more')
   const firstEnd = Math.min(...logs.map((l) => l.endAt))
   assert.ok(ninth.firstByteAt > firstEnd, 'the ninth stream got its first audio only after one of the eight had ended')

@@ -14,7 +14,9 @@ import { startAudioGateway, zeroAudioTimings } from './audio-gateway.js'
  * and skips.
  */
 const present = hasProgram('espeak-ng')
-const test = suite(`e2e speech with espeak-ng behind /v1/audio/speech${present ? '' : ' (skipped: espeak-ng is not installed)'}`)
+const test = suite(
+  `e2e speech with espeak-ng behind /v1/audio/speech${present ? '' : ' (skipped: espeak-ng is not installed)'}`,
+)
 let gw: TestGateway
 
 const simModel = { name: 'espeak-en', kind: 'speech', audio: { engine: 'espeak-ng', streaming: true } }
@@ -22,7 +24,12 @@ const catalogModel = {
   id: 'espeak-en',
   model_type: 'audio_speech',
   backend: 'sim-speech',
-  audio: { streaming: true, voices: ['tara', 'leah', 'jess', 'leo', 'dan', 'mia', 'zac', 'zoe'], voice_map: { alloy: 'tara' }, native_formats: ['pcm', 'wav'] },
+  audio: {
+    streaming: true,
+    voices: ['tara', 'leah', 'jess', 'leo', 'dan', 'mia', 'zac', 'zoe'],
+    voice_map: { alloy: 'tara' },
+    native_formats: ['pcm', 'wav'],
+  },
 }
 
 /** Adds one entry to the `models` list of a YAML config file. */
@@ -34,14 +41,24 @@ function withModel(file: string, entry: object): string {
 
 test.before(async () => {
   if (!present) return
-  gw = await startAudioGateway({ files: { 'config/models.yaml': withModel('models.yaml', catalogModel), 'config/simulator.yaml': zeroAudioTimings(withModel('simulator.yaml', simModel)) } })
+  gw = await startAudioGateway({
+    files: {
+      'config/models.yaml': withModel('models.yaml', catalogModel),
+      'config/simulator.yaml': zeroAudioTimings(withModel('simulator.yaml', simModel)),
+    },
+  })
 })
 test.after(async () => gw?.close())
 
 const run = present ? test : test.skip
 
 run('a real voice, streamed as wav: 24 kHz mono, about as long as the sentence takes to say', async () => {
-  const res = await gw.openai().audio.speech.create({ model: 'espeak-en', voice: 'alloy', input: 'The gateway speaks with a real voice now.', response_format: 'wav' })
+  const res = await gw.openai().audio.speech.create({
+    model: 'espeak-en',
+    voice: 'alloy',
+    input: 'The gateway speaks with a real voice now.',
+    response_format: 'wav',
+  })
   const wav = parseWav(Buffer.from(await res.arrayBuffer()))
   assert.equal([wav.sampleRate, wav.channels, wav.dataSize], [24000, 1, 0xffffffff])
   assert.ok(seconds(wav) > 1.5 && seconds(wav) < 6, `${seconds(wav)} s`)
@@ -49,7 +66,9 @@ run('a real voice, streamed as wav: 24 kHz mono, about as long as the sentence t
 })
 
 run('and encoded by the gateway into mp3', async () => {
-  const res = await gw.openai().audio.speech.create({ model: 'espeak-en', voice: 'leo', input: 'Hello there.', response_format: 'mp3' })
+  const res = await gw
+    .openai()
+    .audio.speech.create({ model: 'espeak-en', voice: 'leo', input: 'Hello there.', response_format: 'mp3' })
   const bytes = Buffer.from(await res.arrayBuffer())
   assert.equal(mp3Header(bytes), { sampleRate: 24000, channels: 1 })
   const audio = await decode('mp3', bytes)

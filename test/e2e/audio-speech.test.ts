@@ -2,7 +2,18 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import OpenAI from 'openai'
 import type { TestGateway } from '../support/gateway.js'
-import { decimate, decode, flacInfo, likeness, mp3Header, opusInputRate, parseWav, rms, seconds, syntheticSamples } from '../support/audio.js'
+import {
+  decimate,
+  decode,
+  flacInfo,
+  likeness,
+  mp3Header,
+  opusInputRate,
+  parseWav,
+  rms,
+  seconds,
+  syntheticSamples,
+} from '../support/audio.js'
 import { msPerChar, startAudioGateway } from './audio-gateway.js'
 
 const test = suite('e2e speech with the openai SDK')
@@ -19,8 +30,17 @@ const INPUT = 'Hello from the gateway <laugh> and welcome.'
 /** What the simulated Orpheus makes of INPUT: the documented pace of its synthetic voice. */
 const expectedSamples = () => syntheticSamples(INPUT, msPerChar('sim-orpheus'))
 
-async function speak(format: 'mp3' | 'opus' | 'flac' | 'wav' | 'pcm', extra: Partial<OpenAI.Audio.SpeechCreateParams> = {}): Promise<{ bytes: Buffer; type: string | null }> {
-  const res = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: INPUT, response_format: format, ...extra })
+async function speak(
+  format: 'mp3' | 'opus' | 'flac' | 'wav' | 'pcm',
+  extra: Partial<OpenAI.Audio.SpeechCreateParams> = {},
+): Promise<{ bytes: Buffer; type: string | null }> {
+  const res = await client.audio.speech.create({
+    model: 'sim-orpheus',
+    voice: 'tara',
+    input: INPUT,
+    response_format: format,
+    ...extra,
+  })
   return { bytes: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') }
 }
 
@@ -80,7 +100,7 @@ test('opus: Ogg Opus encoded from 24 kHz mono; decodes to exactly the asked dura
   assert.ok(like > 0.9, `likeness ${like}`)
 })
 
-test('mp3 is the default format, as in the OpenAI API: the SDK\'s plainest call gets a real mp3', async () => {
+test("mp3 is the default format, as in the OpenAI API: the SDK's plainest call gets a real mp3", async () => {
   const input = 'Hi there, this is the default format.'
   const res = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input })
   assert.is(res.headers.get('content-type'), 'audio/mpeg')
@@ -93,7 +113,7 @@ test('mp3 is the default format, as in the OpenAI API: the SDK\'s plainest call 
   assert.ok(rms(decoded.pcm) > 0.01, 'not silence')
 })
 
-test('a standard voice name is mapped onto the model\'s own voice (alloy → tara)', async () => {
+test("a standard voice name is mapped onto the model's own voice (alloy → tara)", async () => {
   const alloy = await speak('pcm', { voice: 'alloy' })
   const tara = await speak('pcm', { voice: 'tara' })
   const leo = await speak('pcm', { voice: 'leo' })
@@ -103,7 +123,14 @@ test('a standard voice name is mapped onto the model\'s own voice (alloy → tar
 
 test('multilingual model: the whole file, with its true WAV sizes; language and instructions accepted', async () => {
   const input = 'Bonjour tout le monde.'
-  const res = await client.audio.speech.create({ model: 'sim-qwen3-tts', voice: 'ono_anna', input, response_format: 'wav', language: 'french', instructions: 'Speak warmly and slowly.' } as OpenAI.Audio.SpeechCreateParams)
+  const res = await client.audio.speech.create({
+    model: 'sim-qwen3-tts',
+    voice: 'ono_anna',
+    input,
+    response_format: 'wav',
+    language: 'french',
+    instructions: 'Speak warmly and slowly.',
+  } as OpenAI.Audio.SpeechCreateParams)
   const wav = parseWav(Buffer.from(await res.arrayBuffer()))
   assert.equal([wav.sampleRate, wav.channels], [24000, 1])
   assert.is(wav.dataSize, wav.pcm.length, 'a whole file states its size')
@@ -111,21 +138,37 @@ test('multilingual model: the whole file, with its true WAV sizes; language and 
 })
 
 test('SSE (stream_format sse, pcm): speech.audio.delta events in order, then speech.audio.done with usage, no [DONE]', async () => {
-  const res = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: INPUT, response_format: 'pcm', stream_format: 'sse' })
+  const res = await client.audio.speech.create({
+    model: 'sim-orpheus',
+    voice: 'tara',
+    input: INPUT,
+    response_format: 'pcm',
+    stream_format: 'sse',
+  })
   assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/)
   const text = await res.text()
   assert.not.match(text, /\[DONE\]/)
   const events = text
     .split('\n\n')
     .filter((l) => l.startsWith('data: '))
-    .map((l) => JSON.parse(l.slice(6)) as { type: string; audio?: string; usage?: { input_tokens: number; output_tokens: number; total_tokens: number } })
+    .map(
+      (l) =>
+        JSON.parse(l.slice(6)) as {
+          type: string
+          audio?: string
+          usage?: { input_tokens: number; output_tokens: number; total_tokens: number }
+        },
+    )
   assert.ok(events.length >= 2)
   const last = events.at(-1)!
   assert.is(last.type, 'speech.audio.done')
   assert.ok(events.slice(0, -1).every((e) => e.type === 'speech.audio.delta' && typeof e.audio === 'string'))
   const audio = Buffer.concat(events.slice(0, -1).map((e) => Buffer.from(e.audio!, 'base64')))
   assert.is(audio.length, expectedSamples() * 2)
-  assert.ok(events.slice(0, -1).every((e) => Buffer.from(e.audio!, 'base64').length % 2 === 0), 'each delta holds whole samples')
+  assert.ok(
+    events.slice(0, -1).every((e) => Buffer.from(e.audio!, 'base64').length % 2 === 0),
+    'each delta holds whole samples',
+  )
   const usage = last.usage!
   assert.ok(usage.input_tokens > 0 && usage.output_tokens > 0)
   assert.is(usage.total_tokens, usage.input_tokens + usage.output_tokens)
@@ -133,7 +176,13 @@ test('SSE (stream_format sse, pcm): speech.audio.delta events in order, then spe
 })
 
 test('SSE with stream: true and wav: the first delta starts with the WAV header', async () => {
-  const res = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: 'Short.', response_format: 'wav', stream: true } as OpenAI.Audio.SpeechCreateParams)
+  const res = await client.audio.speech.create({
+    model: 'sim-orpheus',
+    voice: 'tara',
+    input: 'Short.',
+    response_format: 'wav',
+    stream: true,
+  } as OpenAI.Audio.SpeechCreateParams)
   const text = await res.text()
   const first = JSON.parse(text.split('\n\n')[0]!.slice(6)) as { type: string; audio: string }
   assert.is(first.type, 'speech.audio.delta')
@@ -166,7 +215,12 @@ test('streamed pcm: the first bytes arrive while the server is still generating,
 
 const refusal = async (params: Record<string, unknown>): Promise<InstanceType<typeof OpenAI.APIError>> => {
   try {
-    await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: 'Hello.', ...params } as unknown as OpenAI.Audio.SpeechCreateParams)
+    await client.audio.speech.create({
+      model: 'sim-orpheus',
+      voice: 'tara',
+      input: 'Hello.',
+      ...params,
+    } as unknown as OpenAI.Audio.SpeechCreateParams)
   } catch (err) {
     assert.instance(err, OpenAI.APIError)
     return err as InstanceType<typeof OpenAI.APIError>
@@ -188,15 +242,27 @@ test('refused: SSE with mp3, opus or flac → 400 "Streaming needs response_form
 test('refused: speed other than 1.0 on the streaming model → 400 with a clear message; 1.0 is fine', async () => {
   const err = await refusal({ speed: 1.25, response_format: 'pcm' })
   assert.is(err.status, 400)
-  assert.is((err.error as { message: string }).message, 'speed 1.25 is not supported by model sim-orpheus: it speaks only at speed 1.0 (leave speed out or send 1.0)')
-  const ok = await client.audio.speech.create({ model: 'sim-orpheus', voice: 'tara', input: 'Hi.', speed: 1.0, response_format: 'pcm' })
+  assert.is(
+    (err.error as { message: string }).message,
+    'speed 1.25 is not supported by model sim-orpheus: it speaks only at speed 1.0 (leave speed out or send 1.0)',
+  )
+  const ok = await client.audio.speech.create({
+    model: 'sim-orpheus',
+    voice: 'tara',
+    input: 'Hi.',
+    speed: 1.0,
+    response_format: 'pcm',
+  })
   assert.is(ok.status, 200)
 })
 
 test('refused: input over 20,000 characters on the streaming model → 400; exactly 20,000 is accepted', async () => {
   const err = await refusal({ input: 'a'.repeat(20_001), response_format: 'pcm' })
   assert.is(err.status, 400)
-  assert.is((err.error as { message: string }).message, 'input is too long: 20001 characters (maximum 20000 for model sim-orpheus)')
+  assert.is(
+    (err.error as { message: string }).message,
+    'input is too long: 20001 characters (maximum 20000 for model sim-orpheus)',
+  )
   // 20,000 characters are over 20 minutes of speech: the first audio proves acceptance, and the
   // rest is abandoned (paced by the simulator, so little of it is ever made).
   const ok = await client.audio.speech.create(
@@ -213,10 +279,16 @@ test('refused: input over 20,000 characters on the streaming model → 400; exac
 test('refused: an unknown voice, a language the English model lacks, a chat model', async () => {
   const voice = await refusal({ voice: 'vivian' })
   assert.is(voice.status, 400)
-  assert.match((voice.error as { message: string }).message, /^voice vivian is not available for model sim-orpheus; use one of tara, leah/)
+  assert.match(
+    (voice.error as { message: string }).message,
+    /^voice vivian is not available for model sim-orpheus; use one of tara, leah/,
+  )
   const language = await refusal({ language: 'french' })
   assert.is(language.status, 400)
-  assert.is((language.error as { message: string }).message, 'language french is not one of auto, english for model sim-orpheus')
+  assert.is(
+    (language.error as { message: string }).message,
+    'language french is not one of auto, english for model sim-orpheus',
+  )
   const chat = await refusal({ model: 'sim-chat-instruct' })
   assert.is(chat.status, 400)
 })
@@ -225,7 +297,10 @@ test('GET /audio/voices?model=: the voices of each speech model, and uploaded_vo
   const orpheus = await client.get('/audio/voices', { query: { model: 'sim-orpheus' } })
   assert.equal(orpheus, { voices: ['tara', 'leah', 'jess', 'leo', 'dan', 'mia', 'zac', 'zoe'], uploaded_voices: [] })
   const qwen = await client.get('/audio/voices', { query: { model: 'sim-qwen3-tts' } })
-  assert.equal(qwen, { voices: ['vivian', 'serena', 'ryan', 'aiden', 'dylan', 'eric', 'ono_anna', 'sohee', 'uncle_fu'], uploaded_voices: [] })
+  assert.equal(qwen, {
+    voices: ['vivian', 'serena', 'ryan', 'aiden', 'dylan', 'eric', 'ono_anna', 'sohee', 'uncle_fu'],
+    uploaded_voices: [],
+  })
   try {
     await client.get('/audio/voices', { query: { model: 'nope' } })
     assert.unreachable()
@@ -237,7 +312,11 @@ test('GET /audio/voices?model=: the voices of each speech model, and uploaded_vo
     assert.unreachable()
   } catch (err) {
     assert.instance(err, OpenAI.BadRequestError)
-    assert.is((err as InstanceType<typeof OpenAI.BadRequestError>).message, '400 model sim-chat is not a speech model', 'a family is a name too')
+    assert.is(
+      (err as InstanceType<typeof OpenAI.BadRequestError>).message,
+      '400 model sim-chat is not a speech model',
+      'a family is a name too',
+    )
   }
 })
 

@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { dump } from 'js-yaml'
 import { startTestGateway, type TestGateway } from '../support/gateway.js'
 import { modelsWith } from '../support/deployment-files.js'
@@ -19,26 +19,50 @@ test.before(async () => {
     files: {
       'config/models.yaml': modelsWith({
         // forward_headers: the slow streams ask the simulator for a late first token.
-        backends: { first: { url: 'embedded', capacity: 1, forward_headers: ['x-sim-ttft-ms'] }, second: { url: 'embedded', capacity: 1 } },
+        backends: {
+          first: { url: 'embedded', capacity: 1, forward_headers: ['x-sim-ttft-ms'] },
+          second: { url: 'embedded', capacity: 1 },
+        },
         models: [
-          { id: 'first-chat', model_type: 'chat', backend: 'first', served_name: 'sim-instruct-8b', reported_name: 'first-chat', context_window: 32768 },
-          { id: 'second-chat', model_type: 'chat', backend: 'second', served_name: 'sim-text-3b-plain', reported_name: 'second-chat', context_window: 8192 },
+          {
+            id: 'first-chat',
+            model_type: 'chat',
+            backend: 'first',
+            served_name: 'sim-instruct-8b',
+            reported_name: 'first-chat',
+            context_window: 32768,
+          },
+          {
+            id: 'second-chat',
+            model_type: 'chat',
+            backend: 'second',
+            served_name: 'sim-text-3b-plain',
+            reported_name: 'second-chat',
+            context_window: 8192,
+          },
         ],
       }),
       // The demo key's group may use only these two, so auto chooses between them.
-      'config/keys.yaml': dump({ groups: { demo: { models: ['first-chat', 'second-chat'] } }, keys: [{ id: 'demo', group: 'demo', demo: true }] }),
+      'config/keys.yaml': dump({
+        groups: { demo: { models: ['first-chat', 'second-chat'] } },
+        keys: [{ id: 'demo', group: 'demo', demo: true }],
+      }),
     },
   })
   client = gw.openai()
 })
 test.after(async () => gw.close())
 
-const ask = () => client.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 }).withResponse()
+const ask = () =>
+  client.chat.completions
+    .create({ model: 'auto', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 })
+    .withResponse()
 
 async function until(check: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 5_000
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}; queues: ${JSON.stringify(gw.generation().load.pools())}`)
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting until ${what}; queues: ${JSON.stringify(gw.generation().load.pools())}`)
     await new Promise((r) => setTimeout(r, 10))
   }
 }
@@ -51,14 +75,21 @@ test('idle: the first listed model; first pool saturated: the idle one; free aga
   const abort = new AbortController()
   const slow = [0, 1].map(() =>
     client.chat.completions
-      .create({ model: 'first-chat', messages: [{ role: 'user', content: 'slowly' }], stream: true, max_tokens: 5 }, { headers: { 'x-sim-ttft-ms': '5000' }, signal: abort.signal })
+      .create(
+        { model: 'first-chat', messages: [{ role: 'user', content: 'slowly' }], stream: true, max_tokens: 5 },
+        { headers: { 'x-sim-ttft-ms': '5000' }, signal: abort.signal },
+      )
       .then(async (stream) => {
         for await (const _ of stream);
       })
       // Aborted by the test once it has seen what it needs.
       .catch(() => undefined),
   )
-  const queues = () => gw.generation().load.pools().filter((l) => l.pool === 'first')
+  const queues = () =>
+    gw
+      .generation()
+      .load.pools()
+      .filter((l) => l.pool === 'first')
   await until(() => queues().some((l) => l.running === 1 && l.waiting === 1), 'the first pool is saturated')
 
   const busy = await ask()

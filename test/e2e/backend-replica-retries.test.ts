@@ -27,16 +27,38 @@ const completion = (content: string) => ({
   choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
 })
-const chunk = (delta: object, finish: string | null) => ({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })
-const usageChunk = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'fake', choices: [], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } }
+const chunk = (delta: object, finish: string | null) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'fake',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+})
+const usageChunk = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'fake',
+  choices: [],
+  usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+}
 
 /** A healthy replica: answers every chat request whole, saying who it is. */
 function healthy(name: string) {
   return (req: http.IncomingMessage, body: string, res: http.ServerResponse): void => {
     if (req.url === '/health') return void res.writeHead(200).end()
     const stream = (JSON.parse(body) as { stream?: boolean }).stream === true
-    if (!stream) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(`from ${name}`)))
-    sse(res, [chunk({ role: 'assistant', content: '' }, null), chunk({ content: `from ${name}` }, null), chunk({}, 'stop'), usageChunk, '[DONE]'])
+    if (!stream)
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(completion(`from ${name}`)))
+    sse(res, [
+      chunk({ role: 'assistant', content: '' }, null),
+      chunk({ content: `from ${name}` }, null),
+      chunk({}, 'stop'),
+      usageChunk,
+      '[DONE]',
+    ])
   }
 }
 
@@ -51,8 +73,21 @@ test.before(async () => {
     health_check: { interval_ms: 60_000 },
     outlier_detection: { consecutive_failures: 2, base_ejection_ms: 60_000 },
   })
-  const backends = { 'pool-a': pool('a1', 'a2'), 'pool-b': pool('b1', 'b2'), 'pool-c': pool('c1', 'c2', 'round_robin'), 'pool-d': pool('d1', 'd2', 'round_robin'), 'pool-e': pool('e1', 'e2', 'round_robin') }
-  const models = Object.keys(backends).map((b) => ({ id: `m-${b}`, model_type: 'chat', backend: b, served_name: 'fake', reported_name: `fake-${b}`, context_window: 8192 }))
+  const backends = {
+    'pool-a': pool('a1', 'a2'),
+    'pool-b': pool('b1', 'b2'),
+    'pool-c': pool('c1', 'c2', 'round_robin'),
+    'pool-d': pool('d1', 'd2', 'round_robin'),
+    'pool-e': pool('e1', 'e2', 'round_robin'),
+  }
+  const models = Object.keys(backends).map((b) => ({
+    id: `m-${b}`,
+    model_type: 'chat',
+    backend: b,
+    served_name: 'fake',
+    reported_name: `fake-${b}`,
+    context_window: 8192,
+  }))
   gw = await startTestGateway({ files: { 'config/models.yaml': modelsWith({ backends, models }) } })
 })
 
@@ -71,7 +106,11 @@ async function ask(model: string, stream: boolean): Promise<{ status: number; te
 }
 
 test('a replica answering 503 is retried on the other, then ejected', async () => {
-  fakes.a1!.handle((req, _body, res) => (req.url === '/health' ? res.writeHead(200).end() : res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"engine dead"}}')))
+  fakes.a1!.handle((req, _body, res) =>
+    req.url === '/health'
+      ? res.writeHead(200).end()
+      : res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"engine dead"}}'),
+  )
   fakes.a2!.handle(healthy('a2'))
   for (let i = 0; i < 8; i++) {
     const r = await ask('m-pool-a', i % 2 === 1)
@@ -83,7 +122,10 @@ test('a replica answering 503 is retried on the other, then ejected', async () =
 })
 
 test('never twice the same replica: both failing, the client gets the error after one try on each', async () => {
-  const fail = (req: http.IncomingMessage, _body: string, res: http.ServerResponse) => (req.url === '/health' ? res.writeHead(200).end() : res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}'))
+  const fail = (req: http.IncomingMessage, _body: string, res: http.ServerResponse) =>
+    req.url === '/health'
+      ? res.writeHead(200).end()
+      : res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}')
   fakes.b1!.handle(fail)
   fakes.b2!.handle(fail)
   const r = await ask('m-pool-b', false)
@@ -133,7 +175,10 @@ test('a JSON answer whose body breaks before its end is answered whole by the ot
   fakes.e2!.handle(healthy('e2'))
   const r = await ask('m-pool-e', false)
   assert.is(r.status, 200, r.text)
-  assert.is((JSON.parse(r.text) as { choices: { message: { content: string } }[] }).choices[0]!.message.content, 'from e2')
+  assert.is(
+    (JSON.parse(r.text) as { choices: { message: { content: string } }[] }).choices[0]!.message.content,
+    'from e2',
+  )
   assert.equal([chats('e1'), chats('e2')], [1, 1])
 })
 

@@ -47,9 +47,16 @@ async function startSim(): Promise<Sim> {
 /** A simulator in a process of its own (`node dist/sim/main.js`), counted through its vLLM metrics. */
 async function startSimProcess(port = 0): Promise<Sim> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-replica-sim-')), 'simulator.yaml')
-  const config = loadYaml(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<string, unknown>
+  const config = loadYaml(fs.readFileSync(path.join(defaultConfigDir, 'simulator.yaml'), 'utf8')) as Record<
+    string,
+    unknown
+  >
   fs.writeFileSync(file, dump({ ...config, latency: LATENCY }))
-  const proc = spawn(process.execPath, [path.join(repoRoot, 'dist', 'sim', 'main.js'), '--config', file, '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const proc = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'dist', 'sim', 'main.js'), '--config', file, '--port', String(port)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
   child = proc
   const url = await new Promise<string>((resolve, reject) => {
     let out = ''
@@ -63,7 +70,9 @@ async function startSimProcess(port = 0): Promise<Sim> {
   proc.stdout!.resume()
   const served = async (): Promise<number> => {
     const text = await (await fetch(`${url}/metrics`)).text()
-    const counted = text.split('\n').filter((l) => l.startsWith('vllm:request_success_total{') && l.includes(`model_name="${SERVED}"`))
+    const counted = text
+      .split('\n')
+      .filter((l) => l.startsWith('vllm:request_success_total{') && l.includes(`model_name="${SERVED}"`))
     return counted.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0)
   }
   return { url, port: Number(new URL(url).port), served }
@@ -92,7 +101,16 @@ test.before(async () => {
             outlier_detection: { consecutive_failures: 2, base_ejection_ms: 500, max_ejection_percent: 34 },
           },
         },
-        models: [{ id: MODEL, model_type: 'chat', backend: 'pooled', served_name: SERVED, reported_name: 'sim-pooled', context_window: 32768 }],
+        models: [
+          {
+            id: MODEL,
+            model_type: 'chat',
+            backend: 'pooled',
+            served_name: SERVED,
+            reported_name: 'sim-pooled',
+            context_window: 32768,
+          },
+        ],
       }),
     },
   })
@@ -111,22 +129,44 @@ interface Answer {
 
 /** One chat request; a reply counts only whole: parsed JSON with content, or a stream with one finish and [DONE]. */
 async function ask(content: string, stream: boolean, system?: string): Promise<Answer & { cached?: number }> {
-  const messages = system ? [{ role: 'system', content: system }, { role: 'user', content }] : [{ role: 'user', content }]
+  const messages = system
+    ? [
+        { role: 'system', content: system },
+        { role: 'user', content },
+      ]
+    : [{ role: 'user', content }]
   const res = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: MODEL, messages, max_tokens: 12, stream, ...(stream ? { stream_options: { include_usage: true } } : {}) }),
+    body: JSON.stringify({
+      model: MODEL,
+      messages,
+      max_tokens: 12,
+      stream,
+      ...(stream ? { stream_options: { include_usage: true } } : {}),
+    }),
   })
   const text = await res.text()
   if (res.status !== 200) return { ok: false, detail: `status ${res.status}: ${text.slice(0, 200)}` }
   if (!stream) {
-    const body = JSON.parse(text) as { choices: { message: { content: string }; finish_reason: string }[]; usage: { prompt_tokens_details?: { cached_tokens?: number } } }
-    const whole = body.choices.length === 1 && body.choices[0]!.message.content.length > 0 && typeof body.choices[0]!.finish_reason === 'string'
+    const body = JSON.parse(text) as {
+      choices: { message: { content: string }; finish_reason: string }[]
+      usage: { prompt_tokens_details?: { cached_tokens?: number } }
+    }
+    const whole =
+      body.choices.length === 1 &&
+      body.choices[0]!.message.content.length > 0 &&
+      typeof body.choices[0]!.finish_reason === 'string'
     return { ok: whole, detail: text.slice(0, 200), cached: body.usage.prompt_tokens_details?.cached_tokens ?? 0 }
   }
-  const events = text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => e.slice(6))
+  const events = text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: '))
+    .map((e) => e.slice(6))
   const done = events.filter((e) => e === '[DONE]').length
-  const chunks = events.filter((e) => e !== '[DONE]').map((e) => JSON.parse(e) as { choices: { finish_reason: string | null }[]; error?: unknown })
+  const chunks = events
+    .filter((e) => e !== '[DONE]')
+    .map((e) => JSON.parse(e) as { choices: { finish_reason: string | null }[]; error?: unknown })
   const finishes = chunks.flatMap((c) => c.choices).filter((c) => c.finish_reason !== null).length
   const errors = chunks.filter((c) => c.error !== undefined).length
   const whole = done === 1 && events.at(-1) === '[DONE]' && finishes === 1 && errors === 0
@@ -135,13 +175,22 @@ async function ask(content: string, stream: boolean, system?: string): Promise<A
 
 async function replicaGauge(name: string, sim: Sim): Promise<number> {
   const text = await (await fetch(`${gw.url}/metrics`)).text()
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('backend="pooled"') && l.includes(`replica="127.0.0.1:${sim.port}"`))
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith(`${name}{`) && l.includes('backend="pooled"') && l.includes(`replica="127.0.0.1:${sim.port}"`),
+    )
   assert.ok(line, `${name} for replica ${sim.port} is in /metrics`)
   return Number(line!.split(' ').at(-1))
 }
 
 /** `count` requests, `concurrency` at a time, alternately streamed; `midway` runs once after `at` answers. */
-async function load(count: number, concurrency: number, midway?: { at: number; run: () => Promise<void> }): Promise<Answer[]> {
+async function load(
+  count: number,
+  concurrency: number,
+  midway?: { at: number; run: () => Promise<void> },
+): Promise<Answer[]> {
   const answers: Answer[] = []
   let next = 0
   let killed: Promise<void> | undefined
@@ -160,7 +209,10 @@ async function load(count: number, concurrency: number, midway?: { at: number; r
 test('load is spread over every replica', async () => {
   const before = await servedAll()
   const answers = await load(30, 6)
-  assert.equal(answers.filter((a) => !a.ok), [])
+  assert.equal(
+    answers.filter((a) => !a.ok),
+    [],
+  )
   ;(await servedAll()).forEach((n, i) => assert.ok(n > before[i]!, `replica ${i} served some of the requests`))
   // Every request ended (streams included): nothing is left outstanding.
   for (const s of sims) assert.is(await replicaGauge('sluice_backend_replica_outstanding', s), 0)
@@ -177,8 +229,15 @@ test('a replica killed (SIGKILL) during load: every request answered whole by th
   const sentBefore = await replicaGauge('sluice_backend_replica_requests', victim)
   const servedBefore = (await served(sims[0]!)) + (await served(sims[1]!))
   const more = await load(40, 8)
-  assert.equal(more.filter((a) => !a.ok), [])
-  assert.is(await replicaGauge('sluice_backend_replica_requests', victim), sentBefore, 'no request sent to the ejected replica')
+  assert.equal(
+    more.filter((a) => !a.ok),
+    [],
+  )
+  assert.is(
+    await replicaGauge('sluice_backend_replica_requests', victim),
+    sentBefore,
+    'no request sent to the ejected replica',
+  )
   assert.is((await served(sims[0]!)) + (await served(sims[1]!)) - servedBefore, 40, 'the two others served all 40')
 })
 
@@ -189,12 +248,17 @@ test('a replica brought back on its port is used again after its health check', 
   for (let i = 0; i < 100 && (await replicaGauge('sluice_backend_replica_ejected', sims[2])) === 1; i++) await sleep(50)
   assert.is(await replicaGauge('sluice_backend_replica_ejected', sims[2]), 0, 'back in')
   const answers = await load(30, 6)
-  assert.equal(answers.filter((a) => !a.ok), [])
+  assert.equal(
+    answers.filter((a) => !a.ok),
+    [],
+  )
   assert.ok((await served(sims[2])) > 0, 'the replica brought back served requests')
 })
 
 test('requests sharing a long system prompt land on one replica and report cached tokens', async () => {
-  const systems = ['alpha', 'beta', 'gamma'].map((w) => `You are the ${w} assistant. ${`Follow the ${w} house rules carefully and answer briefly. `.repeat(60)}`)
+  const systems = ['alpha', 'beta', 'gamma'].map(
+    (w) => `You are the ${w} assistant. ${`Follow the ${w} house rules carefully and answer briefly. `.repeat(60)}`,
+  )
   for (const system of systems) {
     const landed = new Set<number>()
     const cached: number[] = []
@@ -208,7 +272,10 @@ test('requests sharing a long system prompt land on one replica and report cache
       })
     }
     assert.is(landed.size, 1, 'one replica served every request of this system prompt')
-    assert.ok(cached.slice(1).every((c) => c > 500), `later requests found the prefix cached: ${cached.join(', ')}`)
+    assert.ok(
+      cached.slice(1).every((c) => c > 500),
+      `later requests found the prefix cached: ${cached.join(', ')}`,
+    )
   }
 })
 

@@ -31,12 +31,16 @@ test.after(async () => {
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH } }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }))
+    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    )
   })
 }
 
 test('an online backup of a running gateway: every database consistent, the latest record in it', async () => {
-  const reply = await gw.openai().chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 })
+  const reply = await gw
+    .openai()
+    .chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 })
   await gw.generation().records.flush()
   const dest = path.join(scratch, 'backup-1')
   const result = await run(['backup', dest, '--data', gw.dataDir])
@@ -44,7 +48,10 @@ test('an online backup of a running gateway: every database consistent, the late
   assert.match(result.stdout, /sluice\.db: backed up/)
   const databases = fs.readdirSync(gw.dataDir).filter((f) => f.endsWith('.db'))
   assert.ok(databases.length >= 2)
-  assert.not.ok(fs.readdirSync(dest).some((f) => /\.db-(wal|shm)$/.test(f)), 'no WAL files copied: the backups are whole')
+  assert.not.ok(
+    fs.readdirSync(dest).some((f) => /\.db-(wal|shm)$/.test(f)),
+    'no WAL files copied: the backups are whole',
+  )
   for (const name of databases) {
     const db = new Database(path.join(dest, name), { readonly: true })
     try {
@@ -55,7 +62,9 @@ test('an online backup of a running gateway: every database consistent, the late
   }
   const db = new Database(path.join(dest, 'sluice.db'), { readonly: true })
   try {
-    const row = db.prepare('SELECT completion_tokens AS tokens FROM usage_records ORDER BY at DESC LIMIT 1').get() as { tokens: number } | undefined
+    const row = db.prepare('SELECT completion_tokens AS tokens FROM usage_records ORDER BY at DESC LIMIT 1').get() as
+      | { tokens: number }
+      | undefined
     assert.is(row?.tokens, reply.usage!.completion_tokens)
   } finally {
     db.close()

@@ -10,7 +10,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import path from 'node:path'
 import { repoRoot } from '../../kernel/contract/paths.js'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
@@ -27,7 +27,16 @@ test.before(async () => {
   engine = await startFakeSearxng(30_000)
   gw = await startTestGateway({
     env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
-    server: { web_search: { provider: 'searxng', url: engine.url, timeout_ms: 2000, default_results: 5, max_results: 10, local: { project: 'demo', collection: 'sample' } } },
+    server: {
+      web_search: {
+        provider: 'searxng',
+        url: engine.url,
+        timeout_ms: 2000,
+        default_results: 5,
+        max_results: 10,
+        local: { project: 'demo', collection: 'sample' },
+      },
+    },
   })
 })
 test.after(async () => {
@@ -46,7 +55,9 @@ interface RecordView {
 }
 
 async function recordsSince(g: TestGateway, from: string): Promise<RecordView[]> {
-  const res = await fetch(`${g.url}/admin/records?key=demo&from=${encodeURIComponent(from)}&limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  const res = await fetch(`${g.url}/admin/records?key=demo&from=${encodeURIComponent(from)}&limit=1000`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
   assert.is(res.status, 200)
   return ((await res.json()) as { data: RecordView[] }).data
 }
@@ -61,7 +72,10 @@ const since = async () => {
 test('web_search: the provider is asked with the query, the client sees one answer with usage summed; records under the key, no words', async () => {
   const from = await since()
   const hits = engine.queries.length
-  const { data, response } = await gw.openai().chat.completions.create(ask('Please search for the zebracorn lighthouse')).withResponse()
+  const { data, response } = await gw
+    .openai()
+    .chat.completions.create(ask('Please search for the zebracorn lighthouse'))
+    .withResponse()
   assert.is(engine.queries.length, hits + 1, 'the provider was called once')
   assert.is(engine.queries.at(-1), 'Please search for the zebracorn lighthouse', "the sim's query is the user's words")
   assert.is(response.headers.get('x-gateway-boons'), 'web_search')
@@ -74,8 +88,15 @@ test('web_search: the provider is asked with the query, the client sees one answ
   const rounds = records.filter((r) => r.route === 'chat-internal')
   assert.is(rounds.length, 2, 'two model calls: the tool call, the answer')
   assert.ok(rounds.every((r) => r.key === 'demo' && r.model === 'sim-chat-tools' && r.status === 200))
-  assert.is(data.usage!.prompt_tokens, rounds.reduce((n, r) => n + r.prompt_tokens, 0), 'usage is summed over the rounds')
-  assert.is(data.usage!.completion_tokens, rounds.reduce((n, r) => n + r.completion_tokens, 0))
+  assert.is(
+    data.usage!.prompt_tokens,
+    rounds.reduce((n, r) => n + r.prompt_tokens, 0),
+    'usage is summed over the rounds',
+  )
+  assert.is(
+    data.usage!.completion_tokens,
+    rounds.reduce((n, r) => n + r.completion_tokens, 0),
+  )
   const searches = records.filter((r) => r.route === 'web-search-internal')
   assert.is(searches.length, 1, 'the search is recorded')
   assert.is(searches[0]!.model, 'web_search:searxng')
@@ -86,7 +107,11 @@ test('web_search streamed: one answer streamed, no boon tool-call deltas, summed
   const hits = engine.queries.length
   const { data: stream, response } = await gw
     .openai()
-    .chat.completions.create({ ...ask('search the web for tide tables'), stream: true, stream_options: { include_usage: true } })
+    .chat.completions.create({
+      ...ask('search the web for tide tables'),
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     .withResponse()
   assert.is(response.headers.get('x-gateway-boons'), 'web_search')
   let text = ''
@@ -109,18 +134,30 @@ test('web_search streamed: one answer streamed, no boon tool-call deltas, summed
 
 const weather: OpenAI.Chat.ChatCompletionTool = {
   type: 'function',
-  function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+  function: {
+    name: 'get_weather',
+    description: 'Weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
 }
 
 test("a client's own tool is still offered and its call reaches the client, whole and streamed; with it present, web_search still runs", async () => {
   const hits = engine.queries.length
-  const own = await gw.openai().chat.completions.create({ ...ask('use get_weather for Paris'), tools: [weather] }).withResponse()
+  const own = await gw
+    .openai()
+    .chat.completions.create({ ...ask('use get_weather for Paris'), tools: [weather] })
+    .withResponse()
   assert.is(own.data.choices[0]!.finish_reason, 'tool_calls')
-  assert.equal(own.data.choices[0]!.message.tool_calls!.map((t) => (t as { function: { name: string } }).function.name), ['get_weather'])
+  assert.equal(
+    own.data.choices[0]!.message.tool_calls!.map((t) => (t as { function: { name: string } }).function.name),
+    ['get_weather'],
+  )
   assert.is(own.response.headers.get('x-gateway-boons'), null, 'no boon acted')
   assert.is(engine.queries.length, hits)
 
-  const stream = await gw.openai().chat.completions.create({ ...ask('use get_weather for Paris'), tools: [weather], stream: true })
+  const stream = await gw
+    .openai()
+    .chat.completions.create({ ...ask('use get_weather for Paris'), tools: [weather], stream: true })
   let name = ''
   let finish: string | null | undefined
   for await (const chunk of stream) {
@@ -130,7 +167,10 @@ test("a client's own tool is still offered and its call reaches the client, whol
   assert.is(name, 'get_weather')
   assert.is(finish, 'tool_calls')
 
-  const searched = await gw.openai().chat.completions.create({ ...ask('search for weather news'), tools: [weather] }).withResponse()
+  const searched = await gw
+    .openai()
+    .chat.completions.create({ ...ask('search for weather news'), tools: [weather] })
+    .withResponse()
   assert.is(engine.queries.length, hits + 1)
   assert.is(searched.response.headers.get('x-gateway-boons'), 'web_search')
   assert.match(searched.data.choices[0]!.message.content!, /^The tool returned: /)
@@ -139,13 +179,22 @@ test("a client's own tool is still offered and its call reaches the client, whol
 test('x-gateway-boons: off offers no tool, sets no header, asks no provider', async () => {
   const hits = engine.queries.length
   const from = await since()
-  const { data, response } = await gw.openai().chat.completions.create(ask('Please search for the zebracorn lighthouse'), { headers: { 'x-gateway-boons': 'off' } }).withResponse()
+  const { data, response } = await gw
+    .openai()
+    .chat.completions.create(ask('Please search for the zebracorn lighthouse'), {
+      headers: { 'x-gateway-boons': 'off' },
+    })
+    .withResponse()
   assert.is(response.headers.get('x-gateway-boons'), null)
   assert.is(engine.queries.length, hits)
   assert.is((data.choices[0]!.message.tool_calls ?? []).length, 0)
   assert.not.match(data.choices[0]!.message.content!, /The tool returned/)
   const records = await recordsSince(gw, from)
-  assert.equal(records.map((r) => r.route), ['chat'], 'one request, through its own steps')
+  assert.equal(
+    records.map((r) => r.route),
+    ['chat'],
+    'one request, through its own steps',
+  )
 })
 
 test('image_generation: the PNG is appended as a Markdown data URL, whole and streamed; the image call is recorded', async () => {
@@ -183,7 +232,10 @@ test('image_generation: the PNG is appended as a Markdown data URL, whole and st
 })
 
 test('boon_details says which boons act and their helper', async () => {
-  const entry = (await gw.openai().models.retrieve('sim-chat-tools')) as unknown as { boons: string[]; boon_details: { name: string; active: boolean; helper_model?: string }[] }
+  const entry = (await gw.openai().models.retrieve('sim-chat-tools')) as unknown as {
+    boons: string[]
+    boon_details: { name: string; active: boolean; helper_model?: string }[]
+  }
   assert.equal(entry.boons, ['web_search', 'image_generation'])
   assert.equal(entry.boon_details, [
     { name: 'web_search', active: true },
@@ -191,7 +243,14 @@ test('boon_details says which boons act and their helper', async () => {
   ])
 })
 
-async function post(g: TestGateway, body: unknown, key: string | null = TEST_KEY): Promise<{ status: number; body: { error?: { message: string; code?: unknown }; results?: unknown[]; provider?: string; query?: string } }> {
+async function post(
+  g: TestGateway,
+  body: unknown,
+  key: string | null = TEST_KEY,
+): Promise<{
+  status: number
+  body: { error?: { message: string; code?: unknown }; results?: unknown[]; provider?: string; query?: string }
+}> {
   const res = await fetch(`${g.url}/v1/web_search`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
@@ -206,7 +265,14 @@ test('POST /v1/web_search: results in the common shape, recorded; every error', 
   assert.is(ok.status, 200)
   assert.is(ok.body.provider, 'searxng')
   assert.is(ok.body.query, 'lighthouses')
-  assert.equal(ok.body.results, [{ title: 'Lighthouses of the world', url: 'https://example.org/lighthouses', content: 'Facts about lighthouses from a test engine.', score: 2.5 }])
+  assert.equal(ok.body.results, [
+    {
+      title: 'Lighthouses of the world',
+      url: 'https://example.org/lighthouses',
+      content: 'Facts about lighthouses from a test engine.',
+      score: 2.5,
+    },
+  ])
   assert.is(engine.queries.at(-1), 'lighthouses')
 
   assert.is((await post(gw, { query: 'x' }, null)).status, 401)
@@ -229,7 +295,11 @@ test('POST /v1/web_search: results in the common shape, recorded; every error', 
   assert.match(slow.body.error!.message, /did not answer within 2000 ms/)
 
   const records = (await recordsSince(gw, from)).filter((r) => r.route === 'web-search')
-  assert.equal(records.map((r) => r.status).sort(), [200, 502, 504], 'each search that reached the provider is recorded, with its status')
+  assert.equal(
+    records.map((r) => r.status).sort(),
+    [200, 502, 504],
+    'each search that reached the provider is recorded, with its status',
+  )
   assert.ok(records.every((r) => r.key === 'demo' && r.model === 'web_search:searxng'))
 })
 
@@ -237,7 +307,19 @@ test('an unreachable provider is a 502 on the endpoint; for the boon, the model 
   const dead = await startFakeSearxng()
   const url = dead.url
   await dead.close()
-  const g = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY }, server: { web_search: { provider: 'searxng', url, timeout_ms: 2000, default_results: 5, max_results: 10, local: { project: 'demo', collection: 'sample' } } } })
+  const g = await startTestGateway({
+    env: { SLUICE_DEMO_KEY: TEST_KEY },
+    server: {
+      web_search: {
+        provider: 'searxng',
+        url,
+        timeout_ms: 2000,
+        default_results: 5,
+        max_results: 10,
+        local: { project: 'demo', collection: 'sample' },
+      },
+    },
+  })
   try {
     const r = await post(g, { query: 'anything' })
     assert.is(r.status, 502)
@@ -251,13 +333,24 @@ test('an unreachable provider is a 502 on the endpoint; for the boon, the model 
 
 test('the local provider (the embedded default) searches a knowledge-base collection and says it is not the web', async () => {
   // The test gateway's config copy holds no sample folder: the repository's is ingested.
-  const sample = { enabled: true, project: 'demo', collection: 'sample', folder: path.join(repoRoot, 'config', 'sample') }
-  const g = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN }, server: { query: { sample_collection: sample } as never } })
+  const sample = {
+    enabled: true,
+    project: 'demo',
+    collection: 'sample',
+    folder: path.join(repoRoot, 'config', 'sample'),
+  }
+  const g = await startTestGateway({
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
+    server: { query: { sample_collection: sample } as never },
+  })
   try {
     const none = await post(g, { query: 'api key' })
     assert.is(none.status, 200, 'before the sample collection exists: no results, not an error')
     assert.equal(none.body.results, [])
-    assert.ok(g.logs.some((l) => l.includes("the local provider's collection demo/sample does not exist")), 'the operator is told in the log')
+    assert.ok(
+      g.logs.some((l) => l.includes("the local provider's collection demo/sample does not exist")),
+      'the operator is told in the log',
+    )
     assert.is(await seedSampleCollection(g.generation()), 'ingested')
     const found = await post(g, { query: 'create an API key', max_results: 3 })
     assert.is(found.status, 200)
@@ -266,7 +359,10 @@ test('the local provider (the embedded default) searches a knowledge-base collec
     assert.ok(results.length > 0 && results.every((r) => r.url.startsWith('kb://demo/sample/')))
     assert.ok(results.some((r) => r.title === 'api-keys.md'))
 
-    const { data, response } = await g.openai().chat.completions.create(ask('search how to create an API key')).withResponse()
+    const { data, response } = await g
+      .openai()
+      .chat.completions.create(ask('search how to create an API key'))
+      .withResponse()
     assert.is(response.headers.get('x-gateway-boons'), 'web_search')
     assert.match(data.choices[0]!.message.content!, /^The tool returned: \{"source":"not the web/)
     const records = await recordsSince(g, new Date(0).toISOString())

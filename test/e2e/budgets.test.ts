@@ -18,7 +18,19 @@ import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
 import type { UsageRecord } from '../../kernel/services/stores/store.js'
 
 // A model priced 1 per prompt token and 2 per reply token (prices are per million tokens).
-const models = modelsWith({ models: [{ id: 'sim-priced', model_type: 'chat', backend: 'sim', served_name: 'sim-instruct-8b', reported_name: 'sim-priced', context_window: 32768, prices: { prompt: 1_000_000, completion: 2_000_000 } }] })
+const models = modelsWith({
+  models: [
+    {
+      id: 'sim-priced',
+      model_type: 'chat',
+      backend: 'sim',
+      served_name: 'sim-instruct-8b',
+      reported_name: 'sim-priced',
+      context_window: 32768,
+      prices: { prompt: 1_000_000, completion: 2_000_000 },
+    },
+  ],
+})
 const MAX_TOKENS = 16
 const message = { role: 'user' as const, content: 'hi' }
 // What one request can cost at most, as the budget plugin reserves it (default options).
@@ -44,7 +56,12 @@ interface Outcome {
 // ignore_eos: every reply is max_tokens long, so a request costs nearly what it reserves, and a
 // budget that did not hold across processes would show in the records (each process alone
 // would let 20 through: about 40 × 39 = 1,560 spent of 1,000).
-const params: OpenAI.ChatCompletionCreateParamsNonStreaming & { ignore_eos: boolean } = { model: 'sim-priced', messages: [message], max_tokens: MAX_TOKENS, ignore_eos: true }
+const params: OpenAI.ChatCompletionCreateParamsNonStreaming & { ignore_eos: boolean } = {
+  model: 'sim-priced',
+  messages: [message],
+  max_tokens: MAX_TOKENS,
+  ignore_eos: true,
+}
 
 /** Fires `n` chat requests at once, spread over the clients, and tallies the answers. */
 async function burst(clients: OpenAI[], n: number): Promise<Outcome> {
@@ -69,12 +86,18 @@ const sum = (records: UsageRecord[], f: (r: UsageRecord) => number) => records.r
 
 function checkTerm(outcome: Outcome, records: UsageRecord[], n: number): void {
   assert.ok(outcome.ok >= 20, `the budget covers 20 requests; ${outcome.ok} were served`)
-  assert.equal([...outcome.refused.keys()], ['403 api key term budget exhausted'], 'every other request got the spec 403')
+  assert.equal(
+    [...outcome.refused.keys()],
+    ['403 api key term budget exhausted'],
+    'every other request got the spec 403',
+  )
   assert.is(outcome.ok + outcome.refused.get('403 api key term budget exhausted')!, n)
   assert.is(records.length, outcome.ok, 'one record per request served')
   const spent = sum(records, (r) => r.value)
   assert.ok(spent <= TERM_BUDGET + 1e-9, `records say ${spent} was spent of a budget of ${TERM_BUDGET}`)
-  process.stdout.write(`\n  term: ${outcome.okPerClient.join(' + ')} served, ${n - outcome.ok} refused; records: ${records.length}, spent ${spent} of ${TERM_BUDGET}\n`)
+  process.stdout.write(
+    `\n  term: ${outcome.okPerClient.join(' + ')} served, ${n - outcome.ok} refused; records: ${records.length}, spent ${spent} of ${TERM_BUDGET}\n`,
+  )
 }
 
 function checkMinute(outcome: Outcome, records: UsageRecord[], n: number): void {
@@ -83,7 +106,9 @@ function checkMinute(outcome: Outcome, records: UsageRecord[], n: number): void 
   assert.is(outcome.ok + outcome.refused.get('429 token budget exceeded')!, n)
   const tokens = sum(records, (r) => r.promptTokens + r.completionTokens)
   assert.ok(tokens <= MINUTE_BUDGET, `records say ${tokens} tokens of a per-minute budget of ${MINUTE_BUDGET}`)
-  process.stdout.write(`\n  minute: ${outcome.okPerClient.join(' + ')} served, ${n - outcome.ok} refused; records: ${records.length}, ${tokens} tokens of ${MINUTE_BUDGET}\n`)
+  process.stdout.write(
+    `\n  minute: ${outcome.okPerClient.join(' + ')} served, ${n - outcome.ok} refused; records: ${records.length}, ${tokens} tokens of ${MINUTE_BUDGET}\n`,
+  )
 }
 
 // ——— one process ———
@@ -91,20 +116,27 @@ function checkMinute(outcome: Outcome, records: UsageRecord[], n: number): void 
 const one = suite('e2e budgets: one process')
 let gw: TestGateway
 one.before(async () => {
-  gw = await startTestGateway({ simulatorLatency: { ttft_ms: 20, itl_ms: 2 }, files: { 'config/models.yaml': models, 'config/keys.yaml': keys } })
+  gw = await startTestGateway({
+    simulatorLatency: { ttft_ms: 20, itl_ms: 2 },
+    files: { 'config/models.yaml': models, 'config/keys.yaml': keys },
+  })
 })
 one.after(async () => gw.close())
-const recordsOf = (g: TestGateway, keyId: string) => g.generation().records.list({ from: 0, to: Date.now() + 1, keyId }, 10_000)
+const recordsOf = (g: TestGateway, keyId: string) =>
+  g.generation().records.list({ from: 0, to: Date.now() + 1, keyId }, 10_000)
 
 one('200 concurrent requests against a term budget that covers 20: no overspend, the rest 403', async () => {
   const outcome = await burst([gw.openai('sk-term')], 200)
   checkTerm(outcome, await recordsOf(gw, 'term'), 200)
 })
 
-one('200 concurrent requests against a per-minute token budget that covers 20: no overspend, the rest 429', async () => {
-  const outcome = await burst([gw.openai('sk-minute')], 200)
-  checkMinute(outcome, await recordsOf(gw, 'minute'), 200)
-})
+one(
+  '200 concurrent requests against a per-minute token budget that covers 20: no overspend, the rest 429',
+  async () => {
+    const outcome = await burst([gw.openai('sk-minute')], 200)
+    checkMinute(outcome, await recordsOf(gw, 'minute'), 200)
+  },
+)
 
 one("a group's budget holds for its keys: 403 tenant term budget exhausted", async () => {
   const outcome = await burst([gw.openai('sk-tenant')], 50)
@@ -130,12 +162,22 @@ const schema = uniqueName('sluice_e2e')
 const prefix = `${uniqueName('sluice-e2e')}:`
 
 two.before(async () => {
-  const stores = { redis_url: REDIS_URL, redis_prefix: prefix, postgres_url: POSTGRES_URL, postgres_schema: schema, records_flush_ms: 100 }
+  const stores = {
+    redis_url: REDIS_URL,
+    redis_prefix: prefix,
+    postgres_url: POSTGRES_URL,
+    postgres_schema: schema,
+    records_flush_ms: 100,
+  }
   first = await startTestGateway({
     simulatorLatency: { ttft_ms: 20, itl_ms: 2 },
     files: { 'config/models.yaml': models, 'config/keys.yaml': keys, 'config/server.yaml': serverWith({ stores }) },
   })
-  replica = await startReplica({ configDir: first.configDir, pipelinesDir: first.pipelinesDir, env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_LOG_LEVEL: 'warn' } })
+  replica = await startReplica({
+    configDir: first.configDir,
+    pipelinesDir: first.pipelinesDir,
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_LOG_LEVEL: 'warn' },
+  })
 })
 two.after(async () => {
   await replica?.stop()
@@ -151,7 +193,10 @@ two.after(async () => {
   await redis.quit()
 })
 
-const clients = (secret: string) => [first!.openai(secret), new OpenAI({ apiKey: secret, baseURL: `${replica!.url}/v1`, maxRetries: 0, timeout: 30_000 })]
+const clients = (secret: string) => [
+  first!.openai(secret),
+  new OpenAI({ apiKey: secret, baseURL: `${replica!.url}/v1`, maxRetries: 0, timeout: 30_000 }),
+]
 
 two('the term budget holds across both processes: no overspend, the rest 403', async () => {
   assert.is(first!.generation().redis ? 'redis' : 'memory', 'redis')

@@ -54,7 +54,12 @@ let bait: http.Server
 let baitUrl = ''
 let baitHits = 0
 
-async function expectFault(body: string | Uint8Array, faultcode: string, detailCode: string | undefined, headers: Record<string, string> = {}): Promise<Fault> {
+async function expectFault(
+  body: string | Uint8Array,
+  faultcode: string,
+  detailCode: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<Fault> {
   const res = await postXml(gw, body, headers)
   assert.is(res.status, 500)
   assert.is(res.contentType, 'text/xml; charset=utf-8')
@@ -93,7 +98,9 @@ test('arguments bind by local name: qualified, unqualified and default-namespace
   const forms = [
     envelope('<gis:GetServiceDescriptionsEx><FolderName>Specialty</FolderName></gis:GetServiceDescriptionsEx>'),
     envelope('<gis:GetServiceDescriptionsEx><gis:FolderName>Specialty</gis:FolderName></gis:GetServiceDescriptionsEx>'),
-    envelope(`<GetServiceDescriptionsEx xmlns="${CATALOG_NS}"><FolderName>Specialty</FolderName></GetServiceDescriptionsEx>`),
+    envelope(
+      `<GetServiceDescriptionsEx xmlns="${CATALOG_NS}"><FolderName>Specialty</FolderName></GetServiceDescriptionsEx>`,
+    ),
   ]
   const answers = await Promise.all(forms.map((f) => postXml(gw, f)))
   for (const a of answers) {
@@ -126,7 +133,11 @@ test('external entity (DOCTYPE pointing at a loopback server) → soap:Client, n
   const fault = await expectFault(body, 'soap:Client', 'DoctypeForbidden')
   assert.not.match(fault.faultstring, 'leaked')
   // And an entity reference without any DOCTYPE is not resolved either.
-  await expectFault(envelope(`<gis:GetServiceDescriptionsEx><FolderName>&xxe;</FolderName></gis:GetServiceDescriptionsEx>`), 'soap:Client', 'MalformedXml')
+  await expectFault(
+    envelope(`<gis:GetServiceDescriptionsEx><FolderName>&xxe;</FolderName></gis:GetServiceDescriptionsEx>`),
+    'soap:Client',
+    'MalformedXml',
+  )
   // The bait server is reachable (so a zero count means something): check it last.
   assert.is(baitHits, before, 'the gateway fetched the external entity')
   await fetch(`${baitUrl}/probe`).then((r) => r.text())
@@ -165,7 +176,10 @@ test('no Body → soap:Client', async () => {
 
 test('mustUnderstand header nothing handles → soap:MustUnderstand (no detail)', async () => {
   const fault = await expectFault(
-    envelope('<gis:GetFolders/>', '<soap:Header><w:Security xmlns:w="urn:example:security" soap:mustUnderstand="1"><w:Token>x</w:Token></w:Security></soap:Header>'),
+    envelope(
+      '<gis:GetFolders/>',
+      '<soap:Header><w:Security xmlns:w="urn:example:security" soap:mustUnderstand="1"><w:Token>x</w:Token></w:Security></soap:Header>',
+    ),
     'soap:MustUnderstand',
     undefined,
   )
@@ -174,11 +188,17 @@ test('mustUnderstand header nothing handles → soap:MustUnderstand (no detail)'
 
 test('bad arguments → soap:Client', async () => {
   await expectFault(envelope('<gis:GetServiceDescriptionsEx/>'), 'soap:Client', 'InvalidArgument')
-  await expectFault(envelope('<gis:GetFolders><FolderName>x</FolderName></gis:GetFolders>'), 'soap:Client', 'InvalidArgument')
+  await expectFault(
+    envelope('<gis:GetFolders><FolderName>x</FolderName></gis:GetFolders>'),
+    'soap:Client',
+    'InvalidArgument',
+  )
 })
 
 test('oversize body (over max_bytes: 1 MiB) → soap:Client', async () => {
-  const big = envelope(`<gis:GetServiceDescriptionsEx><FolderName>${'a'.repeat(1024 * 1024)}</FolderName></gis:GetServiceDescriptionsEx>`)
+  const big = envelope(
+    `<gis:GetServiceDescriptionsEx><FolderName>${'a'.repeat(1024 * 1024)}</FolderName></gis:GetServiceDescriptionsEx>`,
+  )
   await expectFault(big, 'soap:Client', 'TooLarge')
   // Streamed without a Content-Length, the limit holds too.
   const chunks = [Buffer.from(big.slice(0, 1000)), Buffer.from(big.slice(1000))]
@@ -199,14 +219,24 @@ test('oversize body (over max_bytes: 1 MiB) → soap:Client', async () => {
 })
 
 test('too deep → soap:Client', async () => {
-  await expectFault(envelope(`<gis:GetServiceDescriptionsEx><FolderName>${'<a>'.repeat(40)}${'</a>'.repeat(40)}</FolderName></gis:GetServiceDescriptionsEx>`), 'soap:Client', 'TooDeep')
+  await expectFault(
+    envelope(
+      `<gis:GetServiceDescriptionsEx><FolderName>${'<a>'.repeat(40)}${'</a>'.repeat(40)}</FolderName></gis:GetServiceDescriptionsEx>`,
+    ),
+    'soap:Client',
+    'TooDeep',
+  )
 })
 
 test('a SOAPAction of any value is accepted: dispatch is on the Body element', async () => {
   const res = await postXml(gw, envelope('<gis:GetMessageFormats/>'), { soapaction: '"urn:something-else"' })
   assert.is(res.status, 200)
   assert.match(res.text, '<MessageFormats>')
-  const none = await fetch(`${gw.url}/catalog`, { method: 'POST', headers: { 'content-type': 'text/xml' }, body: envelope('<gis:GetMessageFormats/>') })
+  const none = await fetch(`${gw.url}/catalog`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/xml' },
+    body: envelope('<gis:GetMessageFormats/>'),
+  })
   assert.is(none.status, 200)
 })
 

@@ -25,7 +25,11 @@ export function startCatalogGateway(options: TestGatewayOptions = {}): Promise<T
 }
 
 /** POSTs raw XML to /catalog. */
-export async function postXml(gw: TestGateway, body: string | Uint8Array, headers: Record<string, string> = {}): Promise<{ status: number; contentType: string | null; text: string }> {
+export async function postXml(
+  gw: TestGateway,
+  body: string | Uint8Array,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; contentType: string | null; text: string }> {
   const res = await fetch(`${gw.url}/catalog`, {
     method: 'POST',
     headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""', ...headers },

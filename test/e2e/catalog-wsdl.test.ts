@@ -32,7 +32,8 @@ function parse(xml: string): El {
   parser.onopentag = (node) => {
     const tag = node as sax.QualifiedTag
     const attrs: Record<string, string> = {}
-    for (const a of Object.values(tag.attributes)) if (a.prefix !== 'xmlns' && a.name !== 'xmlns') attrs[a.name] = a.value
+    for (const a of Object.values(tag.attributes))
+      if (a.prefix !== 'xmlns' && a.name !== 'xmlns') attrs[a.name] = a.value
     // sax chains each element's bindings to its parent's by prototype: copy them all.
     const ns: Record<string, string> = {}
     for (const prefix in tag.ns) ns[prefix] = tag.ns[prefix]!
@@ -67,7 +68,15 @@ function qname(el: El, value: string | undefined): string {
 const T = (local: string) => `{${CATALOG_NS}}${local}`
 const XSQ = (local: string) => `{${XS}}${local}`
 
-const OPERATIONS = ['GetMessageVersion', 'GetMessageFormats', 'GetTokenServiceURL', 'GetFolders', 'GetServiceDescriptions', 'RequiresTokens', 'GetServiceDescriptionsEx']
+const OPERATIONS = [
+  'GetMessageVersion',
+  'GetMessageFormats',
+  'GetTokenServiceURL',
+  'GetFolders',
+  'GetServiceDescriptions',
+  'RequiresTokens',
+  'GetServiceDescriptionsEx',
+]
 
 /** Operation → [input fields, output fields] as `name:{type}`. */
 const SIGNATURES: Record<string, [string[], string[]]> = {
@@ -77,7 +86,10 @@ const SIGNATURES: Record<string, [string[], string[]]> = {
   GetFolders: [[], [`FolderNames:${T('ArrayOfString')}`]],
   GetServiceDescriptions: [[], [`ServiceDescriptions:${T('ArrayOfServiceDescription')}`]],
   RequiresTokens: [[], [`Result:${XSQ('boolean')}`]],
-  GetServiceDescriptionsEx: [[`FolderName:${XSQ('string')}`], [`ServiceDescriptions:${T('ArrayOfServiceDescription')}`]],
+  GetServiceDescriptionsEx: [
+    [`FolderName:${XSQ('string')}`],
+    [`ServiceDescriptions:${T('ArrayOfServiceDescription')}`],
+  ],
 }
 
 /** The sequence of an element declaration or complex type, as `name:{type}[min..max]`. */
@@ -85,7 +97,10 @@ function sequenceOf(complexType: El): string[] {
   const seqs = kids(complexType, XS, 'sequence')
   if (seqs.length === 0) return []
   return kids(seqs[0]!, XS, 'element').map((e) => {
-    const occurs = e.attrs.minOccurs !== undefined || e.attrs.maxOccurs !== undefined ? `[${e.attrs.minOccurs ?? '1'}..${e.attrs.maxOccurs ?? '1'}]` : ''
+    const occurs =
+      e.attrs.minOccurs !== undefined || e.attrs.maxOccurs !== undefined
+        ? `[${e.attrs.minOccurs ?? '1'}..${e.attrs.maxOccurs ?? '1'}]`
+        : ''
     return `${e.attrs.name}:${qname(e, e.attrs.type)}${occurs}`
   })
 }
@@ -121,13 +136,20 @@ test('types: exactly the spec enumerations, complex types and elements; locals u
   assert.is(schema.attrs.elementFormDefault, undefined)
 
   const simple = kids(schema, XS, 'simpleType')
-  assert.equal(simple.map((s) => s.attrs.name), ['gisServiceCatalogMessageFormat', 'gisPlatformVersion'])
+  assert.equal(
+    simple.map((s) => s.attrs.name),
+    ['gisServiceCatalogMessageFormat', 'gisPlatformVersion'],
+  )
   const enumeration = (s: El) => {
     const r = only(s, XS, 'restriction')
     assert.is(qname(r, r.attrs.base), XSQ('string'))
     return kids(r, XS, 'enumeration').map((e) => e.attrs.value)
   }
-  assert.equal(enumeration(simple[0]!), ['gisServiceCatalogMessageFormatSoap', 'gisServiceCatalogMessageFormatBin', 'gisServiceCatalogMessageFormatSoapOrBin'])
+  assert.equal(enumeration(simple[0]!), [
+    'gisServiceCatalogMessageFormatSoap',
+    'gisServiceCatalogMessageFormatBin',
+    'gisServiceCatalogMessageFormatSoapOrBin',
+  ])
   assert.equal(enumeration(simple[1]!), [
     'gisPlatformVersion83',
     'gisPlatformVersion90',
@@ -143,13 +165,22 @@ test('types: exactly the spec enumerations, complex types and elements; locals u
   ])
 
   const complex = kids(schema, XS, 'complexType')
-  assert.equal(complex.map((c) => c.attrs.name), ['ArrayOfString', 'ServiceDescription', 'ArrayOfServiceDescription'])
+  assert.equal(
+    complex.map((c) => c.attrs.name),
+    ['ArrayOfString', 'ServiceDescription', 'ArrayOfServiceDescription'],
+  )
   assert.equal(sequenceOf(complex[0]!), [`String:${XSQ('string')}[0..unbounded]`])
-  assert.equal(sequenceOf(complex[1]!), ['Name', 'Type', 'Url', 'ParentType', 'Capabilities', 'Description'].map((f) => `${f}:${XSQ('string')}`))
+  assert.equal(
+    sequenceOf(complex[1]!),
+    ['Name', 'Type', 'Url', 'ParentType', 'Capabilities', 'Description'].map((f) => `${f}:${XSQ('string')}`),
+  )
   assert.equal(sequenceOf(complex[2]!), [`ServiceDescription:${T('ServiceDescription')}[0..unbounded]`])
 
   const elements = kids(schema, XS, 'element')
-  assert.equal(elements.map((e) => e.attrs.name), OPERATIONS.flatMap((op) => [op, `${op}Response`]))
+  assert.equal(
+    elements.map((e) => e.attrs.name),
+    OPERATIONS.flatMap((op) => [op, `${op}Response`]),
+  )
   for (const op of OPERATIONS) {
     const [input, output] = SIGNATURES[op]!
     const decl = (name: string) => only(elements.find((e) => e.attrs.name === name)!, XS, 'complexType')
@@ -168,7 +199,10 @@ test('types: exactly the spec enumerations, complex types and elements; locals u
 
 test('messages: <Op>In / <Op>Out, one part `parameters` each, pointing at the wrapper elements', () => {
   const messages = kids(doc, WSDL, 'message')
-  assert.equal(messages.map((m) => m.attrs.name), OPERATIONS.flatMap((op) => [`${op}In`, `${op}Out`]))
+  assert.equal(
+    messages.map((m) => m.attrs.name),
+    OPERATIONS.flatMap((op) => [`${op}In`, `${op}Out`]),
+  )
   for (const m of messages) {
     const part = only(m, WSDL, 'part')
     assert.is(part.attrs.name, 'parameters')
@@ -181,7 +215,10 @@ test('portType ServiceCatalogPort: the seven operations in the original order', 
   const portType = only(doc, WSDL, 'portType')
   assert.is(portType.attrs.name, 'ServiceCatalogPort')
   const ops = kids(portType, WSDL, 'operation')
-  assert.equal(ops.map((o) => o.attrs.name), OPERATIONS)
+  assert.equal(
+    ops.map((o) => o.attrs.name),
+    OPERATIONS,
+  )
   for (const o of ops) {
     assert.is(qname(only(o, WSDL, 'input'), only(o, WSDL, 'input').attrs.message), T(`${o.attrs.name}In`))
     assert.is(qname(only(o, WSDL, 'output'), only(o, WSDL, 'output').attrs.message), T(`${o.attrs.name}Out`))
@@ -195,7 +232,10 @@ test('binding ServiceCatalogBinding: SOAP 1.1 over HTTP, document/literal, soapA
   const soapBinding = only(binding, WSDL_SOAP, 'binding')
   assert.equal(soapBinding.attrs, { style: 'document', transport: 'http://schemas.xmlsoap.org/soap/http' })
   const ops = kids(binding, WSDL, 'operation')
-  assert.equal(ops.map((o) => o.attrs.name), OPERATIONS)
+  assert.equal(
+    ops.map((o) => o.attrs.name),
+    OPERATIONS,
+  )
   for (const o of ops) {
     assert.equal(only(o, WSDL_SOAP, 'operation').attrs, { soapAction: '', style: 'document' })
     assert.equal(only(only(o, WSDL, 'input'), WSDL_SOAP, 'body').attrs, { use: 'literal' })

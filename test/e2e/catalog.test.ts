@@ -140,7 +140,10 @@ test('an unknown folder: the call rejects with a soap:Client fault, HTTP 500', a
   try {
     await client.GetServiceDescriptionsExAsync({ FolderName: 'Atlantis' })
   } catch (err) {
-    const e = err as { response?: { status: number }; root?: { Envelope: { Body: { Fault: { faultcode: string; faultstring: string } } } } }
+    const e = err as {
+      response?: { status: number }
+      root?: { Envelope: { Body: { Fault: { faultcode: string; faultstring: string } } } }
+    }
     assert.is(e.response?.status, 500)
     assert.is(e.root?.Envelope.Body.Fault.faultcode, 'soap:Client')
     assert.is(e.root?.Envelope.Body.Fault.faultstring, "Folder 'Atlantis' does not exist.")
@@ -208,7 +211,10 @@ rest('node-soap lists the live folders and services, with SOAP URLs', async () =
     ],
   )
   const [hydro] = await c.GetServiceDescriptionsExAsync({ FolderName: 'Hydro' })
-  assert.equal(withoutAttributes(hydro.ServiceDescriptions.ServiceDescription).map((d) => d.Name), ['Hydro/Rivers'])
+  assert.equal(
+    withoutAttributes(hydro.ServiceDescriptions.ServiceDescription).map((d) => d.Name),
+    ['Hydro/Rivers'],
+  )
   const [tokens] = await c.RequiresTokensAsync({})
   assert.equal(tokens, { Result: true })
   // Cached: the three calls above fetched the REST catalog once (root + two folders).
@@ -224,7 +230,11 @@ let securedGw: TestGateway
 
 secured.before(async () => {
   securedGw = await startCatalogGateway({
-    files: { 'config/catalog.yaml': fs.readFileSync(path.join(defaultConfigDir, 'catalog.yaml'), 'utf8').replace(/require_token:\s*false/, 'require_token: true') },
+    files: {
+      'config/catalog.yaml': fs
+        .readFileSync(path.join(defaultConfigDir, 'catalog.yaml'), 'utf8')
+        .replace(/require_token:\s*false/, 'require_token: true'),
+    },
   })
 })
 secured.after(async () => securedGw.close())

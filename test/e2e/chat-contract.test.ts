@@ -21,11 +21,20 @@ keys:
   - { id: old, group: demo, legacy: true, hash: "${formatHash(hashSecret('sk-legacy'))}" }
   - { id: narrow, group: narrow, hash: "${formatHash(hashSecret('sk-narrow'))}" }
 `
-const models = fs.readFileSync(path.join(defaultConfigDir, 'models.yaml'), 'utf8').replace('  - id: sim-text-plain', '  - id: sim-off\n    model_type: chat\n    backend: sim\n    enabled: false\n  - id: sim-text-plain')
-const pipelines = fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8') + '\n  - id: legacy-less\n    http: GET /legacy-less\n    steps:\n      - auth: { legacy: not-found }\n      - model-catalog\n'
+const models = fs
+  .readFileSync(path.join(defaultConfigDir, 'models.yaml'), 'utf8')
+  .replace(
+    '  - id: sim-text-plain',
+    '  - id: sim-off\n    model_type: chat\n    backend: sim\n    enabled: false\n  - id: sim-text-plain',
+  )
+const pipelines =
+  fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8') +
+  '\n  - id: legacy-less\n    http: GET /legacy-less\n    steps:\n      - auth: { legacy: not-found }\n      - model-catalog\n'
 
 test.before(async () => {
-  gw = await startTestGateway({ files: { 'config/keys.yaml': keys, 'config/models.yaml': models, 'pipelines/gateway.yaml': pipelines } })
+  gw = await startTestGateway({
+    files: { 'config/keys.yaml': keys, 'config/models.yaml': models, 'pipelines/gateway.yaml': pipelines },
+  })
   client = gw.openai()
 })
 test.after(async () => gw.close())
@@ -62,7 +71,12 @@ test('invalid api key: 401 AuthenticationError', async () => {
 })
 
 test('api key disabled: 403 PermissionDeniedError', async () => {
-  await expectError(gw.openai('sk-off').chat.completions.create({ model: 'sim-chat-instruct', messages: hi }), OpenAI.PermissionDeniedError, 403, 'api key disabled')
+  await expectError(
+    gw.openai('sk-off').chat.completions.create({ model: 'sim-chat-instruct', messages: hi }),
+    OpenAI.PermissionDeniedError,
+    403,
+    'api key disabled',
+  )
 })
 
 test('legacy key on an endpoint the older gateway lacks: 404 {"detail":"Not Found"}; served elsewhere', async () => {
@@ -71,22 +85,45 @@ test('legacy key on an endpoint the older gateway lacks: 404 {"detail":"Not Foun
   assert.equal(await res.json(), { detail: 'Not Found' })
   const ok = await gw.openai('sk-legacy').chat.completions.create({ model: 'sim-chat-instruct', messages: hi })
   assert.ok(ok.choices.length > 0)
-  assert.not.ok(gw.logs.some((l) => l.includes('sk-legacy') || l.includes(TEST_KEY)), 'no secret in the logs')
+  assert.not.ok(
+    gw.logs.some((l) => l.includes('sk-legacy') || l.includes(TEST_KEY)),
+    'no secret in the logs',
+  )
 })
 
 // --- model ----------------------------------------------------------------------------
 
 test('model is required: 400 BadRequestError', async () => {
-  await expectError(client.chat.completions.create({ messages: hi } as never), OpenAI.BadRequestError, 400, 'model is required')
+  await expectError(
+    client.chat.completions.create({ messages: hi } as never),
+    OpenAI.BadRequestError,
+    400,
+    'model is required',
+  )
 })
 
 test('model X is not registered: 404 NotFoundError', async () => {
-  await expectError(client.chat.completions.create({ model: 'gpt-4o', messages: hi }), OpenAI.NotFoundError, 404, 'model gpt-4o is not registered')
+  await expectError(
+    client.chat.completions.create({ model: 'gpt-4o', messages: hi }),
+    OpenAI.NotFoundError,
+    404,
+    'model gpt-4o is not registered',
+  )
 })
 
 test('model is disabled / not permitted for tenant: 403', async () => {
-  await expectError(client.chat.completions.create({ model: 'sim-off', messages: hi }), OpenAI.PermissionDeniedError, 403, 'model is disabled')
-  await expectError(gw.openai('sk-narrow').chat.completions.create({ model: 'sim-vision', messages: hi }), OpenAI.PermissionDeniedError, 403, 'model not permitted for tenant')
+  await expectError(
+    client.chat.completions.create({ model: 'sim-off', messages: hi }),
+    OpenAI.PermissionDeniedError,
+    403,
+    'model is disabled',
+  )
+  await expectError(
+    gw.openai('sk-narrow').chat.completions.create({ model: 'sim-vision', messages: hi }),
+    OpenAI.PermissionDeniedError,
+    403,
+    'model not permitted for tenant',
+  )
 })
 
 test("the server's own name answers, and GET /models/<server name> maps back", async () => {
@@ -105,7 +142,9 @@ test('a deprecated model carries the retirement headers, non-streamed and stream
   }
   const whole = await client.chat.completions.create({ model: 'sim-legacy-chat', messages: hi }).withResponse()
   check(whole.response.headers)
-  const streamed = await client.chat.completions.create({ model: 'sim-legacy-chat', messages: hi, stream: true }).withResponse()
+  const streamed = await client.chat.completions
+    .create({ model: 'sim-legacy-chat', messages: hi, stream: true })
+    .withResponse()
   check(streamed.response.headers)
   for await (const _ of streamed.data) void _
 })
@@ -126,7 +165,12 @@ test('a retired model: 410 with code model_retired naming the replacement', asyn
 // --- reasoning and families -----------------------------------------------------------
 
 test('reasoning effort X is not one of …: 400', async () => {
-  await expectError(client.chat.completions.create({ model: 'sim-vision', messages: hi, reasoning_effort: 'extreme' as never }), OpenAI.BadRequestError, 400, 'reasoning effort extreme is not one of none, low, medium or high')
+  await expectError(
+    client.chat.completions.create({ model: 'sim-vision', messages: hi, reasoning_effort: 'extreme' as never }),
+    OpenAI.BadRequestError,
+    400,
+    'reasoning effort extreme is not one of none, low, medium or high',
+  )
 })
 
 test('a family picks its member by level, with its headers', async () => {
@@ -134,23 +178,35 @@ test('a family picks its member by level, with its headers', async () => {
   assert.is(none.data.model, 'sim-instruct-8b')
   assert.is(none.response.headers.get('x-gateway-model-variant'), 'sim-chat')
   assert.is(none.response.headers.get('x-gateway-reasoning-effort'), 'none')
-  const high = await client.chat.completions.create({ model: 'sim-chat', messages: hi, reasoning_effort: 'max' as never, max_tokens: 400 }).withResponse()
+  const high = await client.chat.completions
+    .create({ model: 'sim-chat', messages: hi, reasoning_effort: 'max' as never, max_tokens: 400 })
+    .withResponse()
   assert.is(high.data.model, 'sim-thinker-8b')
   assert.is(high.response.headers.get('x-gateway-reasoning-effort'), 'high')
   assert.type((high.data.choices[0]!.message as unknown as { reasoning: string }).reasoning, 'string')
 })
 
 test('a model lacking the level serves the nearest and names the ask; no control → unsupported', async () => {
-  const v = await client.chat.completions.create({ model: 'sim-vision', messages: hi, reasoning_effort: 'low' }).withResponse()
+  const v = await client.chat.completions
+    .create({ model: 'sim-vision', messages: hi, reasoning_effort: 'low' })
+    .withResponse()
   assert.is(v.response.headers.get('x-gateway-reasoning-effort'), 'none')
   assert.is(v.response.headers.get('x-gateway-reasoning-effort-requested'), 'low')
-  const p = await client.chat.completions.create({ model: 'sim-text-plain', messages: hi, reasoning_effort: 'high' }).withResponse()
+  const p = await client.chat.completions
+    .create({ model: 'sim-text-plain', messages: hi, reasoning_effort: 'high' })
+    .withResponse()
   assert.is(p.response.headers.get('x-gateway-reasoning-effort'), 'unsupported')
 })
 
 test('streamed reasoning arrives in delta.reasoning (from a reasoning_content server too)', async () => {
   for (const model of ['sim-chat-thinking', 'sim-vision']) {
-    const stream = await client.chat.completions.create({ model, messages: hi, stream: true, reasoning_effort: 'high', max_tokens: 600 })
+    const stream = await client.chat.completions.create({
+      model,
+      messages: hi,
+      stream: true,
+      reasoning_effort: 'high',
+      max_tokens: 600,
+    })
     let reasoning = ''
     let content = ''
     let rawField = false
@@ -167,7 +223,12 @@ test('streamed reasoning arrives in delta.reasoning (from a reasoning_content se
 })
 
 test('a thinking model that spends its budget thinking answers with empty content', async () => {
-  const res = await client.chat.completions.create({ model: 'sim-chat-thinking', messages: hi, reasoning_effort: 'high', max_tokens: 8 })
+  const res = await client.chat.completions.create({
+    model: 'sim-chat-thinking',
+    messages: hi,
+    reasoning_effort: 'high',
+    max_tokens: 8,
+  })
   assert.is(res.choices[0]!.message.content, '')
   assert.is(res.choices[0]!.finish_reason, 'length')
   assert.ok(((res.choices[0]!.message as unknown as { reasoning: string }).reasoning ?? '').length > 0)
@@ -175,15 +236,37 @@ test('a thinking model that spends its budget thinking answers with empty conten
 
 // --- capabilities -----------------------------------------------------------------------
 
-const weather = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }
+const weather = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+}
 
 test('tools and tool_choice only on models that support them', async () => {
-  await expectError(client.chat.completions.create({ model: 'sim-text-plain', messages: hi, tools: [weather] }), OpenAI.BadRequestError, 400, 'model sim-text-plain does not support tools')
-  await expectError(client.chat.completions.create({ model: 'sim-text-plain', messages: hi, tool_choice: 'none' }), OpenAI.BadRequestError, 400, 'model sim-text-plain does not support tool_choice')
+  await expectError(
+    client.chat.completions.create({ model: 'sim-text-plain', messages: hi, tools: [weather] }),
+    OpenAI.BadRequestError,
+    400,
+    'model sim-text-plain does not support tools',
+  )
+  await expectError(
+    client.chat.completions.create({ model: 'sim-text-plain', messages: hi, tool_choice: 'none' }),
+    OpenAI.BadRequestError,
+    400,
+    'model sim-text-plain does not support tool_choice',
+  )
 })
 
 test('a tool round trip', async () => {
-  const first = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'What is the weather in Oslo? Use get_weather.' }], tools: [weather], tool_choice: 'required' })
+  const first = await client.chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'What is the weather in Oslo? Use get_weather.' }],
+    tools: [weather],
+    tool_choice: 'required',
+  })
   const call = first.choices[0]!.message.tool_calls?.[0]
   assert.ok(call && call.type === 'function')
   assert.is(call.function.name, 'get_weather')
@@ -205,18 +288,44 @@ test('a json_schema reply parses and has the schema shape', async () => {
     model: 'sim-chat-instruct',
     temperature: 0,
     messages: [{ role: 'user', content: 'Extract: Ada, 36' }],
-    response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema: { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } }, required: ['name', 'age'], additionalProperties: false } } },
+    response_format: {
+      type: 'json_schema',
+      json_schema: {
+        name: 'person',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } },
+          required: ['name', 'age'],
+          additionalProperties: false,
+        },
+      },
+    },
   })
   const parsed = JSON.parse(res.choices[0]!.message.content!) as { name: unknown; age: unknown }
   assert.type(parsed.name, 'string')
   assert.ok(Number.isInteger(parsed.age))
 })
 
-const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
-const withImage = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'What is in this picture?' }, { type: 'image_url' as const, image_url: { url: png } }] }]
+const png =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+const withImage = [
+  {
+    role: 'user' as const,
+    content: [
+      { type: 'text' as const, text: 'What is in this picture?' },
+      { type: 'image_url' as const, image_url: { url: png } },
+    ],
+  },
+]
 
 test('images: 400 for a text-only model without the vision boon', async () => {
-  await expectError(client.chat.completions.create({ model: 'sim-text-plain', messages: withImage }), OpenAI.BadRequestError, 400, 'model does not accept images; use a model with vision')
+  await expectError(
+    client.chat.completions.create({ model: 'sim-text-plain', messages: withImage }),
+    OpenAI.BadRequestError,
+    400,
+    'model does not accept images; use a model with vision',
+  )
 })
 
 test('images: a vision model reads them; a text-only model gets them described by its vision boon', async () => {
@@ -225,7 +334,15 @@ test('images: a vision model reads them; a text-only model gets them described b
   const b = await client.chat.completions.create({ model: 'sim-text-boon', messages: withImage }).withResponse()
   assert.is(b.response.headers.get('x-gateway-boons'), 'vision')
   assert.is(b.data.model, 'sim-text-3b')
-  await expectError(client.chat.completions.create({ model: 'sim-text-boon', messages: withImage }, { headers: { 'x-gateway-boons': 'off' } }), OpenAI.BadRequestError, 400, 'model does not accept images; use a model with vision')
+  await expectError(
+    client.chat.completions.create(
+      { model: 'sim-text-boon', messages: withImage },
+      { headers: { 'x-gateway-boons': 'off' } },
+    ),
+    OpenAI.BadRequestError,
+    400,
+    'model does not accept images; use a model with vision',
+  )
 })
 
 test('auto picks a vision model for images', async () => {
@@ -237,13 +354,24 @@ test('auto picks a vision model for images', async () => {
 
 test('cached tokens: a repeated long prefix is reported as cached', async () => {
   const system = { role: 'system' as const, content: 'You are a careful assistant. '.repeat(40) }
-  await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [system, { role: 'user', content: 'first' }] })
-  const again = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [system, { role: 'user', content: 'second' }] })
+  await client.chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: [system, { role: 'user', content: 'first' }],
+  })
+  const again = await client.chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: [system, { role: 'user', content: 'second' }],
+  })
   assert.ok((again.usage?.prompt_tokens_details?.cached_tokens ?? 0) > 0)
 })
 
 test('finish_reason is on the last content chunk, before the usage chunk', async () => {
-  const stream = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: hi, stream: true, stream_options: { include_usage: true } })
+  const stream = await client.chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: hi,
+    stream: true,
+    stream_options: { include_usage: true },
+  })
   const chunks = []
   for await (const c of stream) chunks.push(c)
   const usage = chunks.at(-1)!
@@ -268,7 +396,12 @@ test("a model server's 400 (context length) passes through with its message", as
 test('completions: only for models that support them', async () => {
   const ok = await client.completions.create({ model: 'sim-chat-instruct', prompt: 'Say something', max_tokens: 5 })
   assert.type(ok.choices[0]!.text, 'string')
-  await expectError(client.completions.create({ model: 'sim-vision', prompt: 'x' }), OpenAI.BadRequestError, 400, 'model sim-vision does not support completions')
+  await expectError(
+    client.completions.create({ model: 'sim-vision', prompt: 'x' }),
+    OpenAI.BadRequestError,
+    400,
+    'model sim-vision does not support completions',
+  )
 })
 
 test.run()
@@ -283,7 +416,9 @@ limits.after(async () => slow.close())
 
 limits('past the limit, non-streamed: 504 upstream request timed out', async () => {
   await expectError(
-    slow.openai().chat.completions.create({ model: 'sim-chat-instruct', messages: hi }, { headers: { 'x-sim-stall-ms': '3000' } }),
+    slow
+      .openai()
+      .chat.completions.create({ model: 'sim-chat-instruct', messages: hi }, { headers: { 'x-sim-stall-ms': '3000' } }),
     OpenAI.APIError,
     504,
     'upstream request timed out',

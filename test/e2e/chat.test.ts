@@ -16,7 +16,20 @@ test.after(async () => gw.close())
 test('lists the demo catalog', async () => {
   const page = await client.models.list()
   const ids = page.data.map((m) => m.id)
-  for (const id of ['sim-chat', 'sim-chat-instruct', 'sim-chat-thinking', 'sim-vision', 'sim-text-boon', 'sim-text-plain', 'sim-legacy-chat', 'sim-embed', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet'])
+  for (const id of [
+    'sim-chat',
+    'sim-chat-instruct',
+    'sim-chat-thinking',
+    'sim-vision',
+    'sim-text-boon',
+    'sim-text-plain',
+    'sim-legacy-chat',
+    'sim-embed',
+    'sim-orpheus',
+    'sim-qwen3-tts',
+    'sim-whisper',
+    'sim-parakeet',
+  ])
     assert.ok(ids.includes(id), `${id} listed`)
   assert.not.ok(ids.includes('sim-retired-chat'), 'retired models are not listed')
 })
@@ -39,11 +52,19 @@ test("a reply's model maps back to the entry that answered: GET /models/<reply.m
   // sim-text-plain and sim-text-boon are the same kind of text model with other boons; each
   // must map back to itself, not to the other.
   for (const id of ['sim-text-plain', 'sim-text-boon', 'sim-chat-instruct', 'sim-vision']) {
-    const reply = await client.chat.completions.create({ model: id, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 })
+    const reply = await client.chat.completions.create({
+      model: id,
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 3,
+    })
     const entry = (await client.models.retrieve(reply.model)) as unknown as { id: string; boons: string[] }
     assert.is(entry.id, id, `${id} answered as ${reply.model}`)
   }
-  const plain = await client.chat.completions.create({ model: 'sim-text-plain', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 })
+  const plain = await client.chat.completions.create({
+    model: 'sim-text-plain',
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 3,
+  })
   assert.is(plain.model, 'sim-text-3b-plain')
   const entry = (await client.models.retrieve(plain.model)) as unknown as { id: string; boons: string[] }
   assert.equal([entry.id, entry.boons], ['sim-text-plain', []])
@@ -60,7 +81,11 @@ test('an unknown model is the SDK NotFoundError with the spec message', async ()
 })
 
 test('a chat completion from the simulator', async () => {
-  const res = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 20 })
+  const res = await client.chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'Say hello' }],
+    max_tokens: 20,
+  })
   assert.is(res.object, 'chat.completion')
   assert.is(res.model, 'sim-instruct-8b', 'model names the server that answered')
   assert.type(res.choices[0]!.message.content, 'string')
@@ -70,7 +95,13 @@ test('a chat completion from the simulator', async () => {
 })
 
 test('a streamed completion with include_usage: content chunks, finish_reason, then usage', async () => {
-  const stream = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Tell me a story' }], stream: true, stream_options: { include_usage: true }, max_tokens: 30 })
+  const stream = await client.chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'Tell me a story' }],
+    stream: true,
+    stream_options: { include_usage: true },
+    max_tokens: 30,
+  })
   let text = ''
   let finish: string | null = null
   let usage: OpenAI.CompletionUsage | undefined | null
@@ -88,7 +119,11 @@ test('a streamed completion with include_usage: content chunks, finish_reason, t
 })
 
 test('without include_usage no chunk carries usage', async () => {
-  const stream = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true })
+  const stream = await client.chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+  })
   let chunks = 0
   for await (const chunk of stream) {
     chunks++
@@ -99,7 +134,12 @@ test('without include_usage no chunk carries usage', async () => {
 
 test('an upstream stream cut mid-way reaches the SDK as an error', async () => {
   const stream = await client.chat.completions.create(
-    { model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'a long answer please' }], stream: true, max_tokens: 50 },
+    {
+      model: 'sim-chat-instruct',
+      messages: [{ role: 'user', content: 'a long answer please' }],
+      stream: true,
+      max_tokens: 50,
+    },
     { headers: { 'x-sim-cut-after': '3' } },
   )
   let got = 0
@@ -113,7 +153,11 @@ test('an upstream stream cut mid-way reaches the SDK as an error', async () => {
 })
 
 test('legacy completions: prompt in, text out', async () => {
-  const res = await client.completions.create({ model: 'sim-chat-instruct', prompt: 'Once upon a time', max_tokens: 10 })
+  const res = await client.completions.create({
+    model: 'sim-chat-instruct',
+    prompt: 'Once upon a time',
+    max_tokens: 10,
+  })
   assert.type(res.choices[0]!.text, 'string')
   assert.ok(res.usage!.completion_tokens > 0)
 })

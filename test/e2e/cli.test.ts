@@ -24,7 +24,10 @@ test.before(async () => {
   broken = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-cli-'))
   fs.cpSync(defaultPipelinesDir, broken, { recursive: true })
   const admin = path.join(broken, 'admin.yaml')
-  fs.writeFileSync(admin, fs.readFileSync(admin, 'utf8').replace('{ admin-keys: { action: list } }', '{ no-such-plugin: {} }'))
+  fs.writeFileSync(
+    admin,
+    fs.readFileSync(admin, 'utf8').replace('{ admin-keys: { action: list } }', '{ no-such-plugin: {} }'),
+  )
 })
 test.after(async () => {
   await gw.close()
@@ -37,15 +40,24 @@ interface Run {
   stderr: string
 }
 
-function run(args: string[], env: Record<string, string> = { SLUICE_ADMIN_KEY: ADMIN, SLUICE_URL: gw.url }): Promise<Run> {
+function run(
+  args: string[],
+  env: Record<string, string> = { SLUICE_ADMIN_KEY: ADMIN, SLUICE_URL: gw.url },
+): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
-const models = (secret: string): Promise<number> => fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status)
+const models = (secret: string): Promise<number> =>
+  fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status)
 const secretOf = (r: Run): string => /secret: (\S+)/.exec(r.stdout)?.[1] ?? ''
 
 test('keys: create, disable, enable, rotate, list, delete', async () => {
@@ -71,7 +83,10 @@ test('keys: create, disable, enable, rotate, list, delete', async () => {
   assert.is(list.code, 0)
   const [header, ...rows] = list.stdout.trimEnd().split('\n')
   assert.equal(header.split(/\s+/), ['id', 'group', 'enabled', 'budget', 'source'])
-  assert.ok(rows.some((r) => r.split(/\s+/).join(' ') === 'cli-one demo true 5/month store'), list.stdout)
+  assert.ok(
+    rows.some((r) => r.split(/\s+/).join(' ') === 'cli-one demo true 5/month store'),
+    list.stdout,
+  )
   assert.ok(!list.stdout.includes(fresh), 'never a secret')
 
   assert.is((await run(['keys', 'delete', 'cli-one'])).code, 2, 'delete needs --yes')
@@ -91,7 +106,11 @@ test('an HTTP error: exit 1 with the API message', async () => {
 
 test('usage: a row after a request; --json', async () => {
   const made = await run(['keys', 'create', '--group', 'demo', '--id', 'cli-usage'])
-  const reply = await gw.openai(secretOf(made)).chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hello' }], max_tokens: 5 })
+  const reply = await gw.openai(secretOf(made)).chat.completions.create({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'hello' }],
+    max_tokens: 5,
+  })
   assert.is(reply.object, 'chat.completion')
   let table = ''
   // Records are written behind the reply: wait for the row a little.
@@ -107,7 +126,10 @@ test('usage: a row after a request; --json', async () => {
   const json = await run(['usage', '--by', 'model', '--key', 'cli-usage', '--json'])
   assert.is(json.code, 0)
   const body = JSON.parse(json.stdout) as { data: { model: string; requests: number }[] }
-  assert.ok(body.data.some((r) => r.requests === 1), json.stdout)
+  assert.ok(
+    body.data.some((r) => r.requests === 1),
+    json.stdout,
+  )
 })
 
 test('config check: the shipped config passes; a broken pipeline names the file and the step', async () => {
@@ -129,7 +151,13 @@ test('exit codes: usage errors 2, unreachable 3, help 0', async () => {
   const down = await run(['keys', 'list', '--url', `http://127.0.0.1:${port}`])
   assert.is(down.code, 3)
   assert.match(down.stderr, /cannot reach the gateway/)
-  for (const args of [['--help'], ['keys', '--help'], ['usage', '--help'], ['config', '--help'], ['ingest', '--help']]) {
+  for (const args of [
+    ['--help'],
+    ['keys', '--help'],
+    ['usage', '--help'],
+    ['config', '--help'],
+    ['ingest', '--help'],
+  ]) {
     const help = await run(args)
     assert.is(help.code, 0, args.join(' '))
     assert.match(help.stdout, /^usage: sluice/)

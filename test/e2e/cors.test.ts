@@ -25,7 +25,10 @@ test.before(async () => {
 test.after(() => gw.close())
 
 const preflight = (url: string, origin: string, method = 'POST', headers = 'authorization, content-type') =>
-  fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers } })
+  fetch(url, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+  })
 
 test('a preflight from http://localhost:<port> is answered 204 with the allow headers', async () => {
   const res = await preflight(`${gw.url}/v1/chat/completions`, ORIGIN)
@@ -61,11 +64,17 @@ test('a disallowed origin gets no allow headers (preflight and request)', async 
     assert.is(res.headers.get('access-control-allow-origin'), null, origin)
     assert.is(res.headers.get('access-control-allow-methods'), null, origin)
   }
-  const res = await fetch(`${gw.url}/v1/models`, { headers: { origin: 'https://evil.example', authorization: `Bearer ${TEST_KEY}` } })
+  const res = await fetch(`${gw.url}/v1/models`, {
+    headers: { origin: 'https://evil.example', authorization: `Bearer ${TEST_KEY}` },
+  })
   assert.is(res.status, 200, 'the server does not refuse on Origin: the browser does')
   assert.is(res.headers.get('access-control-allow-origin'), null)
   const wrongMethod = await preflight(`${gw.url}/v1/chat/completions`, ORIGIN, 'DELETE')
-  assert.is(wrongMethod.headers.get('access-control-allow-origin'), null, 'a method the path does not serve is not allowed')
+  assert.is(
+    wrongMethod.headers.get('access-control-allow-origin'),
+    null,
+    'a method the path does not serve is not allowed',
+  )
 })
 
 test('OPTIONS that is not a preflight: 405; on no route: 404; a pipeline without cors: 405', async () => {
@@ -77,7 +86,9 @@ test('OPTIONS that is not a preflight: 405; on no route: 404; a pipeline without
 })
 
 test('cors with credentials and origin * is refused at load, with the file named', async () => {
-  const file = fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8').replace("origins: ['http://localhost:*', 'http://127.0.0.1:*']", "origins: ['*']\n  credentials: true")
+  const file = fs
+    .readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8')
+    .replace("origins: ['http://localhost:*', 'http://127.0.0.1:*']", "origins: ['*']\n  credentials: true")
   const err = await startTestGateway({ files: { 'pipelines/gateway.yaml': file } }).then(
     async (g) => {
       await g.close()
@@ -99,12 +110,15 @@ function browserFetch(log: string[]): typeof fetch {
     const url = input instanceof Request ? input.url : String(input)
     const headers = new Headers(init?.headers)
     const method = init?.method ?? 'GET'
-    const asked = [...headers.keys()].filter((h) => !['accept', 'accept-language', 'content-language'].includes(h)).join(', ')
+    const asked = [...headers.keys()]
+      .filter((h) => !['accept', 'accept-language', 'content-language'].includes(h))
+      .join(', ')
     const pre = await preflight(url, ORIGIN, method, asked)
     log.push(`preflight ${pre.status}`)
     if (pre.headers.get('access-control-allow-origin') !== ORIGIN) throw new TypeError('CORS preflight refused')
     const allowedHeaders = (pre.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(/,\s*/)
-    for (const h of asked.split(', ')) if (h && !allowedHeaders.includes(h)) throw new TypeError(`CORS header ${h} not allowed`)
+    for (const h of asked.split(', '))
+      if (h && !allowedHeaders.includes(h)) throw new TypeError(`CORS header ${h} not allowed`)
     headers.set('origin', ORIGIN)
     const res = await fetch(url, { ...init, headers })
     if (res.headers.get('access-control-allow-origin') !== ORIGIN) throw new TypeError('CORS refused the reply')

@@ -23,7 +23,11 @@ async function load(url: string, clients: number, acknowledged: string[]): Promi
         const res = await fetch(`${url}/v1/chat/completions`, {
           method: 'POST',
           headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }),
+          body: JSON.stringify({
+            model: 'sim-chat-instruct',
+            messages: [{ role: 'user', content: 'hi' }],
+            max_tokens: 4,
+          }),
         })
         const id = res.headers.get('x-gateway-request-id')
         await res.text()
@@ -39,7 +43,10 @@ async function load(url: string, clients: number, acknowledged: string[]): Promi
 test('every reply acknowledged before the kill has its record after the restart', async () => {
   // Batches of 50 records and no timer: the kill falls between two, so the records written
   // are in the store and the last ones exist only in the journal.
-  const files = prepareDeployment({ files: { 'config/server.yaml': serverWith({ stores: { records_flush_ms: 600_000, records_batch: 50 } }) }, simulatorLatency: { ttft_ms: 1, itl_ms: 1 } })
+  const files = prepareDeployment({
+    files: { 'config/server.yaml': serverWith({ stores: { records_flush_ms: 600_000, records_batch: 50 } }) },
+    simulatorLatency: { ttft_ms: 1, itl_ms: 1 },
+  })
   const env = { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_LOG_LEVEL: 'warn' }
   const first = await startReplica({ ...files, env })
   const acknowledged: string[] = []
@@ -58,7 +65,9 @@ test('every reply acknowledged before the kill has its record after the restart'
     const lost = acknowledged.filter((id) => !ids.has(id))
     assert.is(lost.length, 0, `${lost.length} of ${acknowledged.length} acknowledged requests have no record`)
     assert.is(records.length, ids.size, 'no record twice')
-    process.stdout.write(`\n  kill -9 after ${acknowledged.length} acknowledged replies: ${records.length} records after restart, 0 lost (${/replayed[^\n]*/.exec(second.stderr())?.[0] ?? 'nothing replayed'})\n`)
+    process.stdout.write(
+      `\n  kill -9 after ${acknowledged.length} acknowledged replies: ${records.length} records after restart, 0 lost (${/replayed[^\n]*/.exec(second.stderr())?.[0] ?? 'nothing replayed'})\n`,
+    )
   } finally {
     await store.close()
   }
@@ -66,10 +75,16 @@ test('every reply acknowledged before the kill has its record after the restart'
 
 test('when a reply reaches its client, its record is already in the journal file', async () => {
   // Batches far apart: every record of this test stays in the journal's open segment.
-  const files = prepareDeployment({ files: { 'config/server.yaml': serverWith({ stores: { records_flush_ms: 600_000, records_batch: 5000 } }) } })
+  const files = prepareDeployment({
+    files: { 'config/server.yaml': serverWith({ stores: { records_flush_ms: 600_000, records_batch: 5000 } }) },
+  })
   const gateway = await startReplica({ ...files, env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_LOG_LEVEL: 'warn' } })
   const journal = path.join(gateway.dataDir, 'records-journal')
-  const journaled = () => fs.readdirSync(journal).map((f) => fs.readFileSync(path.join(journal, f), 'utf8')).join('')
+  const journaled = () =>
+    fs
+      .readdirSync(journal)
+      .map((f) => fs.readFileSync(path.join(journal, f), 'utf8'))
+      .join('')
   const late: string[] = []
   let replies = 0
   try {
@@ -80,7 +95,11 @@ test('when a reply reaches its client, its record is already in the journal file
           const res = await fetch(`${gateway.url}/v1/chat/completions`, {
             method: 'POST',
             headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+            body: JSON.stringify({
+              model: 'sim-chat-instruct',
+              messages: [{ role: 'user', content: 'hi' }],
+              max_tokens: 2,
+            }),
           })
           const id = res.headers.get('x-gateway-request-id')!
           if (!journaled().includes(`"requestId":"${id}"`)) late.push(id)

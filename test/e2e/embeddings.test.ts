@@ -28,11 +28,14 @@ test.before(async () => {
 test.after(() => gw.close())
 
 const norm = (v: readonly number[]) => Math.hypot(...v)
-const close = (a: readonly number[], b: readonly number[], eps = 1e-6) => a.length === b.length && a.every((x, i) => Math.abs(x - b[i]!) < eps)
+const close = (a: readonly number[], b: readonly number[], eps = 1e-6) =>
+  a.length === b.length && a.every((x, i) => Math.abs(x - b[i]!) < eps)
 
 /** The float vector of `text` as the gateway serves it with `encoding_format: float`. */
 async function floats(text: string, extra: Record<string, unknown> = {}): Promise<number[]> {
-  const res = await gw.openai().embeddings.create({ model: 'sim-embed', input: text, encoding_format: 'float', ...extra })
+  const res = await gw
+    .openai()
+    .embeddings.create({ model: 'sim-embed', input: text, encoding_format: 'float', ...extra })
   return res.data[0]!.embedding
 }
 
@@ -52,20 +55,34 @@ test('openai SDK: a string, decoded from the base64 the SDK asks for by default,
   const v = res.data[0]!.embedding
   assert.is(v.length, 384)
   assert.ok(Math.abs(norm(v) - 1) < 1e-5, 'a unit vector')
-  assert.ok(close(v, await floats('The quick brown fox')), 'the same floats as encoding_format float (to float32 precision)')
+  assert.ok(
+    close(v, await floats('The quick brown fox')),
+    'the same floats as encoding_format float (to float32 precision)',
+  )
   assert.ok(res.usage.prompt_tokens > 0)
   assert.is(res.usage.total_tokens, res.usage.prompt_tokens)
 })
 
 test('openai SDK: an array keeps its order; token ids and token-id arrays are inputs too', async () => {
-  const res = await gw.openai().embeddings.create({ model: 'sim-embed', input: ['alpha', 'beta', 'alpha'], encoding_format: 'float' })
-  assert.equal(res.data.map((d) => d.index), [0, 1, 2])
+  const res = await gw
+    .openai()
+    .embeddings.create({ model: 'sim-embed', input: ['alpha', 'beta', 'alpha'], encoding_format: 'float' })
+  assert.equal(
+    res.data.map((d) => d.index),
+    [0, 1, 2],
+  )
   assert.equal(res.data[0]!.embedding, res.data[2]!.embedding)
   assert.not.equal(res.data[0]!.embedding, res.data[1]!.embedding)
   const ids = await gw.openai().embeddings.create({ model: 'sim-embed', input: [1, 2, 3] })
   assert.is(ids.data.length, 1)
   assert.is(ids.usage.prompt_tokens, 3)
-  const many = await gw.openai().embeddings.create({ model: 'sim-embed', input: [[1, 2], [3, 4, 5]] })
+  const many = await gw.openai().embeddings.create({
+    model: 'sim-embed',
+    input: [
+      [1, 2],
+      [3, 4, 5],
+    ],
+  })
   assert.is(many.data.length, 2)
   assert.is(many.usage.prompt_tokens, 5)
 })
@@ -81,25 +98,59 @@ test('openai SDK: encoding_format base64 asked explicitly is little-endian float
 
 test('openai SDK: dimensions of a Matryoshka model give the shorter, renormalised vector; more than it has is 400', async () => {
   const full = await floats('delta')
-  const short = (await gw.openai().embeddings.create({ model: 'sim-embed', input: 'delta', dimensions: 64 })).data[0]!.embedding
+  const short = (await gw.openai().embeddings.create({ model: 'sim-embed', input: 'delta', dimensions: 64 })).data[0]!
+    .embedding
   assert.is(short.length, 64)
   assert.ok(Math.abs(norm(short) - 1) < 1e-5)
   const head = full.slice(0, 64)
-  assert.ok(close(short, head.map((x) => x / norm(head)), 1e-5), 'the head of the full vector')
-  const err = await refusal(() => gw.openai().embeddings.create({ model: 'sim-embed', input: 'delta', dimensions: 500 }))
+  assert.ok(
+    close(
+      short,
+      head.map((x) => x / norm(head)),
+      1e-5,
+    ),
+    'the head of the full vector',
+  )
+  const err = await refusal(() =>
+    gw.openai().embeddings.create({ model: 'sim-embed', input: 'delta', dimensions: 500 }),
+  )
   assert.instance(err, OpenAI.BadRequestError)
-  assert.is((err as InstanceType<typeof OpenAI.BadRequestError>).message, '400 model sim-embed returns at most 384 dimensions; 500 were asked')
+  assert.is(
+    (err as InstanceType<typeof OpenAI.BadRequestError>).message,
+    '400 model sim-embed returns at most 384 dimensions; 500 were asked',
+  )
 })
 
 test('wrong model types, empty, too many and too long inputs: 400 with a message that says so', async () => {
   const cases: [() => Promise<unknown>, string][] = [
-    [() => gw.openai().embeddings.create({ model: 'sim-chat-instruct', input: 'x' }), 'model sim-chat-instruct is not an embedding model'],
-    [() => gw.openai().chat.completions.create({ model: 'sim-embed', messages: [{ role: 'user', content: 'x' }] }), 'model sim-embed is not a chat model'],
-    [() => gw.openai().embeddings.create({ model: 'sim-embed', input: '' }), 'invalid request: /input must NOT have fewer than 1 characters'],
-    [() => gw.openai().embeddings.create({ model: 'sim-embed', input: [] }), 'invalid request: /input must NOT have fewer than 1 items'],
-    [() => gw.openai().embeddings.create({ model: 'sim-embed', input: ['a', ''] }), 'invalid request: /input/1 must NOT have fewer than 1 characters'],
-    [() => gw.openai().embeddings.create({ model: 'sim-embed', input: Array(2049).fill('x') }), 'invalid request: /input must NOT have more than 2048 items'],
-    [() => gw.openai().embeddings.create({ model: 'sim-embed', input: [Array(513).fill(7)] }), 'input[0] has 513 tokens; model sim-embed takes at most 512'],
+    [
+      () => gw.openai().embeddings.create({ model: 'sim-chat-instruct', input: 'x' }),
+      'model sim-chat-instruct is not an embedding model',
+    ],
+    [
+      () => gw.openai().chat.completions.create({ model: 'sim-embed', messages: [{ role: 'user', content: 'x' }] }),
+      'model sim-embed is not a chat model',
+    ],
+    [
+      () => gw.openai().embeddings.create({ model: 'sim-embed', input: '' }),
+      'invalid request: /input must NOT have fewer than 1 characters',
+    ],
+    [
+      () => gw.openai().embeddings.create({ model: 'sim-embed', input: [] }),
+      'invalid request: /input must NOT have fewer than 1 items',
+    ],
+    [
+      () => gw.openai().embeddings.create({ model: 'sim-embed', input: ['a', ''] }),
+      'invalid request: /input/1 must NOT have fewer than 1 characters',
+    ],
+    [
+      () => gw.openai().embeddings.create({ model: 'sim-embed', input: Array(2049).fill('x') }),
+      'invalid request: /input must NOT have more than 2048 items',
+    ],
+    [
+      () => gw.openai().embeddings.create({ model: 'sim-embed', input: [Array(513).fill(7)] }),
+      'input[0] has 513 tokens; model sim-embed takes at most 512',
+    ],
   ]
   for (const [call, message] of cases) {
     const err = await refusal(call)
@@ -125,14 +176,25 @@ test('budgets: an exhausted key gets 403, a key over its per-minute tokens 429, 
 })
 
 test('LangChain OpenAIEmbeddings: embedQuery and embedDocuments', async () => {
-  const lc = new OpenAIEmbeddings({ model: 'sim-embed', apiKey: TEST_KEY, maxRetries: 0, configuration: { baseURL: `${gw.url}/v1` } })
+  const lc = new OpenAIEmbeddings({
+    model: 'sim-embed',
+    apiKey: TEST_KEY,
+    maxRetries: 0,
+    configuration: { baseURL: `${gw.url}/v1` },
+  })
   const query = await lc.embedQuery('The quick brown fox')
   assert.ok(close(query, await floats('The quick brown fox')))
   const docs = await lc.embedDocuments(['one', 'two', 'one'])
   assert.is(docs.length, 3)
   assert.equal(docs[0], docs[2])
   assert.ok(close(docs[1]!, await floats('two')))
-  const short = await new OpenAIEmbeddings({ model: 'sim-embed', apiKey: TEST_KEY, dimensions: 32, maxRetries: 0, configuration: { baseURL: `${gw.url}/v1` } }).embedQuery('one')
+  const short = await new OpenAIEmbeddings({
+    model: 'sim-embed',
+    apiKey: TEST_KEY,
+    dimensions: 32,
+    maxRetries: 0,
+    configuration: { baseURL: `${gw.url}/v1` },
+  }).embedQuery('one')
   assert.is(short.length, 32)
 })
 
@@ -144,9 +206,21 @@ test('Vercel AI SDK: embed and embedMany, with dimensions; unknown dimensions ar
   const many = await embedMany({ model: ai.embedding('sim-embed'), values: ['one', 'two', 'three'], maxRetries: 0 })
   assert.is(many.embeddings.length, 3)
   assert.ok(close(many.embeddings[1]!, await floats('two'), 1e-9))
-  const short = await embed({ model: ai.embedding('sim-embed'), value: 'one', maxRetries: 0, providerOptions: { openai: { dimensions: 16 } } })
+  const short = await embed({
+    model: ai.embedding('sim-embed'),
+    value: 'one',
+    maxRetries: 0,
+    providerOptions: { openai: { dimensions: 16 } },
+  })
   assert.is(short.embedding.length, 16)
-  const err = await refusal(() => embed({ model: ai.embedding('sim-embed'), value: 'one', maxRetries: 0, providerOptions: { openai: { dimensions: 1000 } } }))
+  const err = await refusal(() =>
+    embed({
+      model: ai.embedding('sim-embed'),
+      value: 'one',
+      maxRetries: 0,
+      providerOptions: { openai: { dimensions: 1000 } },
+    }),
+  )
   assert.ok(APICallError.isInstance(err))
   assert.is((err as APICallError).statusCode, 400)
   assert.is((err as APICallError).message, 'model sim-embed returns at most 384 dimensions; 1000 were asked')

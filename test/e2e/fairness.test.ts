@@ -28,7 +28,17 @@ test.before(async () => {
     files: {
       'config/models.yaml': modelsWith({
         backends: { narrow: { url: 'embedded', capacity: 2 } },
-        models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', reported_name: 'sim-narrow', context_window: 32768, prices: { prompt: 0.1, completion: 0.3 } }],
+        models: [
+          {
+            id: 'sim-narrow',
+            model_type: 'chat',
+            backend: 'narrow',
+            served_name: 'sim-instruct-8b',
+            reported_name: 'sim-narrow',
+            context_window: 32768,
+            prices: { prompt: 0.1, completion: 0.3 },
+          },
+        ],
       }),
       'config/keys.yaml': keysFile({ alpha: { weight: 1 }, beta: { weight: 1 } }, [
         { id: 'a1', group: 'alpha', secret: a1.secret },
@@ -47,20 +57,41 @@ function report(label: string, r: FairnessResult): string {
 function assertFair(r: FairnessResult): void {
   assert.ok(r.steady.requests >= 10, `the steady tenant got through ${r.steady.requests} requests`)
   // Without fairness the steady tenant would wait behind the whole flood (dozens passing it).
-  assert.ok(quantile(r.steady.passedBy, 0.5) <= 1, `the steady tenant takes the next free slot: the flood passed its requests ${r.steady.passedBy.join(', ')} times`)
-  assert.ok(quantile(r.flood.passedBy, 0.5) >= 2, `the flood waits: the steady tenant passed its requests ${r.flood.passedBy.join(', ')} times`)
+  assert.ok(
+    quantile(r.steady.passedBy, 0.5) <= 1,
+    `the steady tenant takes the next free slot: the flood passed its requests ${r.steady.passedBy.join(', ')} times`,
+  )
+  assert.ok(
+    quantile(r.flood.passedBy, 0.5) >= 2,
+    `the flood waits: the steady tenant passed its requests ${r.flood.passedBy.join(', ')} times`,
+  )
   const jain = jainIndex([r.flood.grantsWhileBothBusy, r.steady.grantsWhileBothBusy])
-  assert.ok(jain >= 0.95, `slots given while both had work, flood ${r.flood.grantsWhileBothBusy} / steady ${r.steady.grantsWhileBothBusy}: Jain's index ${jain.toFixed(3)} ≥ 0.95`)
+  assert.ok(
+    jain >= 0.95,
+    `slots given while both had work, flood ${r.flood.grantsWhileBothBusy} / steady ${r.steady.grantsWhileBothBusy}: Jain's index ${jain.toFixed(3)} ≥ 0.95`,
+  )
 }
 
 test('between groups: a flooding group does not starve a group sending one request at a time', async () => {
-  const r = await runFairnessScenario(gw, { model: 'sim-narrow', flood: a1, steady: b1, floodRequests: 40, maxTokens: 8 })
+  const r = await runFairnessScenario(gw, {
+    model: 'sim-narrow',
+    flood: a1,
+    steady: b1,
+    floodRequests: 40,
+    maxTokens: 8,
+  })
   process.stdout.write(`\n  ${report('groups', r)}\n`)
   assertFair(r)
 })
 
 test('inside a group: the same between two keys', async () => {
-  const r = await runFairnessScenario(gw, { model: 'sim-narrow', flood: a1, steady: a2, floodRequests: 40, maxTokens: 8 })
+  const r = await runFairnessScenario(gw, {
+    model: 'sim-narrow',
+    flood: a1,
+    steady: a2,
+    floodRequests: 40,
+    maxTokens: 8,
+  })
   process.stdout.write(`\n  ${report('keys', r)}\n`)
   assertFair(r)
 })
@@ -76,31 +107,54 @@ timeout.before(async () => {
     files: {
       'config/models.yaml': modelsWith({
         backends: { single: { url: 'embedded', capacity: 1 } },
-        models: [{ id: 'sim-single', model_type: 'chat', backend: 'single', served_name: 'sim-instruct-8b', reported_name: 'sim-single' }],
+        models: [
+          {
+            id: 'sim-single',
+            model_type: 'chat',
+            backend: 'single',
+            served_name: 'sim-instruct-8b',
+            reported_name: 'sim-single',
+          },
+        ],
       }),
     },
   })
 })
 timeout.after(async () => small.close())
 
-timeout('a request that waits past queue_timeout_ms gets 503 with Retry-After: 5; the stream holding the slot goes on', async () => {
-  const client = small.openai()
-  const stream = await client.chat.completions.create({ model: 'sim-single', messages: [{ role: 'user', content: 'a long one' }], stream: true, max_tokens: 30, ignore_eos: true } as OpenAI.ChatCompletionCreateParamsStreaming)
-  const res = await fetch(`${small.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TEST_KEY}` },
-    body: JSON.stringify({ model: 'sim-single', messages: [{ role: 'user', content: 'me too' }], max_tokens: 5 }),
-  })
-  assert.is(res.status, 503)
-  assert.is(res.headers.get('retry-after'), '5')
-  assert.equal(await res.json(), { error: { message: 'timed out waiting for model capacity', type: 'gateway_error' } })
-  let chunks = 0
-  for await (const _ of stream) chunks++
-  assert.ok(chunks >= 30, 'the stream that held the slot finished')
-  const after = await client.chat.completions.create({ model: 'sim-single', messages: [{ role: 'user', content: 'now' }], max_tokens: 5 })
-  assert.is(after.object, 'chat.completion', 'the slot was freed when the stream ended')
-  const metrics = await (await fetch(`${small.url}/metrics`)).text()
-  assert.match(metrics, /^sluice_queue_timeouts_total\{model="sim-single"\} 1$/m)
-})
+timeout(
+  'a request that waits past queue_timeout_ms gets 503 with Retry-After: 5; the stream holding the slot goes on',
+  async () => {
+    const client = small.openai()
+    const stream = await client.chat.completions.create({
+      model: 'sim-single',
+      messages: [{ role: 'user', content: 'a long one' }],
+      stream: true,
+      max_tokens: 30,
+      ignore_eos: true,
+    } as OpenAI.ChatCompletionCreateParamsStreaming)
+    const res = await fetch(`${small.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}` },
+      body: JSON.stringify({ model: 'sim-single', messages: [{ role: 'user', content: 'me too' }], max_tokens: 5 }),
+    })
+    assert.is(res.status, 503)
+    assert.is(res.headers.get('retry-after'), '5')
+    assert.equal(await res.json(), {
+      error: { message: 'timed out waiting for model capacity', type: 'gateway_error' },
+    })
+    let chunks = 0
+    for await (const _ of stream) chunks++
+    assert.ok(chunks >= 30, 'the stream that held the slot finished')
+    const after = await client.chat.completions.create({
+      model: 'sim-single',
+      messages: [{ role: 'user', content: 'now' }],
+      max_tokens: 5,
+    })
+    assert.is(after.object, 'chat.completion', 'the slot was freed when the stream ended')
+    const metrics = await (await fetch(`${small.url}/metrics`)).text()
+    assert.match(metrics, /^sluice_queue_timeouts_total\{model="sim-single"\} 1$/m)
+  },
+)
 
 timeout.run()

@@ -39,15 +39,36 @@ const echo = definePlugin({
       else if (kind === 'untyped') ex.reply = reply.text('nonsense', '<p>a type Koa cannot name</p>')
       else if (kind === 'empty') ex.reply = reply.text('text/plain', 'dropped', 204)
       else if (kind === 'bytes') ex.reply = reply.bytes('audio/wav', new Uint8Array([82, 73, 70, 70]))
-      else if (kind === 'byte-stream') ex.reply = reply.bytes('application/octet-stream', (async function* () { yield Buffer.from('ab'); yield Buffer.from('cd') })())
-      else if (kind === 'events') ex.reply = reply.events((async function* () { yield { n: 1 }; yield { n: 2 } })(), { terminator: '[DONE]' })
+      else if (kind === 'byte-stream')
+        ex.reply = reply.bytes(
+          'application/octet-stream',
+          (async function* () {
+            yield Buffer.from('ab')
+            yield Buffer.from('cd')
+          })(),
+        )
+      else if (kind === 'events')
+        ex.reply = reply.events(
+          (async function* () {
+            yield { n: 1 }
+            yield { n: 2 }
+          })(),
+          { terminator: '[DONE]' },
+        )
       else if (kind === 'hang') ex.reply = reply.events(hang(ex.signal))
       else if (kind === 'error') throw new GatewayError(429, 'slow down', { headers: { 'retry-after': '7' } })
       else if (kind === 'crash') throw new Error('a cause that stays in the log')
       else if (kind === 'bad-header') {
         ex.headers.set('x-bad', 'a\nb')
         ex.reply = reply.json({ ok: true })
-      } else ex.reply = reply.json({ method: ex.method, path: ex.path, params: ex.params, query: [...ex.query], body: ex.body ?? null })
+      } else
+        ex.reply = reply.json({
+          method: ex.method,
+          path: ex.path,
+          params: ex.params,
+          query: [...ex.query],
+          body: ex.body ?? null,
+        })
     },
     finish(ex, outcome) {
       outcomes.push(`${ex.query.get('tag') ?? ex.path} ${outcome.kind}`)
@@ -77,8 +98,13 @@ routes:
 let gw: TestGateway
 
 test.before(async () => {
-  const server = fs.readFileSync(path.join(defaultConfigDir, 'server.yaml'), 'utf8').replace(/^pipelines: \[/m, 'pipelines: [test-direct.yaml, ')
-  gw = await startTestGateway({ plugins: [echo as AnyPlugin], files: { 'pipelines/test-direct.yaml': PIPELINE, 'config/server.yaml': server } })
+  const server = fs
+    .readFileSync(path.join(defaultConfigDir, 'server.yaml'), 'utf8')
+    .replace(/^pipelines: \[/m, 'pipelines: [test-direct.yaml, ')
+  gw = await startTestGateway({
+    plugins: [echo as AnyPlugin],
+    files: { 'pipelines/test-direct.yaml': PIPELINE, 'config/server.yaml': server },
+  })
 })
 test.after(async () => {
   await gw.close()
@@ -87,14 +113,22 @@ test.after(async () => {
 function request(line: string, headers: Record<string, string> = {}, body = ''): string {
   const all: Record<string, string | number> = { host: 'sluice.test', connection: 'close', ...headers }
   if (body) all['content-length'] = Buffer.byteLength(body)
-  return `${line} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`
+  return `${line} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n${body}`
 }
 
 /** The raw response of the gateway. */
 const same = (req: string): Promise<string> => raw(gw.port, req)
 
 const bodyOf = (response: string) => response.slice(response.indexOf('\r\n\r\n') + 4)
-const json = (response: string) => JSON.parse(Buffer.from(bodyOf(response), 'latin1').toString('utf8')) as { path: string; params: Record<string, string>; query: [string, string][]; method: string }
+const json = (response: string) =>
+  JSON.parse(Buffer.from(bodyOf(response), 'latin1').toString('utf8')) as {
+    path: string
+    params: Record<string, string>
+    query: [string, string][]
+    method: string
+  }
 const statusOf = (response: string) => Number(response.split(' ')[1])
 const header = (response: string, name: string) => new RegExp(`^${name}: (.*)\\r$`, 'im').exec(response)?.[1]
 
@@ -111,7 +145,17 @@ test('paths: trailing slash, case, percent-encoded parameters, shadowing, query 
     ['/t/files/x%2F..%2Fy', { params: { path: 'x/../y' } }],
     ['/t/shadow/fixed', { params: { id: 'fixed' } }],
     ['/t/mixed/case.JSON', { params: {} }],
-    ['/t/items?x=1&x=2&y=%20&z', { query: [['x', '1'], ['x', '2'], ['y', ' '], ['z', '']] }],
+    [
+      '/t/items?x=1&x=2&y=%20&z',
+      {
+        query: [
+          ['x', '1'],
+          ['x', '2'],
+          ['y', ' '],
+          ['z', ''],
+        ],
+      },
+    ],
   ]
   for (const [url, expected] of cases) {
     const res = await same(request(`GET ${url}`))
@@ -141,7 +185,14 @@ test('HEAD on a GET route: the GET headers, content-length included, and no body
   assert.is(bodyOf(head), '')
   assert.is(header(head, 'content-type'), 'application/json; charset=utf-8')
   // The echo names the method, so a HEAD's JSON is one byte longer than a GET's.
-  assert.is(header(head, 'content-length'), String(Buffer.byteLength(JSON.stringify({ method: 'HEAD', path: '/t/items/x', params: { id: 'x' }, query: [], body: null }))))
+  assert.is(
+    header(head, 'content-length'),
+    String(
+      Buffer.byteLength(
+        JSON.stringify({ method: 'HEAD', path: '/t/items/x', params: { id: 'x' }, query: [], body: null }),
+      ),
+    ),
+  )
   for (const kind of ['text', 'bytes', 'error']) {
     const get = await raw(gw.port, request(`GET /t/items/x?reply=${kind}`))
     const head = await same(request(`HEAD /t/items/x?reply=${kind}`))
@@ -187,7 +238,10 @@ test('replies: JSON, text, a type Koa cannot name, 204, bytes, a byte stream, ev
   }
   const text = await raw(gw.port, request('GET /t/items/x?reply=text'))
   assert.is(header(text, 'content-length'), '9')
-  assert.is(bodyOf(await raw(gw.port, request('GET /t/items/x?reply=events'))), 'data: {"n":1}\n\ndata: {"n":2}\n\ndata: [DONE]\n\n')
+  assert.is(
+    bodyOf(await raw(gw.port, request('GET /t/items/x?reply=events'))),
+    'data: {"n":1}\n\ndata: {"n":2}\n\ndata: [DONE]\n\n',
+  )
   const error = await raw(gw.port, request('GET /t/items/x?reply=error'))
   assert.is(header(error, 'retry-after'), '7')
   assert.not.ok(bodyOf(await raw(gw.port, request('GET /t/items/x?reply=crash'))).includes('stays in the log'))
@@ -198,7 +252,12 @@ test('a JSON body on a parameterized route, and a body that breaks off', async (
   assert.equal(json(res).params, { id: 'a', part: 'b+c' })
   const socket = net.connect(gw.port, '127.0.0.1')
   socket.on('error', () => {})
-  socket.write(request('POST /t/items/a/parts/b', { 'content-type': 'application/json', 'content-length': '100' }).replace(/\r\n\r\n$/, '\r\n\r\n{"n":'))
+  socket.write(
+    request('POST /t/items/a/parts/b', { 'content-type': 'application/json', 'content-length': '100' }).replace(
+      /\r\n\r\n$/,
+      '\r\n\r\n{"n":',
+    ),
+  )
   await new Promise((resolve) => setTimeout(resolve, 50))
   socket.destroy()
   await until(() => gw.generation().inFlight === 0, 'the request is counted out')

@@ -24,7 +24,10 @@ interface Answer {
 }
 
 async function send(path: string, init: RequestInit): Promise<Answer> {
-  const res = await fetch(`${gw.url}${path}`, { ...init, headers: { authorization: `Bearer ${TEST_KEY}`, ...(init.headers as Record<string, string> | undefined) } })
+  const res = await fetch(`${gw.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${TEST_KEY}`, ...(init.headers as Record<string, string> | undefined) },
+  })
   const text = await res.text()
   let body: unknown = text
   try {
@@ -37,7 +40,11 @@ async function send(path: string, init: RequestInit): Promise<Answer> {
 
 /** A normal chat request, sent beside a hostile one: the gateway must keep serving it. */
 function normalChat(): Promise<Answer> {
-  const body = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 10 })
+  const body = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'Say hello' }],
+    max_tokens: 10,
+  })
   return send('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
 }
 
@@ -116,8 +123,16 @@ function transcribe(file: Buffer, filename: string, format = 'verbose_json'): ()
 
 test('audio headers with impossible rates or lengths → 400 naming the fault (they used to exhaust the heap)', async () => {
   const cases: [string, Buffer, RegExp][] = [
-    ['a 42-byte FLAC at 1 Hz claiming 2^36 samples', flacHeader(1, 2 ** 36 - 1), /^Invalid audio file: a sample rate of 1 Hz is outside 8000 to 768000 Hz\.$/],
-    ['a 42-byte FLAC at 8 kHz claiming 2^36 samples', flacHeader(8000, 2 ** 36 - 1), /^Invalid audio file: its header claims 8589935 s of audio, more than its 42 bytes can hold\.$/],
+    [
+      'a 42-byte FLAC at 1 Hz claiming 2^36 samples',
+      flacHeader(1, 2 ** 36 - 1),
+      /^Invalid audio file: a sample rate of 1 Hz is outside 8000 to 768000 Hz\.$/,
+    ],
+    [
+      'a 42-byte FLAC at 8 kHz claiming 2^36 samples',
+      flacHeader(8000, 2 ** 36 - 1),
+      /^Invalid audio file: its header claims 8589935 s of audio, more than its 42 bytes can hold\.$/,
+    ],
     ['a WAV at 1 Hz', Buffer.concat([wavHeader(1024 * 1024, 1), Buffer.alloc(1024 * 1024)]), /sample rate of 1 Hz/],
     ['an Ogg Vorbis at 1 Hz', oggVorbis(1, 2n ** 40n), /sample rate of 1 Hz/],
     ['an Ogg Opus whose last granule is 2^62', oggOpus(2n ** 62n), /more than its \d+ bytes can hold/],
@@ -144,7 +159,11 @@ function multipartBody(boundary: string, parts: { name: string; filename?: strin
   const chunks: Buffer[] = []
   for (const p of parts) {
     const disposition = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`), Buffer.from(p.data), Buffer.from('\r\n'))
+    chunks.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n`),
+      Buffer.from(p.data),
+      Buffer.from('\r\n'),
+    )
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`))
   return Buffer.concat(chunks)
@@ -153,29 +172,57 @@ function multipartBody(boundary: string, parts: { name: string; filename?: strin
 test('50,000 multipart fields of one name → 413 naming the limit (parsing them took 36 s of event loop)', async () => {
   const boundary = 'hostile-boundary'
   const fields = Array.from({ length: 50_000 }, () => ({ name: 'timestamp_granularities[]', data: 'segment' }))
-  const body = multipartBody(boundary, [{ name: 'model', data: 'sim-whisper' }, ...fields, { name: 'file', filename: 'a.wav', data: wavHeader(3200, 16000) }])
-  const answer = await besideNormal(() => send('/v1/audio/transcriptions', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body }))
+  const body = multipartBody(boundary, [
+    { name: 'model', data: 'sim-whisper' },
+    ...fields,
+    { name: 'file', filename: 'a.wav', data: wavHeader(3200, 16000) },
+  ])
+  const answer = await besideNormal(() =>
+    send('/v1/audio/transcriptions', {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    }),
+  )
   assert.is(answer.status, 413)
   assert.equal(answer.body, { error: { message: 'too many form fields (at most 100)', type: 'gateway_error' } })
 })
 
 test('a malformed multipart body → 400 of the documented shape', async () => {
-  const body = Buffer.from('--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nsim-whisper\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF')
-  const answer = await besideNormal(() => send('/v1/audio/transcriptions', { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body }))
+  const body = Buffer.from(
+    '--b\r\nContent-Disposition: form-data; name="model"\r\n\r\nsim-whisper\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\nRIFF',
+  )
+  const answer = await besideNormal(() =>
+    send('/v1/audio/transcriptions', {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      body,
+    }),
+  )
   assert.is(answer.status, 400)
-  assert.equal(answer.body, { error: { message: 'invalid multipart body: Unexpected end of form', type: 'gateway_error' } })
+  assert.equal(answer.body, {
+    error: { message: 'invalid multipart body: Unexpected end of form', type: 'gateway_error' },
+  })
 })
 
 // --- Structured output -------------------------------------------------------------------------
 
 interface Completion {
-  choices: { finish_reason: string; message: { content: string | null; tool_calls?: { function: { arguments: string } }[] } }[]
+  choices: {
+    finish_reason: string
+    message: { content: string | null; tool_calls?: { function: { arguments: string } }[] }
+  }[]
   usage: { completion_tokens: number }
 }
 
 function chat(body: Record<string, unknown>): () => Promise<Answer> {
-  const payload = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Fill in the form.' }], ...body })
-  return () => send('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload })
+  const payload = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'Fill in the form.' }],
+    ...body,
+  })
+  return () =>
+    send('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload })
 }
 
 const schemaFormat = (schema: unknown) => ({ type: 'json_schema', json_schema: { name: 'hostile', schema } })
@@ -183,8 +230,21 @@ const schemaFormat = (schema: unknown) => ({ type: 'json_schema', json_schema: {
 test('structured output asking for 1e9 characters or items stops at max_tokens with finish_reason "length"', async () => {
   const schemas: [string, unknown][] = [
     ['minLength 1e9', { type: 'string', minLength: 1e9 }],
-    ['minItems 1e9', { type: 'array', minItems: 1e9, items: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } }],
-    ['a property requiring itself', { $defs: { n: { type: 'object', properties: { next: { $ref: '#/$defs/n' } }, required: ['next'] } }, $ref: '#/$defs/n' }],
+    [
+      'minItems 1e9',
+      {
+        type: 'array',
+        minItems: 1e9,
+        items: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      },
+    ],
+    [
+      'a property requiring itself',
+      {
+        $defs: { n: { type: 'object', properties: { next: { $ref: '#/$defs/n' } }, required: ['next'] } },
+        $ref: '#/$defs/n',
+      },
+    ],
   ]
   for (const [what, schema] of schemas) {
     const answer = await besideNormal(chat({ max_tokens: 50, response_format: schemaFormat(schema) }))
@@ -197,13 +257,17 @@ test('structured output asking for 1e9 characters or items stops at max_tokens w
 })
 
 test('without max_tokens the context window bounds it; streamed, it ends with "length" too; a tool\'s arguments as well', async () => {
-  const whole = await besideNormal(chat({ response_format: schemaFormat({ type: 'array', minItems: 1e9, items: { type: 'integer' } }) }))
+  const whole = await besideNormal(
+    chat({ response_format: schemaFormat({ type: 'array', minItems: 1e9, items: { type: 'integer' } }) }),
+  )
   assert.is(whole.status, 200)
   const c = whole.body as Completion
   assert.is(c.choices[0]!.finish_reason, 'length')
   assert.ok(c.choices[0]!.message.content!.length <= 32768 * 4)
 
-  const streamed = await besideNormal(chat({ max_tokens: 30, stream: true, response_format: schemaFormat({ type: 'string', minLength: 1e9 }) }))
+  const streamed = await besideNormal(
+    chat({ max_tokens: 30, stream: true, response_format: schemaFormat({ type: 'string', minLength: 1e9 }) }),
+  )
   assert.is(streamed.status, 200)
   const events = String(streamed.body)
     .split('\n')
@@ -211,7 +275,13 @@ test('without max_tokens the context window bounds it; streamed, it ends with "l
     .map((l) => JSON.parse(l.slice(6)) as { choices: { finish_reason: string | null }[] })
   assert.is(events.at(-1)!.choices[0]!.finish_reason, 'length')
 
-  const tool = { type: 'function', function: { name: 'fill', parameters: { type: 'object', properties: { text: { type: 'string', minLength: 1e9 } }, required: ['text'] } } }
+  const tool = {
+    type: 'function',
+    function: {
+      name: 'fill',
+      parameters: { type: 'object', properties: { text: { type: 'string', minLength: 1e9 } }, required: ['text'] },
+    },
+  }
   const call = await besideNormal(chat({ max_tokens: 40, tools: [tool], tool_choice: 'required' }))
   assert.is(call.status, 200)
   const t = call.body as Completion

@@ -16,12 +16,22 @@ const test = suite('e2e chat image URLs (a data URL or a public https URL)')
 let gw: TestGateway
 
 type Message = OpenAI.ChatCompletionMessageParam
-const withImage = (url: string): Message[] => [{ role: 'user', content: [{ type: 'text', text: 'What is in this picture?' }, { type: 'image_url', image_url: { url } }] }]
-const png = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+const withImage = (url: string): Message[] => [
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image_url', image_url: { url } },
+    ],
+  },
+]
+const png =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 const MAX_TOKENS = 16
 // A per-minute token budget that affords exactly one request's reservation: were a refused
 // request to charge anything, the good one after it would be shortened or refused.
-const ONE_REQUEST = estimatePromptTokens({ messages: withImage(png) }, { perMessage: TOKENS_PER_MESSAGE, perImage: 1024 }) + MAX_TOKENS
+const ONE_REQUEST =
+  estimatePromptTokens({ messages: withImage(png) }, { perMessage: TOKENS_PER_MESSAGE, perImage: 1024 }) + MAX_TOKENS
 
 const refusedUrls = [
   'http://127.0.0.1/x.png',
@@ -36,7 +46,13 @@ const refusedUrls = [
 ]
 
 test.before(async () => {
-  gw = await startTestGateway({ files: { 'config/keys.yaml': keysFile({}, [{ id: 'tight', group: 'demo', secret: 'sk-tight', tokens_per_minute: ONE_REQUEST }]) } })
+  gw = await startTestGateway({
+    files: {
+      'config/keys.yaml': keysFile({}, [
+        { id: 'tight', group: 'demo', secret: 'sk-tight', tokens_per_minute: ONE_REQUEST },
+      ]),
+    },
+  })
 })
 test.after(async () => gw.close())
 
@@ -47,7 +63,10 @@ async function expect400(p: Promise<unknown>, url: string): Promise<void> {
     assert.instance(err, OpenAI.BadRequestError, url)
     const e = err as InstanceType<typeof OpenAI.BadRequestError>
     assert.is(e.status, 400)
-    assert.equal(e.error, { message: 'messages[0].content[1].image_url.url must be a base64 data URL or a public https:// URL', type: 'gateway_error' })
+    assert.equal(e.error, {
+      message: 'messages[0].content[1].image_url.url must be a base64 data URL or a public https:// URL',
+      type: 'gateway_error',
+    })
     return
   }
   assert.unreachable(`expected 400 for ${url}`)
@@ -60,9 +79,18 @@ test('400 for file:, http:, loopback, private, link-local and metadata addresses
   const simBefore = gw.simulator!.stats().requests
   const recordsBefore = await records()
   for (const url of refusedUrls) {
-    await expect400(client.chat.completions.create({ model: 'sim-vision', messages: withImage(url), max_tokens: MAX_TOKENS }), url)
-    await expect400(client.chat.completions.create({ model: 'sim-text-boon', messages: withImage(url), max_tokens: MAX_TOKENS }), `${url} (vision boon)`)
-    await expect400(client.chat.completions.create({ model: 'auto', messages: withImage(url), max_tokens: MAX_TOKENS, stream: true }), `${url} (auto, streamed)`)
+    await expect400(
+      client.chat.completions.create({ model: 'sim-vision', messages: withImage(url), max_tokens: MAX_TOKENS }),
+      url,
+    )
+    await expect400(
+      client.chat.completions.create({ model: 'sim-text-boon', messages: withImage(url), max_tokens: MAX_TOKENS }),
+      `${url} (vision boon)`,
+    )
+    await expect400(
+      client.chat.completions.create({ model: 'auto', messages: withImage(url), max_tokens: MAX_TOKENS, stream: true }),
+      `${url} (auto, streamed)`,
+    )
   }
   assert.is(gw.simulator!.stats().requests, simBefore, 'no request reached the model server')
   assert.is(await records(), recordsBefore, 'no usage record')

@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { readPng } from '../support/png.js'
 
@@ -20,7 +20,12 @@ test.before(async () => {
 test.after(() => gw.close())
 
 const generate = (prompt: string, extra: Partial<OpenAI.Images.ImageGenerateParams> = {}) =>
-  gw.openai().images.generate({ model: 'sim-image', prompt, response_format: 'b64_json', ...extra } as OpenAI.Images.ImageGenerateParamsNonStreaming)
+  gw.openai().images.generate({
+    model: 'sim-image',
+    prompt,
+    response_format: 'b64_json',
+    ...extra,
+  } as OpenAI.Images.ImageGenerateParamsNonStreaming)
 
 async function failure(p: Promise<unknown>): Promise<[number | undefined, string | undefined]> {
   try {
@@ -43,14 +48,22 @@ test('the b64 is a PNG of the asked size; same prompt same image, another prompt
   const other = await generate('a blue whale at night', { size: '256x256' })
   assert.is.not(other.data![0]!.b64_json, a.data![0]!.b64_json)
   const two = await generate('two kites', { size: '512x512', n: 2 })
-  assert.equal(two.data!.map((d) => readPng(Buffer.from(d.b64_json!, 'base64')).width), [512, 512])
+  assert.equal(
+    two.data!.map((d) => readPng(Buffer.from(d.b64_json!, 'base64')).width),
+    [512, 512],
+  )
   assert.is(two.usage!.output_tokens, 2 * 264)
 })
 
 test('the request is in the usage records: route, model, image tokens, a value', async () => {
-  const made = await gw.openai().images.generate({ model: 'sim-image', prompt: 'a lighthouse', size: '1024x1024', response_format: 'b64_json' }).withResponse()
+  const made = await gw
+    .openai()
+    .images.generate({ model: 'sim-image', prompt: 'a lighthouse', size: '1024x1024', response_format: 'b64_json' })
+    .withResponse()
   const id = made.response.headers.get('x-gateway-request-id')
-  const res = await fetch(`${gw.url}/admin/records?key=demo&limit=50`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  const res = await fetch(`${gw.url}/admin/records?key=demo&limit=50`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
   const records = ((await res.json()) as { data: Array<Record<string, unknown>> }).data
   const record = records.find((r) => r.request_id === id)
   assert.ok(record, 'the request has a record')
@@ -59,7 +72,10 @@ test('the request is in the usage records: route, model, image tokens, a value',
   assert.is(record!.completion_tokens, 1056)
   assert.is(record!.prompt_tokens, made.data.usage!.input_tokens)
   // gpt-image-1's prices: $5 per million tokens in, $40 per million out.
-  assert.ok(Math.abs((record!.value as number) - (made.data.usage!.input_tokens * 5 + 1056 * 40) / 1e6) < 1e-12, `value ${record!.value}`)
+  assert.ok(
+    Math.abs((record!.value as number) - (made.data.usage!.input_tokens * 5 + 1056 * 40) / 1e6) < 1e-12,
+    `value ${record!.value}`,
+  )
 })
 
 test('a bad size or n is 400 in the OpenAI shape; url is refused by the server; a chat model is not an image model', async () => {
@@ -68,7 +84,10 @@ test('a bad size or n is 400 in the OpenAI shape; url is refused by the server; 
   assert.match(message!, /'300x300' is not one of/)
   assert.equal(await failure(generate('x', { n: 11 })), [400, 'invalid request: /n must be <= 10'])
   assert.equal(await failure(generate('x', { n: 5 })), [400, "5 is greater than the maximum of 4 - 'n'"])
-  assert.equal(await failure(generate('x', { size: 'big' as '256x256' })), [400, 'invalid request: /size must match pattern "^(auto|[1-9][0-9]{0,4}x[1-9][0-9]{0,4})$"'])
+  assert.equal(await failure(generate('x', { size: 'big' as '256x256' })), [
+    400,
+    'invalid request: /size must match pattern "^(auto|[1-9][0-9]{0,4}x[1-9][0-9]{0,4})$"',
+  ])
   const [urlStatus, urlMessage] = await failure(generate('x', { response_format: 'url' }))
   assert.is(urlStatus, 400)
   assert.match(urlMessage!, /b64_json only/)

@@ -23,7 +23,8 @@ test.before(async () => {
   folder = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kb-cli-'))
   const files: Record<string, string> = {
     'garden.md': '# Gardening\n\n## Roses\nPrune roses in late winter, above an outward-facing bud.\n',
-    'guides/sky.html': '<html><body><h1>Astronomy</h1><p>Jupiter is the largest planet of the solar system.</p></body></html>',
+    'guides/sky.html':
+      '<html><body><h1>Astronomy</h1><p>Jupiter is the largest planet of the solar system.</p></body></html>',
     'guides/deep/notes.txt': 'Bread rises because yeast turns sugar into carbon dioxide.\n',
     'data.csv': 'a,b\n1,2\n',
   }
@@ -45,16 +46,24 @@ interface Run {
 
 function run(args: string[], env: Record<string, string> = { SLUICE_ADMIN_KEY: ADMIN }): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
-const load = (...extra: string[]): Promise<Run> => run(['load', folder, '--project', 'acme', '--collection', 'handbook', '--url', gw.url, ...extra])
+const load = (...extra: string[]): Promise<Run> =>
+  run(['load', folder, '--project', 'acme', '--collection', 'handbook', '--url', gw.url, ...extra])
 
 async function sourceNames(): Promise<string[]> {
-  const res = await fetch(`${gw.url}/knowledge/v1/projects/acme/collections/handbook/documents`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  const res = await fetch(`${gw.url}/knowledge/v1/projects/acme/collections/handbook/documents`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
   const body = (await res.json()) as { data: { source_name: string }[] }
   return body.data.map((d) => d.source_name)
 }
@@ -106,7 +115,15 @@ test('--dry-run lists the plan and sends nothing', async () => {
 })
 
 test('bad usage exits 2 with the usage text on stderr', async () => {
-  for (const args of [[], ['load'], ['fetch', folder], ['load', folder, '--project', 'acme'], ['load', folder, '--project', 'acme', '--collection', 'c', '--concurrency', '0'], ['load', folder, '--project', 'acme', '--collection', 'c', '--bogus'], ['load', path.join(folder, 'nope'), '--project', 'acme', '--collection', 'c']]) {
+  for (const args of [
+    [],
+    ['load'],
+    ['fetch', folder],
+    ['load', folder, '--project', 'acme'],
+    ['load', folder, '--project', 'acme', '--collection', 'c', '--concurrency', '0'],
+    ['load', folder, '--project', 'acme', '--collection', 'c', '--bogus'],
+    ['load', path.join(folder, 'nope'), '--project', 'acme', '--collection', 'c'],
+  ]) {
     const r = await run(args)
     assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
     assert.match(r.stderr, /usage: sluice-kb load/)

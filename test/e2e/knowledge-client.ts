@@ -16,11 +16,13 @@ export function knowledgeClient(url: string, adminKey: string): KnowledgeClient 
   const auth = (key = adminKey) => ({ authorization: `Bearer ${key}` })
   const reply = async (res: Response): Promise<Reply> => ({ status: res.status, body: (await res.json()) as Body })
   const call: KnowledgeClient['call'] = async (method, path, body, key) =>
-    reply(await fetch(`${base}${path}`, {
-      method,
-      headers: { ...auth(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }))
+    reply(
+      await fetch(`${base}${path}`, {
+        method,
+        headers: { ...auth(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    )
   return {
     call,
     async upload(path, file, fileName, fields) {

@@ -19,7 +19,10 @@ type Body = { data: Hit[]; query_variants?: string[]; error?: { message: string 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> {
   const res = await fetch(`${gw.url}/knowledge/v1/projects/alpha/collections${path}`, {
     method,
-    headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${ADMIN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   return { status: res.status, body: (await res.json()) as Body }
@@ -28,11 +31,16 @@ const search = (body: object) => call('POST', '/pets/search', body)
 
 async function records(route: string): Promise<UsageRecord[]> {
   await gw.generation().records.flush()
-  return ((await gw.generation().records.list({ from: 0, to: Date.now() + 1 }, 10000)) as UsageRecord[]).filter((r) => r.route === route)
+  return ((await gw.generation().records.list({ from: 0, to: Date.now() + 1 }, 10000)) as UsageRecord[]).filter(
+    (r) => r.route === route,
+  )
 }
 
 test.before(async () => {
-  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN }, server: { stores: { records_flush_ms: 50 } as never } })
+  gw = await startTestGateway({
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
+    server: { stores: { records_flush_ms: 50 } as never },
+  })
   assert.is((await call('POST', '', { name: 'pets' })).status, 201)
   const docs: [string, string, Record<string, unknown>][] = [
     ['cats.md', '# Cats\n\nCats sleep between twelve and sixteen hours each day.', { species: 'cat' }],
@@ -40,12 +48,20 @@ test.before(async () => {
     ['market.md', '# Markets\n\nThe stock market closed higher on Friday.', {}],
     ['paris.md', '# Paris\n\nParis is the capital of France.', {}],
   ]
-  for (const [name, text, metadata] of docs) assert.is((await call('PUT', `/pets/documents/${name}`, { text, metadata, url: `https://example.org/${name}` })).status, 200)
+  for (const [name, text, metadata] of docs)
+    assert.is(
+      (await call('PUT', `/pets/documents/${name}`, { text, metadata, url: `https://example.org/${name}` })).status,
+      200,
+    )
 })
 test.after(() => gw.close())
 
 test('output_fields shape each chunk; custom metadata keys; unknown names are a 400', async () => {
-  const { status, body } = await search({ query: 'how long do cats sleep', top_k: 1, output_fields: ['source_name', 'species', 'url'] })
+  const { status, body } = await search({
+    query: 'how long do cats sleep',
+    top_k: 1,
+    output_fields: ['source_name', 'species', 'url'],
+  })
   assert.is(status, 200, JSON.stringify(body))
   assert.equal(Object.keys(body.data[0]!).sort(), ['index', 'score', 'source_name', 'species', 'url'])
   assert.equal([body.data[0]!.source_name, body.data[0]!.species], ['cats.md', 'cat'])
@@ -65,7 +81,15 @@ test('rerank fields set together, else a 400 naming what is missing', async () =
 
 test('rerank with sim-rerank: the relevant chunk first, top_n kept, one rerank usage record', async () => {
   const before = (await records('rerank')).length
-  const { status, body } = await search({ query: 'How long do cats sleep each day?', top_k: 4, legs: 'lexical', rerank: true, reranker_model: 'sim-rerank', reranker_provider: 'cohere', top_n: 2 })
+  const { status, body } = await search({
+    query: 'How long do cats sleep each day?',
+    top_k: 4,
+    legs: 'lexical',
+    rerank: true,
+    reranker_model: 'sim-rerank',
+    reranker_provider: 'cohere',
+    top_n: 2,
+  })
   assert.is(status, 200, JSON.stringify(body))
   assert.is(body.data.length, 2)
   assert.match(body.data[0]!.content, /Cats sleep/)

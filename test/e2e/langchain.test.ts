@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert'
 import Anthropic from '@anthropic-ai/sdk'
 import { ChatOpenAI } from '@langchain/openai'
 import { ChatAnthropic } from '@langchain/anthropic'
-import { AIMessage, AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages'
+import { type AIMessage, type AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages'
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { z } from 'zod'
 import { startTestGateway, type TestGateway } from '../support/gateway.js'
@@ -21,21 +21,49 @@ const test = suite('e2e LangChain JS (ChatOpenAI with the Responses API, ChatAnt
 let gw: TestGateway
 
 /** One key per test, so each test reads its own usage records. */
-const keyIds = ['oa-invoke', 'oa-stream', 'oa-tools', 'oa-object', 'oa-think', 'an-invoke', 'an-stream', 'an-tools', 'an-object', 'an-think'] as const
+const keyIds = [
+  'oa-invoke',
+  'oa-stream',
+  'oa-tools',
+  'oa-object',
+  'oa-think',
+  'an-invoke',
+  'an-stream',
+  'an-tools',
+  'an-object',
+  'an-think',
+] as const
 type KeyId = (typeof keyIds)[number]
 const secret = (id: KeyId) => `sk-lc-${id}`
 
 test.before(async () => {
-  const keys = keysFile({}, keyIds.map((id) => ({ id, group: 'demo', secret: secret(id) })))
+  const keys = keysFile(
+    {},
+    keyIds.map((id) => ({ id, group: 'demo', secret: secret(id) })),
+  )
   gw = await startTestGateway({ files: { 'config/keys.yaml': keys } })
 })
 test.after(() => gw.close())
 
 const chatOpenAI = (id: KeyId, fields: ConstructorParameters<typeof ChatOpenAI>[0] = {}) =>
-  new ChatOpenAI({ model: 'sim-chat-instruct', apiKey: secret(id), configuration: { baseURL: `${gw.url}/v1` }, useResponsesApi: true, maxRetries: 0, ...fields })
+  new ChatOpenAI({
+    model: 'sim-chat-instruct',
+    apiKey: secret(id),
+    configuration: { baseURL: `${gw.url}/v1` },
+    useResponsesApi: true,
+    maxRetries: 0,
+    ...fields,
+  })
 // The Anthropic SDK underneath appends `/v1/messages` to this URL.
 const chatAnthropic = (id: KeyId, fields: ConstructorParameters<typeof ChatAnthropic>[0] = {}) =>
-  new ChatAnthropic({ model: 'sim-chat-instruct', apiKey: secret(id), anthropicApiUrl: gw.url, maxTokens: 64, maxRetries: 0, ...fields })
+  new ChatAnthropic({
+    model: 'sim-chat-instruct',
+    apiKey: secret(id),
+    anthropicApiUrl: gw.url,
+    maxTokens: 64,
+    maxRetries: 0,
+    ...fields,
+  })
 
 async function recordsOf(keyId: KeyId): Promise<UsageRecord[]> {
   await gw.generation().records.flush()
@@ -51,7 +79,10 @@ async function assertRecords(keyId: KeyId, route: string, messages: AIMessage[])
     const usage = messages[i]!.usage_metadata
     assert.ok(usage, 'usage_metadata')
     assert.equal([r.route, r.status, r.outcome, r.usageSource], [route, 200, 'done', 'reported'])
-    assert.equal([r.promptTokens, r.completionTokens, r.cachedTokens], [usage.input_tokens, usage.output_tokens, usage.input_token_details?.cache_read ?? 0])
+    assert.equal(
+      [r.promptTokens, r.completionTokens, r.cachedTokens],
+      [usage.input_tokens, usage.output_tokens, usage.input_token_details?.cache_read ?? 0],
+    )
     assert.is(usage.total_tokens, usage.input_tokens + usage.output_tokens)
     assert.ok(r.promptTokens > 0 && r.completionTokens > 0)
   })
@@ -117,18 +148,28 @@ test('ChatOpenAI (Responses API): bindTools: a tool call, its result sent back, 
   const messages = await toolRoundTrip(chatOpenAI('oa-tools'))
   await assertRecords('oa-tools', 'responses', messages)
   const streamed = await collect(await chatOpenAI('oa-tools').bindTools([weather]).stream(askWeather))
-  assert.equal(streamed.tool_calls?.map((c) => [c.name, c.args]), messages[0]!.tool_calls!.map((c) => [c.name, c.args]))
+  assert.equal(
+    streamed.tool_calls?.map((c) => [c.name, c.args]),
+    messages[0]!.tool_calls!.map((c) => [c.name, c.args]),
+  )
 })
 
 test('ChatOpenAI (Responses API): withStructuredOutput with a zod schema: the object validates', async () => {
-  const { parsed, raw } = await chatOpenAI('oa-object').withStructuredOutput(person, { includeRaw: true }).invoke('Describe a person')
+  const { parsed, raw } = await chatOpenAI('oa-object')
+    .withStructuredOutput(person, { includeRaw: true })
+    .invoke('Describe a person')
   assert.equal(person.parse(parsed), parsed)
   await assertRecords('oa-object', 'responses', [raw as AIMessage])
 })
 
 test('ChatOpenAI (Responses API): reasoning effort and summary: a reasoning item before the text', async () => {
-  const message = await chatOpenAI('oa-think', { model: 'sim-chat-thinking', reasoning: { effort: 'low', summary: 'auto' } }).invoke('Think it over')
-  const reasoning = message.additional_kwargs.reasoning as { type: string; summary: { type: string; text: string }[] } | undefined
+  const message = await chatOpenAI('oa-think', {
+    model: 'sim-chat-thinking',
+    reasoning: { effort: 'low', summary: 'auto' },
+  }).invoke('Think it over')
+  const reasoning = message.additional_kwargs.reasoning as
+    | { type: string; summary: { type: string; text: string }[] }
+    | undefined
   assert.is(reasoning?.type, 'reasoning')
   assert.ok(reasoning!.summary.length > 0 && reasoning!.summary[0]!.text.length > 0, 'a summary')
   assert.ok(message.text.length > 0)
@@ -145,7 +186,11 @@ test('ChatAnthropic: invoke; the text is what the official SDK gets; usage as re
   assert.ok(['end_turn', 'max_tokens'].includes(message.response_metadata.stop_reason as string))
   await assertRecords('an-invoke', 'messages', [message])
   const official = new Anthropic({ apiKey: secret('an-invoke'), baseURL: gw.url, maxRetries: 0 })
-  const same = await official.messages.create({ model: 'sim-chat-instruct', max_tokens: 64, messages: [{ role: 'user', content: 'Hello there' }] })
+  const same = await official.messages.create({
+    model: 'sim-chat-instruct',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'Hello there' }],
+  })
   assert.is(message.text, same.content.map((b) => (b.type === 'text' ? b.text : '')).join(''))
 })
 
@@ -155,7 +200,10 @@ test('ChatAnthropic: stream: the chunks add up to the invoked text and its usage
   const invoked = await model.invoke('Tell me something')
   assert.ok(streamed.text.length > 0)
   assert.is(streamed.text, invoked.text)
-  assert.equal([streamed.usage_metadata?.input_tokens, streamed.usage_metadata?.output_tokens], [invoked.usage_metadata?.input_tokens, invoked.usage_metadata?.output_tokens])
+  assert.equal(
+    [streamed.usage_metadata?.input_tokens, streamed.usage_metadata?.output_tokens],
+    [invoked.usage_metadata?.input_tokens, invoked.usage_metadata?.output_tokens],
+  )
   await assertRecords('an-stream', 'messages', [streamed, invoked])
 })
 
@@ -163,17 +211,26 @@ test('ChatAnthropic: bindTools: a tool call, its result sent back, the answer; s
   const messages = await toolRoundTrip(chatAnthropic('an-tools'))
   await assertRecords('an-tools', 'messages', messages)
   const streamed = await collect(await chatAnthropic('an-tools').bindTools([weather]).stream(askWeather))
-  assert.equal(streamed.tool_calls?.map((c) => [c.name, c.args]), messages[0]!.tool_calls!.map((c) => [c.name, c.args]))
+  assert.equal(
+    streamed.tool_calls?.map((c) => [c.name, c.args]),
+    messages[0]!.tool_calls!.map((c) => [c.name, c.args]),
+  )
 })
 
 test('ChatAnthropic: withStructuredOutput with a zod schema: the object validates', async () => {
-  const { parsed, raw } = await chatAnthropic('an-object', { maxTokens: 256 }).withStructuredOutput(person, { includeRaw: true }).invoke('Describe a person')
+  const { parsed, raw } = await chatAnthropic('an-object', { maxTokens: 256 })
+    .withStructuredOutput(person, { includeRaw: true })
+    .invoke('Describe a person')
   assert.equal(person.parse(parsed), parsed)
   await assertRecords('an-object', 'messages', [raw as AIMessage])
 })
 
 test('ChatAnthropic: thinking: a signed thinking block, sent back with a tool round trip', async () => {
-  const model = chatAnthropic('an-think', { model: 'sim-chat-thinking', maxTokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 } })
+  const model = chatAnthropic('an-think', {
+    model: 'sim-chat-thinking',
+    maxTokens: 2048,
+    thinking: { type: 'enabled', budget_tokens: 1024 },
+  })
   const [call, answer] = await toolRoundTrip(model)
   const blocks = call!.content as { type: string; thinking?: string; signature?: string }[]
   assert.is(blocks[0]!.type, 'thinking')
@@ -181,7 +238,10 @@ test('ChatAnthropic: thinking: a signed thinking block, sent back with a tool ro
   assert.type(blocks[0]!.signature, 'string')
   assert.ok(answer!.text.length > 0)
   const records = await assertRecords('an-think', 'messages', [call!, answer!])
-  assert.equal(records.map((r) => r.model), ['sim-chat-thinking', 'sim-chat-thinking'])
+  assert.equal(
+    records.map((r) => r.model),
+    ['sim-chat-thinking', 'sim-chat-thinking'],
+  )
 })
 
 test.run()

@@ -39,15 +39,24 @@ test('without SLUICE_DEMO_KEY: a key is printed once, kept hashed, and works; th
 
 test('SLUICE_DEMO_KEY is the demo key; SIGHUP reloads pipelines; SIGTERM lets a request in flight finish', async () => {
   const pipelines = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-pipes-'))
-  for (const f of fs.readdirSync(defaultPipelinesDir)) fs.copyFileSync(path.join(defaultPipelinesDir, f), path.join(pipelines, f))
-  const p = await start({ SLUICE_DATA: fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-')), SLUICE_DEMO_KEY: 'sk-mine', SLUICE_PIPELINES: pipelines })
+  for (const f of fs.readdirSync(defaultPipelinesDir))
+    fs.copyFileSync(path.join(defaultPipelinesDir, f), path.join(pipelines, f))
+  const p = await start({
+    SLUICE_DATA: fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-')),
+    SLUICE_DEMO_KEY: 'sk-mine',
+    SLUICE_PIPELINES: pipelines,
+  })
   const auth = { authorization: 'Bearer sk-mine' }
   const models = (await (await fetch(`${p.url}/v1/models`, { headers: auth })).json()) as { data: { id: string }[] }
   assert.ok(models.data.some((m) => m.id === 'sim-chat'))
 
   // The file watcher also reloads; write to a file it does not watch first, then SIGHUP.
   const file = path.join(pipelines, 'gateway.yaml')
-  fs.writeFileSync(file, fs.readFileSync(file, 'utf8') + '\n  - id: models-again\n    http: GET /models-again\n    steps: [auth, model-catalog]\n')
+  fs.writeFileSync(
+    file,
+    fs.readFileSync(file, 'utf8') +
+      '\n  - id: models-again\n    http: GET /models-again\n    steps: [auth, model-catalog]\n',
+  )
   p.child.kill('SIGHUP')
   let status = 404
   for (let i = 0; i < 50 && status !== 200; i++) {
@@ -60,7 +69,13 @@ test('SLUICE_DEMO_KEY is the demo key; SIGHUP reloads pipelines; SIGTERM lets a 
   const res = await fetch(`${p.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { ...auth, 'x-sim-itl-ms': '20', 'x-sim-ttft-ms': '0' },
-    body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'a long story' }], stream: true, max_tokens: 40, ignore_eos: true }),
+    body: JSON.stringify({
+      model: 'sim-chat-instruct',
+      messages: [{ role: 'user', content: 'a long story' }],
+      stream: true,
+      max_tokens: 40,
+      ignore_eos: true,
+    }),
   })
   // Headers arrived: the stream is in flight on the server when the signal comes.
   p.child.kill('SIGTERM')
@@ -72,21 +87,45 @@ test('SLUICE_DEMO_KEY is the demo key; SIGHUP reloads pipelines; SIGTERM lets a 
 test('SIGTERM with a stream longer than the grace: the process exits at the grace, cutting the stream, every record flushed', async () => {
   // A config whose grace is one second, and whose keys may slow the simulator down.
   const config = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-config-'))
-  for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(config, f))
+  for (const f of fs.readdirSync(defaultConfigDir))
+    if (fs.statSync(path.join(defaultConfigDir, f)).isFile())
+      fs.copyFileSync(path.join(defaultConfigDir, f), path.join(config, f))
   const server = path.join(config, 'server.yaml')
   fs.writeFileSync(server, fs.readFileSync(server, 'utf8').replace(/shutdown_grace_ms: \d+/, 'shutdown_grace_ms: 1000'))
   const keys = path.join(config, 'keys.yaml')
-  fs.writeFileSync(keys, fs.readFileSync(keys, 'utf8').replace('    weight: 1\n', '    weight: 1\n    forward_headers: true\n'))
+  fs.writeFileSync(
+    keys,
+    fs.readFileSync(keys, 'utf8').replace('    weight: 1\n', '    weight: 1\n    forward_headers: true\n'),
+  )
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-'))
   const p = await start({ SLUICE_DATA: data, SLUICE_DEMO_KEY: 'sk-mine', SLUICE_CONFIG: config })
   const auth = { authorization: 'Bearer sk-mine' }
   // One quick request, acknowledged before the signal.
-  assert.is((await fetch(`${p.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }) })).status, 200)
+  assert.is(
+    (
+      await fetch(`${p.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          model: 'sim-chat-instruct',
+          messages: [{ role: 'user', content: 'hi' }],
+          max_tokens: 4,
+        }),
+      })
+    ).status,
+    200,
+  )
   // A 30-second stream: 300 tokens, 100 ms apart.
   const res = await fetch(`${p.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { ...auth, 'x-sim-itl-ms': '100', 'x-sim-ttft-ms': '0' },
-    body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'a very long story' }], stream: true, max_tokens: 300, ignore_eos: true }),
+    body: JSON.stringify({
+      model: 'sim-chat-instruct',
+      messages: [{ role: 'user', content: 'a very long story' }],
+      stream: true,
+      max_tokens: 300,
+      ignore_eos: true,
+    }),
   })
   const reading = res.text().catch(() => 'cut')
   p.child.kill('SIGTERM')

@@ -25,7 +25,10 @@ test.after(async () => {
 })
 
 async function refused(request: Promise<unknown>, status: number): Promise<void> {
-  const err = await request.then(() => undefined, (e: unknown) => e)
+  const err = await request.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
   assert.ok(err instanceof OpenAI.APIError, 'the request failed')
   assert.is(err.status, status)
 }
@@ -43,11 +46,21 @@ test('after real requests: request series by route, status and model; histograms
   let input = 0
   let output = 0
   for (let i = 0; i < 2; i++) {
-    const reply = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 8 })
+    const reply = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: PROMPT }],
+      max_tokens: 8,
+    })
     input += reply.usage!.prompt_tokens
     output += reply.usage!.completion_tokens
   }
-  const stream = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: PROMPT }], max_tokens: 8, stream: true, stream_options: { include_usage: true } })
+  const stream = await client.chat.completions.create({
+    model: MODEL,
+    messages: [{ role: 'user', content: PROMPT }],
+    max_tokens: 8,
+    stream: true,
+    stream_options: { include_usage: true },
+  })
   for await (const chunk of stream) {
     if (chunk.usage) {
       input += chunk.usage.prompt_tokens
@@ -55,17 +68,32 @@ test('after real requests: request series by route, status and model; histograms
     }
   }
   // A refused request: counted under its status, without a model.
-  await refused(gw.openai('sk-not-a-key').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }), 401)
+  await refused(
+    gw.openai('sk-not-a-key').chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }),
+    401,
+  )
 
   const { text, exposition } = await scrape()
   const families = exposition.families
-  const requests = samples(exposition, 'sluice_requests_total', { pipeline: 'gateway', route: 'chat', status: '200', model: MODEL })
+  const requests = samples(exposition, 'sluice_requests_total', {
+    pipeline: 'gateway',
+    route: 'chat',
+    status: '200',
+    model: MODEL,
+  })
   assert.is(requests.length, 1)
   assert.is(Number(requests[0]!.value), 3)
   assert.is(families.get('sluice_requests_total')!.type, 'COUNTER')
-  assert.is(Number(samples(exposition, 'sluice_requests_total', { route: 'chat', status: '401', model: '' })[0]?.value), 1)
+  assert.is(
+    Number(samples(exposition, 'sluice_requests_total', { route: 'chat', status: '401', model: '' })[0]?.value),
+    1,
+  )
 
-  const http = histogram(exposition, 'http_server_request_duration_seconds', { http_route: 'chat', http_request_method: 'POST', http_response_status_code: '200' })
+  const http = histogram(exposition, 'http_server_request_duration_seconds', {
+    http_route: 'chat',
+    http_request_method: 'POST',
+    http_response_status_code: '200',
+  })
   assert.is(http.count, 3)
   assert.ok(http.sum > 0)
 
@@ -78,29 +106,58 @@ test('after real requests: request series by route, status and model; histograms
   assert.equal([tokensOut.count, tokensOut.sum], [3, output])
 
   // Every histogram of the exposition is well formed, the existing series are still there.
-  for (const f of families.values()) if (f.type === 'HISTOGRAM' && exposition.lines.has(`${f.name}_bucket`)) histograms(exposition, f.name)
-  for (const name of ['sluice_queue_wait_seconds', 'sluice_queue_running', 'sluice_records_written_total', 'process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes']) {
+  for (const f of families.values())
+    if (f.type === 'HISTOGRAM' && exposition.lines.has(`${f.name}_bucket`)) histograms(exposition, f.name)
+  for (const name of [
+    'sluice_queue_wait_seconds',
+    'sluice_queue_running',
+    'sluice_records_written_total',
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_p99_seconds',
+    'nodejs_heap_size_used_bytes',
+  ]) {
     assert.ok(families.has(name), `${name} is exposed`)
   }
   assert.is(families.get('process_cpu_seconds_total')!.type, 'COUNTER')
   assert.ok(Number(samples(exposition, 'process_cpu_seconds_total')[0]!.value) > 0)
-  for (const secret of [TEST_KEY, TEST_DEV_TOKEN, TEST_SERVICE_TOKEN, 'purple-elephant', 'sk-not-a-key']) assert.not.ok(text.includes(secret), `${secret} is not in /metrics`)
+  for (const secret of [TEST_KEY, TEST_DEV_TOKEN, TEST_SERVICE_TOKEN, 'purple-elephant', 'sk-not-a-key'])
+    assert.not.ok(text.includes(secret), `${secret} is not in /metrics`)
 })
 
 test('an error of the model server: counted as an upstream error with its status', async () => {
-  const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-return-error': '429' } })
-  await refused(client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], max_tokens: 4 }), 429)
+  const client = new OpenAI({
+    apiKey: TEST_KEY,
+    baseURL: `${gw.url}/v1`,
+    maxRetries: 0,
+    defaultHeaders: { 'x-return-error': '429' },
+  })
+  await refused(
+    client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }], max_tokens: 4 }),
+    429,
+  )
   const { exposition } = await scrape()
-  const errors = samples(exposition, 'sluice_upstream_errors_total', { model: MODEL, code: 'upstream_error', status: '429' })
+  const errors = samples(exposition, 'sluice_upstream_errors_total', {
+    model: MODEL,
+    code: 'upstream_error',
+    status: '429',
+  })
   assert.is(Number(errors[0]?.value), 1)
-  const failed = histogram(exposition, 'gen_ai_server_request_duration_seconds', { gen_ai_operation_name: 'chat', gen_ai_request_model: MODEL, error_type: 'upstream_error' })
+  const failed = histogram(exposition, 'gen_ai_server_request_duration_seconds', {
+    gen_ai_operation_name: 'chat',
+    gen_ai_request_model: MODEL,
+    error_type: 'upstream_error',
+  })
   assert.is(failed.count, 1)
 })
 
 test('protected by a metrics token: 401 without or with a wrong one; the token or the admin key reads it', async () => {
-  const protectedGw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_METRICS_TOKEN: 'prom-scrape-token', SLUICE_ADMIN_KEY: 'admin-secret' } })
+  const protectedGw = await startTestGateway({
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_METRICS_TOKEN: 'prom-scrape-token', SLUICE_ADMIN_KEY: 'admin-secret' },
+  })
   try {
-    const get = (auth?: string) => fetch(`${protectedGw.url}/metrics`, { headers: auth ? { authorization: `Bearer ${auth}` } : {} })
+    const get = (auth?: string) =>
+      fetch(`${protectedGw.url}/metrics`, { headers: auth ? { authorization: `Bearer ${auth}` } : {} })
     assert.is((await get()).status, 401)
     assert.is((await get('wrong')).status, 401)
     assert.is((await get(TEST_KEY)).status, 401, 'a tenant key does not read metrics')

@@ -16,7 +16,10 @@ interface Doc {
   openapi: string
   info: { description: string }
   tags: { name: string }[]
-  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>>
+  paths: Record<
+    string,
+    Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>
+  >
 }
 
 test.before(async () => {

@@ -16,7 +16,9 @@ const test = suite('e2e a server past max_tokens cannot overrun a budget')
 const MAX_TOKENS = 16
 const OVERRUN = 1000
 const message = { role: 'user' as const, content: 'call the tool' }
-const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }]
+const tools = [
+  { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: {} } } },
+]
 const PROMPT = estimatePromptTokens({ messages: [message], tools }, { perMessage: 8, perImage: 1024 })
 // Priced 1 per prompt token and 2 per reply token (prices are per million tokens).
 const MAX_COST = PROMPT + 2 * MAX_TOKENS
@@ -28,19 +30,46 @@ let gw: TestGateway
 
 /** A tool call whose arguments run on for OVERRUN tokens, whatever max_tokens said. */
 function overrun(stream: boolean) {
-  const call = (args: string) => ({ index: 0, id: 'call_1', type: 'function', function: { name: 'lookup', arguments: args } })
+  const call = (args: string) => ({
+    index: 0,
+    id: 'call_1',
+    type: 'function',
+    function: { name: 'lookup', arguments: args },
+  })
   if (!stream) {
     return {
-      id: 'c', object: 'chat.completion', created: 1, model: 'runaway',
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call('{"q":"' + 'x'.repeat(OVERRUN) + '"}')] }, finish_reason: 'tool_calls' }],
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: 'runaway',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, tool_calls: [call('{"q":"' + 'x'.repeat(OVERRUN) + '"}')] },
+          finish_reason: 'tool_calls',
+        },
+      ],
       usage: { prompt_tokens: PROMPT, completion_tokens: OVERRUN, total_tokens: PROMPT + OVERRUN },
     }
   }
-  const chunk = (delta: object) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'runaway', choices: [{ index: 0, delta, finish_reason: null }] })
+  const chunk = (delta: object) => ({
+    id: 'c',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'runaway',
+    choices: [{ index: 0, delta, finish_reason: null }],
+  })
   return [
     chunk({ role: 'assistant', tool_calls: [call('')] }),
     ...Array.from({ length: OVERRUN }, () => chunk({ tool_calls: [{ index: 0, function: { arguments: 'x' } }] })),
-    { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'runaway', choices: [], usage: { prompt_tokens: PROMPT, completion_tokens: OVERRUN, total_tokens: PROMPT + OVERRUN } },
+    {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'runaway',
+      choices: [],
+      usage: { prompt_tokens: PROMPT, completion_tokens: OVERRUN, total_tokens: PROMPT + OVERRUN },
+    },
     '[DONE]',
   ]
 }
@@ -56,7 +85,16 @@ test.before(async () => {
     files: {
       'config/models.yaml': modelsWith({
         backends: { runaway: { url: upstream.url, capacity: 64 } },
-        models: [{ id: 'runaway', model_type: 'chat', backend: 'runaway', context_window: 32768, supports_function_calling: true, prices: { prompt: 1_000_000, completion: 2_000_000 } }],
+        models: [
+          {
+            id: 'runaway',
+            model_type: 'chat',
+            backend: 'runaway',
+            context_window: 32768,
+            supports_function_calling: true,
+            prices: { prompt: 1_000_000, completion: 2_000_000 },
+          },
+        ],
       }),
       'config/keys.yaml': keysFile({}, [
         { id: 'term-whole', group: 'demo', secret: 'sk-term-whole', budget: { amount: TERM_BUDGET, term: 'day' } },
@@ -77,11 +115,22 @@ async function burst(key: string, stream: boolean): Promise<number> {
   const served = await Promise.all(
     Array.from({ length: 200 }, async () => {
       try {
-        if (!stream) await client.chat.completions.create({ model: 'runaway', messages: [message], tools, max_tokens: MAX_TOKENS })
-        else for await (const _ of await client.chat.completions.create({ model: 'runaway', messages: [message], tools, max_tokens: MAX_TOKENS, stream: true }));
+        if (!stream)
+          await client.chat.completions.create({ model: 'runaway', messages: [message], tools, max_tokens: MAX_TOKENS })
+        else
+          for await (const _ of await client.chat.completions.create({
+            model: 'runaway',
+            messages: [message],
+            tools,
+            max_tokens: MAX_TOKENS,
+            stream: true,
+          }));
         return 1
       } catch (err) {
-        assert.ok(err instanceof OpenAI.APIError && (err.status === 403 || err.status === 429), `unexpected ${String(err)}`)
+        assert.ok(
+          err instanceof OpenAI.APIError && (err.status === 403 || err.status === 429),
+          `unexpected ${String(err)}`,
+        )
         return 0
       }
     }),
@@ -107,7 +156,10 @@ test('a stream past max_tokens is cut at the limit: the term budget holds', asyn
   const spent = rows.reduce((s, r) => s + r.value, 0)
   assert.ok(served >= 20, `${served} served`)
   assert.ok(spent <= TERM_BUDGET + 1e-9, `spent ${spent} of ${TERM_BUDGET}`)
-  assert.ok(rows.every((r) => r.completionTokens <= MAX_TOKENS), 'no stream charged past its limit')
+  assert.ok(
+    rows.every((r) => r.completionTokens <= MAX_TOKENS),
+    'no stream charged past its limit',
+  )
 })
 
 test('the per-minute token budget holds too', async () => {

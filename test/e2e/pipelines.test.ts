@@ -45,7 +45,8 @@ routes:
 ${steps}
 `
 
-const metered = '      - auth\n      - model\n      - budget\n      - fair-queue\n      - usage-records\n      - backend'
+const metered =
+  '      - auth\n      - model\n      - budget\n      - fair-queue\n      - usage-records\n      - backend'
 
 test('the small pipeline itself boots', async () => {
   assert.is(await bootError(pipeline(metered)), 'booted')
@@ -53,12 +54,18 @@ test('the small pipeline itself boots', async () => {
 
 test('a route that reaches a model unmetered does not load, naming the route and what it lacks', async () => {
   const msg = await bootError(pipeline('      - auth\n      - model\n      - fair-queue\n      - backend'))
-  assert.match(msg, /gateway\.yaml: route chat: step 4 \(backend\): reaches a model server, but no earlier step meters its budget, records .*add budget, usage-records/)
-  const speech = await bootError(pipeline(metered) + `  - id: speech
+  assert.match(
+    msg,
+    /gateway\.yaml: route chat: step 4 \(backend\): reaches a model server, but no earlier step meters its budget, records .*add budget, usage-records/,
+  )
+  const speech = await bootError(
+    pipeline(metered) +
+      `  - id: speech
     http: POST /audio/speech
     body: speech-request
     steps: [auth, { model: { types: [audio_speech] } }, budget, usage-records, speech]
-`)
+`,
+  )
   assert.match(speech, /route speech: step 5 \(speech\): reaches a model server, but no earlier step meters its queue/)
 })
 
@@ -69,7 +76,10 @@ test('an unknown plugin stops the boot naming file, route and step', async () =>
 
 test('a bad option stops the boot naming file, route and step', async () => {
   const msg = await bootError(pipeline('      - auth\n      - model\n      - backend: { endpoint: telepathy }'))
-  assert.match(msg, /gateway\.yaml: route chat: step 3 \(backend\): bad options: \/endpoint: must be equal to one of the allowed values/)
+  assert.match(
+    msg,
+    /gateway\.yaml: route chat: step 3 \(backend\): bad options: \/endpoint: must be equal to one of the allowed values/,
+  )
 })
 
 test('an unknown option stops the boot too', async () => {
@@ -88,17 +98,37 @@ test('a pipeline that breaks its schema stops the boot with the place', async ()
 })
 
 test('every boot error carries a stable code', async () => {
-  assert.is(await bootErrorCode(pipeline('      - auth\n      - model\n      - fair-queue\n      - backend')), 'UNMETERED')
-  assert.is(await bootErrorCode(pipeline('      - auth\n      - model\n      - teleport\n      - backend')), 'UNKNOWN_PLUGIN')
-  assert.is(await bootErrorCode(pipeline('      - auth\n      - model\n      - backend: { endpoint: telepathy }')), 'BAD_OPTIONS')
+  assert.is(
+    await bootErrorCode(pipeline('      - auth\n      - model\n      - fair-queue\n      - backend')),
+    'UNMETERED',
+  )
+  assert.is(
+    await bootErrorCode(pipeline('      - auth\n      - model\n      - teleport\n      - backend')),
+    'UNKNOWN_PLUGIN',
+  )
+  assert.is(
+    await bootErrorCode(pipeline('      - auth\n      - model\n      - backend: { endpoint: telepathy }')),
+    'BAD_OPTIONS',
+  )
   assert.is(await bootErrorCode(pipeline('      - auth\n      - backend\n      - model')), 'REQUIRES_UNMET')
-  assert.is(await bootErrorCode('pipeline: gateway\nroutes:\n  - id: x\n    http: FETCH /x\n    steps: [auth]\n'), 'PIPELINE_INVALID')
-  assert.is(await bootErrorCode(pipeline(metered).replace('body: chat-request', 'body: telepathy-request')), 'UNKNOWN_BODY_SCHEMA')
-  assert.is(await bootErrorCode(pipeline(metered) + '  - id: chat\n    internal: true\n    steps: [auth]\n'), 'DUPLICATE_ROUTE_ID')
+  assert.is(
+    await bootErrorCode('pipeline: gateway\nroutes:\n  - id: x\n    http: FETCH /x\n    steps: [auth]\n'),
+    'PIPELINE_INVALID',
+  )
+  assert.is(
+    await bootErrorCode(pipeline(metered).replace('body: chat-request', 'body: telepathy-request')),
+    'UNKNOWN_BODY_SCHEMA',
+  )
+  assert.is(
+    await bootErrorCode(pipeline(metered) + '  - id: chat\n    internal: true\n    steps: [auth]\n'),
+    'DUPLICATE_ROUTE_ID',
+  )
 })
 
 test('a catalog whose replies would map back to the wrong model stops the boot naming both', async () => {
-  const models = fs.readFileSync(path.join(defaultConfigDir, 'models.yaml'), 'utf8').replace('served_name: sim-text-3b-plain', 'served_name: sim-text-3b')
+  const models = fs
+    .readFileSync(path.join(defaultConfigDir, 'models.yaml'), 'utf8')
+    .replace('served_name: sim-text-3b-plain', 'served_name: sim-text-3b')
   let msg = 'booted'
   try {
     await (await startTestGateway({ files: { 'config/models.yaml': models } })).close()
@@ -108,7 +138,8 @@ test('a catalog whose replies would map back to the wrong model stops the boot n
   assert.match(msg, /models\.yaml: models sim-text-boon and sim-text-plain both report the server name sim-text-3b/)
 })
 
-const extraRoute = '\n  - id: models-again\n    http: GET /models-again\n    steps:\n      - auth\n      - model-catalog: { action: list }\n'
+const extraRoute =
+  '\n  - id: models-again\n    http: GET /models-again\n    steps:\n      - auth\n      - model-catalog: { action: list }\n'
 
 test('hot reload: a bad edit keeps the old set, a good edit swaps, a request in flight finishes on its set', async () => {
   const gw = await startTestGateway({ simulatorLatency: { ttft_ms: 0, itl_ms: 15 } })
@@ -116,12 +147,24 @@ test('hot reload: a bad edit keeps the old set, a good edit swaps, a request in 
     const inflight = fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'long one' }], stream: true, max_tokens: 40 }),
+      body: JSON.stringify({
+        model: 'sim-chat-instruct',
+        messages: [{ role: 'user', content: 'long one' }],
+        stream: true,
+        max_tokens: 40,
+      }),
     }).then((r) => r.text())
 
-    gw.write('pipelines', 'gateway.yaml', original.replace(/- backend: \{ endpoint: chat \}/g, '- backend: { endpoint: nowhere }'))
+    gw.write(
+      'pipelines',
+      'gateway.yaml',
+      original.replace(/- backend: \{ endpoint: chat \}/g, '- backend: { endpoint: nowhere }'),
+    )
     assert.is(await gw.reload(), false, 'bad edit refused')
-    assert.ok(gw.logs.some((l) => l.includes('reload refused') && l.includes('route chat')), 'the refusal is logged with its place')
+    assert.ok(
+      gw.logs.some((l) => l.includes('reload refused') && l.includes('route chat')),
+      'the refusal is logged with its place',
+    )
     assert.is((await fetch(`${gw.url}/v1/models`, { headers: auth })).status, 200, 'old set still serves')
 
     gw.write('pipelines', 'gateway.yaml', original + extraRoute)

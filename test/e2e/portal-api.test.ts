@@ -15,18 +15,36 @@ const ADMIN = 'sk-admin-portal'
 let skew = 0
 
 test.before(async () => {
-  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN }, now: () => Date.now() + skew })
+  gw = await startTestGateway({
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
+    now: () => Date.now() + skew,
+  })
 })
 test.after(async () => gw.close())
 
-async function signIn(key = ADMIN): Promise<{ status: number; cookie: string; setCookie: string; body: Record<string, unknown> }> {
-  const res = await fetch(`${gw.url}/portal/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ admin_key: key }) })
+async function signIn(
+  key = ADMIN,
+): Promise<{ status: number; cookie: string; setCookie: string; body: Record<string, unknown> }> {
+  const res = await fetch(`${gw.url}/portal/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ admin_key: key }),
+  })
   const setCookie = res.headers.get('set-cookie') ?? ''
-  return { status: res.status, cookie: setCookie.split(';')[0]!, setCookie, body: (await res.json()) as Record<string, unknown> }
+  return {
+    status: res.status,
+    cookie: setCookie.split(';')[0]!,
+    setCookie,
+    body: (await res.json()) as Record<string, unknown>,
+  }
 }
 
 const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
-  fetch(`${gw.url}/portal/api${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
+  fetch(`${gw.url}/portal/api${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
 
 test('a wrong admin key is refused and opens no session', async () => {
   const wrong = await signIn('sk-not-the-admin-key')
@@ -41,14 +59,21 @@ test('without a session the API answers 401, with or without the admin key as be
   const res = await call('GET', '/keys', {})
   assert.is(res.status, 401)
   assert.equal(await res.json(), { error: { message: 'not signed in to the portal', type: 'gateway_error' } })
-  assert.is((await call('GET', '/keys', { authorization: `Bearer ${ADMIN}` })).status, 401, 'the portal takes only its session')
+  assert.is(
+    (await call('GET', '/keys', { authorization: `Bearer ${ADMIN}` })).status,
+    401,
+    'the portal takes only its session',
+  )
   assert.is((await call('GET', '/keys', { cookie: 'sluice_portal=forged' })).status, 401)
 })
 
 test('sign-in: an HttpOnly, SameSite=Strict cookie on /portal and a CSRF token; the key is not echoed', async () => {
   const s = await signIn()
   assert.is(s.status, 200)
-  assert.match(s.setCookie, /^sluice_portal=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=28800$/)
+  assert.match(
+    s.setCookie,
+    /^sluice_portal=[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=28800$/,
+  )
   assert.type(s.body.csrf_token, 'string')
   assert.not.ok(JSON.stringify(s.body).includes(ADMIN))
   const status = await call('GET', '/session', { cookie: s.cookie })
@@ -60,11 +85,15 @@ test('sign-in: an HttpOnly, SameSite=Strict cookie on /portal and a CSRF token; 
   assert.ok(((await keys.json()) as { data: { id: string }[] }).data.some((k) => k.id === 'demo'))
 })
 
-test('a state-changing request without the CSRF token, or with another session\'s, is refused with 403 and changes nothing', async () => {
+test("a state-changing request without the CSRF token, or with another session's, is refused with 403 and changes nothing", async () => {
   const s = await signIn()
   const other = await signIn()
   const message = 'missing or invalid CSRF token: send the x-csrf-token header returned at sign-in'
-  const attempts: Record<string, string>[] = [{ cookie: s.cookie }, { cookie: s.cookie, 'x-csrf-token': String(other.body.csrf_token) }, { cookie: s.cookie, 'x-csrf-token': '' }]
+  const attempts: Record<string, string>[] = [
+    { cookie: s.cookie },
+    { cookie: s.cookie, 'x-csrf-token': String(other.body.csrf_token) },
+    { cookie: s.cookie, 'x-csrf-token': '' },
+  ]
   for (const headers of attempts) {
     const res = await call('PATCH', '/keys/demo', headers, { enabled: false })
     assert.is(res.status, 403)
@@ -72,10 +101,17 @@ test('a state-changing request without the CSRF token, or with another session\'
   }
   const made = await call('POST', '/keys', { cookie: s.cookie }, { id: 'csrf-probe', group: 'default' })
   assert.is(made.status, 403)
-  const keys = (await (await call('GET', '/keys', { cookie: s.cookie })).json()) as { data: { id: string; enabled: boolean }[] }
+  const keys = (await (await call('GET', '/keys', { cookie: s.cookie })).json()) as {
+    data: { id: string; enabled: boolean }[]
+  }
   assert.is(keys.data.find((k) => k.id === 'demo')!.enabled, true, 'the refused switch changed nothing')
   assert.not.ok(keys.data.some((k) => k.id === 'csrf-probe'))
-  const ok = await call('PATCH', '/keys/demo', { cookie: s.cookie, 'x-csrf-token': String(s.body.csrf_token) }, { enabled: true })
+  const ok = await call(
+    'PATCH',
+    '/keys/demo',
+    { cookie: s.cookie, 'x-csrf-token': String(s.body.csrf_token) },
+    { enabled: true },
+  )
   assert.is(ok.status, 200)
 })
 
@@ -85,7 +121,10 @@ test('sign-out ends the session: the cookie no longer opens anything', async () 
   assert.is((await call('DELETE', '/session', { cookie: s.cookie })).status, 403, 'sign-out needs the token too')
   const out = await call('DELETE', '/session', headers)
   assert.is(out.status, 200)
-  assert.match(out.headers.get('set-cookie') ?? '', /^sluice_portal=; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=0/)
+  assert.match(
+    out.headers.get('set-cookie') ?? '',
+    /^sluice_portal=; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=0/,
+  )
   assert.is((await call('GET', '/keys', headers)).status, 401)
 })
 
@@ -97,20 +136,37 @@ test('a session ends 8 hours after sign-in (absolute, not sliding)', async () =>
   const res = await call('GET', '/keys', { cookie: s.cookie })
   skew = 0
   assert.is(res.status, 401)
-  assert.is((await call('GET', '/keys', { cookie: s.cookie })).status, 401, 'an expired session is gone, also when the clock is back')
+  assert.is(
+    (await call('GET', '/keys', { cookie: s.cookie })).status,
+    401,
+    'an expired session is gone, also when the clock is back',
+  )
 })
 
 test('a hot reload keeps operators signed in (sessions belong to the gateway, not to a pipeline set)', async () => {
   const s = await signIn()
   assert.ok(await gw.reload())
   assert.is((await call('GET', '/keys', { cookie: s.cookie })).status, 200)
-  assert.is((await call('PATCH', '/keys/demo', { cookie: s.cookie, 'x-csrf-token': String(s.body.csrf_token) }, { enabled: true })).status, 200)
+  assert.is(
+    (
+      await call(
+        'PATCH',
+        '/keys/demo',
+        { cookie: s.cookie, 'x-csrf-token': String(s.body.csrf_token) },
+        { enabled: true },
+      )
+    ).status,
+    200,
+  )
 })
 
 test('the models route: the catalog with retirement and the live queue per backend', async () => {
   const s = await signIn()
   const res = await call('GET', '/models', { cookie: s.cookie })
-  const body = (await res.json()) as { models: { id: string; status: string; capabilities: string[] }[]; backends: { name: string; capacity: number; waiting: number; running: number }[] }
+  const body = (await res.json()) as {
+    models: { id: string; status: string; capabilities: string[] }[]
+    backends: { name: string; capacity: number; waiting: number; running: number }[]
+  }
   assert.ok(body.models.some((m) => m.id === 'sim-chat-instruct'))
   assert.ok(body.backends.length > 0)
   for (const b of body.backends) assert.ok(b.capacity >= 1 && b.waiting === 0 && b.running === 0, `${b.name} is idle`)

@@ -10,7 +10,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import path from 'node:path'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import type { Page } from 'playwright-core'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { browserMissing, openBrowser, screenshotDir, type Browser } from '../support/browser.js'
@@ -55,7 +55,11 @@ const shot = (name: string) => page.screenshot({ path: path.join(screenshotDir, 
 
 async function chatStatus(key: string): Promise<number> {
   try {
-    await gw.openai(key).chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hello' }], max_tokens: 5 })
+    await gw.openai(key).chat.completions.create({
+      model: 'sim-chat-instruct',
+      messages: [{ role: 'user', content: 'hello' }],
+      max_tokens: 5,
+    })
     return 200
   } catch (err) {
     return (err as InstanceType<typeof OpenAI.APIError>).status ?? 0
@@ -103,7 +107,9 @@ run('sign in with the admin key: the session is an HttpOnly cookie, nothing in w
   const [cookie] = await browser.context.cookies(gw.url + '/portal')
   assert.equal([cookie?.name, cookie?.httpOnly, cookie?.sameSite], ['sluice_portal', true, 'Strict'])
   // Page-side expressions as strings: the tests compile without the DOM library.
-  const seen = await page.evaluate<{ cookie: string; local: number; session: number }>('({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length })')
+  const seen = await page.evaluate<{ cookie: string; local: number; session: number }>(
+    '({ cookie: document.cookie, local: localStorage.length, session: sessionStorage.length })',
+  )
   assert.equal(seen, { cookie: '', local: 0, session: 0 })
   await page.getByRole('row', { name: /demo/ }).first().waitFor()
 })
@@ -146,22 +152,30 @@ run('the usage chart is drawn from the real records', async () => {
   const records = await adminGet<{ data: { key: string }[] }>(`/records?key=${KEY_ID}&from=${Date.now() - 3_600_000}`)
   const mine = records.data.length
   assert.is(mine, 5, 'two requests while the key was on, then three')
-  const demoRecords = (await adminGet<{ data: unknown[] }>(`/records?key=demo&from=${Date.now() - 3_600_000}`)).data.length
+  const demoRecords = (await adminGet<{ data: unknown[] }>(`/records?key=demo&from=${Date.now() - 3_600_000}`)).data
+    .length
   await page.getByRole('tab', { name: 'Usage' }).click()
   const bar = (chart: string, label: string) => page.locator(`svg[data-chart="${chart}"] g.bar[data-label="${label}"]`)
   await bar('Requests', KEY_ID).waitFor()
   assert.is(await bar('Requests', KEY_ID).getAttribute('data-value'), String(mine))
   assert.is(await bar('Requests', 'demo').count(), demoRecords === 0 ? 0 : 1)
   const tokens = Number(await bar('Tokens', KEY_ID).getAttribute('data-value'))
-  const summary = await adminGet<{ data: { key: string; total_tokens: number }[] }>(`/usage?by=key&from=${Date.now() - 86_400_000}`)
+  const summary = await adminGet<{ data: { key: string; total_tokens: number }[] }>(
+    `/usage?by=key&from=${Date.now() - 86_400_000}`,
+  )
   assert.is(tokens, summary.data.find((r) => r.key === KEY_ID)!.total_tokens)
   assert.ok(tokens > 0)
   assert.is(await bar('Requests', KEY_ID).locator('rect').count(), 1, 'a drawn bar')
   // Requests over time: 24 columns whose counts add up to the period's records.
   const all = (await adminGet<{ data: unknown[] }>(`/records?from=${Date.now() - 86_400_000}`)).data.length
-  const columns = await page.locator('svg[data-chart="Requests over time"] g.bucket').evaluateAll((gs) => gs.map((g) => Number(g.getAttribute('data-value'))))
+  const columns = await page
+    .locator('svg[data-chart="Requests over time"] g.bucket')
+    .evaluateAll((gs) => gs.map((g) => Number(g.getAttribute('data-value'))))
   assert.is(columns.length, 24)
-  assert.is(columns.reduce((a, b) => a + b, 0), all)
+  assert.is(
+    columns.reduce((a, b) => a + b, 0),
+    all,
+  )
   assert.is(columns[23], all, 'all made within the last hour: the last column')
   // A custom period that ends before the requests: nothing drawn.
   await page.getByLabel('Period').selectOption('custom')
@@ -176,12 +190,17 @@ run('the usage chart is drawn from the real records', async () => {
 })
 
 run('the usage records download as CSV, matching the records', async () => {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export records (CSV)' }).click()])
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export records (CSV)' }).click(),
+  ])
   assert.is(download.suggestedFilename(), 'usage-records.csv')
   const file = await download.path()
   const [header, ...rows] = parseCsv(fs.readFileSync(file, 'utf8'))
   assert.equal(header!.slice(0, 6), ['at', 'request_id', 'key', 'group', 'route', 'model'])
-  const records = await adminGet<{ data: { request_id: string; key: string; prompt_tokens: number }[] }>(`/records?from=${Date.now() - 86_400_000}`)
+  const records = await adminGet<{ data: { request_id: string; key: string; prompt_tokens: number }[] }>(
+    `/records?from=${Date.now() - 86_400_000}`,
+  )
   const col = (name: string) => header!.indexOf(name)
   const fromCsv = new Map(rows.map((r) => [r[col('request_id')]!, r]))
   assert.is(rows.length, records.data.length)
@@ -196,18 +215,33 @@ run('the usage records download as CSV, matching the records', async () => {
 
 run('inside the page, a state-changing call without the CSRF token is refused with 403', async () => {
   const res = await page.evaluate(async (id) => {
-    const r = await fetch(`/portal/api/keys/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) })
+    const r = await fetch(`/portal/api/keys/${id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false }),
+    })
     return { status: r.status, body: await r.json() }
   }, KEY_ID)
-  assert.equal(res, { status: 403, body: { error: { message: 'missing or invalid CSRF token: send the x-csrf-token header returned at sign-in', type: 'gateway_error' } } })
+  assert.equal(res, {
+    status: 403,
+    body: {
+      error: {
+        message: 'missing or invalid CSRF token: send the x-csrf-token header returned at sign-in',
+        type: 'gateway_error',
+      },
+    },
+  })
   assert.is(await chatStatus(secret), 200, 'the key is still on')
 })
 
-run('the models tab shows the catalog and each backend\'s queue; the tabs work from the keyboard', async () => {
+run("the models tab shows the catalog and each backend's queue; the tabs work from the keyboard", async () => {
   await page.getByRole('tab', { name: 'Usage' }).focus()
   await page.keyboard.press('ArrowRight')
   assert.is(await page.getByRole('tab', { name: 'Models' }).getAttribute('aria-selected'), 'true')
-  await page.getByRole('row', { name: /sim-chat-instruct/ }).first().waitFor()
+  await page
+    .getByRole('row', { name: /sim-chat-instruct/ })
+    .first()
+    .waitFor()
   assert.ok((await page.locator('tr[data-backend]').count()) > 0)
   await shot('models')
   await page.keyboard.press('ArrowRight')
@@ -258,17 +292,28 @@ run('the knowledge base tab: a file uploaded into a collection, with its chunks 
   await page.getByLabel('New collection').fill('portal-docs')
   await page.getByRole('button', { name: 'Create collection' }).click()
   await page.getByRole('heading', { name: 'Documents of portal-docs' }).waitFor({ timeout: 60_000 })
-  await page.getByLabel(/^File/).setInputFiles({ name: 'roses.md', mimeType: 'text/markdown', buffer: Buffer.from('# Roses\n\nPrune roses in late winter, above an outward-facing bud.\n') })
+  await page.getByLabel(/^File/).setInputFiles({
+    name: 'roses.md',
+    mimeType: 'text/markdown',
+    buffer: Buffer.from('# Roses\n\nPrune roses in late winter, above an outward-facing bud.\n'),
+  })
   await page.getByRole('button', { name: 'Upload' }).click()
   await page.getByRole('status').filter({ hasText: 'roses.md added.' }).waitFor({ timeout: 60_000 })
   const row = page.getByRole('row', { name: /roses\.md/ })
   await row.waitFor()
-  const docs = (await (await fetch(`${gw.url}/knowledge/v1/projects/demo/collections/portal-docs/documents`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { data: { source_name: string; chunks: number }[] }
+  const docs = (await (
+    await fetch(`${gw.url}/knowledge/v1/projects/demo/collections/portal-docs/documents`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    })
+  ).json()) as { data: { source_name: string; chunks: number }[] }
   const doc = docs.data.find((d) => d.source_name === 'roses.md')!
   assert.ok(doc.chunks >= 1)
   assert.is(await row.locator('td').first().textContent(), String(doc.chunks))
   const collection = page.getByRole('row', { name: /^portal-docs/ })
-  await collection.filter({ has: page.locator('td', { hasText: /^1$/ }) }).first().waitFor()
+  await collection
+    .filter({ has: page.locator('td', { hasText: /^1$/ }) })
+    .first()
+    .waitFor()
   assert.is(await collection.locator('td').nth(1).textContent(), String(doc.chunks), 'the collection counts the chunks')
   await shot('knowledge')
 })

@@ -19,13 +19,17 @@ import * as assert from 'uvu/assert'
 import { repoRoot } from '../../kernel/contract/paths.js'
 
 const test = suite('e2e production path (node on dist/, no devDependencies)')
-const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
+const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>
+  devDependencies: Record<string, string>
+}
 const DEMO_KEY = 'sk-production-path-demo'
 
 function jsFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name)
-    if (e.isDirectory()) return p === path.join(repoRoot, 'dist', 'test') || p === path.join(repoRoot, 'dist', 'bench') ? [] : jsFiles(p)
+    if (e.isDirectory())
+      return p === path.join(repoRoot, 'dist', 'test') || p === path.join(repoRoot, 'dist', 'bench') ? [] : jsFiles(p)
     return e.name.endsWith('.js') ? [p] : []
   })
 }
@@ -38,21 +42,29 @@ test('no runtime file of dist/ imports a devDependency', () => {
   for (const file of jsFiles(path.join(repoRoot, 'dist'))) {
     const text = fs.readFileSync(file, 'utf8')
     // A bare specifier: a package name (scoped or not), perhaps with a subpath.
-    for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+|\brequire\s*\(\s*)['"]((?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(?:\/[^'"\s]*)?)['"]/gm)) {
+    for (const m of text.matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+|\brequire\s*\(\s*)['"]((?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(?:\/[^'"\s]*)?)['"]/gm,
+    )) {
       const spec = m[1]!
       if (spec.startsWith('.') || spec.startsWith('node:') || builtins.has(spec)) continue
       found.set(packageOf(spec), path.relative(repoRoot, file))
     }
   }
   assert.ok(found.size > 10, 'the scan sees the imports')
-  for (const [name, file] of found) assert.ok(name in pkg.dependencies, `${file} imports ${name}, which is not a dependency`)
+  for (const [name, file] of found)
+    assert.ok(name in pkg.dependencies, `${file} imports ${name}, which is not a dependency`)
 })
 
 function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, timeout: 600_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NODE_ENV: 'production' } }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
-    })
+    execFile(
+      cmd,
+      args,
+      { cwd, timeout: 600_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, NODE_ENV: 'production' } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -60,7 +72,13 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; 
 function startServer(dir: string): Promise<{ child: ChildProcess; url: string; stdout: () => string }> {
   const child = spawn(process.execPath, ['dist/bin/sluice-server.js'], {
     cwd: dir,
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', SLUICE_DATA: path.join(dir, 'data'), SLUICE_DEMO_KEY: DEMO_KEY },
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SLUICE_DATA: path.join(dir, 'data'),
+      SLUICE_DEMO_KEY: DEMO_KEY,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   return new Promise((resolve, reject) => {
@@ -81,13 +99,22 @@ test('npm ci --omit=dev in an empty folder, then node dist/bin/sluice-server.js:
   let child: ChildProcess | undefined
   try {
     for (const f of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(repoRoot, f), path.join(dir, f))
-    for (const d of ['dist', 'config', 'pipelines']) fs.cpSync(path.join(repoRoot, d), path.join(dir, d), { recursive: true })
-    const install = await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'], dir)
+    for (const d of ['dist', 'config', 'pipelines'])
+      fs.cpSync(path.join(repoRoot, d), path.join(dir, d), { recursive: true })
+    const install = await run(
+      'npm',
+      ['ci', '--omit=dev', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund'],
+      dir,
+    )
     assert.is(install.code, 0, `npm ci failed: ${install.stderr.slice(-2000)}`)
     for (const dev of ['typescript', 'uvu', 'openai', 'ai', 'json-schema-to-ts', 'parse-prometheus-text-format']) {
       assert.not.ok(fs.existsSync(path.join(dir, 'node_modules', dev)), `${dev} (a devDependency) is not installed`)
     }
-    fs.cpSync(path.join(repoRoot, 'node_modules', 'better-sqlite3', 'build'), path.join(dir, 'node_modules', 'better-sqlite3', 'build'), { recursive: true })
+    fs.cpSync(
+      path.join(repoRoot, 'node_modules', 'better-sqlite3', 'build'),
+      path.join(dir, 'node_modules', 'better-sqlite3', 'build'),
+      { recursive: true },
+    )
 
     const check = await run(process.execPath, ['dist/bin/sluice.js', 'config', 'check'], dir)
     assert.is(check.code, 0, `config check: ${check.stdout}${check.stderr}`)
@@ -99,10 +126,17 @@ test('npm ci --omit=dev in an empty folder, then node dist/bin/sluice-server.js:
     const res = await fetch(`${started.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hello' }], max_tokens: 5 }),
+      body: JSON.stringify({
+        model: 'sim-chat-instruct',
+        messages: [{ role: 'user', content: 'hello' }],
+        max_tokens: 5,
+      }),
     })
     assert.is(res.status, 200)
-    const body = (await res.json()) as { choices: { message: { content: string } }[]; usage: { completion_tokens: number } }
+    const body = (await res.json()) as {
+      choices: { message: { content: string } }[]
+      usage: { completion_tokens: number }
+    }
     assert.ok(body.choices[0]!.message.content.length > 0)
     assert.ok(body.usage.completion_tokens > 0)
     const requestId = res.headers.get('x-gateway-request-id')
@@ -111,10 +145,16 @@ test('npm ci --omit=dev in an empty folder, then node dist/bin/sluice-server.js:
     const exited = new Promise((resolve) => child!.once('exit', resolve))
     child.kill('SIGTERM')
     await exited
-    const line = started.stdout().split('\n').find((l) => l.includes(`"request_id":"${requestId}"`))
+    const line = started
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes(`"request_id":"${requestId}"`))
     assert.ok(line, 'the chat request has an access-log line on stdout')
     const entry = JSON.parse(line) as { route: string; status: number; key_id: string; tokens_out: number }
-    assert.equal([entry.route, entry.status, entry.key_id, entry.tokens_out], ['chat', 200, 'demo', body.usage.completion_tokens])
+    assert.equal(
+      [entry.route, entry.status, entry.key_id, entry.tokens_out],
+      ['chat', 200, 'demo', body.usage.completion_tokens],
+    )
     assert.not.ok(started.stdout().includes(DEMO_KEY), 'no secret on stdout')
   } finally {
     if (child && child.exitCode === null) {

@@ -15,10 +15,24 @@ let gw: TestGateway
 test.before(async () => {
   gw = await startQueryGateway()
   const put = async (method: string, path: string, body: unknown) =>
-    (await fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).status
+    (
+      await fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).status
   assert.is(await put('POST', '', { name: 'pets' }), 201)
-  assert.is(await put('PUT', '/pets/documents/cats.md', { text: '# Cats\n\nCats sleep between twelve and sixteen hours each day.' }), 200)
-  assert.is(await put('PUT', '/pets/documents/dogs.md', { text: '# Dogs\n\nDogs sleep at night and nap in the afternoon.' }), 200)
+  assert.is(
+    await put('PUT', '/pets/documents/cats.md', {
+      text: '# Cats\n\nCats sleep between twelve and sixteen hours each day.',
+    }),
+    200,
+  )
+  assert.is(
+    await put('PUT', '/pets/documents/dogs.md', { text: '# Dogs\n\nDogs sleep at night and nap in the afternoon.' }),
+    200,
+  )
 })
 test.after(() => gw.close())
 
@@ -50,7 +64,10 @@ test('context_utilization and prompt_guard at response.metadata.evaluation, reco
   assert.ok(['safe', 'injection', 'jailbreak'].includes(guard.label))
   const judged = (await demoRecords(gw, since)).filter((r) => r.route === 'chat-internal')
   assert.is(judged.length, contexts + 1, 'a call per context and one for the guard')
-  assert.is(evaluation.usage.inputTokens, judged.reduce((s, r) => s + r.prompt_tokens, 0))
+  assert.is(
+    evaluation.usage.inputTokens,
+    judged.reduce((s, r) => s + r.prompt_tokens, 0),
+  )
   assert.ok(Math.abs(evaluation.usage.cost - judged.reduce((s, r) => s + r.value, 0)) < 1e-12)
 })
 

@@ -38,10 +38,19 @@ interface Metadata {
 
 interface Answer<R> {
   status: number
-  body: { response: { response: R; metadata: Metadata }; file: string; query_id: string; error?: { status: number; type: string; message: string } }
+  body: {
+    response: { response: R; metadata: Metadata }
+    file: string
+    query_id: string
+    error?: { status: number; type: string; message: string }
+  }
 }
 
-async function post<R = unknown>(route: string, body: unknown, token: string | null = TEST_SERVICE_TOKEN): Promise<Answer<R>> {
+async function post<R = unknown>(
+  route: string,
+  body: unknown,
+  token: string | null = TEST_SERVICE_TOKEN,
+): Promise<Answer<R>> {
   const res = await fetch(`${gw.url}/query/v1/${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -51,7 +60,9 @@ async function post<R = unknown>(route: string, body: unknown, token: string | n
 }
 
 async function records(route: string): Promise<Array<Record<string, unknown>>> {
-  const res = await fetch(`${gw.url}/admin/records?key=demo&limit=200`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  const res = await fetch(`${gw.url}/admin/records?key=demo&limit=200`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
   assert.is(res.status, 200)
   return ((await res.json()) as { data: Array<Record<string, unknown>> }).data.filter((r) => r.route === route)
 }
@@ -65,7 +76,10 @@ function checkEnvelope(body: Answer<unknown>['body'], file: string): Metadata {
   assert.equal(m.sources, {})
   const u = m.usage_metric
   assert.is(u.total_token_count, u.input_token_count + u.output_token_count)
-  assert.is(Object.values(u.input_token_details).reduce((a, b) => a + b, 0), u.input_token_count)
+  assert.is(
+    Object.values(u.input_token_details).reduce((a, b) => a + b, 0),
+    u.input_token_count,
+  )
   assert.is(u.input_token_details.user_query, u.input_token_count)
   return m
 }
@@ -73,7 +87,11 @@ function checkEnvelope(body: Answer<unknown>['body'], file: string): Metadata {
 // ---- image
 
 test('image: a developer token with project_id gets PNGs in the envelope, priced by their tokens', async () => {
-  const { status, body } = await post<Array<{ b64_json: string; mime_type: string }>>('image', { project_id: 'demo', query: 'a lighthouse at dusk', size: '256x256', n: 2 }, TEST_DEV_TOKEN)
+  const { status, body } = await post<Array<{ b64_json: string; mime_type: string }>>(
+    'image',
+    { project_id: 'demo', query: 'a lighthouse at dusk', size: '256x256', n: 2 },
+    TEST_DEV_TOKEN,
+  )
   assert.is(status, 200, JSON.stringify(body))
   const images = body.response.response
   assert.is(images.length, 2)
@@ -90,13 +108,24 @@ test('image: a developer token with project_id gets PNGs in the envelope, priced
   assert.ok(Math.abs(m.usage_metric.total_token_cost - cost) < 1e-12, `token cost ${m.usage_metric.total_token_cost}`)
   assert.ok(Math.abs(m.cost - cost) < 1e-12)
   const recorded = (await records('images-generations'))[0]!
-  assert.equal([recorded.key, recorded.model, recorded.completion_tokens, recorded.prompt_tokens], ['demo', 'sim-image', 132, m.usage_metric.input_token_count])
+  assert.equal(
+    [recorded.key, recorded.model, recorded.completion_tokens, recorded.prompt_tokens],
+    ['demo', 'sim-image', 132, m.usage_metric.input_token_count],
+  )
   assert.ok(Math.abs((recorded.value as number) - m.cost) < 1e-12)
 })
 
 test('image: a service token without project_id; the same prompt gives the same image', async () => {
   const a = await post<Array<{ b64_json: string }>>('image', { query: 'a lighthouse at dusk', size: '256x256' })
-  const b = await post<Array<{ b64_json: string }>>('image', { endpoint: 'image', project_id: 'demo', query: 'a lighthouse at dusk', size: '256x256', model_name: 'sim-image', model_provider: 'gateway', request_source: 'override_params' })
+  const b = await post<Array<{ b64_json: string }>>('image', {
+    endpoint: 'image',
+    project_id: 'demo',
+    query: 'a lighthouse at dusk',
+    size: '256x256',
+    model_name: 'sim-image',
+    model_provider: 'gateway',
+    request_source: 'override_params',
+  })
   assert.equal([a.status, b.status], [200, 200])
   assert.is(a.body.response.response[0]!.b64_json, b.body.response.response[0]!.b64_json)
 })
@@ -108,8 +137,14 @@ test('image: bad bodies are 400s in the query error shape naming the field; no t
     [{ query: 'x', size: 'huge' }, /\/size must match pattern/],
     [{ query: 'x', colour: 'red' }, /body must NOT have additional properties 'colour'/],
     [{ query: 'x', endpoint: 'query' }, /\/endpoint must be equal to constant/],
-    [{ query: 'x', model_name: 'sim-image' }, /a service token sends its own parameters only with request_source "override_params" \(sent: model_name\)/],
-    [{ query: 'x', model_name: 'sim-chat-instruct', request_source: 'override_params' }, /model_name sim-chat-instruct is not an image generation model/],
+    [
+      { query: 'x', model_name: 'sim-image' },
+      /a service token sends its own parameters only with request_source "override_params" \(sent: model_name\)/,
+    ],
+    [
+      { query: 'x', model_name: 'sim-chat-instruct', request_source: 'override_params' },
+      /model_name sim-chat-instruct is not an image generation model/,
+    ],
     [{ query: 'x', model_provider: 'openai', request_source: 'override_params' }, /model_provider openai/],
     // The model's server refuses what it does not serve: its message passes through.
     [{ query: 'x', size: '300x300' }, /'300x300' is not one of/],
@@ -125,7 +160,10 @@ test('image: bad bodies are 400s in the query error shape naming the field; no t
   const unknown = await post('image', { query: 'x', model_name: 'nope', request_source: 'override_params' })
   assert.equal([unknown.status, unknown.body.error!.message], [404, 'model_name nope is not in the catalog'])
   const none = await post('image', { query: 'x' }, null)
-  assert.equal([none.status, none.body.error!.type, none.body.error!.message], [401, 'unauthenticated', 'missing bearer token'])
+  assert.equal(
+    [none.status, none.body.error!.type, none.body.error!.message],
+    [401, 'unauthenticated', 'missing bearer token'],
+  )
   const dev = await post('image', { query: 'x' }, TEST_DEV_TOKEN)
   assert.equal([dev.status, dev.body.error!.message], [400, 'project_id is required with a developer token'])
 })
@@ -135,7 +173,11 @@ test('image: bad bodies are 400s in the query error shape naming the field; no t
 const wavBase64 = (seconds: number) => toneWav(seconds).toString('base64')
 
 test('audio: transcribe with a developer token; the seconds and their price in metadata; recorded under demo', async () => {
-  const { status, body } = await post<string>('audio', { project_id: 'demo', audio_file: wavBase64(2), filename: 'tone.wav', task: 'transcribe', language: 'en' }, TEST_DEV_TOKEN)
+  const { status, body } = await post<string>(
+    'audio',
+    { project_id: 'demo', audio_file: wavBase64(2), filename: 'tone.wav', task: 'transcribe', language: 'en' },
+    TEST_DEV_TOKEN,
+  )
   assert.is(status, 200, JSON.stringify(body))
   assert.type(body.response.response, 'string')
   assert.ok(body.response.response.length > 0)
@@ -152,12 +194,23 @@ test('audio: transcribe with a developer token; the seconds and their price in m
 })
 
 test('audio: translate with a service token (a data URL); a model that does not translate is 400', async () => {
-  const { status, body } = await post<string>('audio', { audio_file: `data:audio/wav;base64,${wavBase64(1)}`, task: 'translate' })
+  const { status, body } = await post<string>('audio', {
+    audio_file: `data:audio/wav;base64,${wavBase64(1)}`,
+    task: 'translate',
+  })
   assert.is(status, 200, JSON.stringify(body))
   assert.is(checkEnvelope(body, 'audio').task, 'translate')
   assert.is((await records('audio-translations-internal'))[0]!.key, 'demo')
-  const parakeet = await post('audio', { audio_file: wavBase64(1), task: 'translate', model_name: 'sim-parakeet', request_source: 'override_params' })
-  assert.equal([parakeet.status, parakeet.body.error!.message], [400, 'model_name sim-parakeet does not translate; use a model with translation'])
+  const parakeet = await post('audio', {
+    audio_file: wavBase64(1),
+    task: 'translate',
+    model_name: 'sim-parakeet',
+    request_source: 'override_params',
+  })
+  assert.equal(
+    [parakeet.status, parakeet.body.error!.message],
+    [400, 'model_name sim-parakeet does not translate; use a model with translation'],
+  )
 })
 
 test('audio: bad bodies are 400s naming the field; no token 401', async () => {
@@ -166,10 +219,19 @@ test('audio: bad bodies are 400s naming the field; no token 401', async () => {
     [{ task: 'transcribe' }, /required property 'audio_file'/],
     [{ audio_file: wavBase64(1), task: 'summarize' }, /\/task must be equal to one of the allowed values/],
     [{ audio_file: 'not base64!', task: 'transcribe' }, /audio_file must be base64/],
-    [{ audio_file: wavBase64(1), task: 'transcribe', prompt: 'x' }, /body must NOT have additional properties 'prompt'/],
-    [{ audio_file: wavBase64(1), task: 'transcribe', model_name: 'sim-orpheus', request_source: 'override_params' }, /model_name sim-orpheus is not a transcription model/],
+    [
+      { audio_file: wavBase64(1), task: 'transcribe', prompt: 'x' },
+      /body must NOT have additional properties 'prompt'/,
+    ],
+    [
+      { audio_file: wavBase64(1), task: 'transcribe', model_name: 'sim-orpheus', request_source: 'override_params' },
+      /model_name sim-orpheus is not a transcription model/,
+    ],
     // Not audio at all: the model's server says so, and its message passes through.
-    [{ audio_file: Buffer.from('hello there').toString('base64'), task: 'transcribe' }, /^Invalid or unsupported audio file/],
+    [
+      { audio_file: Buffer.from('hello there').toString('base64'), task: 'transcribe' },
+      /^Invalid or unsupported audio file/,
+    ],
   ]
   for (const [body, message] of cases) {
     const { status, body: answer } = await post('audio', body)
@@ -185,7 +247,9 @@ test('audio: bad bodies are 400s naming the field; no token 401', async () => {
 const text = 'Hello from the query service.'
 
 test('speech: mp3 by default with a service token; characters and their price in metadata; recorded under demo', async () => {
-  const { status, body } = await post<{ audio_base64: string; format: string; sample_rate: number }>('speech', { query: text })
+  const { status, body } = await post<{ audio_base64: string; format: string; sample_rate: number }>('speech', {
+    query: text,
+  })
   assert.is(status, 200, JSON.stringify(body))
   const answer = body.response.response
   assert.equal([answer.format, answer.sample_rate], ['mp3', 24000])
@@ -203,7 +267,11 @@ test('speech: mp3 by default with a service token; characters and their price in
 })
 
 test('speech: wav (with its true sizes) and pcm16 with a developer token; a voice and another model', async () => {
-  const wav = await post<{ audio_base64: string; format: string }>('speech', { project_id: 'demo', query: text, output_audio_format: 'wav', voice: 'nova' }, TEST_DEV_TOKEN)
+  const wav = await post<{ audio_base64: string; format: string }>(
+    'speech',
+    { project_id: 'demo', query: text, output_audio_format: 'wav', voice: 'nova' },
+    TEST_DEV_TOKEN,
+  )
   assert.is(wav.status, 200, JSON.stringify(wav.body))
   const file = Buffer.from(wav.body.response.response.audio_base64, 'base64')
   assert.is(file.readUInt32LE(4), file.length - 8)
@@ -211,7 +279,11 @@ test('speech: wav (with its true sizes) and pcm16 with a developer token; a voic
   const decoded = parseWav(file)
   assert.is(decoded.sampleRate, 24000)
   assert.ok(Math.abs((wav.body.response.metadata.audio_seconds as number) - (file.length - 44) / 2 / 24000) < 0.001)
-  const pcm = await post<{ audio_base64: string; format: string }>('speech', { project_id: 'demo', query: text, output_audio_format: 'pcm16', model_name: 'sim-qwen3-tts', language: 'english' }, TEST_DEV_TOKEN)
+  const pcm = await post<{ audio_base64: string; format: string }>(
+    'speech',
+    { project_id: 'demo', query: text, output_audio_format: 'pcm16', model_name: 'sim-qwen3-tts', language: 'english' },
+    TEST_DEV_TOKEN,
+  )
   assert.is(pcm.status, 200, JSON.stringify(pcm.body))
   assert.is(pcm.body.response.response.format, 'pcm16')
   const bytes = Buffer.from(pcm.body.response.response.audio_base64, 'base64')
@@ -227,7 +299,10 @@ test('speech: bad bodies are 400s naming the field; no token 401', async () => {
     [{ query: '' }, /\/query must NOT have fewer than 1 characters/],
     [{ query: text, input: text }, /body must NOT have additional properties 'input'/],
     [{ query: text, voice: 'nobody' }, /voice nobody is not available for model sim-orpheus/],
-    [{ query: text, model_name: 'sim-image', request_source: 'override_params' }, /model_name sim-image is not a speech model/],
+    [
+      { query: text, model_name: 'sim-image', request_source: 'override_params' },
+      /model_name sim-image is not a speech model/,
+    ],
   ]
   for (const [body, message] of cases) {
     const { status, body: answer } = await post('speech', body)

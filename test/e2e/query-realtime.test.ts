@@ -32,24 +32,45 @@ const realtime = (id: string, extra: Json = {}) => ({
 
 async function records(route: string, since = 0): Promise<UsageRecord[]> {
   await gw.generation().records.flush()
-  return ((await gw.generation().records.list({ from: since, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]).filter((r) => r.route === route)
+  return (
+    (await gw.generation().records.list({ from: since, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]
+  ).filter((r) => r.route === route)
 }
 
 async function rest(route: string, body: object, token = TEST_SERVICE_TOKEN): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${gw.url}/query/v1/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) })
+  const res = await fetch(`${gw.url}/query/v1/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  })
   return { status: res.status, body: (await res.json()) as Json }
 }
 
 const open = (token = TEST_SERVICE_TOKEN) => QueryWsClient.open(gw.url, token)
-const audioOf = (msgs: Json[]) => Buffer.concat(msgs.filter((m) => m.type === 'response.audio.delta').map((m) => Buffer.from(m.delta as string, 'base64')))
-const textOf = (msgs: Json[]) => msgs.filter((m) => m.type === 'response.text.delta').map((m) => m.delta as string).join('')
+const audioOf = (msgs: Json[]) =>
+  Buffer.concat(
+    msgs.filter((m) => m.type === 'response.audio.delta').map((m) => Buffer.from(m.delta as string, 'base64')),
+  )
+const textOf = (msgs: Json[]) =>
+  msgs
+    .filter((m) => m.type === 'response.text.delta')
+    .map((m) => m.delta as string)
+    .join('')
 
 test.before(async () => {
-  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN }, server: { stores: { records_flush_ms: 50 } as never } })
+  gw = await startTestGateway({
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
+    server: { stores: { records_flush_ms: 50 } as never },
+  })
   const res = await fetch(`${gw.url}/v1/audio/speech`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` },
-    body: JSON.stringify({ model: 'sim-orpheus', voice: 'tara', input: 'What is the capital of France?', response_format: 'wav' }),
+    body: JSON.stringify({
+      model: 'sim-orpheus',
+      voice: 'tara',
+      input: 'What is the capital of France?',
+      response_format: 'wav',
+    }),
   })
   assert.is(res.status, 200)
   speechWav = Buffer.from(await res.arrayBuffer())
@@ -72,7 +93,10 @@ test('realtime round trip: transcript, text deltas that make the answer, pcm16 a
   assert.is(done.type, 'response.done', JSON.stringify(done).slice(0, 500))
   assert.is(types[0], 'realtime.transcript')
   assert.is(msgs[0]!.transcript, heard.body.response.response)
-  assert.ok(types.indexOf('response.audio.delta') > types.lastIndexOf('response.text.delta'), 'the text, then the audio')
+  assert.ok(
+    types.indexOf('response.audio.delta') > types.lastIndexOf('response.text.delta'),
+    'the text, then the audio',
+  )
   const r = done.response
   assert.is(r.transcript, heard.body.response.response)
   assert.ok(r.text.length > 0)
@@ -80,19 +104,35 @@ test('realtime round trip: transcript, text deltas that make the answer, pcm16 a
   assert.is(r.cached, false)
   const pcm = audioOf(msgs)
   assert.ok(types.filter((t) => t === 'response.audio.delta').length >= 1)
-  assert.ok(msgs.filter((m) => m.type === 'response.audio.delta').every((m) => Buffer.from(m.delta, 'base64').length % 2 === 0), 'whole samples in each delta')
+  assert.ok(
+    msgs.filter((m) => m.type === 'response.audio.delta').every((m) => Buffer.from(m.delta, 'base64').length % 2 === 0),
+    'whole samples in each delta',
+  )
   assert.equal(r.audio, { format: 'pcm16', sample_rate: 24000, voice: 'leah', bytes: pcm.length })
   const u = r.usage
   // pcm16: 2 bytes × 24,000 samples a second, as long as the speech route says it spoke.
   assert.ok(pcm.length > 0)
-  assert.is(pcm.length, Math.round(2 * 24000 * u.speech.audio_seconds), `${pcm.length} bytes for ${u.speech.audio_seconds} s`)
+  assert.is(
+    pcm.length,
+    Math.round(2 * 24000 * u.speech.audio_seconds),
+    `${pcm.length} bytes for ${u.speech.audio_seconds} s`,
+  )
   assert.is(u.speech.characters, r.text.length)
   // Each part against the usage record of key demo its call left.
-  const [transcribed] = await records('audio-transcriptions-internal', since).then((rs) => rs.filter((x) => x.at >= since).slice(-1))
+  const [transcribed] = await records('audio-transcriptions-internal', since).then((rs) =>
+    rs.filter((x) => x.at >= since).slice(-1),
+  )
   assert.ok(transcribed)
   assert.is(transcribed!.model, 'sim-whisper')
-  assert.ok(Math.abs(transcribed!.value - u.transcription.cost) < 1e-12, `${transcribed!.value} vs ${u.transcription.cost}`)
-  const answered = (await records('query-chat', since)).find((x) => x.promptTokens === u.answer.usage_metric.input_token_count && x.completionTokens === u.answer.usage_metric.output_token_count)
+  assert.ok(
+    Math.abs(transcribed!.value - u.transcription.cost) < 1e-12,
+    `${transcribed!.value} vs ${u.transcription.cost}`,
+  )
+  const answered = (await records('query-chat', since)).find(
+    (x) =>
+      x.promptTokens === u.answer.usage_metric.input_token_count &&
+      x.completionTokens === u.answer.usage_metric.output_token_count,
+  )
   assert.ok(answered, 'a query-chat record of key demo with the answer usage_metric tokens')
   const spoken = (await records('audio-speech', since)).at(-1)!
   assert.is(spoken.model, 'sim-orpheus')
@@ -125,14 +165,24 @@ test('realtime: wav and mp3 output; modalities [text] only gives no audio deltas
 test('realtime: raw pcm16 input (24 kHz mono, no header) is heard as the same recording; an odd byte count is 400', async () => {
   const pcm = speechWav.subarray(44)
   const client = await open()
-  client.send(realtime('p1', { audio_file: pcm.toString('base64'), model_params: { input_audio_format: 'pcm16', modalities: ['text'] } }))
+  client.send(
+    realtime('p1', {
+      audio_file: pcm.toString('base64'),
+      model_params: { input_audio_format: 'pcm16', modalities: ['text'] },
+    }),
+  )
   const msgs = await client.finished('p1', 60_000)
   assert.is(msgs.at(-1)!.type, 'response.done', JSON.stringify(msgs.at(-1)))
   const heard = msgs[0]!
   assert.is(heard.type, 'realtime.transcript')
   assert.ok(Math.abs(heard.audio_seconds - pcm.length / 2 / 24000) < 0.05, `${heard.audio_seconds} s`)
   assert.is(msgs.at(-1)!.response.usage.transcription.audio_seconds, heard.audio_seconds)
-  client.send(realtime('p2', { audio_file: pcm.subarray(0, 3).toString('base64'), model_params: { input_audio_format: 'pcm16' } }))
+  client.send(
+    realtime('p2', {
+      audio_file: pcm.subarray(0, 3).toString('base64'),
+      model_params: { input_audio_format: 'pcm16' },
+    }),
+  )
   const [odd] = await client.finished('p2')
   assert.is(odd!.error.status, 400)
   assert.match(odd!.error.message, /whole 16-bit samples/)
@@ -140,7 +190,11 @@ test('realtime: raw pcm16 input (24 kHz mono, no header) is heard as the same re
 })
 
 test('realtime with search: the collection is searched as for a query, and the sources come in response.done', async () => {
-  const res = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'pets' }) })
+  const res = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'pets' }),
+  })
   assert.is(res.status, 201, await res.text())
   const put = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections/pets/documents/cats.md`, {
     method: 'PUT',
@@ -149,17 +203,31 @@ test('realtime with search: the collection is searched as for a query, and the s
   })
   assert.is(put.status, 200, await put.text())
   const client = await open()
-  client.send(realtime('s1', { query: 'How long do cats sleep?', enable_search: true, search_params: { collection: 'pets', top_k: 1 }, model_params: { modalities: ['text'] } }))
+  client.send(
+    realtime('s1', {
+      query: 'How long do cats sleep?',
+      enable_search: true,
+      search_params: { collection: 'pets', top_k: 1 },
+      model_params: { modalities: ['text'] },
+    }),
+  )
   const done = (await client.finished('s1', 60_000)).at(-1)!
   assert.is(done.type, 'response.done', JSON.stringify(done))
   assert.equal(Object.keys(done.response.sources), ['cats.md'])
-  assert.ok(done.response.usage.answer.usage_metric.input_token_details.knowledge_base > 0, 'the passage is in the prompt')
+  assert.ok(
+    done.response.usage.answer.usage_metric.input_token_details.knowledge_base > 0,
+    'the passage is in the prompt',
+  )
   client.close()
 })
 
 test('semantic caching: the same question twice is answered from the cache without a model call; another is not', async () => {
   const client = await open()
-  const asked = { semantic_caching: true, model_params: { modalities: ['text'] }, query: 'Cache test: answer the question in the recording.' }
+  const asked = {
+    semantic_caching: true,
+    model_params: { modalities: ['text'] },
+    query: 'Cache test: answer the question in the recording.',
+  }
   client.send(realtime('c1', asked))
   const first = (await client.finished('c1', 60_000)).at(-1)!
   assert.is(first.type, 'response.done', JSON.stringify(first))
@@ -191,8 +259,18 @@ test('bad realtime messages get error messages naming their id; the socket stays
   const cases: [string, Json, number, RegExp][] = [
     ['b1', { audio_file: undefined }, 400, /audio_file is required with endpoint realtime/],
     ['b2', { audio_file: 'not base64!' }, 400, /audio_file must be base64/],
-    ['b3', { model_params: { input_audio_format: 'aiff' } }, 400, /input_audio_format must be equal to one of the allowed values/],
-    ['b4', { model_params: { output_audio_format: 'ogg' } }, 400, /output_audio_format must be equal to one of the allowed values/],
+    [
+      'b3',
+      { model_params: { input_audio_format: 'aiff' } },
+      400,
+      /input_audio_format must be equal to one of the allowed values/,
+    ],
+    [
+      'b4',
+      { model_params: { output_audio_format: 'ogg' } },
+      400,
+      /output_audio_format must be equal to one of the allowed values/,
+    ],
     ['b5', { audio_file: Buffer.from('hello there').toString('base64') }, 400, /Invalid or unsupported audio file/],
     ['b6', { request_source: undefined }, 400, /request_source "override_params"/],
   ]
@@ -217,7 +295,15 @@ test('vision, audio, speech and rerank over the socket answer as over REST: one 
     vision: { query: 'What is in this picture?', image: `data:image/png;base64,${PNG}` },
     audio: { audio_file: speechWav.toString('base64'), task: 'transcribe' },
     speech: { query: 'Hello from the socket.', voice: 'tara', output_audio_format: 'pcm16' },
-    rerank: { query: 'How long do cats sleep?', documents: ['The stock market rose on Friday.', 'Cats sleep twelve to sixteen hours a day.', 'Paris is the capital of France.'], reranker_model: 'sim-rerank' },
+    rerank: {
+      query: 'How long do cats sleep?',
+      documents: [
+        'The stock market rose on Friday.',
+        'Cats sleep twelve to sixteen hours a day.',
+        'Paris is the capital of France.',
+      ],
+      reranker_model: 'sim-rerank',
+    },
   }
   const client = await open(TEST_DEV_TOKEN)
   for (const [endpoint, body] of Object.entries(bodies)) {

@@ -16,7 +16,11 @@ test.before(async () => {
 })
 test.after(() => gw.close())
 
-const documents = ['The stock market rose on Friday.', 'Cats sleep twelve to sixteen hours a day.', 'Paris is the capital of France.']
+const documents = [
+  'The stock market rose on Friday.',
+  'Cats sleep twelve to sixteen hours a day.',
+  'Paris is the capital of France.',
+]
 const body = { query: 'How long do cats sleep?', documents, reranker_model: 'sim-rerank' }
 
 interface Ranked {
@@ -27,7 +31,12 @@ interface Ranked {
 
 test('developer token: ranked documents in the envelope, usage_metric from the recorded rerank call', async () => {
   const since = Date.now()
-  const { status, body: out } = await post(gw, 'rerank', { ...body, project_id: 'demo', reranker_provider: 'cohere', top_n: 2 }, TEST_DEV_TOKEN)
+  const { status, body: out } = await post(
+    gw,
+    'rerank',
+    { ...body, project_id: 'demo', reranker_provider: 'cohere', top_n: 2 },
+    TEST_DEV_TOKEN,
+  )
   assert.is(status, 200, JSON.stringify(out))
   assert.is(out.file, 'rerank')
   const ranked = out.response!.response as Ranked[]
@@ -46,7 +55,10 @@ test('developer token: ranked documents in the envelope, usage_metric from the r
   assert.is(m.output_token_count, 0)
   const records = (await demoRecords(gw, since)).filter((r) => r.route === 'rerank')
   assert.is(records.length, 1, 'one rerank call under key demo')
-  assert.equal([records[0]!.key, records[0]!.model, records[0]!.prompt_tokens], ['demo', 'sim-rerank', m.input_token_count])
+  assert.equal(
+    [records[0]!.key, records[0]!.model, records[0]!.prompt_tokens],
+    ['demo', 'sim-rerank', m.input_token_count],
+  )
   assert.ok(Math.abs(records[0]!.value - m.total_token_cost) < 1e-12, 'the cost is the recorded value')
 })
 
@@ -69,7 +81,10 @@ test('bad bodies: 400 naming the field, in the query error shape', async () => {
   assert.match(unknown.body.error!.message, /additional properties|top_k/)
   const provider = await post(gw, 'rerank', { ...body, reranker_provider: 'tei' }, TEST_SERVICE_TOKEN)
   assert.is(provider.status, 400)
-  assert.is(provider.body.error!.message, 'reranker_provider tei does not match reranker_model sim-rerank, whose server speaks cohere')
+  assert.is(
+    provider.body.error!.message,
+    'reranker_provider tei does not match reranker_model sim-rerank, whose server speaks cohere',
+  )
   const source = await post(gw, 'rerank', { ...body, request_source: 'elsewhere' }, TEST_SERVICE_TOKEN)
   assert.is(source.status, 400)
   assert.match(source.body.error!.message, /request_source must be "override_params"/)

@@ -30,7 +30,11 @@ test.before(async () => {
     ['dogs.md', '# Dogs\n\nDogs often sleep at night and nap in the afternoon.', ['animals']],
     ['market.md', '# Markets\n\nThe stock market closed higher on Friday.', ['finance']],
   ]
-  for (const [name, text, tags] of docs) assert.is(await knowledge('PUT', `/pets/documents/${name}`, { text, tags, url: `https://example.org/${name}` }), 200)
+  for (const [name, text, tags] of docs)
+    assert.is(
+      await knowledge('PUT', `/pets/documents/${name}`, { text, tags, url: `https://example.org/${name}` }),
+      200,
+    )
 })
 test.after(() => gw.close())
 
@@ -38,7 +42,12 @@ type Hit = Record<string, unknown>
 
 test('developer token: results and sources in the envelope; usage_metric is the recorded embeddings call', async () => {
   const since = Date.now()
-  const { status, body: out } = await post(gw, 'search', { query: 'how long do cats sleep', project_id: 'demo', search_params: { collection: 'pets', top_k: 2 } }, TEST_DEV_TOKEN)
+  const { status, body: out } = await post(
+    gw,
+    'search',
+    { query: 'how long do cats sleep', project_id: 'demo', search_params: { collection: 'pets', top_k: 2 } },
+    TEST_DEV_TOKEN,
+  )
   assert.is(status, 200, JSON.stringify(out))
   assert.is(out.file, 'search')
   const hits = out.response!.response as Hit[]
@@ -51,7 +60,11 @@ test('developer token: results and sources in the envelope; usage_metric is the 
   // The project's default output_fields (config/projects.yaml) shape each result.
   assert.equal(Object.keys(hits[0]!).sort(), ['content', 'index', 'page_number', 'score', 'source_name'])
   const m = meta.usage_metric
-  assert.is(Object.values(m.input_token_details).reduce((s, n) => s + n, 0), m.input_token_count, 'the parts add up')
+  assert.is(
+    Object.values(m.input_token_details).reduce((s, n) => s + n, 0),
+    m.input_token_count,
+    'the parts add up',
+  )
   const records = (await demoRecords(gw, since)).filter((r) => r.route === 'embeddings')
   assert.is(records.length, 1, 'the query embedded once, under key demo')
   assert.equal([records[0]!.key, records[0]!.prompt_tokens], ['demo', m.input_token_count])
@@ -64,7 +77,16 @@ test('service token: own search_params need override_params; then they apply ove
   assert.is(refused.status, 400)
   assert.ok(isQueryError(refused.body, 400))
   assert.match(refused.body.error!.message, /override_params.*search_params/)
-  const ok = await post(gw, 'search', { query: 'stock market', request_source: 'override_params', search_params: { collection: 'pets', top_k: 1, output_fields: ['source_name', 'url'], tags: ['finance'] } }, TEST_SERVICE_TOKEN)
+  const ok = await post(
+    gw,
+    'search',
+    {
+      query: 'stock market',
+      request_source: 'override_params',
+      search_params: { collection: 'pets', top_k: 1, output_fields: ['source_name', 'url'], tags: ['finance'] },
+    },
+    TEST_SERVICE_TOKEN,
+  )
   assert.is(ok.status, 200, JSON.stringify(ok.body))
   const hits = ok.body.response!.response as Hit[]
   assert.is(hits.length, 1)
@@ -85,8 +107,20 @@ test("service token without search_params: the project's default collection", as
 
 test('rerank with top_n: the reranker reorders, recorded under the key, its documents counted as knowledge_base', async () => {
   const since = Date.now()
-  const params = { collection: 'pets', top_k: 3, rerank: true, reranker_model: 'sim-rerank', reranker_provider: 'cohere', top_n: 1 }
-  const { status, body: out } = await post(gw, 'search', { query: 'how long do cats sleep', project_id: 'demo', search_params: params }, TEST_DEV_TOKEN)
+  const params = {
+    collection: 'pets',
+    top_k: 3,
+    rerank: true,
+    reranker_model: 'sim-rerank',
+    reranker_provider: 'cohere',
+    top_n: 1,
+  }
+  const { status, body: out } = await post(
+    gw,
+    'search',
+    { query: 'how long do cats sleep', project_id: 'demo', search_params: params },
+    TEST_DEV_TOKEN,
+  )
   assert.is(status, 200, JSON.stringify(out))
   const hits = out.response!.response as Hit[]
   assert.is(hits.length, 1)
@@ -97,25 +131,62 @@ test('rerank with top_n: the reranker reorders, recorded under the key, its docu
   const records = (await demoRecords(gw, since)).filter((r) => r.route === 'rerank' || r.route === 'embeddings')
   assert.equal(records.map((r) => r.route).sort(), ['embeddings', 'rerank'])
   assert.ok(records.every((r) => r.key === 'demo'))
-  assert.is(m.input_token_count, records.reduce((s, r) => s + r.prompt_tokens, 0))
+  assert.is(
+    m.input_token_count,
+    records.reduce((s, r) => s + r.prompt_tokens, 0),
+  )
 })
 
 test('bad bodies and rules: 400 naming the field', async () => {
-  const dev = await post(gw, 'search', { query: 'cats', project_id: 'demo', search_params: { top_k: 2 } }, TEST_DEV_TOKEN)
+  const dev = await post(
+    gw,
+    'search',
+    { query: 'cats', project_id: 'demo', search_params: { top_k: 2 } },
+    TEST_DEV_TOKEN,
+  )
   assert.is(dev.status, 400)
   assert.is(dev.body.error!.message, 'search_params.collection is required with a developer token')
-  const topK = await post(gw, 'search', { query: 'cats', project_id: 'demo', search_params: { collection: 'pets', top_k: 0 } }, TEST_DEV_TOKEN)
+  const topK = await post(
+    gw,
+    'search',
+    { query: 'cats', project_id: 'demo', search_params: { collection: 'pets', top_k: 0 } },
+    TEST_DEV_TOKEN,
+  )
   assert.is(topK.status, 400)
   assert.match(topK.body.error!.message, /search_params\/top_k/)
-  const prompt = await post(gw, 'search', { query: 'cats', project_id: 'demo', search_params: { collection: 'pets', prompt_mode: 'custom' } }, TEST_DEV_TOKEN)
+  const prompt = await post(
+    gw,
+    'search',
+    { query: 'cats', project_id: 'demo', search_params: { collection: 'pets', prompt_mode: 'custom' } },
+    TEST_DEV_TOKEN,
+  )
   assert.is(prompt.status, 400, 'a search makes no prompt')
-  const noQuery = await post(gw, 'search', { project_id: 'demo', search_params: { collection: 'pets' } }, TEST_DEV_TOKEN)
+  const noQuery = await post(
+    gw,
+    'search',
+    { project_id: 'demo', search_params: { collection: 'pets' } },
+    TEST_DEV_TOKEN,
+  )
   assert.is(noQuery.status, 400)
   assert.match(noQuery.body.error!.message, /query/)
-  const trio = await post(gw, 'search', { query: 'cats', project_id: 'demo', search_params: { collection: 'pets', rerank: true, reranker_model: 'sim-rerank' } }, TEST_DEV_TOKEN)
+  const trio = await post(
+    gw,
+    'search',
+    {
+      query: 'cats',
+      project_id: 'demo',
+      search_params: { collection: 'pets', rerank: true, reranker_model: 'sim-rerank' },
+    },
+    TEST_DEV_TOKEN,
+  )
   assert.is(trio.status, 400)
   assert.match(trio.body.error!.message, /reranker_provider missing/)
-  const expr = await post(gw, 'search', { query: 'cats', project_id: 'demo', search_params: { collection: 'pets', expr: 'page_number >' } }, TEST_DEV_TOKEN)
+  const expr = await post(
+    gw,
+    'search',
+    { query: 'cats', project_id: 'demo', search_params: { collection: 'pets', expr: 'page_number >' } },
+    TEST_DEV_TOKEN,
+  )
   assert.is(expr.status, 400)
   assert.ok(isQueryError(expr.body, 400))
 })

@@ -84,14 +84,27 @@ test.before(async () => {
     server: { stores: { records_flush_ms: 50 } as never },
   })
   const kb = (method: string, path: string, body: object) =>
-    fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
   assert.is((await kb('POST', '', { name: 'handbook' })).status, 201)
   const docs: [string, string, string[]][] = [
-    ['keys.md', '# API keys\n\nTo create an API key, an operator calls POST /admin/keys with the admin key. The secret is shown once and kept only hashed.', ['admin']],
-    ['budgets.md', '# Budgets\n\nEach key may have a monthly budget in indicative value; past it, requests get 403.', ['admin']],
+    [
+      'keys.md',
+      '# API keys\n\nTo create an API key, an operator calls POST /admin/keys with the admin key. The secret is shown once and kept only hashed.',
+      ['admin'],
+    ],
+    [
+      'budgets.md',
+      '# Budgets\n\nEach key may have a monthly budget in indicative value; past it, requests get 403.',
+      ['admin'],
+    ],
     ['voices.md', '# Speech\n\nThe speech route streams audio as it is made, in pcm, wav or mp3.', ['audio']],
   ]
-  for (const [name, text, tags] of docs) assert.is((await kb('PUT', `/handbook/documents/${name}`, { text, tags })).status, 200)
+  for (const [name, text, tags] of docs)
+    assert.is((await kb('PUT', `/handbook/documents/${name}`, { text, tags })).status, 200)
 })
 test.after(() => gw.close())
 
@@ -113,7 +126,7 @@ test('a request value overrides the project default', async () => {
   assert.is(body.response.metadata.model, 'sim-chat-thinking')
 })
 
-test('token kinds: developer needs project_id; project_id must be the token\'s own; missing and unknown tokens are 401', async () => {
+test("token kinds: developer needs project_id; project_id must be the token's own; missing and unknown tokens are 401", async () => {
   await expectError(query(q(), TEST_DEV_TOKEN), 400, /project_id is required with a developer token/)
   const dev = await query(q({ project_id: 'demo' }), TEST_DEV_TOKEN)
   assert.is(dev.status, 200, JSON.stringify(dev.body))
@@ -126,7 +139,11 @@ test('token kinds: developer needs project_id; project_id must be the token\'s o
 })
 
 test('a service token sends own parameters only with request_source override_params', async () => {
-  await expectError(query(q({ model_name: 'sim-chat-thinking', enable_search: false })), 400, /request_source "override_params" \(sent: model_name, enable_search\)/)
+  await expectError(
+    query(q({ model_name: 'sim-chat-thinking', enable_search: false })),
+    400,
+    /request_source "override_params" \(sent: model_name, enable_search\)/,
+  )
   await expectError(query(q({ request_source: 'mine' })), 400, /request_source must be "override_params"/)
   // A developer token sends its own parameters without it.
   const dev = await query(q({ project_id: 'demo', model_name: 'sim-chat-thinking' }), TEST_DEV_TOKEN)
@@ -135,7 +152,11 @@ test('a service token sends own parameters only with request_source override_par
 
 test('validation: endpoint, temperature, top_p, thinking_level, response_format, unknown fields', async () => {
   await expectError(query({ endpoint: 'chat', query: 'x' }), 400, /endpoint/)
-  await expectError(query({ endpoint: 'realtime', query: 'x' }), 400, /endpoint must be query \(realtime is served over the WebSocket\)/)
+  await expectError(
+    query({ endpoint: 'realtime', query: 'x' }),
+    400,
+    /endpoint must be query \(realtime is served over the WebSocket\)/,
+  )
   await expectError(query({ query: 'x' }), 400, /endpoint/)
   await expectError(query({ endpoint: 'query' }), 400, /query/)
   await expectError(query(own({ model_params: { temperature: 2.5 } })), 400, /model_params\/temperature must be <= 2/)
@@ -149,32 +170,81 @@ test('validation: endpoint, temperature, top_p, thinking_level, response_format,
     const { status } = await query(own({ model_name: 'sim-chat-thinking', model_params: { thinking_level: level } }))
     assert.is(status, 200, level)
   }
-  for (const type of ['text', 'json', 'openai']) assert.is((await query(own({ response_format: { type } }))).status, 200, type)
+  for (const type of ['text', 'json', 'openai'])
+    assert.is((await query(own({ response_format: { type } }))).status, 200, type)
 })
 
 test('search rules: search_params required, collection with a developer token, the rerank trio, custom prompts', async () => {
   await expectError(query(q({ enable_search: true }), BARE_TOKEN), 400, /request_source/)
-  await expectError(query(own({ enable_search: true }), BARE_TOKEN), 400, /search_params is required when enable_search is true/)
-  await expectError(query(own({ enable_search: true, search_params: { top_k: 2 } }), BARE_TOKEN), 400, /search_params.collection is required/)
-  await expectError(query(q({ project_id: 'demo', enable_search: true, search_params: { top_k: 2 } }), TEST_DEV_TOKEN), 400, /search_params.collection is required with a developer token/)
-  await expectError(query(own({ enable_search: true, search_params: { rerank: true, reranker_model: 'sim-rerank' } })), 400, /reranker_provider missing/)
+  await expectError(
+    query(own({ enable_search: true }), BARE_TOKEN),
+    400,
+    /search_params is required when enable_search is true/,
+  )
+  await expectError(
+    query(own({ enable_search: true, search_params: { top_k: 2 } }), BARE_TOKEN),
+    400,
+    /search_params.collection is required/,
+  )
+  await expectError(
+    query(q({ project_id: 'demo', enable_search: true, search_params: { top_k: 2 } }), TEST_DEV_TOKEN),
+    400,
+    /search_params.collection is required with a developer token/,
+  )
+  await expectError(
+    query(own({ enable_search: true, search_params: { rerank: true, reranker_model: 'sim-rerank' } })),
+    400,
+    /reranker_provider missing/,
+  )
   await expectError(query(own({ search_params: { reranker_model: 'sim-rerank' } })), 400, /must be set together/)
-  await expectError(query(own({ enable_search: true, search_params: { prompt_mode: 'custom' } })), 400, /search_prompt is required when prompt_mode is custom/)
-  await expectError(query(own({ enable_search: true, search_params: { prompt_mode: 'custom', search_prompt: 'Context: {data}' } })), 400, /must contain \{data\} and \{query\}.*missing \{query\}/)
+  await expectError(
+    query(own({ enable_search: true, search_params: { prompt_mode: 'custom' } })),
+    400,
+    /search_prompt is required when prompt_mode is custom/,
+  )
+  await expectError(
+    query(own({ enable_search: true, search_params: { prompt_mode: 'custom', search_prompt: 'Context: {data}' } })),
+    400,
+    /must contain \{data\} and \{query\}.*missing \{query\}/,
+  )
   await expectError(query(own({ enable_search: true, search_params: { collection: 'nope' } })), 404, /collection/)
-  await expectError(query(own({ enable_search: true, search_params: { expr: 'tags ~ "x"' } })), 400, /filter expression, at character 6/)
+  await expectError(
+    query(own({ enable_search: true, search_params: { expr: 'tags ~ "x"' } })),
+    400,
+    /filter expression, at character 6/,
+  )
 })
 
 test('search: sources carry the requested output fields; a custom template holds the context', async () => {
-  const { status, body } = await query(q({ project_id: 'demo', enable_search: true, search_params: { collection: 'handbook', output_fields: ['source_name', 'content'] } }), TEST_DEV_TOKEN)
+  const { status, body } = await query(
+    q({
+      project_id: 'demo',
+      enable_search: true,
+      search_params: { collection: 'handbook', output_fields: ['source_name', 'content'] },
+    }),
+    TEST_DEV_TOKEN,
+  )
   assert.is(status, 200, JSON.stringify(body))
   const sources = body.response.metadata.sources as Record<string, Json[]>
   assert.ok(sources['keys.md'], JSON.stringify(sources))
-  for (const items of Object.values(sources)) for (const item of items) assert.equal(Object.keys(item).sort(), ['content', 'index', 'score', 'source_name'])
+  for (const items of Object.values(sources))
+    for (const item of items) assert.equal(Object.keys(item).sort(), ['content', 'index', 'score', 'source_name'])
   assert.ok(body.response.metadata.usage_metric.input_token_details.knowledge_base > 0)
-  const filtered = await query(q({ project_id: 'demo', enable_search: true, search_params: { collection: 'handbook', tags: ['audio'], prompt_mode: 'unrestricted' } }), TEST_DEV_TOKEN)
+  const filtered = await query(
+    q({
+      project_id: 'demo',
+      enable_search: true,
+      search_params: { collection: 'handbook', tags: ['audio'], prompt_mode: 'unrestricted' },
+    }),
+    TEST_DEV_TOKEN,
+  )
   assert.equal(Object.keys(filtered.body.response.metadata.sources), ['voices.md'], 'the filter applies')
-  const custom = await query(own({ enable_search: true, search_params: { prompt_mode: 'custom', search_prompt: 'Documents:\n{data}\n\nUsing only them, answer: {query}' } }))
+  const custom = await query(
+    own({
+      enable_search: true,
+      search_params: { prompt_mode: 'custom', search_prompt: 'Documents:\n{data}\n\nUsing only them, answer: {query}' },
+    }),
+  )
   assert.is(custom.status, 200, JSON.stringify(custom.body))
   assert.ok(custom.body.response.metadata.usage_metric.input_token_details.knowledge_base > 0)
 })
@@ -189,7 +259,12 @@ test('restricted mode: a question the collection cannot answer says so, and cost
 })
 
 test('usage_metric: parts add up, costs are the model prices, and the tokens are in the records of the project key', async () => {
-  const { body } = await query(own({ enable_search: true, enhance_prompt: { date: true, time: true, timezone: 'Europe/Paris', verbosity: 'detailed' } }))
+  const { body } = await query(
+    own({
+      enable_search: true,
+      enhance_prompt: { date: true, time: true, timezone: 'Europe/Paris', verbosity: 'detailed' },
+    }),
+  )
   const m = body.response.metadata.usage_metric as UsageMetric
   const sum = (o: Record<string, number>) => INPUT_PARTS.reduce((s, p) => s + o[p]!, 0)
   assert.is(sum(m.input_token_details), m.input_token_count)
@@ -203,32 +278,64 @@ test('usage_metric: parts add up, costs are the model prices, and the tokens are
   close(m.total_token_cost, m.input_token_cost + m.output_token_cost)
   close(sum(m.input_token_cost_details), m.input_token_cost)
   await gw.generation().records.flush()
-  const records = ((await gw.generation().records.list({ from: 0, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]).filter((r) => r.route === 'query-chat')
-  const match = records.find((r) => r.promptTokens === m.input_token_count && r.completionTokens === m.output_token_count)
+  const records = (
+    (await gw.generation().records.list({ from: 0, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]
+  ).filter((r) => r.route === 'query-chat')
+  const match = records.find(
+    (r) => r.promptTokens === m.input_token_count && r.completionTokens === m.output_token_count,
+  )
   assert.ok(match, `a query-chat record of key demo with ${m.input_token_count}/${m.output_token_count} tokens`)
   close(match!.value, m.total_token_cost)
   // The embedding of the query is recorded under the project key too.
-  assert.ok(((await gw.generation().records.list({ from: 0, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]).some((r) => r.route === 'embeddings'))
+  assert.ok(
+    ((await gw.generation().records.list({ from: 0, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]).some(
+      (r) => r.route === 'embeddings',
+    ),
+  )
 })
 
 test('enhancement: an unknown time zone is a 400; date and time lengthen the system prompt', async () => {
-  await expectError(query(own({ enhance_prompt: { timezone: 'Mars/Olympus_Mons' } })), 400, /timezone Mars\/Olympus_Mons is not an IANA time zone/)
+  await expectError(
+    query(own({ enhance_prompt: { timezone: 'Mars/Olympus_Mons' } })),
+    400,
+    /timezone Mars\/Olympus_Mons is not an IANA time zone/,
+  )
   const plain = await query(own({ query: 'hello', enhance_prompt: { date: false, time: false } }))
   const dated = await query(own({ query: 'hello', enhance_prompt: { date: true, time: true, timezone: 'Asia/Tokyo' } }))
-  assert.ok(dated.body.response.metadata.usage_metric.input_token_details.system_prompt > plain.body.response.metadata.usage_metric.input_token_details.system_prompt)
+  assert.ok(
+    dated.body.response.metadata.usage_metric.input_token_details.system_prompt >
+      plain.body.response.metadata.usage_metric.input_token_details.system_prompt,
+  )
 })
 
 test('providers: gateway and a backend by served name; an unknown provider or model is a 400', async () => {
   const served = await query(own({ model_provider: 'sim-direct', model_name: 'sim-instruct-8b' }))
   assert.is(served.status, 200, JSON.stringify(served.body))
   assert.is(served.body.response.metadata.model, 'sim-chat-instruct')
-  await expectError(query(own({ model_provider: 'openai' })), 400, /unknown model_provider openai \(providers: gateway, sim-direct\)/)
-  await expectError(query(own({ model_provider: 'sim-direct', model_name: 'use-lite' })), 400, /model use-lite is not served by provider sim-direct/)
+  await expectError(
+    query(own({ model_provider: 'openai' })),
+    400,
+    /unknown model_provider openai \(providers: gateway, sim-direct\)/,
+  )
+  await expectError(
+    query(own({ model_provider: 'sim-direct', model_name: 'use-lite' })),
+    400,
+    /model use-lite is not served by provider sim-direct/,
+  )
   await expectError(query(own({ model_name: 'no-such-model' })), 404, /model/)
 })
 
 test('tools: the reply carries the function call and its arguments', async () => {
-  const tools = [{ type: 'function', function: { name: 'get_weather', description: 'The weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }]
+  const tools = [
+    {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        description: 'The weather of a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+    },
+  ]
   const { status, body } = await query(own({ query: 'Use get_weather for Paris', model_params: { tools } }))
   assert.is(status, 200, JSON.stringify(body))
   const calls = body.response.metadata.tool_calls as Json[]
@@ -239,12 +346,31 @@ test('tools: the reply carries the function call and its arguments', async () =>
 })
 
 test('structured output: the reply satisfies the JSON schema; a bad schema is a 400', async () => {
-  const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false }
-  const { status, body } = await query(own({ model_params: { response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema } } } }))
+  const schema = {
+    type: 'object',
+    properties: { name: { type: 'string' }, age: { type: 'integer' } },
+    required: ['name', 'age'],
+    additionalProperties: false,
+  }
+  const { status, body } = await query(
+    own({
+      model_params: { response_format: { type: 'json_schema', json_schema: { name: 'person', strict: true, schema } } },
+    }),
+  )
   assert.is(status, 200, JSON.stringify(body))
   assert.type(body.response.response.name, 'string')
   assert.ok(Number.isInteger(body.response.response.age))
-  await expectError(query(own({ model_params: { response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'nonsense' } } } } })), 400, /not a valid JSON Schema/)
+  await expectError(
+    query(
+      own({
+        model_params: {
+          response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'nonsense' } } },
+        },
+      }),
+    ),
+    400,
+    /not a valid JSON Schema/,
+  )
   const json = await query(own({ response_format: { type: 'json' } }))
   assert.type(json.body.response.response, 'object')
   const openai = await query(own({ response_format: { type: 'openai' } }))

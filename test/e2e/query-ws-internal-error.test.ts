@@ -40,7 +40,10 @@ const FAULTY_ROUTE = `
 
 test.before(async () => {
   const shipped = fs.readFileSync(path.join(defaultPipelinesDir, 'query.yaml'), 'utf8')
-  gw = await startTestGateway({ plugins: [unwritable as AnyPlugin], files: { 'pipelines/query.yaml': shipped.trimEnd() + '\n' + FAULTY_ROUTE } })
+  gw = await startTestGateway({
+    plugins: [unwritable as AnyPlugin],
+    files: { 'pipelines/query.yaml': shipped.trimEnd() + '\n' + FAULTY_ROUTE },
+  })
 })
 test.after(() => gw.close())
 
@@ -50,8 +53,14 @@ test('a reply the kernel cannot write closes the socket with 1011, its cause onl
   const closed = await client.closed
   assert.is(closed.code, 1011)
   assert.is(closed.reason, 'internal error')
-  assert.not.ok(client.messages.some((m) => JSON.stringify(m).includes('BigInt')), 'the cause is not sent')
-  assert.ok(gw.logs.some((l) => l.includes('BigInt')), 'the cause is logged')
+  assert.not.ok(
+    client.messages.some((m) => JSON.stringify(m).includes('BigInt')),
+    'the cause is not sent',
+  )
+  assert.ok(
+    gw.logs.some((l) => l.includes('BigInt')),
+    'the cause is logged',
+  )
 })
 
 test.run()

@@ -18,13 +18,28 @@ const test = suite('e2e query service (WebSocket)')
 const ADMIN = 'sk-admin-query-ws-e2e'
 let gw: TestGateway
 
-
 /** The shared test client, on this suite's gateway (the service token unless told). */
-const Client = { open: (token: string | null = TEST_SERVICE_TOKEN, options: WebSocket.ClientOptions = {}) => QueryWsClient.open(gw.url, token, options) }
+const Client = {
+  open: (token: string | null = TEST_SERVICE_TOKEN, options: WebSocket.ClientOptions = {}) =>
+    QueryWsClient.open(gw.url, token, options),
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const query = (id: string, extra: object = {}) => ({ id, action: 'query', endpoint: 'query', query: 'What does the handbook say about keys?', ...extra })
-const compare = (id: string, extra: object = {}) => ({ id, action: 'query_compare', query: 'Which model answers best?', model_provider: 'gateway', model_name: 'sim-chat-instruct', ...extra })
+const query = (id: string, extra: object = {}) => ({
+  id,
+  action: 'query',
+  endpoint: 'query',
+  query: 'What does the handbook say about keys?',
+  ...extra,
+})
+const compare = (id: string, extra: object = {}) => ({
+  id,
+  action: 'query_compare',
+  query: 'Which model answers best?',
+  model_provider: 'gateway',
+  model_name: 'sim-chat-instruct',
+  ...extra,
+})
 
 /** The HTTP status of a refused upgrade (ws's `unexpected-response`), with its body. */
 function refusal(token: string | null): Promise<{ status: number; body: Json }> {
@@ -41,19 +56,28 @@ function refusal(token: string | null): Promise<{ status: number; body: Json }> 
 }
 
 async function simulator(settings: object): Promise<void> {
-  const res = await fetch(`${gw.simulator!.url}/admin/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(settings) })
+  const res = await fetch(`${gw.simulator!.url}/admin/config`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(settings),
+  })
   assert.is(res.status, 200, await res.text())
 }
 
 async function records(route: string): Promise<UsageRecord[]> {
   await gw.generation().records.flush()
-  return ((await gw.generation().records.list({ from: 0, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]).filter((r) => r.route === route)
+  return (
+    (await gw.generation().records.list({ from: 0, to: Date.now() + 1, keyId: 'demo' }, 1000)) as UsageRecord[]
+  ).filter((r) => r.route === route)
 }
 
 test.before(async () => {
   gw = await startTestGateway({
     env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
-    server: { stores: { records_flush_ms: 50 } as never, websocket: { max_payload_bytes: 65536, ping_interval_ms: 200, max_in_flight: 4 } as never },
+    server: {
+      stores: { records_flush_ms: 50 } as never,
+      websocket: { max_payload_bytes: 65536, ping_interval_ms: 200, max_in_flight: 4 } as never,
+    },
   })
 })
 test.after(() => gw.close())
@@ -88,8 +112,15 @@ test('a developer token opens the socket and needs project_id in each message', 
 
 test('a token deleted while its socket is open: the next message gets 401 and the socket closes with 1008', async () => {
   const admin = (method: string, path: string, body?: object) =>
-    fetch(`${gw.url}/admin/projects/demo/tokens${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
-  const made = (await (await admin('POST', '', { kind: 'service' })).json()) as { token: { id: string }; secret: string }
+    fetch(`${gw.url}/admin/projects/demo/tokens${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    })
+  const made = (await (await admin('POST', '', { kind: 'service' })).json()) as {
+    token: { id: string }
+    secret: string
+  }
   const client = await Client.open(made.secret)
   client.send(query('before'))
   assert.is((await client.finished('before')).at(-1)!.type, 'query.done')
@@ -118,7 +149,13 @@ test('a bad JSON message and a schema-invalid one get error messages naming the 
   client.send({ id: 'v3', action: 'translate', query: 'x' })
   assert.match((await client.finished('v3'))[0]!.error.message, /no route on this socket serves .*action "translate"/)
   // endpoint realtime is matched first (its route, query-realtime): a text is no audio.
-  client.send({ id: 'v4', action: 'query', endpoint: 'realtime', query: 'x', audio_file: Buffer.from('hello there').toString('base64') })
+  client.send({
+    id: 'v4',
+    action: 'query',
+    endpoint: 'realtime',
+    query: 'x',
+    audio_file: Buffer.from('hello there').toString('base64'),
+  })
   const [realtime] = await client.finished('v4')
   assert.is(realtime!.error.status, 400)
   assert.match(realtime!.error.message, /Invalid or unsupported audio file/)
@@ -152,7 +189,9 @@ test('a query is streamed as deltas whose concatenation is the final answer, in 
   const m = meta.usage_metric as UsageMetric
   assert.ok(m.output_token_count > 0)
   // The answer was recorded under the project's key, with the same tokens.
-  const rec = (await records('query-chat')).find((r) => r.promptTokens === m.input_token_count && r.completionTokens === m.output_token_count)
+  const rec = (await records('query-chat')).find(
+    (r) => r.promptTokens === m.input_token_count && r.completionTokens === m.output_token_count,
+  )
   assert.ok(rec, 'a query-chat record of key demo with the usage_metric tokens')
   client.close()
 })
@@ -164,13 +203,25 @@ test('a query and a compare interleaved on one socket are told apart by their id
     client.send(query('i-query'))
     client.send(compare('i-compare'))
     const [q, c] = await Promise.all([client.finished('i-query'), client.finished('i-compare')])
-    assert.ok(q.every((m) => m.type.startsWith('query.')), JSON.stringify(q.find((m) => !m.type.startsWith('query.'))))
-    assert.ok(c.every((m) => m.type.startsWith('compare.')), JSON.stringify(c.find((m) => !m.type.startsWith('compare.'))))
+    assert.ok(
+      q.every((m) => m.type.startsWith('query.')),
+      JSON.stringify(q.find((m) => !m.type.startsWith('query.'))),
+    )
+    assert.ok(
+      c.every((m) => m.type.startsWith('compare.')),
+      JSON.stringify(c.find((m) => !m.type.startsWith('compare.'))),
+    )
     // Interleaved: the compare's messages arrive while the query's are still coming.
     const order = client.messages.map((m) => m.id)
     const lastQuery = order.lastIndexOf('i-query')
     assert.ok(order.indexOf('i-compare') < lastQuery, 'messages of both ids interleave')
-    assert.is(q.filter((m) => m.type === 'query.delta').map((m) => m.delta).join(''), q.at(-1)!.response.response.response)
+    assert.is(
+      q
+        .filter((m) => m.type === 'query.delta')
+        .map((m) => m.delta)
+        .join(''),
+      q.at(-1)!.response.response.response,
+    )
   } finally {
     await simulator({ latency: { ttft_ms: 0, itl_ms: 0 } })
   }
@@ -190,19 +241,34 @@ test('a compare across three models: deltas tagged by model, one summary each ma
   const found = await records('query-chat')
   let total = 0
   for (const s of summaries) {
-    const text = msgs.filter((m) => m.type === 'compare.delta' && m.model === s.model).map((m) => m.delta).join('')
+    const text = msgs
+      .filter((m) => m.type === 'compare.delta' && m.model === s.model)
+      .map((m) => m.delta)
+      .join('')
     assert.is(text, s.answer, `${s.model}: deltas add up to the answer`)
     assert.ok(s.latency_ms >= s.time_to_first_token_ms && s.time_to_first_token_ms >= 0, JSON.stringify(s))
     const m = s.usage_metric as UsageMetric
-    assert.ok(m.input_token_details.user_query > 0 && m.input_token_details.system_prompt > 0, JSON.stringify(m.input_token_details))
-    const rec = found.find((r) => r.model === s.model && r.promptTokens === m.input_token_count && r.completionTokens === m.output_token_count)
+    assert.ok(
+      m.input_token_details.user_query > 0 && m.input_token_details.system_prompt > 0,
+      JSON.stringify(m.input_token_details),
+    )
+    const rec = found.find(
+      (r) =>
+        r.model === s.model && r.promptTokens === m.input_token_count && r.completionTokens === m.output_token_count,
+    )
     assert.ok(rec, `a query-chat record of ${s.model} with ${m.input_token_count}/${m.output_token_count} tokens`)
-    assert.ok(Math.abs(rec!.value - m.total_token_cost) < 1e-11, `${s.model}: cost ${m.total_token_cost} vs record ${rec!.value}`)
+    assert.ok(
+      Math.abs(rec!.value - m.total_token_cost) < 1e-11,
+      `${s.model}: cost ${m.total_token_cost} vs record ${rec!.value}`,
+    )
     assert.is(rec!.outcome, 'done')
     total += m.total_token_count
   }
   assert.is(done.response.response.metadata.usage_metric.total_token_count, total)
-  assert.equal(done.response.response.response.map((s: Json) => s.model), models)
+  assert.equal(
+    done.response.response.response.map((s: Json) => s.model),
+    models,
+  )
   client.close()
 })
 
@@ -247,7 +313,10 @@ test('a client gone mid-stream aborts the upstream call, and the record says abo
       await sleep(50)
       aborted = (await records('query-chat')).find((r) => r.at >= since && r.outcome === 'aborted')
     }
-    assert.ok(aborted, `an aborted query-chat record: ${JSON.stringify((await records('query-chat')).filter((r) => r.at >= since))}`)
+    assert.ok(
+      aborted,
+      `an aborted query-chat record: ${JSON.stringify((await records('query-chat')).filter((r) => r.at >= since))}`,
+    )
     assert.is(aborted!.status, 499)
     assert.ok(aborted!.completionTokens < 400, `${aborted!.completionTokens} tokens: stopped early`)
   } finally {

@@ -29,11 +29,23 @@ test.before(async () => {
   const files = {
     'config/models.yaml': modelsWith({
       backends: { narrow: { url: 'embedded', capacity: 2 } },
-      models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', reported_name: 'sim-narrow', context_window: 32768 }],
+      models: [
+        {
+          id: 'sim-narrow',
+          model_type: 'chat',
+          backend: 'narrow',
+          served_name: 'sim-instruct-8b',
+          reported_name: 'sim-narrow',
+          context_window: 32768,
+        },
+      ],
     }),
     'config/keys.yaml': keysFile({}, [{ id: 'tenant', group: 'demo', secret: 'sk-tenant' }]),
     // A queue timeout far past the test: a waiter left in the air would show as a timeout of the test's own.
-    'config/server.yaml': serverWith({ stores: { redis_prefix: prefix, lease_ms: LEASE }, limits: { request_timeout_ms: 120_000, queue_timeout_ms: 60_000 } }),
+    'config/server.yaml': serverWith({
+      stores: { redis_prefix: prefix, lease_ms: LEASE },
+      limits: { request_timeout_ms: 120_000, queue_timeout_ms: 60_000 },
+    }),
   }
   const deployment = prepareDeployment({ files, simulatorLatency: { ttft_ms: 0, itl_ms: ITL } })
   const env = { SLUICE_LOG_LEVEL: 'warn' }
@@ -61,8 +73,18 @@ const chat = (url: string, tokens: number) =>
   fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: 'Bearer sk-tenant', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'sim-narrow', messages: [{ role: 'user', content: 'hi' }], max_tokens: tokens, ignore_eos: true }),
-  }).then(async (res) => ({ status: res.status, retryAfter: res.headers.get('retry-after'), at: Date.now(), body: await res.text() }))
+    body: JSON.stringify({
+      model: 'sim-narrow',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: tokens,
+      ignore_eos: true,
+    }),
+  }).then(async (res) => ({
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    at: Date.now(),
+    body: await res.text(),
+  }))
 
 test('after an outage longer than a lease, every waiter is served or refused at once', async () => {
   const redis = new Redis(REDIS_URL)
@@ -76,16 +98,29 @@ test('after an outage longer than a lease, every waiter is served or refused at 
     // The outage lasts until their leases ran out and the line dropped them: longer than a lease.
     proxy!.cut()
     const cut = Date.now()
-    await until('the line to drop the cut-off waiters', async () => (await redis.hlen(`${prefix}q:narrow:waiters`)) === 0)
+    await until(
+      'the line to drop the cut-off waiters',
+      async () => (await redis.hlen(`${prefix}q:narrow:waiters`)) === 0,
+    )
     for (const h of holders) assert.is((await h).status, 200)
     const restored = Date.now()
     proxy!.restore()
 
     // Answered, not left waiting for the queue timeout (60 s): the guard fails the test at half of it.
-    const answers = await failIfStuck(Promise.all(waiters), 'the waiters, after Redis came back (left for their queue timeout?)', 30_000)
-    for (const a of answers) assert.ok(a.status === 200 || (a.status === 503 && a.retryAfter !== null), `served, or refused with Retry-After: ${a.status} ${a.body}`)
+    const answers = await failIfStuck(
+      Promise.all(waiters),
+      'the waiters, after Redis came back (left for their queue timeout?)',
+      30_000,
+    )
+    for (const a of answers)
+      assert.ok(
+        a.status === 200 || (a.status === 503 && a.retryAfter !== null),
+        `served, or refused with Retry-After: ${a.status} ${a.body}`,
+      )
     const after = answers.map((a) => a.at - restored)
-    process.stdout.write(`\n  outage of ${restored - cut} ms (lease ${LEASE} ms): the 3 waiters answered ${answers.map((a) => a.status).join(', ')}, ${after.join(', ')} ms after Redis came back\n`)
+    process.stdout.write(
+      `\n  outage of ${restored - cut} ms (lease ${LEASE} ms): the 3 waiters answered ${answers.map((a) => a.status).join(', ')}, ${after.join(', ')} ms after Redis came back\n`,
+    )
   } finally {
     await redis.quit()
   }

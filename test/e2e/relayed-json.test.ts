@@ -16,8 +16,10 @@ let upstream: FakeUpstream
 let gw: TestGateway
 
 // Spacing and key order no JSON.stringify of the parsed object would reproduce.
-const AS_WRITTEN = '{ "model" : "relay-7b", "id": "c1", "object": "chat.completion", "created": 1,\n  "choices": [{"index": 0, "message": {"role": "assistant", "content": "caf\\u00e9 \\"quoted\\""}, "finish_reason": "stop"}],\n  "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12, "prompt_tokens_details": {"cached_tokens": 4}} }'
-const NEEDS_CHANGE = '{"id": "c2", "object": "chat.completion", "created": 1, "model": "relay-7b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi", "reasoning_content": "think"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}'
+const AS_WRITTEN =
+  '{ "model" : "relay-7b", "id": "c1", "object": "chat.completion", "created": 1,\n  "choices": [{"index": 0, "message": {"role": "assistant", "content": "caf\\u00e9 \\"quoted\\""}, "finish_reason": "stop"}],\n  "usage": {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12, "prompt_tokens_details": {"cached_tokens": 4}} }'
+const NEEDS_CHANGE =
+  '{"id": "c2", "object": "chat.completion", "created": 1, "model": "relay-7b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi", "reasoning_content": "think"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}'
 
 test.before(async () => {
   upstream = await startFakeUpstream()
@@ -40,7 +42,11 @@ test.after(async () => {
 })
 
 async function post(path: string, body: object): Promise<Response> {
-  return fetch(`${gw.url}/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return fetch(`${gw.url}/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
 }
 
 async function lastRecord(): Promise<UsageRecord> {
@@ -61,7 +67,10 @@ test('a reply that needs nothing changed arrives byte for byte, and its usage is
 test('a reply with reasoning_content and no cached_tokens is normalized before it leaves', async () => {
   const res = await post('/chat/completions', { model: 'relay', messages: [{ role: 'user', content: 'change' }] })
   assert.is(res.status, 200)
-  const body = (await res.json()) as { choices: { message: Record<string, unknown> }[]; usage: { prompt_tokens_details: unknown } }
+  const body = (await res.json()) as {
+    choices: { message: Record<string, unknown> }[]
+    usage: { prompt_tokens_details: unknown }
+  }
   assert.is(body.choices[0]!.message.reasoning, 'think')
   assert.not.ok('reasoning_content' in body.choices[0]!.message)
   assert.equal(body.usage.prompt_tokens_details, { cached_tokens: 0 })
@@ -70,7 +79,11 @@ test('a reply with reasoning_content and no cached_tokens is normalized before i
 test('the Responses door, which reads the chat reply, still gets it as an object', async () => {
   const res = await post('/responses', { model: 'relay', input: 'hello', store: false })
   assert.is(res.status, 200)
-  const body = (await res.json()) as { object: string; output: { content?: { text?: string }[] }[]; usage: { input_tokens: number } }
+  const body = (await res.json()) as {
+    object: string
+    output: { content?: { text?: string }[] }[]
+    usage: { input_tokens: number }
+  }
   assert.is(body.object, 'response')
   assert.is(body.output.at(-1)!.content![0]!.text, 'café "quoted"')
   assert.is(body.usage.input_tokens, 9)

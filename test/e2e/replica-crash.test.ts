@@ -30,10 +30,31 @@ const prefix = `${uniqueName('sluice-crash')}:`
 const files = {
   'config/models.yaml': modelsWith({
     backends: { narrow: { url: 'embedded', capacity: CAPACITY } },
-    models: [{ id: 'sim-narrow', model_type: 'chat', backend: 'narrow', served_name: 'sim-instruct-8b', reported_name: 'sim-narrow', context_window: 32768, prices: { prompt: 1_000_000, completion: 2_000_000 } }],
+    models: [
+      {
+        id: 'sim-narrow',
+        model_type: 'chat',
+        backend: 'narrow',
+        served_name: 'sim-instruct-8b',
+        reported_name: 'sim-narrow',
+        context_window: 32768,
+        prices: { prompt: 1_000_000, completion: 2_000_000 },
+      },
+    ],
   }),
-  'config/keys.yaml': keysFile({}, [{ id: 'tenant', group: 'demo', secret: 'sk-tenant', budget: { amount: 100_000, term: 'month' } }]),
-  'config/server.yaml': serverWith({ stores: { redis_url: REDIS_URL, redis_prefix: prefix, postgres_url: POSTGRES_URL, postgres_schema: schema, records_flush_ms: 100, lease_ms: LEASE } }),
+  'config/keys.yaml': keysFile({}, [
+    { id: 'tenant', group: 'demo', secret: 'sk-tenant', budget: { amount: 100_000, term: 'month' } },
+  ]),
+  'config/server.yaml': serverWith({
+    stores: {
+      redis_url: REDIS_URL,
+      redis_prefix: prefix,
+      postgres_url: POSTGRES_URL,
+      postgres_schema: schema,
+      records_flush_ms: 100,
+      lease_ms: LEASE,
+    },
+  }),
 }
 
 let replicas: Replica[] = []
@@ -49,7 +70,12 @@ test.before(async () => {
   // Each replica a data folder of its own (startReplica's default), as separate hosts would have.
   const { configDir, pipelinesDir } = deployment
   replicas = [await startReplica({ configDir, pipelinesDir, env })]
-  replicas.push(...(await Promise.all([startReplica({ configDir, pipelinesDir, env }), startReplica({ configDir, pipelinesDir, env })])))
+  replicas.push(
+    ...(await Promise.all([
+      startReplica({ configDir, pipelinesDir, env }),
+      startReplica({ configDir, pipelinesDir, env }),
+    ])),
+  )
 })
 
 test.after(async () => {
@@ -72,7 +98,13 @@ function stream(url: string, tokens: number): { first: Promise<number>; done: Pr
     const res = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: 'Bearer sk-tenant', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sim-narrow', messages: [{ role: 'user', content: 'hi' }], max_tokens: tokens, ignore_eos: true, stream: true }),
+      body: JSON.stringify({
+        model: 'sim-narrow',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: tokens,
+        ignore_eos: true,
+        stream: true,
+      }),
     })
     assert.is(res.status, 200)
     for await (const _ of res.body!) {
@@ -89,7 +121,10 @@ test("the others run the pool at full capacity once the dead replica's leases en
   const queue = `${prefix}q:narrow:`
   // The victim holds every slot and two waiters, each with a budget reservation.
   for (let i = 0; i < CAPACITY + 2; i++) void stream(victim.url, 200).done.catch(() => undefined)
-  await until('the victim to hold the pool', async () => (await redis!.zcard(`${queue}run`)) === CAPACITY && (await redis!.hlen(`${queue}waiters`)) === 2)
+  await until(
+    'the victim to hold the pool',
+    async () => (await redis!.zcard(`${queue}run`)) === CAPACITY && (await redis!.hlen(`${queue}waiters`)) === 2,
+  )
   const [counter] = (await redis.keys(`${prefix}budget:term:key:tenant:*`)).filter((k) => /:\d{4}-\d{2}$/.test(k))
   assert.ok(counter, 'the term counter exists')
   const name = counter!.slice(prefix.length)
@@ -102,28 +137,44 @@ test("the others run the pool at full capacity once the dead replica's leases en
   const killed = Date.now()
   const requests = Array.from({ length: CAPACITY }, (_, i) => stream(survivors[i % 2]!.url, 30))
   // The dead replica's slots come back when its leases run out (the guard only catches slots never given back).
-  const started = await failIfStuck(Promise.all(requests.map((r) => r.first)), `the ${CAPACITY} requests after the kill to start`)
+  const started = await failIfStuck(
+    Promise.all(requests.map((r) => r.first)),
+    `the ${CAPACITY} requests after the kill to start`,
+  )
   const ended = await Promise.all(requests.map((r) => r.done))
   const firsts = started.map((t) => t - killed)
   const ends = ended.map((t) => t - killed)
-  assert.ok(Math.max(...started) < Math.min(...ended), `all ${CAPACITY} ran at once, not two after two: each started before any ended (starts ${firsts.join(', ')} ms, ends ${ends.join(', ')} ms after the kill)`)
+  assert.ok(
+    Math.max(...started) < Math.min(...ended),
+    `all ${CAPACITY} ran at once, not two after two: each started before any ended (starts ${firsts.join(', ')} ms, ends ${ends.join(', ')} ms after the kill)`,
+  )
 
   const store = await openPostgresStore({ url: POSTGRES_URL, schema })
   try {
     // The survivors' records reach PostgreSQL in their next batch.
-    await until(`the ${CAPACITY} records in PostgreSQL`, async () => (await store.records.list({ from: 0, to: Date.now() + 1 }, 100)).length >= CAPACITY)
+    await until(
+      `the ${CAPACITY} records in PostgreSQL`,
+      async () => (await store.records.list({ from: 0, to: Date.now() + 1 }, 100)).length >= CAPACITY,
+    )
     const recorded = await store.records.spent({ keyId: 'tenant' }, 0)
     const held = await ledger.used(name, window, Date.now())
     assert.ok(recorded > 0)
-    assert.ok(Math.abs(held - recorded) < 1e-9, `the budget holds ${held}: the records say ${recorded} (the dead replica's reservations were ${heldBefore})`)
-    process.stdout.write(`\n  kill: ${CAPACITY} slots and ${CAPACITY + 2} reservations held; the next ${CAPACITY} requests started ${firsts.join(', ')} ms after it (lease ${LEASE} ms), ended by ${Math.max(...ends)} ms; budget ${held} = records ${recorded}\n`)
+    assert.ok(
+      Math.abs(held - recorded) < 1e-9,
+      `the budget holds ${held}: the records say ${recorded} (the dead replica's reservations were ${heldBefore})`,
+    )
+    process.stdout.write(
+      `\n  kill: ${CAPACITY} slots and ${CAPACITY + 2} reservations held; the next ${CAPACITY} requests started ${firsts.join(', ')} ms after it (lease ${LEASE} ms), ended by ${Math.max(...ends)} ms; budget ${held} = records ${recorded}\n`,
+    )
   } finally {
     await store.close()
   }
 
   // The command, beside running replicas: nothing to change (every settlement has its record).
   const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'dist', 'bin', 'reconcile.js'), '--lag-ms', '0'], { env: { PATH: process.env.PATH, SLUICE_CONFIG: deployment.configDir } })
+    const child = spawn(process.execPath, [path.join(repoRoot, 'dist', 'bin', 'reconcile.js'), '--lag-ms', '0'], {
+      env: { PATH: process.env.PATH, SLUICE_CONFIG: deployment.configDir },
+    })
     let text = ''
     child.stdout.on('data', (c: Buffer) => (text += c.toString()))
     child.stderr.on('data', (c: Buffer) => (text += c.toString()))

@@ -18,9 +18,35 @@ let gw: TestGateway
 // that the catalog can tell them apart).
 const models = modelsWith({
   models: [
-    { id: 'sim-rerank-tei', model_type: 'rerank', backend: 'sim', served_name: 'sim-rerank', reported_name: 'sim-rerank-tei', rerank_api: 'tei', context_window: 512, prices: { prompt: 0.02 } },
-    { id: 'sim-rerank-score', model_type: 'rerank', backend: 'sim', served_name: 'sim-rerank', reported_name: 'sim-rerank-score', rerank_api: 'vllm-score', context_window: 512, prices: { prompt: 0.02 } },
-    { id: 'sim-rerank-v1', model_type: 'rerank', backend: 'sim', served_name: 'sim-rerank', reported_name: 'sim-rerank-v1', rerank_path: '/v1/rerank', context_window: 512 },
+    {
+      id: 'sim-rerank-tei',
+      model_type: 'rerank',
+      backend: 'sim',
+      served_name: 'sim-rerank',
+      reported_name: 'sim-rerank-tei',
+      rerank_api: 'tei',
+      context_window: 512,
+      prices: { prompt: 0.02 },
+    },
+    {
+      id: 'sim-rerank-score',
+      model_type: 'rerank',
+      backend: 'sim',
+      served_name: 'sim-rerank',
+      reported_name: 'sim-rerank-score',
+      rerank_api: 'vllm-score',
+      context_window: 512,
+      prices: { prompt: 0.02 },
+    },
+    {
+      id: 'sim-rerank-v1',
+      model_type: 'rerank',
+      backend: 'sim',
+      served_name: 'sim-rerank',
+      reported_name: 'sim-rerank-v1',
+      rerank_path: '/v1/rerank',
+      context_window: 512,
+    },
   ],
 })
 
@@ -37,8 +63,15 @@ const documents = [
   'Paris is the capital of France.',
 ]
 
-async function post(body: unknown, key = TEST_KEY): Promise<{ status: number; body: RerankReply & { error?: { message: string } } }> {
-  const res = await fetch(`${gw.url}/v1/rerank`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+async function post(
+  body: unknown,
+  key = TEST_KEY,
+): Promise<{ status: number; body: RerankReply & { error?: { message: string } } }> {
+  const res = await fetch(`${gw.url}/v1/rerank`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   return { status: res.status, body: (await res.json()) as RerankReply & { error?: { message: string } } }
 }
 
@@ -46,7 +79,10 @@ test('the relevant document first, then the partly relevant; scores in (0, 1); u
   const { status, body } = await post({ model: 'sim-rerank', query, documents })
   assert.is(status, 200)
   assert.is(body.model, 'sim-rerank')
-  assert.equal(body.results.map((r) => r.index), [2, 1, 0, 3])
+  assert.equal(
+    body.results.map((r) => r.index),
+    [2, 1, 0, 3],
+  )
   assert.ok(body.results.every((r) => r.relevance_score > 0 && r.relevance_score < 1))
   assert.ok(body.results[0]!.relevance_score > 0.9)
   assert.is(body.results[0]!.document, undefined)
@@ -54,8 +90,20 @@ test('the relevant document first, then the partly relevant; scores in (0, 1); u
 })
 
 test('top_n and return_documents; {text} documents', async () => {
-  const { body } = await post({ model: 'sim-rerank', query, documents: documents.map((text) => ({ text })), top_n: 2, return_documents: true })
-  assert.equal(body.results.map((r) => [r.index, r.document?.text]), [[2, documents[2]], [1, documents[1]]])
+  const { body } = await post({
+    model: 'sim-rerank',
+    query,
+    documents: documents.map((text) => ({ text })),
+    top_n: 2,
+    return_documents: true,
+  })
+  assert.equal(
+    body.results.map((r) => [r.index, r.document?.text]),
+    [
+      [2, documents[2]],
+      [1, documents[1]],
+    ],
+  )
 })
 
 test('the three server APIs give the same ranking and scores', async () => {
@@ -67,7 +115,10 @@ test('the three server APIs give the same ranking and scores', async () => {
     assert.equal(body.results, cohere.results, model)
   }
   // vLLM's /score counts tokens as /rerank does; TEI reports none, so the gateway counts.
-  assert.is((await post({ model: 'sim-rerank-score', query, documents })).body.usage.total_tokens, cohere.usage.total_tokens)
+  assert.is(
+    (await post({ model: 'sim-rerank-score', query, documents })).body.usage.total_tokens,
+    cohere.usage.total_tokens,
+  )
 })
 
 test('one usage record: route rerank, the model, its tokens and a value', async () => {
@@ -76,7 +127,10 @@ test('one usage record: route rerank, the model, its tokens and a value', async 
   const records = (await gw.generation().records.list({ from: 0, to: Date.now() + 1 }, 1000)) as UsageRecord[]
   const r = records.filter((x) => x.route === 'rerank' && x.model === 'sim-rerank').at(-1)!
   assert.ok(r, 'a record')
-  assert.equal([r.status, r.usageSource, r.promptTokens, r.completionTokens], [200, 'reported', body.usage.total_tokens, 0])
+  assert.equal(
+    [r.status, r.usageSource, r.promptTokens, r.completionTokens],
+    [200, 'reported', body.usage.total_tokens, 0],
+  )
   assert.ok(r.value > 0)
 })
 
@@ -106,7 +160,11 @@ test('a document beyond the model window: the server’s 400 passes through', as
 })
 
 test('more than the route’s 4 MiB: 413', async () => {
-  const r = await fetch(`${gw.url}/v1/rerank`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim-rerank', query, documents: ['x'.repeat(5 * 1024 * 1024)] }) })
+  const r = await fetch(`${gw.url}/v1/rerank`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'sim-rerank', query, documents: ['x'.repeat(5 * 1024 * 1024)] }),
+  })
   assert.is(r.status, 413)
 })
 

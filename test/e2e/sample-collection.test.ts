@@ -18,7 +18,13 @@ const test = suite('e2e the sample collection')
 const ADMIN = 'sk-admin-sample-e2e'
 
 function start(data: string): Promise<MainProcess> {
-  return startMainProcess({ SLUICE_DATA: data, SLUICE_ADMIN_KEY: ADMIN, SLUICE_DEMO_KEY: TEST_KEY, SLUICE_DEMO_DEV_TOKEN: 'qt-dev', SLUICE_DEMO_SERVICE_TOKEN: 'qt-svc' })
+  return startMainProcess({
+    SLUICE_DATA: data,
+    SLUICE_ADMIN_KEY: ADMIN,
+    SLUICE_DEMO_KEY: TEST_KEY,
+    SLUICE_DEMO_DEV_TOKEN: 'qt-dev',
+    SLUICE_DEMO_SERVICE_TOKEN: 'qt-svc',
+  })
 }
 
 interface Doc {
@@ -28,13 +34,18 @@ interface Doc {
 }
 
 async function documents(url: string): Promise<Doc[] | undefined> {
-  const res = await fetch(`${url}/knowledge/v1/projects/demo/collections/sample/documents`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  const res = await fetch(`${url}/knowledge/v1/projects/demo/collections/sample/documents`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
   if (res.status === 404) return undefined
   assert.is(res.status, 200)
   return ((await res.json()) as { data: Doc[] }).data
 }
 
-const shipped = fs.readdirSync(path.join(repoRoot, 'config', 'sample')).filter((f) => /\.(md|txt)$/.test(f)).sort()
+const shipped = fs
+  .readdirSync(path.join(repoRoot, 'config', 'sample'))
+  .filter((f) => /\.(md|txt)$/.test(f))
+  .sort()
 
 test('the first start ingests config/sample/ in the background; search finds the answer; a second start leaves it', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-sample-'))
@@ -62,13 +73,22 @@ test('the first start ingests config/sample/ in the background; search finds the
   // The second start finds the collection and ingests nothing: the documents keep their times.
   await new Promise((r) => setTimeout(r, 1000))
   const again = await documents(second.url)
-  assert.equal(again?.map((d) => [d.source_name, d.updated_at]).sort(), docs!.map((d) => [d.source_name, d.updated_at]).sort())
+  assert.equal(
+    again?.map((d) => [d.source_name, d.updated_at]).sort(),
+    docs!.map((d) => [d.source_name, d.updated_at]).sort(),
+  )
   second.child.kill('SIGTERM')
   await second.exited
 })
 
 test('turned off in server.yaml: nothing is ingested', async () => {
-  const gw = await startTestGateway({ server: { query: { sample_collection: { enabled: false, project: 'demo', collection: 'sample', folder: 'sample' } } as never } })
+  const gw = await startTestGateway({
+    server: {
+      query: {
+        sample_collection: { enabled: false, project: 'demo', collection: 'sample', folder: 'sample' },
+      } as never,
+    },
+  })
   try {
     assert.is(await seedSampleCollection(gw.generation()), 'disabled')
     assert.equal(await gw.generation().domains.query.knowledge.listCollections('demo'), [])

@@ -9,7 +9,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import OpenAI from 'openai'
+import type OpenAI from 'openai'
 import Anthropic from '@anthropic-ai/sdk'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 
@@ -40,7 +40,9 @@ interface RecordRow {
 /** The demo key's records of requests that started at `since` or later (the admin API). */
 async function recordsSince(since: number): Promise<RecordRow[]> {
   await gw.generation().records.flush()
-  const res = await fetch(`${gw.url}/admin/records?key=demo&from=${since}&limit=1000`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  const res = await fetch(`${gw.url}/admin/records?key=demo&from=${since}&limit=1000`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })
   assert.is(res.status, 200)
   return ((await res.json()) as { data: RecordRow[] }).data
 }
@@ -54,7 +56,10 @@ async function recordsOf(run: () => Promise<void>): Promise<string[]> {
   const since = Date.now()
   await run()
   return (await recordsSince(since))
-    .map((r) => `${r.route} ${r.model}${r.route === 'chat-internal' && r.model === 'sim-large' ? ` ${r.completion_tokens}` : ''}`)
+    .map(
+      (r) =>
+        `${r.route} ${r.model}${r.route === 'chat-internal' && r.model === 'sim-large' ? ` ${r.completion_tokens}` : ''}`,
+    )
     .sort()
 }
 
@@ -65,7 +70,10 @@ async function draftOf(content: string): Promise<string> {
 }
 
 /** The large model's own answer, with every boon off. */
-async function largeOwn(content: string, extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {}): Promise<OpenAI.Chat.ChatCompletion> {
+async function largeOwn(
+  content: string,
+  extra: Partial<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming> = {},
+): Promise<OpenAI.Chat.ChatCompletion> {
   const { data, response } = await client.chat.completions
     .create({ model: 'sim-large', messages: ask(content), ...extra }, { headers: { 'x-gateway-boons': 'off' } })
     .withResponse()
@@ -75,7 +83,10 @@ async function largeOwn(content: string, extra: Partial<OpenAI.Chat.ChatCompleti
 
 async function streamed(content: string, headers: Record<string, string> = {}) {
   const { data: stream, response } = await client.chat.completions
-    .create({ model: 'sim-large', messages: ask(content), stream: true, stream_options: { include_usage: true } }, { headers })
+    .create(
+      { model: 'sim-large', messages: ask(content), stream: true, stream_options: { include_usage: true } },
+      { headers },
+    )
     .withResponse()
   let text = ''
   let finish: string | null = null
@@ -99,7 +110,11 @@ test('the catalog shows speculation active on sim-large, with its draft model', 
 test('accepted: the reply is the draft, under the large model’s name; x-gateway-boons says speculation', async () => {
   const draft = await draftOf(ACCEPT)
   const own = await largeOwn(ACCEPT)
-  assert.is.not(own.choices[0]!.message.content, draft, 'the two models answer differently, so the test can tell them apart')
+  assert.is.not(
+    own.choices[0]!.message.content,
+    draft,
+    'the two models answer differently, so the test can tell them apart',
+  )
   let reply: OpenAI.Chat.ChatCompletion | undefined
   let boons: string | null = null
   const added = await recordsOf(async () => {
@@ -130,7 +145,10 @@ test("rejected: the reply is the large model's own answer; the draft and the che
   assert.is(reply!.choices[0]!.message.content, own.choices[0]!.message.content)
   assert.is.not(reply!.choices[0]!.message.content, await draftOf(REJECT))
   // The large model's own usage (its prefix cache may now hold the conversation: the check read it).
-  assert.equal([reply!.usage!.prompt_tokens, reply!.usage!.completion_tokens], [own.usage!.prompt_tokens, own.usage!.completion_tokens])
+  assert.equal(
+    [reply!.usage!.prompt_tokens, reply!.usage!.completion_tokens],
+    [own.usage!.prompt_tokens, own.usage!.completion_tokens],
+  )
   assert.equal(added, ['chat sim-large', 'chat-internal sim-draft', 'chat-internal sim-large 1'])
 })
 
@@ -148,7 +166,10 @@ test('streamed, accepted: the draft as a stream, finish and usage; streamed, rej
   assert.is(own.boons, null)
   assert.is(rejected.text, own.text)
   assert.is(rejected.text, (await largeOwn(REJECT)).choices[0]!.message.content)
-  assert.equal([rejected.usage?.prompt_tokens, rejected.usage?.completion_tokens], [own.usage?.prompt_tokens, own.usage?.completion_tokens])
+  assert.equal(
+    [rejected.usage?.prompt_tokens, rejected.usage?.completion_tokens],
+    [own.usage?.prompt_tokens, own.usage?.completion_tokens],
+  )
 })
 
 test('the Responses API and the Messages API speculate too: their replies carry the accepted draft, streamed or not', async () => {
@@ -157,13 +178,19 @@ test('the Responses API and the Messages API speculate too: their replies carry 
   assert.is(response.response.headers.get('x-gateway-boons'), 'speculation')
   assert.is(response.data.output_text, draft)
   let text = ''
-  for await (const event of await client.responses.create({ model: 'sim-large', input: ACCEPT, stream: true })) if (event.type === 'response.output_text.delta') text += event.delta
+  for await (const event of await client.responses.create({ model: 'sim-large', input: ACCEPT, stream: true }))
+    if (event.type === 'response.output_text.delta') text += event.delta
   assert.is(text, draft)
   const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0, timeout: 30_000 })
   const message = await anthropic.messages.create({ model: 'sim-large', max_tokens: 512, messages: ask(ACCEPT) })
   assert.equal(message.content, [{ type: 'text', text: draft }])
-  const streamedMessage = await anthropic.messages.stream({ model: 'sim-large', max_tokens: 512, messages: ask(ACCEPT) }).finalMessage()
-  assert.equal(streamedMessage.content.map((b) => (b.type === 'text' ? b.text : b.type)), [draft])
+  const streamedMessage = await anthropic.messages
+    .stream({ model: 'sim-large', max_tokens: 512, messages: ask(ACCEPT) })
+    .finalMessage()
+  assert.equal(
+    streamedMessage.content.map((b) => (b.type === 'text' ? b.text : b.type)),
+    [draft],
+  )
 })
 
 test('x-gateway-boons: off makes no draft: only the large model is called', async () => {
@@ -178,7 +205,9 @@ test('a draft cut at its length limit is rejected without a check', async () => 
   let boons: string | null = null
   let reply: OpenAI.Chat.ChatCompletion | undefined
   const added = await recordsOf(async () => {
-    const r = await client.chat.completions.create({ model: 'sim-large', messages: ask(ACCEPT), max_tokens: 1 }).withResponse()
+    const r = await client.chat.completions
+      .create({ model: 'sim-large', messages: ask(ACCEPT), max_tokens: 1 })
+      .withResponse()
     boons = r.response.headers.get('x-gateway-boons')
     reply = r.data
   })
@@ -191,7 +220,9 @@ test('requests speculation cannot serve, and models that did not opt in, never s
   const added = await recordsOf(async () => {
     // logprobs would be the draft's, n > 1 would need several drafts: the large model answers.
     for (const extra of [{ logprobs: true }, { n: 2 }, { response_format: { type: 'json_object' as const } }]) {
-      const r = await client.chat.completions.create({ model: 'sim-large', messages: ask(ACCEPT), max_tokens: 8, ...extra }).withResponse()
+      const r = await client.chat.completions
+        .create({ model: 'sim-large', messages: ask(ACCEPT), max_tokens: 8, ...extra })
+        .withResponse()
       assert.is(r.response.headers.get('x-gateway-boons'), null, JSON.stringify(extra))
     }
     for (const model of ['sim-chat-instruct', 'sim-text-plain']) {
@@ -199,7 +230,13 @@ test('requests speculation cannot serve, and models that did not opt in, never s
       assert.is(r.response.headers.get('x-gateway-boons'), null, model)
     }
   })
-  assert.equal(added, ['chat sim-chat-instruct', 'chat sim-large', 'chat sim-large', 'chat sim-large', 'chat sim-text-plain'])
+  assert.equal(added, [
+    'chat sim-chat-instruct',
+    'chat sim-large',
+    'chat sim-large',
+    'chat sim-large',
+    'chat sim-text-plain',
+  ])
 })
 
 test.run()

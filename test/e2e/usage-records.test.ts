@@ -26,22 +26,50 @@ const prompt = (what: string) => `${what}: ${SECRET}`
 
 test('traffic of every kind', async () => {
   const client = gw.openai()
-  const plain = await client.chat.completions.create({ model: 'sim-chat', messages: [{ role: 'user', content: prompt('plain') }], max_tokens: 12 }).withResponse()
+  const plain = await client.chat.completions
+    .create({ model: 'sim-chat', messages: [{ role: 'user', content: prompt('plain') }], max_tokens: 12 })
+    .withResponse()
   ids.push({ id: plain.response.headers.get('x-gateway-request-id')!, route: 'chat', status: 200 })
 
-  const streamed = await client.chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: prompt('stream') }], stream: true, max_tokens: 12 }).withResponse()
+  const streamed = await client.chat.completions
+    .create({
+      model: 'sim-chat-instruct',
+      messages: [{ role: 'user', content: prompt('stream') }],
+      stream: true,
+      max_tokens: 12,
+    })
+    .withResponse()
   for await (const _ of streamed.data) void _
   ids.push({ id: streamed.response.headers.get('x-gateway-request-id')!, route: 'chat', status: 200 })
 
-  const withUsage = await client.chat.completions.create({ model: 'sim-vision', messages: [{ role: 'system', content: prompt('system') }, { role: 'user', content: prompt('usage') }], stream: true, stream_options: { include_usage: true }, max_tokens: 12 }).withResponse()
+  const withUsage = await client.chat.completions
+    .create({
+      model: 'sim-vision',
+      messages: [
+        { role: 'system', content: prompt('system') },
+        { role: 'user', content: prompt('usage') },
+      ],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 12,
+    })
+    .withResponse()
   for await (const _ of withUsage.data) void _
   ids.push({ id: withUsage.response.headers.get('x-gateway-request-id')!, route: 'chat', status: 200 })
 
-  const legacy = await client.completions.create({ model: 'sim-chat-instruct', prompt: prompt('completion'), max_tokens: 8 }).withResponse()
+  const legacy = await client.completions
+    .create({ model: 'sim-chat-instruct', prompt: prompt('completion'), max_tokens: 8 })
+    .withResponse()
   ids.push({ id: legacy.response.headers.get('x-gateway-request-id')!, route: 'completions', status: 200 })
 
   // ignore_eos (vLLM's): a reply of the full 40 tokens, so the cut after 3 chunks always comes first.
-  const cutBody = { model: 'sim-chat-instruct', messages: [{ role: 'user' as const, content: prompt('cut') }], stream: true as const, max_tokens: 40, ignore_eos: true }
+  const cutBody = {
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user' as const, content: prompt('cut') }],
+    stream: true as const,
+    max_tokens: 40,
+    ignore_eos: true,
+  }
   const cut = await client.chat.completions.create(cutBody, { headers: { 'x-sim-cut-after': '3' } }).withResponse()
   try {
     for await (const _ of cut.data) void _
@@ -50,10 +78,20 @@ test('traffic of every kind', async () => {
   }
   ids.push({ id: cut.response.headers.get('x-gateway-request-id')!, route: 'chat', status: 502 })
 
-  const refused = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-wrong' }, body: JSON.stringify({ model: 'sim-chat', messages: [{ role: 'user', content: prompt('refused') }] }) })
+  const refused = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-wrong' },
+    body: JSON.stringify({ model: 'sim-chat', messages: [{ role: 'user', content: prompt('refused') }] }),
+  })
   assert.is(refused.status, 401)
 
-  const internal = await gw.generation().call('chat-internal', { model: 'sim-chat-instruct', messages: [{ role: 'user', content: prompt('internal') }], max_tokens: 6 }, { principal: { keyId: 'demo', group: 'demo', legacy: false } })
+  const internal = await gw
+    .generation()
+    .call(
+      'chat-internal',
+      { model: 'sim-chat-instruct', messages: [{ role: 'user', content: prompt('internal') }], max_tokens: 6 },
+      { principal: { keyId: 'demo', group: 'demo', legacy: false } },
+    )
   assert.is(internal.reply.kind, 'json')
 })
 
@@ -73,7 +111,11 @@ test('the records hold every request that reached a model, with its figures', as
     }
   }
   const plain = byId.get(ids[0]!.id)!
-  assert.equal([plain.modelRequested, plain.model], ['sim-chat', 'sim-chat-instruct'], 'the family asked for, the member that answered')
+  assert.equal(
+    [plain.modelRequested, plain.model],
+    ['sim-chat', 'sim-chat-instruct'],
+    'the family asked for, the member that answered',
+  )
   const cut = byId.get(ids[4]!.id)!
   assert.equal([cut.outcome, cut.completionTokens > 0], ['failed', true], 'a cut stream is counted from what streamed')
   const internal = records.filter((r) => r.route === 'chat-internal')
@@ -94,11 +136,17 @@ test('no prompt or reply text in the data folder or the logs', async () => {
     }
   }
   walk(gw.dataDir)
-  assert.ok(files.some((f) => f.endsWith('sluice.db')), 'the records database is in the data folder')
+  assert.ok(
+    files.some((f) => f.endsWith('sluice.db')),
+    'the records database is in the data folder',
+  )
   for (const f of files) {
     const bytes = fs.readFileSync(f)
     assert.not.ok(bytes.includes(SECRET), `${path.basename(f)} holds no prompt text`)
-    assert.not.ok(bytes.includes(`from the Sluice model-server ${REPLY_HINT}`), `${path.basename(f)} holds no reply text`)
+    assert.not.ok(
+      bytes.includes(`from the Sluice model-server ${REPLY_HINT}`),
+      `${path.basename(f)} holds no reply text`,
+    )
   }
   const logs = gw.logs.join('')
   assert.ok(logs.length > 0)

@@ -31,20 +31,44 @@ interface Verdict {
 interface VerdictsReply {
   model: string
   verdicts: Record<string, Verdict>
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number } }
+  usage: {
+    prompt_tokens: number
+    completion_tokens: number
+    total_tokens: number
+    prompt_tokens_details: { cached_tokens: number }
+  }
 }
 
 const verdictsOf = (body: Record<string, unknown>) => client.post<VerdictsReply>('/verdicts', { body })
 
-async function raw(body: unknown, key = TEST_KEY): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
-  const res = await fetch(`${gw.url}/v1/verdicts`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+async function raw(
+  body: unknown,
+  key = TEST_KEY,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(`${gw.url}/v1/verdicts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers }
 }
 
 const three = {
-  polite: { type: 'boolean', instructions: 'Is the message polite? [sim-verdict: prefer=Yes]', criteria: { true: 'courteous wording', false: 'rude or curt' } },
-  kind: { type: 'choice', instructions: 'What kind of message is it? [sim-verdict: prefer=B]', criteria: { greeting: 'says hello', request: 'asks for help', complaint: null } },
-  warmth: { type: 'score', instructions: 'How warm is it? [sim-verdict: prefer=4]', criteria: ['cold', 'cool', 'neutral', 'warm', 'very warm'] },
+  polite: {
+    type: 'boolean',
+    instructions: 'Is the message polite? [sim-verdict: prefer=Yes]',
+    criteria: { true: 'courteous wording', false: 'rude or curt' },
+  },
+  kind: {
+    type: 'choice',
+    instructions: 'What kind of message is it? [sim-verdict: prefer=B]',
+    criteria: { greeting: 'says hello', request: 'asks for help', complaint: null },
+  },
+  warmth: {
+    type: 'score',
+    instructions: 'How warm is it? [sim-verdict: prefer=4]',
+    criteria: ['cold', 'cool', 'neutral', 'warm', 'very warm'],
+  },
 }
 
 const sum = (p: Verdict['probabilities']) => (Array.isArray(p) ? p : Object.values(p)).reduce((s, x) => s + x, 0)
@@ -77,8 +101,16 @@ test('all three types without images, with the default model', async () => {
 
 test('objects as state, images as data URLs; usage counts the shared part once per question', async () => {
   const image = `data:image/png;base64,${Buffer.from('not really a png').toString('base64')}`
-  const one = await verdictsOf({ state: { order: 42, items: ['tea', 'cake'] }, images: [image], questions: { polite: three.polite } })
-  const two = await verdictsOf({ state: { order: 42, items: ['tea', 'cake'] }, images: [image], questions: { polite: three.polite, polite2: three.polite } })
+  const one = await verdictsOf({
+    state: { order: 42, items: ['tea', 'cake'] },
+    images: [image],
+    questions: { polite: three.polite },
+  })
+  const two = await verdictsOf({
+    state: { order: 42, items: ['tea', 'cake'] },
+    images: [image],
+    questions: { polite: three.polite, polite2: three.polite },
+  })
   assert.is(one.model, 'sim-vision')
   assert.ok(one.usage.prompt_tokens > 256, 'an image counts 256 prompt tokens')
   assert.is(two.usage.prompt_tokens, 2 * one.usage.prompt_tokens, 'state and image are counted once per question')
@@ -95,7 +127,11 @@ test('a family is answered by its none member', async () => {
 })
 
 test('auto: a vision model when images are sent, a text model otherwise', async () => {
-  const withImage = await verdictsOf({ model: 'auto', images: ['data:image/png;base64,AAAA'], questions: { polite: three.polite } })
+  const withImage = await verdictsOf({
+    model: 'auto',
+    images: ['data:image/png;base64,AAAA'],
+    questions: { polite: three.polite },
+  })
   assert.is(withImage.model, 'sim-vision')
   const text = await verdictsOf({ model: 'auto', state: 'plain text', questions: { polite: three.polite } })
   assert.is(text.model, 'sim-chat-instruct')
@@ -118,7 +154,11 @@ test('an answer outside the top 20 gets exactly 0; a model with no idea gets con
   const out = await verdictsOf({
     state: 'Anything.',
     questions: {
-      omitted: { type: 'choice', instructions: 'Which? [sim-verdict: omit=B]', criteria: { one: null, two: null, three: null } },
+      omitted: {
+        type: 'choice',
+        instructions: 'Which? [sim-verdict: omit=B]',
+        criteria: { one: null, two: null, three: null },
+      },
       unsure: { type: 'boolean', instructions: 'Is it? [sim-verdict: uniform]' },
     },
   })
@@ -134,15 +174,33 @@ async function expect502(body: unknown, message: string): Promise<void> {
 }
 
 test('502 "backend returned no logprobs" when one question gets none', async () => {
-  await expect502({ state: 'x', questions: { ...three, bare: { type: 'boolean', instructions: 'Well? [sim-verdict: no-logprobs]' } } }, 'backend returned no logprobs')
+  await expect502(
+    {
+      state: 'x',
+      questions: { ...three, bare: { type: 'boolean', instructions: 'Well? [sim-verdict: no-logprobs]' } },
+    },
+    'backend returned no logprobs',
+  )
 })
 
 test('502 "model produced no recognizable answer label"', async () => {
-  await expect502({ state: 'x', questions: { ...three, lost: { type: 'score', instructions: 'Rate [sim-verdict: unrecognizable]', criteria: ['low', 'high'] } } }, 'model produced no recognizable answer label')
+  await expect502(
+    {
+      state: 'x',
+      questions: {
+        ...three,
+        lost: { type: 'score', instructions: 'Rate [sim-verdict: unrecognizable]', criteria: ['low', 'high'] },
+      },
+    },
+    'model produced no recognizable answer label',
+  )
 })
 
 test("502 for a model server's 422 on an image URL it could not fetch", async () => {
-  await expect502({ images: ['https://unfetchable.example.com/cat.png'], questions: three }, 'upstream returned 422 failing to fetch media from URL')
+  await expect502(
+    { images: ['https://unfetchable.example.com/cat.png'], questions: three },
+    'upstream returned 422 failing to fetch media from URL',
+  )
 })
 
 test('validation through HTTP: the spec messages reach the client', async () => {
@@ -151,9 +209,15 @@ test('validation through HTTP: the spec messages reach the client', async () => 
     assert.unreachable()
   } catch (err) {
     assert.instance(err, OpenAI.BadRequestError)
-    assert.is((err as InstanceType<typeof OpenAI.BadRequestError>).message, '400 invalid request: unknown variant for question type')
+    assert.is(
+      (err as InstanceType<typeof OpenAI.BadRequestError>).message,
+      '400 invalid request: unknown variant for question type',
+    )
   }
-  const many = await raw({ state: 'x', questions: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`q${i}`, three.polite])) })
+  const many = await raw({
+    state: 'x',
+    questions: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`q${i}`, three.polite])),
+  })
   assert.is(many.status, 400)
   assert.equal(many.body, { error: { message: 'too many questions: 40 (maximum 32)', type: 'gateway_error' } })
   const big = await raw({ state: 'x'.repeat(2 * 1024 * 1024 + 1), questions: three })

@@ -26,7 +26,11 @@ test('an unknown path: 404 unknown endpoint in the gateway error body', async ()
 })
 
 test('a body that is not JSON: 400', async () => {
-  const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"model": ' })
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: '{"model": ',
+  })
   assert.is(res.status, 400)
   const body = (await res.json()) as { error: { type: string; message: string } }
   assert.is(body.error.type, 'gateway_error')
@@ -34,14 +38,25 @@ test('a body that is not JSON: 400', async () => {
 })
 
 test('a body over the limit: 413 request body too large', async () => {
-  const big = JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 10) }] })
-  const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: big })
+  const big = JSON.stringify({
+    model: 'sim-chat-instruct',
+    messages: [{ role: 'user', content: 'x'.repeat(1024 * 1024 + 10) }],
+  })
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: big,
+  })
   assert.is(res.status, 413)
   assert.equal(await res.json(), { error: { message: 'request body too large', type: 'gateway_error' } })
 })
 
 test('model missing: 400 model is required', async () => {
-  const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ messages: [] }) })
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ messages: [] }),
+  })
   assert.is(res.status, 400)
   assert.is(((await res.json()) as { error: { message: string } }).error.message, 'model is required')
 })
@@ -50,20 +65,31 @@ test('a cut stream ends with the error event and no [DONE]', async () => {
   const res = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { ...auth, 'x-sim-cut-after': '2' },
-    body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'go on' }], stream: true, max_tokens: 40 }),
+    body: JSON.stringify({
+      model: 'sim-chat-instruct',
+      messages: [{ role: 'user', content: 'go on' }],
+      stream: true,
+      max_tokens: 40,
+    }),
   })
   assert.is(res.status, 200)
   const text = await res.text()
   const lines = text.split('\n\n').filter(Boolean)
   assert.not.ok(text.includes('[DONE]'))
-  const last = JSON.parse(lines.at(-1)!.replace(/^data: /, '')) as { error: { message: string; type: string; code: number } }
+  const last = JSON.parse(lines.at(-1)!.replace(/^data: /, '')) as {
+    error: { message: string; type: string; code: number }
+  }
   assert.is(last.error.type, 'gateway_error')
   assert.is(last.error.code, 502)
   assert.ok(lines.length >= 2, 'content came before the error')
 })
 
 test('a complete stream ends with [DONE]', async () => {
-  const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: auth, body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true }) })
+  const res = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+  })
   assert.is(res.headers.get('content-type'), 'text/event-stream; charset=utf-8')
   const text = await res.text()
   assert.ok(text.trimEnd().endsWith('data: [DONE]'))

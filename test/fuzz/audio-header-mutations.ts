@@ -34,11 +34,14 @@ function wav(rng: FuzzRandom): { what: string; file: Buffer } {
   h.writeUInt16LE(channels, 22)
   h.writeUInt32LE(sampleRate, 24)
   h.writeUInt32LE(Math.min(0xffffffff, (sampleRate * channels * bits) / 8) >>> 0, 28)
-  h.writeUInt16LE((channels * bits) / 8 & 0xffff, 32)
+  h.writeUInt16LE(((channels * bits) / 8) & 0xffff, 32)
   h.writeUInt16LE(bits, 34)
   h.write(rng.chance(0.9) ? 'data' : 'LIST', 36, 'ascii')
   h.writeUInt32LE(dataBytes, 40)
-  return { what: `WAV ${sampleRate} Hz, ${channels} ch, ${bits} bit, fmt ${fmtSize}, data says ${dataBytes} has ${present}`, file: Buffer.concat([h, Buffer.alloc(present)]) }
+  return {
+    what: `WAV ${sampleRate} Hz, ${channels} ch, ${bits} bit, fmt ${fmtSize}, data says ${dataBytes} has ${present}`,
+    file: Buffer.concat([h, Buffer.alloc(present)]),
+  }
 }
 
 function flac(rng: FuzzRandom): { what: string; file: Buffer } {
@@ -58,7 +61,10 @@ function flac(rng: FuzzRandom): { what: string; file: Buffer } {
   f[b + 12] = ((sampleRate & 0x0f) << 4) | (channels << 1) | (bits >> 4)
   f[b + 13] = ((bits & 0x0f) << 4) | (Math.floor(total / 2 ** 32) & 0x0f)
   f.writeUInt32BE(total % 2 ** 32, b + 14)
-  return { what: `FLAC ${sampleRate} Hz, ${channels + 1} ch, ${bits + 1} bit, ${total} samples, ${f.length} bytes`, file: f }
+  return {
+    what: `FLAC ${sampleRate} Hz, ${channels + 1} ch, ${bits + 1} bit, ${total} samples, ${f.length} bytes`,
+    file: f,
+  }
 }
 
 function oggPage(granule: bigint, packet: Buffer, segments = 1): Buffer {
@@ -108,7 +114,15 @@ function mp3(rng: FuzzRandom): { what: string; file: Buffer } {
   const layer = rng.pick([1, 1, 2, 3, 0])
   const bitrate = rng.chance(0.5) ? rng.pick(mp3Bitrate) : rng.int(0, 15)
   const rateIndex = rng.int(0, 3)
-  const header = (0xffe00000 | (version << 19) | (layer << 17) | (1 << 16) | (bitrate << 12) | (rateIndex << 10) | (rng.int(0, 1) << 9)) >>> 0
+  const header =
+    (0xffe00000 |
+      (version << 19) |
+      (layer << 17) |
+      (1 << 16) |
+      (bitrate << 12) |
+      (rateIndex << 10) |
+      (rng.int(0, 1) << 9)) >>>
+    0
   const frames = rng.size(1, 2_000)
   const frame = Buffer.alloc(rng.pick([4, 26, 417, 1_441]))
   frame.writeUInt32BE(header, 0)
@@ -130,7 +144,10 @@ function mp3(rng: FuzzRandom): { what: string; file: Buffer } {
     parts.push(id3)
   }
   for (let i = 0; i < frames; i++) parts.push(frame)
-  return { what: `MP3 v${version} layer ${layer} bitrate ${bitrate} rate ${rateIndex}, ${frames} frames of ${frame.length}`, file: Buffer.concat(parts) }
+  return {
+    what: `MP3 v${version} layer ${layer} bitrate ${bitrate} rate ${rateIndex}, ${frames} frames of ${frame.length}`,
+    file: Buffer.concat(parts),
+  }
 }
 
 const formats: Record<string, { make: (rng: FuzzRandom) => { what: string; file: Buffer }; ext: string }> = {

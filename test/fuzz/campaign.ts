@@ -80,9 +80,18 @@ type Auth = { label: string; header?: string }
 
 function chooseAuth(rng: FuzzRandom, target: Target, keys: Keys): Auth {
   const roll = rng.next()
-  if (roll < 0.7) return { label: 'valid key', header: `Bearer ${target.pipeline === 'admin' ? keys.admin : keys.tenant}` }
+  if (roll < 0.7)
+    return { label: 'valid key', header: `Bearer ${target.pipeline === 'admin' ? keys.admin : keys.tenant}` }
   if (roll < 0.85) return { label: 'no key' }
-  const bad = rng.pick(['Bearer sk-fuzz-not-a-key', 'Bearer', 'Basic Zm9vOmJhcg==', `Bearer ${'k'.repeat(8_000)}`, 'Bearer \u00ff\u00fe', `Bearer ${keys.admin}`, `Bearer ${keys.tenant} extra`])
+  const bad = rng.pick([
+    'Bearer sk-fuzz-not-a-key',
+    'Bearer',
+    'Basic Zm9vOmJhcg==',
+    `Bearer ${'k'.repeat(8_000)}`,
+    'Bearer \u00ff\u00fe',
+    `Bearer ${keys.admin}`,
+    `Bearer ${keys.tenant} extra`,
+  ])
   return { label: `bad key ${JSON.stringify(bad.slice(0, 24))}`, header: bad }
 }
 
@@ -104,11 +113,33 @@ export function describeFailure(f: Failure, seed: number): string {
 export async function fuzzGateway(gw: RunningGateway, keys: Keys, options: FuzzOptions): Promise<FuzzReport> {
   const { targets, unserved } = targetsOf(gw.generation())
   const doorList = allDoors({ maxBytes: options.maxBytes })
-  const report: FuzzReport = { seed: options.seed, doors: {}, failures: [], gateway5xx: 0, before: await settledHeap(), after: undefined!, elapsedMs: 0, unsent: 0, slowest: [] }
-  for (const door of doorList) report.doors[door.name] = { inputs: 0, statuses: {}, routes: {}, ...(door.skip ? { skipped: door.skip } : {}) }
+  const report: FuzzReport = {
+    seed: options.seed,
+    doors: {},
+    failures: [],
+    gateway5xx: 0,
+    before: await settledHeap(),
+    after: undefined!,
+    elapsedMs: 0,
+    unsent: 0,
+    slowest: [],
+  }
+  for (const door of doorList)
+    report.doors[door.name] = { inputs: 0, statuses: {}, routes: {}, ...(door.skip ? { skipped: door.skip } : {}) }
   if (unserved.length > 0) {
     // A route of another transport with no door of its own would go unfuzzed: say so as a failure.
-    for (const id of unserved) report.failures.push({ door: '-', index: 0, routeId: id, method: '-', path: '-', auth: '-', mutation: '-', reason: 'a route no HTTP method reaches: give its transport a door in test/fuzz/doors.ts', body: '' })
+    for (const id of unserved)
+      report.failures.push({
+        door: '-',
+        index: 0,
+        routeId: id,
+        method: '-',
+        path: '-',
+        auth: '-',
+        mutation: '-',
+        reason: 'a route no HTTP method reaches: give its transport a door in test/fuzz/doors.ts',
+        body: '',
+      })
   }
 
   // Doors interleaved, so that a time budget cut spreads over all of them.
@@ -132,7 +163,17 @@ export async function fuzzGateway(gw: RunningGateway, keys: Keys, options: FuzzO
       input = door.make(rng, target, index)
     } catch (err) {
       // The harness's own bug, not the gateway's: reported, and the run goes on.
-      report.failures.push({ door: door.name, index, routeId: target.routeId, method: '-', path: '-', auth: auth.label, mutation: '-', reason: `the door's generator threw: ${(err as Error).stack}`, body: '' })
+      report.failures.push({
+        door: door.name,
+        index,
+        routeId: target.routeId,
+        method: '-',
+        path: '-',
+        auth: auth.label,
+        mutation: '-',
+        reason: `the door's generator threw: ${(err as Error).stack}`,
+        body: '',
+      })
       return
     }
     const method = input.method ?? target.method
@@ -143,16 +184,33 @@ export async function fuzzGateway(gw: RunningGateway, keys: Keys, options: FuzzO
     const tally = report.doors[door.name]!
     tally.inputs++
     tally.routes[target.routeId] = (tally.routes[target.routeId] ?? 0) + 1
-    const fail = (reason: string) => report.failures.push({ door: door.name, index, routeId: target.routeId, method, path, auth: auth.label, mutation: input.mutation, reason, body: shown(input.body) })
+    const fail = (reason: string) =>
+      report.failures.push({
+        door: door.name,
+        index,
+        routeId: target.routeId,
+        method,
+        path,
+        auth: auth.label,
+        mutation: input.mutation,
+        reason,
+        body: shown(input.body),
+      })
     const sent = performance.now()
     const timed = () => {
-      report.slowest.push({ ms: performance.now() - sent, input: `${door.name}#${index} ${method} ${target.routeId}: ${input.mutation.slice(0, 120)}` })
+      report.slowest.push({
+        ms: performance.now() - sent,
+        input: `${door.name}#${index} ${method} ${target.routeId}: ${input.mutation.slice(0, 120)}`,
+      })
       report.slowest.sort((a, b) => b.ms - a.ms)
       report.slowest.length = Math.min(report.slowest.length, 5)
     }
     try {
       const answer = await sendRaw(agent, base, { method, path, headers, body: input.body }, options.requestTimeoutMs)
-      const fault = target.errors === 'soap' && answer.status === 500 ? soapFaultOf(answer.body.toString('utf8'))?.faultcode : undefined
+      const fault =
+        target.errors === 'soap' && answer.status === 500
+          ? soapFaultOf(answer.body.toString('utf8'))?.faultcode
+          : undefined
       const label = fault ? `500 ${fault}` : String(answer.status)
       tally.statuses[label] = (tally.statuses[label] ?? 0) + 1
       timed()
@@ -177,7 +235,15 @@ export async function fuzzGateway(gw: RunningGateway, keys: Keys, options: FuzzO
   report.unsent = queue.length - next
   // The WebSocket door: messages on open sockets (its own time budget after the HTTP doors).
   const only = options.only?.startsWith('websocket#') ? options.only : options.only ? 'none' : undefined
-  const sockets = await fuzzSockets(gw, { seed: options.seed, inputs: options.perDoor, sockets: Math.max(1, options.concurrency / 2), maxBytes: options.maxBytes, timeoutMs: options.requestTimeoutMs, deadline: Date.now() + Math.max(2000, options.seconds * 250), only })
+  const sockets = await fuzzSockets(gw, {
+    seed: options.seed,
+    inputs: options.perDoor,
+    sockets: Math.max(1, options.concurrency / 2),
+    maxBytes: options.maxBytes,
+    timeoutMs: options.requestTimeoutMs,
+    deadline: Date.now() + Math.max(2000, options.seconds * 250),
+    only,
+  })
   report.doors.websocket = sockets.tally
   report.failures.push(...sockets.failures)
   report.gateway5xx += sockets.gateway5xx

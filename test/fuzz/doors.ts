@@ -17,7 +17,10 @@ export interface DoorLimits {
   maxBytes: number
 }
 
-const isUpload = (t: Target) => t.routeId === 'audio-transcriptions' || t.routeId === 'audio-translations' || (t.body.kind === 'raw' && t.errors === 'openai')
+const isUpload = (t: Target) =>
+  t.routeId === 'audio-transcriptions' ||
+  t.routeId === 'audio-translations' ||
+  (t.body.kind === 'raw' && t.errors === 'openai')
 
 export function doors(limits: DoorLimits): Door[] {
   return [
@@ -26,8 +29,16 @@ export function doors(limits: DoorLimits): Door[] {
       home: (t) => t.body.kind === 'json',
       make(rng, target, index) {
         const schema = target.body.kind === 'json' ? target.body.schema : undefined
-        const { mutation, body } = jsonMutation(rng, validBody(target, (items) => rng.pick(items)), schema === undefined ? undefined : bodySchemas[schema], index, limits.maxBytes)
-        const contentType = rng.chance(0.9) ? 'application/json' : rng.pick(['text/plain', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', ''])
+        const { mutation, body } = jsonMutation(
+          rng,
+          validBody(target, (items) => rng.pick(items)),
+          schema === undefined ? undefined : bodySchemas[schema],
+          index,
+          limits.maxBytes,
+        )
+        const contentType = rng.chance(0.9)
+          ? 'application/json'
+          : rng.pick(['text/plain', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', ''])
         return { mutation, contentType, body }
       },
     },
@@ -50,7 +61,11 @@ export function doors(limits: DoorLimits): Door[] {
       home: isUpload,
       make(rng) {
         const { mutation, file, filename } = audioMutation(rng)
-        return { mutation, contentType: 'multipart/form-data; boundary=fuzz', body: formBody('fuzz', validForm(rng, file, filename)) }
+        return {
+          mutation,
+          contentType: 'multipart/form-data; boundary=fuzz',
+          body: formBody('fuzz', validForm(rng, file, filename)),
+        }
       },
     },
     {

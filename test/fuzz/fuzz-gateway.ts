@@ -48,12 +48,58 @@ export async function normalRequests(gw: TestGateway, keys: Keys): Promise<void>
   const auth = { authorization: `Bearer ${keys.tenant}` }
   const json = { ...auth, 'content-type': 'application/json' }
   const checks: [string, Promise<Response>][] = [
-    ['chat', fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: json, body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 }) })],
-    ['speech', fetch(`${gw.url}/v1/audio/speech`, { method: 'POST', headers: json, body: JSON.stringify({ model: 'sim-orpheus', input: 'Hello.', voice: 'tara', response_format: 'mp3' }) })],
-    ['transcription', fetch(`${gw.url}/v1/audio/transcriptions`, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=fuzz' }, body: formBody('fuzz', [{ name: 'model', data: 'sim-whisper' }, { name: 'file', filename: 'a.wav', data: shortWav() }]) })],
-    ['verdicts', fetch(`${gw.url}/v1/verdicts`, { method: 'POST', headers: json, body: JSON.stringify({ model: 'sim-chat-instruct', state: 'x', questions: { q: { type: 'boolean', instructions: 'Is it?' } } }) })],
+    [
+      'chat',
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          model: 'sim-chat-instruct',
+          messages: [{ role: 'user', content: 'hi' }],
+          max_tokens: 4,
+        }),
+      }),
+    ],
+    [
+      'speech',
+      fetch(`${gw.url}/v1/audio/speech`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ model: 'sim-orpheus', input: 'Hello.', voice: 'tara', response_format: 'mp3' }),
+      }),
+    ],
+    [
+      'transcription',
+      fetch(`${gw.url}/v1/audio/transcriptions`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'multipart/form-data; boundary=fuzz' },
+        body: formBody('fuzz', [
+          { name: 'model', data: 'sim-whisper' },
+          { name: 'file', filename: 'a.wav', data: shortWav() },
+        ]),
+      }),
+    ],
+    [
+      'verdicts',
+      fetch(`${gw.url}/v1/verdicts`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({
+          model: 'sim-chat-instruct',
+          state: 'x',
+          questions: { q: { type: 'boolean', instructions: 'Is it?' } },
+        }),
+      }),
+    ],
     ['admin', fetch(`${gw.url}/admin/keys`, { headers: { authorization: `Bearer ${keys.admin}` } })],
-    ['catalog', fetch(`${gw.url}/catalog`, { method: 'POST', headers: { 'content-type': 'text/xml; charset=utf-8' }, body: '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><RequiresTokens xmlns="http://www.example.org/schemas/GIS/10.7"/></soap:Body></soap:Envelope>' })],
+    [
+      'catalog',
+      fetch(`${gw.url}/catalog`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/xml; charset=utf-8' },
+        body: '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><RequiresTokens xmlns="http://www.example.org/schemas/GIS/10.7"/></soap:Body></soap:Envelope>',
+      }),
+    ],
   ]
   for (const [name, pending] of checks) {
     const res = await pending

@@ -24,7 +24,15 @@ let report: FuzzReport
 test.before(async () => {
   console.log(`  fuzz: FUZZ_SEED=${seed}`)
   fz = await startFuzzGateway()
-  report = await fuzzGateway(fz.gw, fz.keys, { seed, perDoor: 100, seconds: 8, concurrency: 8, maxBytes: 256 * 1024, requestTimeoutMs: 10_000, only: process.env.FUZZ_ONLY || undefined })
+  report = await fuzzGateway(fz.gw, fz.keys, {
+    seed,
+    perDoor: 100,
+    seconds: 8,
+    concurrency: 8,
+    maxBytes: 256 * 1024,
+    requestTimeoutMs: 10_000,
+    only: process.env.FUZZ_ONLY || undefined,
+  })
   if (process.env.FUZZ_REPORT) console.log(`\n${reportTable(report)}`)
 })
 test.after(async () => fz?.gw.close())
@@ -32,20 +40,28 @@ test.after(async () => fz?.gw.close())
 test('every door sent its inputs, the WebSocket door too', () => {
   assert.ok(report.doors.websocket, 'the WebSocket door ran')
   for (const [name, tally] of Object.entries(report.doors)) {
-    if (!process.env.FUZZ_ONLY) assert.ok(tally.inputs >= 20, `FUZZ_SEED=${seed}: door ${name} sent only ${tally.inputs} inputs`)
+    if (!process.env.FUZZ_ONLY)
+      assert.ok(tally.inputs >= 20, `FUZZ_SEED=${seed}: door ${name} sent only ${tally.inputs} inputs`)
   }
 })
 
 test('every answer is a success or a documented 4xx; no 5xx of the gateway, no hang', () => {
   const lines = report.failures.slice(0, 10).map((f) => describeFailure(f, seed))
   const more = report.failures.length > 10 ? `\n… and ${report.failures.length - 10} more` : ''
-  assert.is(report.failures.length, 0, `${report.failures.length} bad answers (${report.gateway5xx} gateway 5xx):\n${lines.join('\n')}${more}\nlast gateway errors:\n${fz.recentErrors().slice(-5).join('')}`)
+  assert.is(
+    report.failures.length,
+    0,
+    `${report.failures.length} bad answers (${report.gateway5xx} gateway 5xx):\n${lines.join('\n')}${more}\nlast gateway errors:\n${fz.recentErrors().slice(-5).join('')}`,
+  )
   assert.is(report.gateway5xx, 0)
 })
 
 test('the heap is back near its level after the run', () => {
   const grown = report.after.heapUsed - report.before.heapUsed
-  assert.ok(grown < 50 * 1024 * 1024, `FUZZ_SEED=${seed}: heap ${mib(report.before.heapUsed)} before, ${mib(report.after.heapUsed)} after (collected: ${report.after.collected})`)
+  assert.ok(
+    grown < 50 * 1024 * 1024,
+    `FUZZ_SEED=${seed}: heap ${mib(report.before.heapUsed)} before, ${mib(report.after.heapUsed)} after (collected: ${report.after.collected})`,
+  )
 })
 
 test('ordinary requests are served after the run', async () => {

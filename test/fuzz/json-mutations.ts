@@ -17,13 +17,55 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 const anyType: readonly Json[] = [null, true, false, 0, -1, 1.5, 'x', '', [], [null], {}, { a: 1 }, [[[]]], 'NaN']
 
 /** Number literals JSON.parse reads as something surprising (Infinity, -0, a rounded integer). */
-const hugeNumbers = ['1e999', '-1e999', '1e308', '-0', '9007199254740993', '123456789012345678901234567890', '0.1e-400', '4294967296', '-2147483649', '1.0000000000000000001']
-const nanLike = ['NaN', 'Infinity', '-Infinity', 'nan', 'null', 'undefined', '1e999', '0x10', ' 4 ', '4abc', '', '\u0000', 'true']
+const hugeNumbers = [
+  '1e999',
+  '-1e999',
+  '1e308',
+  '-0',
+  '9007199254740993',
+  '123456789012345678901234567890',
+  '0.1e-400',
+  '4294967296',
+  '-2147483649',
+  '1.0000000000000000001',
+]
+const nanLike = [
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'nan',
+  'null',
+  'undefined',
+  '1e999',
+  '0x10',
+  ' 4 ',
+  '4abc',
+  '',
+  '\u0000',
+  'true',
+]
 /** Strings that name something on every object's prototype: a lookup table keyed by client text must not find them. */
-const prototypeNames = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', 'isPrototypeOf']
+const prototypeNames = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  'isPrototypeOf',
+]
 
 /** Byte sequences that are not UTF-8: stray continuation, overlong, surrogate, past U+10FFFF, cut. */
-const badUtf8 = [[0xff], [0xc3, 0x28], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80], [0xfe, 0xfe, 0xff, 0xff]]
+const badUtf8 = [
+  [0xff],
+  [0xc3, 0x28],
+  [0xc0, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0x80],
+  [0xfe, 0xfe, 0xff, 0xff],
+]
 
 const nestings = [129, 200, 1_000, 6_000, 10_000, 50_000]
 
@@ -56,7 +98,9 @@ function setAt(body: Json, path: readonly (string | number)[], value: Json): Jso
 
 /** The schema's top-level properties (and one level into array items), as paths. */
 function schemaFields(schema: object | undefined): string[][] {
-  const props = (schema as { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> } | undefined)?.properties ?? {}
+  const props =
+    (schema as { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> } | undefined)
+      ?.properties ?? {}
   const out: string[][] = []
   for (const [name, sub] of Object.entries(props)) {
     out.push([name])
@@ -94,12 +138,18 @@ const makers: Record<string, Maker> = {
     // Field by field in turn, so that a short run covers every field of the schema.
     const path = fields.length > 0 ? fields[index % fields.length]! : randomPath(rng, seed).map(String)
     const value = rng.pick(anyType)
-    return { mutation: `${path.join('.') || 'root'} = ${text(value)}`, body: Buffer.from(text(setField(seed, path, value))) }
+    return {
+      mutation: `${path.join('.') || 'root'} = ${text(value)}`,
+      body: Buffer.from(text(setField(seed, path, value))),
+    }
   },
   'wrong type anywhere'(rng, seed) {
     const path = randomPath(rng, seed)
     const value = rng.pick(anyType)
-    return { mutation: `${path.join('.') || 'root'} = ${text(value)}`, body: Buffer.from(text(setAt(seed, path, value))) }
+    return {
+      mutation: `${path.join('.') || 'root'} = ${text(value)}`,
+      body: Buffer.from(text(setAt(seed, path, value))),
+    }
   },
   'huge number'(rng, seed, fields) {
     const path = fields.length > 0 && rng.chance(0.7) ? rng.pick(fields) : randomPath(rng, seed).map(String)
@@ -140,7 +190,10 @@ const makers: Record<string, Maker> = {
     // Inside a string value when there is one, else anywhere.
     const quote = t.indexOf('":"')
     const at = quote >= 0 && rng.chance(0.7) ? quote + 3 : rng.int(0, t.length)
-    return { mutation: `bytes ${bad.toString('hex')} at ${at}`, body: Buffer.concat([t.subarray(0, at), bad, t.subarray(at)]) }
+    return {
+      mutation: `bytes ${bad.toString('hex')} at ${at}`,
+      body: Buffer.concat([t.subarray(0, at), bad, t.subarray(at)]),
+    }
   },
   'byte-order mark'(rng, seed) {
     const boms: [string, Buffer][] = [
@@ -165,10 +218,14 @@ const makers: Record<string, Maker> = {
     const path = fields.length > 0 ? rng.pick(fields) : ['model']
     const length = rng.size(10_000, maxBytes)
     const value = rng.pick(['a', 'é', '\u{1F600}', '"', '\\', '\n', '<'])
-    return { mutation: `${path.join('.')} = ${text(value)} × ${length}`, body: Buffer.from(text(setField(seed, path, value.repeat(length)))) }
+    return {
+      mutation: `${path.join('.')} = ${text(value)} × ${length}`,
+      body: Buffer.from(text(setField(seed, path, value.repeat(length)))),
+    }
   },
   'unknown fields'(rng, seed) {
-    if (seed === null || typeof seed !== 'object' || Array.isArray(seed)) return makers['not an object']!(rng, seed, [], 0, 0)
+    if (seed === null || typeof seed !== 'object' || Array.isArray(seed))
+      return makers['not an object']!(rng, seed, [], 0, 0)
     const n = rng.size(1, 5_000)
     const extra: Record<string, Json> = {}
     for (let i = 0; i < n; i++) extra[`fuzz_${i}`] = rng.pick(anyType)
@@ -177,13 +234,21 @@ const makers: Record<string, Maker> = {
   'prototype-named value'(rng, seed, fields) {
     const path = fields.length > 0 ? rng.pick(fields) : randomPath(rng, seed).map(String)
     const value = rng.pick(prototypeNames)
-    return { mutation: `${path.join('.') || 'root'} = ${text(value)}`, body: Buffer.from(text(setField(seed, path.length ? path : ['model'], value))) }
+    return {
+      mutation: `${path.join('.') || 'root'} = ${text(value)}`,
+      body: Buffer.from(text(setField(seed, path.length ? path : ['model'], value))),
+    }
   },
   'prototype-named key'(rng, seed) {
     // A key named for the prototype in some object of the body (a verdict's questions or criteria, say).
     const path = randomPath(rng, seed)
     const name = rng.pick(prototypeNames)
-    const value = rng.pick<Json>([{ type: 'choice', instructions: 'x', criteria: { [name]: null, b: null } }, 1, 'x', null])
+    const value = rng.pick<Json>([
+      { type: 'choice', instructions: 'x', criteria: { [name]: null, b: null } },
+      1,
+      'x',
+      null,
+    ])
     const marker = '"__fuzz_key__"'
     const t = text(setAt(seed, path, { __fuzz_key__: value })).replace(marker, `"${name}"`)
     return { mutation: `{"${name}": ${text(value)}} at ${path.join('.') || 'root'}`, body: Buffer.from(t) }
@@ -193,9 +258,12 @@ const makers: Record<string, Maker> = {
     const value = rng.pick<Json>([{ polluted: true, isAdmin: true }, null, 'x', { prototype: { polluted: true } }])
     const t = text(seed)
     const inner = `"${name}":${text(value)}`
-    return { mutation: `"${name}": ${text(value)}`, body: Buffer.from(t.startsWith('{') && t !== '{}' ? `{${inner},${t.slice(1)}` : `{${inner}}`) }
+    return {
+      mutation: `"${name}": ${text(value)}`,
+      body: Buffer.from(t.startsWith('{') && t !== '{}' ? `{${inner},${t.slice(1)}` : `{${inner}}`),
+    }
   },
-  'escapes'(rng, seed, fields) {
+  escapes(rng, seed, fields) {
     const path = fields.length > 0 ? rng.pick(fields) : ['model']
     const escape = rng.pick(['\\ud800', '\\udfff\\ud800', '\\u0000', '\\x41', '\\', '\\u12', '\\uZZZZ', '\\/'])
     const t = text(setField(seed, path, '__fuzz_escape__')).replace('__fuzz_escape__', escape)
@@ -210,7 +278,13 @@ const makers: Record<string, Maker> = {
 export const jsonMutationNames = Object.keys(makers)
 
 /** One mutation of `seed` (a valid body of the route), the kind chosen at random. */
-export function jsonMutation(rng: FuzzRandom, seed: unknown, schema: object | undefined, index: number, maxBytes: number): JsonMutation {
+export function jsonMutation(
+  rng: FuzzRandom,
+  seed: unknown,
+  schema: object | undefined,
+  index: number,
+  maxBytes: number,
+): JsonMutation {
   const name = rng.pick(jsonMutationNames)
   const made = makers[name]!(rng, seed as Json, schemaFields(schema), index, maxBytes)
   return { mutation: `${name}: ${made.mutation}`, body: made.body }

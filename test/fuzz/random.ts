@@ -36,7 +36,8 @@ export function fuzzSeed(env: NodeJS.ProcessEnv = process.env): number {
   const given = env.FUZZ_SEED
   if (given !== undefined && given !== '') {
     const n = Number(given)
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`FUZZ_SEED must be a non-negative integer, not ${JSON.stringify(given)}`)
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new Error(`FUZZ_SEED must be a non-negative integer, not ${JSON.stringify(given)}`)
     return n
   }
   return Math.floor(Math.random() * 2 ** 31)

@@ -10,10 +10,15 @@ export function reportTable(report: FuzzReport): string {
   const statuses = [...new Set(Object.values(report.doors).flatMap((d) => Object.keys(d.statuses)))].sort(order)
   const widths = statuses.map((s) => Math.max(5, s.length) + 2)
   const pad = (s: string | number, n: number) => String(s).padStart(n)
-  const lines = [`${'door'.padEnd(13)}${pad('inputs', 8)}${pad('routes', 8)}${statuses.map((s, i) => pad(s, widths[i]!)).join('')}`]
+  const lines = [
+    `${'door'.padEnd(13)}${pad('inputs', 8)}${pad('routes', 8)}${statuses.map((s, i) => pad(s, widths[i]!)).join('')}`,
+  ]
   for (const [name, d] of Object.entries(report.doors)) {
     if (d.skipped) lines.push(`${name.padEnd(13)}${pad('—', 8)}  skipped: ${d.skipped}`)
-    else lines.push(`${name.padEnd(13)}${pad(d.inputs, 8)}${pad(Object.keys(d.routes).length, 8)}${statuses.map((s, i) => pad(d.statuses[s] ?? 0, widths[i]!)).join('')}`)
+    else
+      lines.push(
+        `${name.padEnd(13)}${pad(d.inputs, 8)}${pad(Object.keys(d.routes).length, 8)}${statuses.map((s, i) => pad(d.statuses[s] ?? 0, widths[i]!)).join('')}`,
+      )
   }
   const total = Object.values(report.doors).reduce((n, d) => n + d.inputs, 0)
   lines.push(

@@ -18,7 +18,14 @@ export function sendRaw(agent: http.Agent, base: URL, req: RawRequest, timeoutMs
   return new Promise((resolve, reject) => {
     let answered = false
     const r = http.request(
-      { agent, host: base.hostname, port: base.port, method: req.method, path: req.path, headers: { ...req.headers, 'content-length': String(req.body?.length ?? 0) } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method: req.method,
+        path: req.path,
+        headers: { ...req.headers, 'content-length': String(req.body?.length ?? 0) },
+      },
       (res) => {
         answered = true
         const chunks: Buffer[] = []
@@ -36,7 +43,12 @@ export function sendRaw(agent: http.Agent, base: URL, req: RawRequest, timeoutMs
     const timer = setTimeout(() => r.destroy(new Error(`no complete answer within ${timeoutMs} ms`)), timeoutMs)
     r.on('error', (err) => {
       // A write cut short after the answer came (the gateway refused the body early) is not an error.
-      if (answered && (err as NodeJS.ErrnoException).code !== undefined && /EPIPE|ECONNRESET/.test((err as NodeJS.ErrnoException).code!)) return
+      if (
+        answered &&
+        (err as NodeJS.ErrnoException).code !== undefined &&
+        /EPIPE|ECONNRESET/.test((err as NodeJS.ErrnoException).code!)
+      )
+        return
       clearTimeout(timer)
       reject(err)
     })

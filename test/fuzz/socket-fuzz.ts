@@ -27,7 +27,12 @@ export function socketTargets(gen: ReturnType<RunningGateway['generation']>): So
   const out: SocketTarget[] = []
   for (const r of gen.routes.values()) {
     if (!r.ws) continue
-    out.push({ routeId: r.info.id, path: r.ws.path, match: presentFields(r.ws.match), schema: r.body.kind === 'json' ? r.body.schema : undefined })
+    out.push({
+      routeId: r.info.id,
+      path: r.ws.path,
+      match: presentFields(r.ws.match),
+      schema: r.body.kind === 'json' ? r.body.schema : undefined,
+    })
   }
   return out
 }
@@ -39,7 +44,12 @@ function presentFields(match: Readonly<Record<string, string | null>> | undefine
 
 /** A valid message of each socket schema: small answers, so a run stays fast. */
 const validMessages: Record<string, object> = {
-  'query-request': { endpoint: 'query', query: 'What is a key?', request_source: 'override_params', model_params: { max_tokens: 4 } },
+  'query-request': {
+    endpoint: 'query',
+    query: 'What is a key?',
+    request_source: 'override_params',
+    model_params: { max_tokens: 4 },
+  },
   'query-compare-request': { query: 'What is a key?', model_provider: 'gateway', model_name: 'sim-chat-instruct' },
 }
 
@@ -53,14 +63,27 @@ interface SocketFuzzOptions {
   only?: string
 }
 
-export async function fuzzSockets(gw: RunningGateway, options: SocketFuzzOptions): Promise<{ tally: DoorTally; failures: Failure[]; gateway5xx: number }> {
+export async function fuzzSockets(
+  gw: RunningGateway,
+  options: SocketFuzzOptions,
+): Promise<{ tally: DoorTally; failures: Failure[]; gateway5xx: number }> {
   const tally: DoorTally = { inputs: 0, statuses: {}, routes: {} }
   const failures: Failure[] = []
   let gateway5xx = 0
   const targets = socketTargets(gw.generation())
   const base = gw.url.replace(/^http/, 'ws')
   const fail = (index: number, t: SocketTarget, auth: string, mutation: string, reason: string, body = '') =>
-    failures.push({ door: 'websocket', index, routeId: t.routeId, method: 'WS', path: t.path, auth, mutation, reason, body })
+    failures.push({
+      door: 'websocket',
+      index,
+      routeId: t.routeId,
+      method: 'WS',
+      path: t.path,
+      auth,
+      mutation,
+      reason,
+      body,
+    })
   if (targets.length === 0) return { tally, failures, gateway5xx }
 
   // The upgrade with no token and bad ones: refused before the socket opens.
@@ -68,7 +91,8 @@ export async function fuzzSockets(gw: RunningGateway, options: SocketFuzzOptions
     const t = targets[0]!
     const status = await upgradeStatus(`${base}${t.path}${token ? `?access_token=${token}` : ''}`, options.timeoutMs)
     tally.statuses[`upgrade ${status}`] = (tally.statuses[`upgrade ${status}`] ?? 0) + 1
-    if (status !== 401) fail(-1 - i, t, `token ${JSON.stringify(token.slice(0, 16))}`, 'upgrade', `upgrade answered ${status}, not 401`)
+    if (status !== 401)
+      fail(-1 - i, t, `token ${JSON.stringify(token.slice(0, 16))}`, 'upgrade', `upgrade answered ${status}, not 401`)
   }
 
   let next = 0
@@ -80,22 +104,37 @@ export async function fuzzSockets(gw: RunningGateway, options: SocketFuzzOptions
       const rng = inputRandom(options.seed, 'websocket', index)
       const t = rng.pick(targets)
       const valid = { ...(validMessages[t.schema ?? ''] ?? {}), ...t.match, id: `fz-${index}` }
-      const { mutation, body } = jsonMutation(rng, valid, t.schema === undefined ? undefined : bodySchemas[t.schema], index, options.maxBytes)
+      const { mutation, body } = jsonMutation(
+        rng,
+        valid,
+        t.schema === undefined ? undefined : bodySchemas[t.schema],
+        index,
+        options.maxBytes,
+      )
       tally.inputs++
       tally.routes[t.routeId] = (tally.routes[t.routeId] ?? 0) + 1
       socket ??= await open(`${base}${t.path}?access_token=${TEST_SERVICE_TOKEN}`)
       const answer = await exchange(socket, body.toString('utf8'), options.timeoutMs)
-      const label = answer.kind === 'message' ? `${answer.type} ${answer.status ?? ''}`.trim() : `${answer.kind} ${answer.code ?? ''}`.trim()
+      const label =
+        answer.kind === 'message'
+          ? `${answer.type} ${answer.status ?? ''}`.trim()
+          : `${answer.kind} ${answer.code ?? ''}`.trim()
       tally.statuses[label] = (tally.statuses[label] ?? 0) + 1
       const shown = JSON.stringify(body.subarray(0, 300).toString('latin1'))
       if (answer.kind === 'closed') {
         socket = undefined
-        if (answer.code !== 1009) fail(index, t, 'valid token', mutation, `socket closed with ${answer.code} ${answer.reason ?? ''}`, shown)
+        if (answer.code !== 1009)
+          fail(index, t, 'valid token', mutation, `socket closed with ${answer.code} ${answer.reason ?? ''}`, shown)
       } else if (answer.kind === 'timeout') {
         socket.terminate()
         socket = undefined
         fail(index, t, 'valid token', mutation, `no final message within ${options.timeoutMs} ms`, shown)
-      } else if (answer.type === 'error' && (answer.status === undefined || (answer.status >= 500 && answer.status !== 501) || typeof answer.message !== 'string')) {
+      } else if (
+        answer.type === 'error' &&
+        (answer.status === undefined ||
+          (answer.status >= 500 && answer.status !== 501) ||
+          typeof answer.message !== 'string')
+      ) {
         if ((answer.status ?? 500) >= 500) gateway5xx++
         fail(index, t, 'valid token', mutation, `error message ${answer.status}: ${answer.message}`, shown)
       }
@@ -130,7 +169,8 @@ function exchange(ws: WebSocket, text: string, timeoutMs: number): Promise<Socke
     }
     const onMessage = (data: WebSocket.RawData) => {
       const m = JSON.parse(data.toString()) as { type?: string; error?: { status?: number; message?: unknown } }
-      if (m.type === 'error') done({ kind: 'message', type: 'error', status: m.error?.status, message: m.error?.message })
+      if (m.type === 'error')
+        done({ kind: 'message', type: 'error', status: m.error?.status, message: m.error?.message })
       else if (m.type === 'response' || /\.done$/.test(m.type ?? '')) done({ kind: 'message', type: m.type! })
     }
     const onClose = (code: number, reason: Buffer) => done({ kind: 'closed', code, reason: reason.toString() })

@@ -18,10 +18,18 @@ export function targetsOf(gen: Generation): { targets: Target[]; unserved: strin
       unserved.push(route.info.id)
       continue
     }
-    const body = route.body.kind === 'json' ? { kind: 'json' as const, schema: route.body.schema } : { kind: route.body.kind }
+    const body =
+      route.body.kind === 'json' ? { kind: 'json' as const, schema: route.body.schema } : { kind: route.body.kind }
     // The style is the pipeline's `errors:`; rendering a probe tells which without reading the YAML again.
     const errors = route.errors(new GatewayError(400, 'probe')).contentType.includes('xml') ? 'soap' : 'openai'
-    targets.push({ routeId: route.info.id, pipeline: route.info.pipeline, method: route.method, pattern: route.path, body, errors })
+    targets.push({
+      routeId: route.info.id,
+      pipeline: route.info.pipeline,
+      method: route.method,
+      pattern: route.path,
+      body,
+      errors,
+    })
   }
   return { targets, unserved }
 }

@@ -40,11 +40,23 @@ test("running plus waiting of the model's pool, over the pool's capacity; models
 
 test('auto: the least loaded capable model; among equals the order of models.yaml', () => {
   const saturated = withLoads([{ pool: 'sim', model: 'sim-chat-instruct', running: 8, waiting: 3 }])
-  assert.is(chooseAutoModel(saturated.catalog, {}, Date.now(), queueLoadOf(saturated)).id, 'on-small', 'the sim pool is saturated: a model of an idle pool')
+  assert.is(
+    chooseAutoModel(saturated.catalog, {}, Date.now(), queueLoadOf(saturated)).id,
+    'on-small',
+    'the sim pool is saturated: a model of an idle pool',
+  )
   const idle = withLoads([])
-  assert.is(chooseAutoModel(idle.catalog, {}, Date.now(), queueLoadOf(idle)).id, 'sim-chat-instruct', 'all idle: the first listed')
+  assert.is(
+    chooseAutoModel(idle.catalog, {}, Date.now(), queueLoadOf(idle)).id,
+    'sim-chat-instruct',
+    'all idle: the first listed',
+  )
   const images = withLoads([{ pool: 'sim', model: 'sim-vision', running: 8, waiting: 8 }])
-  assert.is(chooseAutoModel(images.catalog, { images: true }, Date.now(), queueLoadOf(images)).id, 'sim-vision', 'busy, but the only vision model')
+  assert.is(
+    chooseAutoModel(images.catalog, { images: true }, Date.now(), queueLoadOf(images)).id,
+    'sim-vision',
+    'busy, but the only vision model',
+  )
 })
 
 test.run()

@@ -21,7 +21,10 @@ test('`*` (the default) permits every name', () => {
 
 test('a listed name permits; any of the names a model was asked by counts', () => {
   assert.ok(catalog.permits('narrow', ['sim-chat-instruct']))
-  assert.ok(catalog.permits('narrow', ['sim-instruct-8b', 'sim-chat-instruct']), 'asked by its server name, answered by a listed id')
+  assert.ok(
+    catalog.permits('narrow', ['sim-instruct-8b', 'sim-chat-instruct']),
+    'asked by its server name, answered by a listed id',
+  )
   assert.not.ok(catalog.permits('narrow', ['sim-vision']))
   assert.ok(catalog.permits('family', ['sim-chat', 'sim-chat-thinking', 'sim-chat']), 'reached through a listed family')
   assert.not.ok(catalog.permits('family', ['sim-chat-thinking']), 'the member by its own name is not the family')

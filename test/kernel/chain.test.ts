@@ -33,7 +33,15 @@ function route(steps: [string, Phases][]): LoadedRoute {
 }
 
 function exchange(): KernelExchange {
-  return createExchange({ route: { id: 'r', pipeline: 'p', file: 'p.yaml' }, transport: 'internal', method: 'POST', path: '/r', headerPrefix: 'x-gateway-', timeoutMs: 60_000, log: quiet })
+  return createExchange({
+    route: { id: 'r', pipeline: 'p', file: 'p.yaml' },
+    transport: 'internal',
+    method: 'POST',
+    path: '/r',
+    headerPrefix: 'x-gateway-',
+    timeoutMs: 60_000,
+    log: quiet,
+  })
 }
 
 /** The route run as an in-process call (the lifecycle's chunk loop and its finish); the events of its streamed reply. */
@@ -71,7 +79,15 @@ test('the onion: in, in, answer, out, out; finish innermost first, once', async 
   const r = route([
     ['a', recorder('a', log)],
     ['b', recorder('b', log)],
-    ['answer', { async request(ex) { log.push('answer'); ex.reply = reply.json({ ok: true }) } }],
+    [
+      'answer',
+      {
+        async request(ex) {
+          log.push('answer')
+          ex.reply = reply.json({ ok: true })
+        },
+      },
+    ],
   ])
   const ex = exchange()
   const state: ChainState = { entered: 0, finished: false }
@@ -85,7 +101,15 @@ test('a step that answers without next: later steps are not entered and get no f
   const log: string[] = []
   const r = route([
     ['a', recorder('a', log)],
-    ['cache', { async request(ex) { ex.reply = reply.json({ cached: true }) }, finish: () => void log.push('cache:finish') }],
+    [
+      'cache',
+      {
+        async request(ex) {
+          ex.reply = reply.json({ cached: true })
+        },
+        finish: () => void log.push('cache:finish'),
+      },
+    ],
     ['c', recorder('c', log)],
   ])
   const ex = exchange()
@@ -100,8 +124,28 @@ test('an error thrown inside: outer steps see it after next, finish gets failed 
   const log: string[] = []
   let seen: unknown
   const r = route([
-    ['a', { async request(_ex, next) { try { await next() } catch (err) { seen = err; throw err } }, finish: (_ex, o) => void log.push(`a:${o.kind}:${o.status}`) }],
-    ['boom', { async request() { throw new GatewayError(429, 'token budget exceeded') } }],
+    [
+      'a',
+      {
+        async request(_ex, next) {
+          try {
+            await next()
+          } catch (err) {
+            seen = err
+            throw err
+          }
+        },
+        finish: (_ex, o) => void log.push(`a:${o.kind}:${o.status}`),
+      },
+    ],
+    [
+      'boom',
+      {
+        async request() {
+          throw new GatewayError(429, 'token budget exceeded')
+        },
+      },
+    ],
   ])
   const ex = exchange()
   const state: ChainState = { entered: 0, finished: false }
@@ -120,8 +164,24 @@ test('an error thrown inside: outer steps see it after next, finish gets failed 
 test('next() called twice is a contract error, not a second run of the rest', async () => {
   let runs = 0
   const r = route([
-    ['twice', { async request(_ex, next) { await next(); await next() } }],
-    ['answer', { async request(ex) { runs++; ex.reply = reply.json({}) } }],
+    [
+      'twice',
+      {
+        async request(_ex, next) {
+          await next()
+          await next()
+        },
+      },
+    ],
+    [
+      'answer',
+      {
+        async request(ex) {
+          runs++
+          ex.reply = reply.json({})
+        },
+      },
+    ],
   ])
   try {
     await runRequest(r, exchange(), { entered: 0, finished: false })
@@ -145,8 +205,21 @@ test('a route whose steps set no reply fails with a 500 that leaks nothing', asy
 test('a stream: chunk sees every event in order; finish runs when it ends (done), after the last event', async () => {
   const log: string[] = []
   const r = route([
-    ['a', { chunk: (_ex, e) => (log.push(`chunk:${String(e.i)}`), e), finish: (_ex, o) => void log.push(`finish:${o.kind}`) }],
-    ['answer', { async request(ex) { ex.reply = reply.events(events(3)) } }],
+    [
+      'a',
+      {
+        chunk: (_ex, e) => (log.push(`chunk:${String(e.i)}`), e),
+        finish: (_ex, o) => void log.push(`finish:${o.kind}`),
+      },
+    ],
+    [
+      'answer',
+      {
+        async request(ex) {
+          ex.reply = reply.events(events(3))
+        },
+      },
+    ],
   ])
   const wrapped = await streamed(r, exchange())
   for await (const e of wrapped.events) log.push(`out:${String(e.i)}`)
@@ -157,7 +230,14 @@ test('a stream the consumer leaves early (client gone): finish gets aborted', as
   let outcome: Outcome | undefined
   const r = route([
     ['a', { finish: (_ex, o) => void (outcome = o) }],
-    ['answer', { async request(ex) { ex.reply = reply.events(events(10)) } }],
+    [
+      'answer',
+      {
+        async request(ex) {
+          ex.reply = reply.events(events(10))
+        },
+      },
+    ],
   ])
   for await (const e of (await streamed(r, exchange())).events) if (e.i === 1) break
   assert.is(outcome?.kind, 'aborted')
@@ -168,7 +248,14 @@ test('a stream cut upstream: the consumer sees the error, finish gets failed wit
   let outcome: Outcome | undefined
   const r = route([
     ['a', { finish: (_ex, o) => void (outcome = o) }],
-    ['answer', { async request(ex) { ex.reply = reply.events(events(5, 2)) } }],
+    [
+      'answer',
+      {
+        async request(ex) {
+          ex.reply = reply.events(events(5, 2))
+        },
+      },
+    ],
   ])
   const stream = await streamed(r, exchange())
   const got: unknown[] = []
@@ -186,8 +273,22 @@ test('a finish that throws: the others still run, and the error is kept for the 
   const log: string[] = []
   const r = route([
     ['a', { finish: () => void log.push('a') }],
-    ['bad', { finish: () => { throw new Error('finish broke') } }],
-    ['answer', { async request(ex) { ex.reply = reply.json({}) } }],
+    [
+      'bad',
+      {
+        finish: () => {
+          throw new Error('finish broke')
+        },
+      },
+    ],
+    [
+      'answer',
+      {
+        async request(ex) {
+          ex.reply = reply.json({})
+        },
+      },
+    ],
   ])
   const ex = exchange()
   const state: ChainState = { entered: 0, finished: false }

@@ -20,7 +20,12 @@ const schema = {
   properties: {
     route: { type: 'string', default: 'chat-internal' },
     model: { type: 'string' },
-    cache: { type: 'object', additionalProperties: false, default: {}, properties: { size: { type: 'integer', default: 10 }, label: { type: 'string' } } },
+    cache: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { size: { type: 'integer', default: 10 }, label: { type: 'string' } },
+    },
   },
 } as const
 

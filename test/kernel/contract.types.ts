@@ -3,15 +3,22 @@
  * checks this file with the rest of the project. Each `@ts-expect-error` line must fail to
  * compile, and a directive whose line compiles is itself an error, so these hold both ways.
  */
-import { definePlugin, type AnyPlugin, type ConfigOf, type Narrowed, type Phases, type StateOf } from '../../kernel/contract/plugin.js'
+import {
+  definePlugin,
+  type AnyPlugin,
+  type ConfigOf,
+  type Narrowed,
+  type Phases,
+  type StateOf,
+} from '../../kernel/contract/plugin.js'
 import type { Exchange, Slot } from '../../kernel/contract/exchange.js'
 import type { Kernel } from '../../kernel/contract/kernel.js'
 import { chatRequestSchema, type ChatRequest } from '../../schemas/chat-request.schema.js'
 import maxTokens from '../../plugins/max-tokens/index.js'
-import { configSchema as maxTokensSchema, type MaxTokensConfig } from '../../plugins/max-tokens/schema.js'
+import type { configSchema as maxTokensSchema, MaxTokensConfig } from '../../plugins/max-tokens/schema.js'
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
-function assertType<T extends true>(): void {}
+function assertType<_T extends true>(): void {}
 
 // 1. The config type is inferred from the schema: no type argument.
 
@@ -141,7 +148,12 @@ const defaultsSchema = {
   properties: {
     route: { type: 'string', default: 'chat-internal' },
     model: { type: 'string' },
-    cache: { type: 'object', additionalProperties: false, default: {}, properties: { size: { type: 'integer', default: 10 }, label: { type: 'string' } } },
+    cache: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: { size: { type: 'integer', default: 10 }, label: { type: 'string' } },
+    },
   },
 } as const
 
@@ -204,7 +216,9 @@ export const unnarrowed = definePlugin({
 })
 
 // The narrowed phases are still the loader's phases of the plain Exchange, and the plugins AnyPlugins.
-export const phasesOfRoute: Phases[] = [narrowed.setup({}, {} as Kernel, undefined, { pipeline: '', route: '', file: '' }) as Phases]
+export const phasesOfRoute: Phases[] = [
+  narrowed.setup({}, {} as Kernel, undefined, { pipeline: '', route: '', file: '' }) as Phases,
+]
 export const narrowedPlugins: AnyPlugin[] = [narrowed, unnarrowed, defaulted]
 
 // 7. A plugin that declares its body schema sees `ex.body` typed by it; without one, `unknown`.

@@ -38,7 +38,12 @@ const cases: Case[] = [
   { status: 200, type: 'nonsense', body: Buffer.from([1, 2, 3]) },
   { status: 200, type: 'audio/wav', body: Buffer.from('RIFF') },
   { status: 200, type: 'audio/L16;rate=24000', body: Buffer.alloc(0) },
-  { status: 200, type: 'text/html; charset=utf-8', body: '<html></html>', before: { 'content-type': 'application/x-ignored', 'cache-control': 'no-cache' } },
+  {
+    status: 200,
+    type: 'text/html; charset=utf-8',
+    body: '<html></html>',
+    before: { 'content-type': 'application/x-ignored', 'cache-control': 'no-cache' },
+  },
   { status: 204, type: 'text/plain', body: 'dropped', before: { 'x-kept': 'yes' } },
   { status: 205, type: 'text/plain', body: 'dropped' },
   { status: 304, type: 'audio/wav', body: Buffer.from('dropped') },
@@ -95,7 +100,16 @@ test('every case, GET and HEAD: the same bytes as Koa', async () => {
 
 test("a route reply's Vary: the same as Koa's ctx.vary, over what a preflight may have set", () => {
   const policy = corsPolicy({ origins: ['http://localhost:*'], credentials: false, max_age: 600 })
-  for (const before of [undefined, '', 'origin', 'Origin', 'accept-encoding', 'access-control-request-method, access-control-request-headers', '*', 'a, *']) {
+  for (const before of [
+    undefined,
+    '',
+    'origin',
+    'Origin',
+    'accept-encoding',
+    'access-control-request-method, access-control-request-headers',
+    '*',
+    'a, *',
+  ]) {
     const koa = new Koa()
     const req = new http.IncomingMessage(new net.Socket())
     const viaKoa = new http.ServerResponse(req)

@@ -20,7 +20,19 @@ const quiet = createLogger({ level: 'error', sink: { write: () => undefined } })
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 function request(pool: string, over: Partial<QueueRequest> = {}): QueueRequest {
-  return { pool, capacity: 1, model: 'm', group: 'A', groupWeight: 1, key: 'a', cost: 10, timeoutMs: 10_000, signal: new AbortController().signal, anticipationMs: 0, ...over }
+  return {
+    pool,
+    capacity: 1,
+    model: 'm',
+    group: 'A',
+    groupWeight: 1,
+    key: 'a',
+    cost: 10,
+    timeoutMs: 10_000,
+    signal: new AbortController().signal,
+    anticipationMs: 0,
+    ...over,
+  }
 }
 
 /** The admission if it came within `ms`, else 'pending'. */
@@ -64,7 +76,9 @@ function queueContract(label: string, needs: readonly Server[], open: () => Prom
     s3.release(10) // idempotent: must not free a second slot
   })
 
-  it('a group that floods does not starve another: the freed slot goes to the less-served group', async ({ queues }, pool) => {
+  it('a group that floods does not starve another: the freed slot goes to the less-served group', async ({
+    queues,
+  }, pool) => {
     const a1 = await granted(queues.acquire(request(pool, { group: 'A', key: 'a' })))
     const a2 = queues.acquire(request(pool, { group: 'A', key: 'a' }))
     const a3 = queues.acquire(request(pool, { group: 'A', key: 'a' }))
@@ -195,8 +209,12 @@ function queueContract(label: string, needs: readonly Server[], open: () => Prom
     ;(await granted(elsewhere)).release(10)
   })
 
-  it('slots released together (one event-loop turn) each go to the next in line, none twice', async ({ queues }, pool) => {
-    const slots = await Promise.all(Array.from({ length: 4 }, () => granted(queues.acquire(request(pool, { capacity: 4 })))))
+  it('slots released together (one event-loop turn) each go to the next in line, none twice', async ({
+    queues,
+  }, pool) => {
+    const slots = await Promise.all(
+      Array.from({ length: 4 }, () => granted(queues.acquire(request(pool, { capacity: 4 })))),
+    )
     const waiting = Array.from({ length: 6 }, () => queues.acquire(request(pool, { capacity: 4 })))
     assert.is(await within(waiting[0]!), 'pending', 'the pool is full')
     for (const s of slots) s.release(10)
@@ -211,8 +229,14 @@ function queueContract(label: string, needs: readonly Server[], open: () => Prom
     const w = queues.acquire(request(pool, { model: 'm2' }))
     await sleep(10)
     const load = queues.load().filter((l) => l.pool === pool)
-    assert.equal(load.find((l) => l.model === 'm1'), { pool, model: 'm1', waiting: 0, running: 1 })
-    assert.equal(load.find((l) => l.model === 'm2'), { pool, model: 'm2', waiting: 1, running: 0 })
+    assert.equal(
+      load.find((l) => l.model === 'm1'),
+      { pool, model: 'm1', waiting: 0, running: 1 },
+    )
+    assert.equal(
+      load.find((l) => l.model === 'm2'),
+      { pool, model: 'm2', waiting: 1, running: 0 },
+    )
     s1.release(10)
     ;(await granted(w)).release(10)
   })
@@ -228,8 +252,16 @@ queueContract('memory', [], async () => {
 queueContract('redis', ['redis'], async () => {
   const prefix = `${uniqueName('sluice-test')}:`
   const clients = [new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL)]
-  const queues = await RedisQueues.open(clients[0]!, clients[1]!, { prefix, log: quiet, turn: new RedisTurn(clients[0]!) })
-  const other = await RedisQueues.open(clients[2]!, clients[3]!, { prefix, log: quiet, turn: new RedisTurn(clients[2]!) })
+  const queues = await RedisQueues.open(clients[0]!, clients[1]!, {
+    prefix,
+    log: quiet,
+    turn: new RedisTurn(clients[0]!),
+  })
+  const other = await RedisQueues.open(clients[2]!, clients[3]!, {
+    prefix,
+    log: quiet,
+    turn: new RedisTurn(clients[2]!),
+  })
   return {
     queues,
     other,
@@ -248,14 +280,26 @@ replicas('a replica that stops renewing its leases (a crash) gives its slots bac
   const prefix = `${uniqueName('sluice-test')}:`
   const clients = [new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL), new Redis(REDIS_URL)]
   // The first "replica" never renews (its heartbeat is a minute away): as if it had died.
-  const dying = await RedisQueues.open(clients[0]!, clients[1]!, { prefix, log: quiet, turn: new RedisTurn(clients[0]!), leaseMs: 300, heartbeatMs: 60_000 })
-  const alive = await RedisQueues.open(clients[2]!, clients[3]!, { prefix, log: quiet, turn: new RedisTurn(clients[2]!), leaseMs: 5_000, heartbeatMs: 100 })
+  const dying = await RedisQueues.open(clients[0]!, clients[1]!, {
+    prefix,
+    log: quiet,
+    turn: new RedisTurn(clients[0]!),
+    leaseMs: 300,
+    heartbeatMs: 60_000,
+  })
+  const alive = await RedisQueues.open(clients[2]!, clients[3]!, {
+    prefix,
+    log: quiet,
+    turn: new RedisTurn(clients[2]!),
+    leaseMs: 5_000,
+    heartbeatMs: 100,
+  })
   try {
     const pool = 'crash'
     await granted(dying.acquire(request(pool)))
     const waiting = alive.acquire(request(pool, { key: 'survivor' }))
     assert.is(await within(waiting, 150), 'pending', 'the slot is still leased')
-    ;(await failIfStuck(granted(waiting), 'the survivor, once the dead replica\'s lease ran out')).release(10)
+    ;(await failIfStuck(granted(waiting), "the survivor, once the dead replica's lease ran out")).release(10)
   } finally {
     await dying.close()
     await alive.close()
@@ -266,12 +310,23 @@ replicas('a replica that stops renewing its leases (a crash) gives its slots bac
 })
 
 /** RedisQueues on one fresh prefix ("replicas"), each with its own lease and heartbeat; closed and cleaned after `run`. */
-async function replicasOn(options: { leaseMs: number; heartbeatMs: number }[], run: (replicas: RedisQueues[]) => Promise<void>): Promise<void> {
+async function replicasOn(
+  options: { leaseMs: number; heartbeatMs: number }[],
+  run: (replicas: RedisQueues[]) => Promise<void>,
+): Promise<void> {
   const prefix = `${uniqueName('sluice-test')}:`
   const clients = options.flatMap(() => [new Redis(REDIS_URL), new Redis(REDIS_URL)])
   const queues: RedisQueues[] = []
   try {
-    for (const [i, o] of options.entries()) queues.push(await RedisQueues.open(clients[2 * i]!, clients[2 * i + 1]!, { prefix, log: quiet, turn: new RedisTurn(clients[2 * i]!), ...o }))
+    for (const [i, o] of options.entries())
+      queues.push(
+        await RedisQueues.open(clients[2 * i]!, clients[2 * i + 1]!, {
+          prefix,
+          log: quiet,
+          turn: new RedisTurn(clients[2 * i]!),
+          ...o,
+        }),
+      )
     await run(queues)
   } finally {
     for (const q of queues) await q.close()
@@ -281,52 +336,74 @@ async function replicasOn(options: { leaseMs: number; heartbeatMs: number }[], r
   }
 }
 
-replicas("a dead replica's waiter granted just before its lease ends keeps the slot only until that lease, not a fresh one", async () => {
-  // The dead one never renews; the slot it is granted at ~450 ms must come back at ~600 ms (its
-  // waiter's lease), not at ~1,050 ms (a fresh lease from the grant). The yardstick, a second dead
-  // replica, holds a slot of another pool whose lease ends between the two (~825 ms): the slot
-  // must come back before the yardstick's does.
-  const dead = { leaseMs: 600, heartbeatMs: 60_000 }
-  const yardstickLease = { leaseMs: 825, heartbeatMs: 60_000 }
-  await replicasOn([dead, yardstickLease, { leaseMs: 5_000, heartbeatMs: 50 }], async ([dying, yardstick, alive]) => {
-    const pool = 'late-grant'
-    const held = await granted(alive!.acquire(request(pool)))
-    await granted(yardstick!.acquire(request(`${pool}-yardstick`)))
-    void dying!.acquire(request(pool, { key: 'dead' }))
-    await sleep(450)
-    held.release(10)
-    await sleep(30)
-    const again = alive!.acquire(request(pool, { key: 'survivor' }))
-    const afterYardstick = alive!.acquire(request(`${pool}-yardstick`, { key: 'survivor' }))
-    assert.is(await within(again, 60), 'pending', 'the dead waiter was granted the freed slot')
-    const order: string[] = []
-    const noted = async (what: string, p: Promise<Admission>) => {
-      const slot = await granted(p)
-      order.push(what)
-      return slot
-    }
-    const slots = await failIfStuck(Promise.all([noted('the late-grant slot', again), noted("the yardstick's slot", afterYardstick)]), 'the slots of the dead replicas')
-    for (const s of slots) s.release(10)
-    assert.equal(order, ['the late-grant slot', "the yardstick's slot"], "the slot came back with its waiter's lease, before a lease that ends later")
-  })
-})
+replicas(
+  "a dead replica's waiter granted just before its lease ends keeps the slot only until that lease, not a fresh one",
+  async () => {
+    // The dead one never renews; the slot it is granted at ~450 ms must come back at ~600 ms (its
+    // waiter's lease), not at ~1,050 ms (a fresh lease from the grant). The yardstick, a second dead
+    // replica, holds a slot of another pool whose lease ends between the two (~825 ms): the slot
+    // must come back before the yardstick's does.
+    const dead = { leaseMs: 600, heartbeatMs: 60_000 }
+    const yardstickLease = { leaseMs: 825, heartbeatMs: 60_000 }
+    await replicasOn([dead, yardstickLease, { leaseMs: 5_000, heartbeatMs: 50 }], async ([dying, yardstick, alive]) => {
+      const pool = 'late-grant'
+      const held = await granted(alive!.acquire(request(pool)))
+      await granted(yardstick!.acquire(request(`${pool}-yardstick`)))
+      void dying!.acquire(request(pool, { key: 'dead' }))
+      await sleep(450)
+      held.release(10)
+      await sleep(30)
+      const again = alive!.acquire(request(pool, { key: 'survivor' }))
+      const afterYardstick = alive!.acquire(request(`${pool}-yardstick`, { key: 'survivor' }))
+      assert.is(await within(again, 60), 'pending', 'the dead waiter was granted the freed slot')
+      const order: string[] = []
+      const noted = async (what: string, p: Promise<Admission>) => {
+        const slot = await granted(p)
+        order.push(what)
+        return slot
+      }
+      const slots = await failIfStuck(
+        Promise.all([noted('the late-grant slot', again), noted("the yardstick's slot", afterYardstick)]),
+        'the slots of the dead replicas',
+      )
+      for (const s of slots) s.release(10)
+      assert.equal(
+        order,
+        ['the late-grant slot', "the yardstick's slot"],
+        "the slot came back with its waiter's lease, before a lease that ends later",
+      )
+    })
+  },
+)
 
-replicas('a waiter dropped while its replica was cut from Redis past its lease goes back to its old place', async () => {
-  // `cut` renews nothing for 700 ms (as if cut off), so its waiter lapses at 300 ms and the other
-  // replica's heartbeat drops it; its first heartbeat after that puts it back ahead of a later one.
-  await replicasOn([{ leaseMs: 300, heartbeatMs: 700 }, { leaseMs: 5_000, heartbeatMs: 50 }], async ([cut, alive]) => {
-    const pool = 'requeue'
-    const held = await granted(alive!.acquire(request(pool)))
-    const early = cut!.acquire(request(pool, { key: 'k' }))
-    await sleep(20)
-    const late = alive!.acquire(request(pool, { key: 'k' }))
-    await sleep(850)
-    held.release(10)
-    const first = await failIfStuck(Promise.race([early.then(() => 'early'), late.then(() => 'late')]), 'both waiters, once the slot was freed')
-    assert.is(first, 'early', 'the older waiter is served first')
-    ;(await granted(early)).release(10)
-    ;(await granted(late)).release(10)
-  })
-})
+replicas(
+  'a waiter dropped while its replica was cut from Redis past its lease goes back to its old place',
+  async () => {
+    // `cut` renews nothing for 700 ms (as if cut off), so its waiter lapses at 300 ms and the other
+    // replica's heartbeat drops it; its first heartbeat after that puts it back ahead of a later one.
+    await replicasOn(
+      [
+        { leaseMs: 300, heartbeatMs: 700 },
+        { leaseMs: 5_000, heartbeatMs: 50 },
+      ],
+      async ([cut, alive]) => {
+        const pool = 'requeue'
+        const held = await granted(alive!.acquire(request(pool)))
+        const early = cut!.acquire(request(pool, { key: 'k' }))
+        await sleep(20)
+        const late = alive!.acquire(request(pool, { key: 'k' }))
+        await sleep(850)
+        held.release(10)
+        const first = await failIfStuck(
+          Promise.race([early.then(() => 'early'), late.then(() => 'late')]),
+          'both waiters, once the slot was freed',
+        )
+        assert.is(first, 'early', 'the older waiter is served first')
+        ;(await granted(early)).release(10)
+        ;(await granted(late)).release(10)
+      },
+    )
+  },
+)
 
 replicas.run()

@@ -20,7 +20,11 @@ const needsModel = definePlugin({
   name: 'needs-model',
   config: emptySchema,
   requires: ['principal', 'model'],
-  setup: () => ({ async request(_ex, next) { await next() } }),
+  setup: () => ({
+    async request(_ex, next) {
+      await next()
+    },
+  }),
 })
 
 const brokenFinish = definePlugin({
@@ -98,7 +102,18 @@ test('an error thrown in finish fails the test instead of being logged away', as
 })
 
 test('a header set once the stream has started: the stream fails in the harness', async () => {
-  const run = await runPlugin(lateHeader, {}, { next: (ex) => void (ex.reply = reply.events((async function* () { yield { i: 0 } })())) })
+  const run = await runPlugin(
+    lateHeader,
+    {},
+    {
+      next: (ex) =>
+        void (ex.reply = reply.events(
+          (async function* () {
+            yield { i: 0 }
+          })(),
+        )),
+    },
+  )
   assert.ok(run.error, 'the late header went unnoticed')
   assert.match(String(run.error?.cause ?? run.error?.message), /set after the reply's headers were sent/)
 })
@@ -114,7 +129,10 @@ routes:
     http: GET /late
     steps: [auth, late-header, three-events]
 `
-  const gw = await startTestGateway({ plugins: [lateHeader, threeEvents], files: { 'pipelines/gateway.yaml': pipeline } })
+  const gw = await startTestGateway({
+    plugins: [lateHeader, threeEvents],
+    files: { 'pipelines/gateway.yaml': pipeline },
+  })
   try {
     const res = await fetch(`${gw.url}/v1/late`, { headers: { authorization: `Bearer ${TEST_KEY}` } })
     assert.is(res.status, 200)
@@ -122,7 +140,10 @@ routes:
     const text = await res.text()
     assert.match(text, '"error"')
     assert.not.match(text, '[DONE]')
-    assert.ok(gw.logs.some((l) => l.includes("set after the reply's headers were sent")), 'the cause was not logged')
+    assert.ok(
+      gw.logs.some((l) => l.includes("set after the reply's headers were sent")),
+      'the cause was not logged',
+    )
   } finally {
     await gw.close()
   }
@@ -141,7 +162,9 @@ routes:
 `
   const gw = await startTestGateway({ plugins: [dialectStream], files: { 'pipelines/gateway.yaml': pipeline } })
   try {
-    const text = await (await fetch(`${gw.url}/v1/dialect`, { headers: { authorization: `Bearer ${TEST_KEY}` } })).text()
+    const text = await (
+      await fetch(`${gw.url}/v1/dialect`, { headers: { authorization: `Bearer ${TEST_KEY}` } })
+    ).text()
     assert.is(
       text,
       'event: message_start\ndata: {"type":"message_start","n":1}\n\n' +

@@ -18,10 +18,28 @@ import type { Server } from '../support/services.js'
 
 const log = createLogger({ level: 'error', sink: { write: () => undefined } })
 const seed: KeysFile = {
-  groups: { research: { models: ['*'], weight: 1, forward_headers: false }, ops: { models: ['sim-chat'], weight: 2, tokens_per_minute: 1000, forward_headers: false } },
+  groups: {
+    research: { models: ['*'], weight: 1, forward_headers: false },
+    ops: { models: ['sim-chat'], weight: 2, tokens_per_minute: 1000, forward_headers: false },
+  },
   keys: [
-    { id: 'seeded', group: 'research', hash: formatHash(hashSecret('sk-seeded')), enabled: true, legacy: false, demo: false },
-    { id: 'old', group: 'ops', hash: formatHash(hashSecret('sk-old')), enabled: true, legacy: true, demo: false, budget: { amount: 5, term: 'week' } },
+    {
+      id: 'seeded',
+      group: 'research',
+      hash: formatHash(hashSecret('sk-seeded')),
+      enabled: true,
+      legacy: false,
+      demo: false,
+    },
+    {
+      id: 'old',
+      group: 'ops',
+      hash: formatHash(hashSecret('sk-old')),
+      enabled: true,
+      legacy: true,
+      demo: false,
+      budget: { amount: 5, term: 'week' },
+    },
   ],
 }
 
@@ -44,7 +62,11 @@ async function eventually<T>(read: () => T, want: T): Promise<T> {
   return value
 }
 
-function keysContract(label: string, needs: readonly Server[], open: () => Promise<{ store: Store; cleanup(): Promise<void> }>): void {
+function keysContract(
+  label: string,
+  needs: readonly Server[],
+  open: () => Promise<{ store: Store; cleanup(): Promise<void> }>,
+): void {
   const test = suiteNeeding(needs, `key store with admin changes: ${label}`)
   let opened: { store: Store; cleanup(): Promise<void> } | undefined
   let stored: StoredKeys
@@ -59,16 +81,36 @@ function keysContract(label: string, needs: readonly Server[], open: () => Promi
     await opened?.store.close()
     await opened?.cleanup()
   })
-  const it = (name: string, fn: () => Promise<void>) =>
-    test(name, fn)
+  const it = (name: string, fn: () => Promise<void>) => test(name, fn)
 
   it('seed keys answer to their secrets; a key made here answers to the secret shown once', async () => {
     assert.is(keys.lookup('sk-seeded')?.id, 'seeded')
-    const made = await keys.createKey({ id: 'alice', group: 'research', budget: { amount: 3, term: 'day' }, tokensPerMinute: 500 })
+    const made = await keys.createKey({
+      id: 'alice',
+      group: 'research',
+      budget: { amount: 3, term: 'day' },
+      tokensPerMinute: 500,
+    })
     assert.match(made.secret, /^sk-sluice-/)
     const found = keys.lookup(made.secret)
-    assert.equal({ ...found, createdAt: undefined, updatedAt: undefined }, { id: 'alice', group: 'research', enabled: true, legacy: false, budget: { amount: 3, term: 'day' }, tokensPerMinute: 500, source: 'store', createdAt: undefined, updatedAt: undefined })
-    assert.equal(keys.keys().map((k) => `${k.id}:${k.source}`), ['alice:store', 'old:config', 'seeded:config'])
+    assert.equal(
+      { ...found, createdAt: undefined, updatedAt: undefined },
+      {
+        id: 'alice',
+        group: 'research',
+        enabled: true,
+        legacy: false,
+        budget: { amount: 3, term: 'day' },
+        tokensPerMinute: 500,
+        source: 'store',
+        createdAt: undefined,
+        updatedAt: undefined,
+      },
+    )
+    assert.equal(
+      keys.keys().map((k) => `${k.id}:${k.source}`),
+      ['alice:store', 'old:config', 'seeded:config'],
+    )
     const snap = await opened!.store.keys.load()
     assert.not.ok(JSON.stringify(snap).includes(made.secret), 'the store keeps only the digest')
   })
@@ -136,7 +178,12 @@ function keysContract(label: string, needs: readonly Server[], open: () => Promi
 
   it('groups: put (defaults filled), override a seed group, delete an empty one', async () => {
     const g = await keys.putGroup('tenant-x', { models: ['sim-chat'], budget: { amount: 10 } })
-    assert.equal(g.config, { models: ['sim-chat'], weight: 1, budget: { amount: 10, term: 'month' }, forward_headers: false })
+    assert.equal(g.config, {
+      models: ['sim-chat'],
+      weight: 1,
+      budget: { amount: 10, term: 'month' },
+      forward_headers: false,
+    })
     assert.equal(keys.group('tenant-x'), g.config)
     await keys.putGroup('ops', { weight: 5 })
     assert.is(keys.group('ops')!.weight, 5)
@@ -150,7 +197,11 @@ function keysContract(label: string, needs: readonly Server[], open: () => Promi
     const replica = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, stored: replicaCache })
     try {
       const made = await keys.createKey({ id: 'dave', group: 'research' })
-      assert.is(await eventually(() => replica.lookup(made.secret)?.enabled, true), true, 'the other replica saw the new key')
+      assert.is(
+        await eventually(() => replica.lookup(made.secret)?.enabled, true),
+        true,
+        'the other replica saw the new key',
+      )
       await keys.updateKey('dave', { enabled: false })
       const seen = await eventually(() => replica.lookup(made.secret)?.enabled, false)
       assert.is(seen, false, 'the other replica saw the switch')
@@ -173,7 +224,12 @@ admin('the admin key comes from SLUICE_ADMIN_KEY or admin.key_hash, compared by 
   assert.ok(fromEnv.adminConfigured)
   assert.ok(fromEnv.isAdmin('sk-admin'))
   assert.not.ok(fromEnv.isAdmin('sk-seeded'))
-  const fromConfig = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, adminKeyHash: formatHash(hashSecret('sk-config-admin')) })
+  const fromConfig = createKeyStore(seed, {
+    dataDir: os.tmpdir(),
+    env: {},
+    log,
+    adminKeyHash: formatHash(hashSecret('sk-config-admin')),
+  })
   assert.ok(fromConfig.isAdmin('sk-config-admin'))
   const none = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log })
   assert.not.ok(none.adminConfigured)

@@ -62,11 +62,16 @@ routes:
 ${routes}`
 const counted = '  - { id: s-count, http: GET /count, steps: [test-counter] }\n'
 const flakyRoute = '  - { id: s-flaky, http: GET /flaky, steps: [test-flaky] }\n'
-const server = fs.readFileSync(path.join(defaultConfigDir, 'server.yaml'), 'utf8').replace(/^pipelines: \[/m, 'pipelines: [states.yaml, ')
+const server = fs
+  .readFileSync(path.join(defaultConfigDir, 'server.yaml'), 'utf8')
+  .replace(/^pipelines: \[/m, 'pipelines: [states.yaml, ')
 
 test('opened at the first load, kept by a reload, closed once at shutdown', async () => {
   events.length = 0
-  const gw = await startTestGateway({ plugins: [counter, flaky] as AnyPlugin[], files: { 'pipelines/states.yaml': pipeline(counted), 'config/server.yaml': server } })
+  const gw = await startTestGateway({
+    plugins: [counter, flaky] as AnyPlugin[],
+    files: { 'pipelines/states.yaml': pipeline(counted), 'config/server.yaml': server },
+  })
   try {
     const count = async () => ((await (await fetch(`${gw.url}/s/count`)).json()) as { served: number }).served
     assert.is(await count(), 1)
@@ -77,7 +82,11 @@ test('opened at the first load, kept by a reload, closed once at shutdown', asyn
     // A route whose plugin cannot open: that reload is refused, the old set serves on.
     gw.write('pipelines', 'states.yaml', pipeline(counted + flakyRoute))
     assert.is(await gw.reload(), false)
-    assert.ok(gw.logs.some((l) => l.includes('reload refused') && l.includes('OPEN_FAILED') && l.includes('the store is not there yet')))
+    assert.ok(
+      gw.logs.some(
+        (l) => l.includes('reload refused') && l.includes('OPEN_FAILED') && l.includes('the store is not there yet'),
+      ),
+    )
     assert.is(await count(), 3, 'the same state serves on')
     // The next load opens it again, and the counter's state is still the one opened first.
     assert.is(await gw.reload(), true)
@@ -95,7 +104,10 @@ test('the harness opens a plugin once per kernel, and closes the state of a kern
   const kernel = makeKernel()
   const first = await runPlugin(counter, {}, { kernel })
   const second = await runPlugin(counter, {}, { kernel })
-  assert.equal([(first.reply as { body: unknown }).body, (second.reply as { body: unknown }).body], [{ served: 1 }, { served: 2 }])
+  assert.equal(
+    [(first.reply as { body: unknown }).body, (second.reply as { body: unknown }).body],
+    [{ served: 1 }, { served: 2 }],
+  )
   assert.is((await stateOf(counter, kernel)).served, 2)
   assert.equal(events, ['open'])
   events.length = 0

@@ -21,7 +21,14 @@ test('parseEffort: omitted and null are undefined', () => {
 
 test('parseEffort: names of Object.prototype are no level, 400 (the fuzzer found `constructor` taken as one: 404 "model sim-chat is not registered")', () => {
   for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
-    assert.throws(() => parseEffort(name), (err: Error) => err instanceof GatewayError && err.status === 400 && err.message === `reasoning effort ${name} is not one of none, low, medium or high`, name)
+    assert.throws(
+      () => parseEffort(name),
+      (err: Error) =>
+        err instanceof GatewayError &&
+        err.status === 400 &&
+        err.message === `reasoning effort ${name} is not one of none, low, medium or high`,
+      name,
+    )
   }
 })
 

@@ -16,7 +16,28 @@ const DAY = 86_400_000
 const NOW = Date.UTC(2026, 4, 14)
 
 function rec(i: number, at = NOW): UsageRecord {
-  return { at, requestId: `r${i}`, keyId: 'k', group: 'g', route: 'chat', modelRequested: 'm', model: 'm', upstreamModel: null, promptTokens: 1, completionTokens: 1, cachedTokens: 0, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 0, status: 200, outcome: 'done', queueMs: 0, ttftMs: 0, totalMs: 1 }
+  return {
+    at,
+    requestId: `r${i}`,
+    keyId: 'k',
+    group: 'g',
+    route: 'chat',
+    modelRequested: 'm',
+    model: 'm',
+    upstreamModel: null,
+    promptTokens: 1,
+    completionTokens: 1,
+    cachedTokens: 0,
+    audioSeconds: 0,
+    characters: 0,
+    usageSource: 'reported',
+    value: 0,
+    status: 200,
+    outcome: 'done',
+    queueMs: 0,
+    ttftMs: 0,
+    totalMs: 1,
+  }
 }
 
 /** A table in memory that can be told to fail. */
@@ -33,7 +54,9 @@ function fakeTable() {
       rows.push(...batch)
     },
     async insertMissing(batch: readonly UsageRecord[]) {
-      const missing = batch.filter((r) => !rows.some((x) => x.requestId === r.requestId && x.route === r.route && x.at === r.at))
+      const missing = batch.filter(
+        (r) => !rows.some((x) => x.requestId === r.requestId && x.route === r.route && x.at === r.at),
+      )
       rows.push(...missing)
       return missing.length
     },
@@ -57,7 +80,14 @@ function fakeTable() {
 
 test('add only buffers; the batch is written on flush, in one insert', async () => {
   const table = fakeTable()
-  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  const w = new RecordWriter(table, {
+    flushMs: 60_000,
+    batch: 100,
+    retentionDays: 180,
+    log,
+    metrics: new MetricsRegistry(),
+    now: () => NOW,
+  })
   for (let i = 0; i < 10; i++) w.add(rec(i))
   assert.is(table.rows.length, 0, 'nothing written on add')
   await w.flush()
@@ -68,7 +98,14 @@ test('add only buffers; the batch is written on flush, in one insert', async () 
 
 test('a full buffer is written without waiting for the timer', async () => {
   const table = fakeTable()
-  const w = new RecordWriter(table, { flushMs: 60_000, batch: 5, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  const w = new RecordWriter(table, {
+    flushMs: 60_000,
+    batch: 5,
+    retentionDays: 180,
+    log,
+    metrics: new MetricsRegistry(),
+    now: () => NOW,
+  })
   for (let i = 0; i < 5; i++) w.add(rec(i))
   await new Promise((r) => setImmediate(r))
   assert.is(table.rows.length, 5)
@@ -77,7 +114,14 @@ test('a full buffer is written without waiting for the timer', async () => {
 
 test('the timer writes what is buffered', async () => {
   const table = fakeTable()
-  const w = new RecordWriter(table, { flushMs: 20, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  const w = new RecordWriter(table, {
+    flushMs: 20,
+    batch: 100,
+    retentionDays: 180,
+    log,
+    metrics: new MetricsRegistry(),
+    now: () => NOW,
+  })
   w.add(rec(1))
   await new Promise((r) => setTimeout(r, 60))
   assert.is(table.rows.length, 1)
@@ -87,7 +131,15 @@ test('the timer writes what is buffered', async () => {
 test('a store that fails keeps the batch for the next attempt; a full buffer drops the oldest, counted', async () => {
   const table = fakeTable()
   const metrics = new MetricsRegistry()
-  const w = new RecordWriter(table, { flushMs: 60_000, batch: 1000, retentionDays: 180, log, metrics, now: () => NOW, maxBuffered: 5 })
+  const w = new RecordWriter(table, {
+    flushMs: 60_000,
+    batch: 1000,
+    retentionDays: 180,
+    log,
+    metrics,
+    now: () => NOW,
+    maxBuffered: 5,
+  })
   table.failing = true
   for (let i = 0; i < 3; i++) w.add(rec(i))
   await w.flush()
@@ -95,7 +147,10 @@ test('a store that fails keeps the batch for the next attempt; a full buffer dro
   for (let i = 3; i < 7; i++) w.add(rec(i))
   table.failing = false
   await w.flush()
-  assert.equal(table.rows.map((r) => r.requestId), ['r2', 'r3', 'r4', 'r5', 'r6'])
+  assert.equal(
+    table.rows.map((r) => r.requestId),
+    ['r2', 'r3', 'r4', 'r5', 'r6'],
+  )
   assert.match(metrics.render(), /sluice_records_dropped_total 2/)
   assert.match(metrics.render(), /sluice_records_write_failures_total 1/)
   await w.close()
@@ -103,7 +158,14 @@ test('a store that fails keeps the batch for the next attempt; a full buffer dro
 
 test('close writes what is left; records added after close are ignored', async () => {
   const table = fakeTable()
-  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  const w = new RecordWriter(table, {
+    flushMs: 60_000,
+    batch: 100,
+    retentionDays: 180,
+    log,
+    metrics: new MetricsRegistry(),
+    now: () => NOW,
+  })
   w.add(rec(1))
   await w.close()
   assert.is(table.rows.length, 1)
@@ -114,7 +176,14 @@ test('close writes what is left; records added after close are ignored', async (
 
 test('records older than the retention are purged (at start, then hourly)', async () => {
   const table = fakeTable()
-  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW })
+  const w = new RecordWriter(table, {
+    flushMs: 60_000,
+    batch: 100,
+    retentionDays: 180,
+    log,
+    metrics: new MetricsRegistry(),
+    now: () => NOW,
+  })
   await new Promise((r) => setImmediate(r))
   assert.equal(table.purgedBefore, [NOW - 180 * DAY])
   await w.close()
@@ -124,11 +193,23 @@ test('with a journal, records a crash left unwritten are replayed at the next st
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-journal-'))
   const table = fakeTable()
   const first = await RecordJournal.open(dir, table)
-  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW, journal: first.journal })
+  const w = new RecordWriter(table, {
+    flushMs: 60_000,
+    batch: 100,
+    retentionDays: 180,
+    log,
+    metrics: new MetricsRegistry(),
+    now: () => NOW,
+    journal: first.journal,
+  })
   for (let i = 0; i < 3; i++) w.add(rec(i))
   await w.flush()
   assert.is(table.rows.length, 3)
-  assert.equal(fs.readdirSync(dir), ['records-2.journal'], 'the written batch left the journal; the open segment is empty')
+  assert.equal(
+    fs.readdirSync(dir),
+    ['records-2.journal'],
+    'the written batch left the journal; the open segment is empty',
+  )
   // Two more, their replies sent (once the journal has them), then a crash: no flush, no
   // close. One of them was written just before it.
   w.add(rec(3))
@@ -140,7 +221,10 @@ test('with a journal, records a crash left unwritten are replayed at the next st
   after.rows.push(...table.rows)
   const second = await RecordJournal.open(dir, after)
   assert.is(second.replayed, 1, 'the one missing record; the cut line is not a record')
-  assert.equal(after.rows.map((r) => r.requestId), ['r0', 'r1', 'r2', 'r3', 'r4'])
+  assert.equal(
+    after.rows.map((r) => r.requestId),
+    ['r0', 'r1', 'r2', 'r3', 'r4'],
+  )
   assert.equal(fs.readdirSync(dir), ['records-3.journal'])
   second.journal.close()
   assert.equal(fs.readdirSync(dir), [], 'an empty segment is not kept')
@@ -152,7 +236,15 @@ test('the journal writes the records of a turn at once, and durable() resolves o
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-journal-'))
   const table = fakeTable()
   const { journal } = await RecordJournal.open(dir, table)
-  const w = new RecordWriter(table, { flushMs: 60_000, batch: 100, retentionDays: 180, log, metrics: new MetricsRegistry(), now: () => NOW, journal })
+  const w = new RecordWriter(table, {
+    flushMs: 60_000,
+    batch: 100,
+    retentionDays: 180,
+    log,
+    metrics: new MetricsRegistry(),
+    now: () => NOW,
+    journal,
+  })
   const file = path.join(dir, fs.readdirSync(dir)[0] ?? 'records-1.journal')
   const lines = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length : 0)
   assert.is(w.durable(), undefined, 'nothing waits')
@@ -171,7 +263,10 @@ test('the journal writes the records of a turn at once, and durable() resolves o
   // A batch sealed in the same turn as an add takes the record with it.
   w.add(rec(3))
   await w.flush()
-  assert.equal(table.rows.map((r) => r.requestId), ['r1', 'r2', 'r3'])
+  assert.equal(
+    table.rows.map((r) => r.requestId),
+    ['r1', 'r2', 'r3'],
+  )
   await w.close()
   assert.equal(fs.readdirSync(dir), [], 'every record written, nothing left to replay')
 })

@@ -17,8 +17,25 @@ import { suiteNeeding } from '../support/needs-server.js'
 
 const quiet = createLogger({ level: 'error', sink: { write: () => undefined } })
 const NOW = Date.UTC(2026, 4, 14, 12)
-const minute = (counter: string, limit: number): LedgerLine => ({ counter, limit, fixed: 0, perUnit: 1, window: { kind: 'sliding', ms: 60_000 } })
-const request = (pool: string): QueueRequest => ({ pool, capacity: 2, model: 'm', group: 'A', groupWeight: 1, key: 'a', cost: 10, timeoutMs: 10_000, signal: new AbortController().signal, anticipationMs: 0 })
+const minute = (counter: string, limit: number): LedgerLine => ({
+  counter,
+  limit,
+  fixed: 0,
+  perUnit: 1,
+  window: { kind: 'sliding', ms: 60_000 },
+})
+const request = (pool: string): QueueRequest => ({
+  pool,
+  capacity: 2,
+  model: 'm',
+  group: 'A',
+  groupWeight: 1,
+  key: 'a',
+  cost: 10,
+  timeoutMs: 10_000,
+  signal: new AbortController().signal,
+  anticipationMs: 0,
+})
 
 interface Opened {
   redis: Redis
@@ -88,7 +105,11 @@ test("a turn's settlement, reservation, release and enqueue go out as one EVALSH
     assert.is(calls.length, 1, `one script call for the turn, got ${calls.length}`)
     const names = calls[0]!.filter((a) => a in LEDGER_SECTIONS || a in QUEUE_SECTIONS)
     assert.equal(names, ['settle', 'reserve', 'release', 'enqueue'])
-    assert.is(await s.ledger.used('m:turn', minute('m:turn', 1000).window, NOW), 140, 'the settlement (100 → 40) was applied before the new reservation of 100')
+    assert.is(
+      await s.ledger.used('m:turn', minute('m:turn', 1000).window, NOW),
+      140,
+      'the settlement (100 → 40) was applied before the new reservation of 100',
+    )
   } finally {
     await s.close()
   }
@@ -100,11 +121,15 @@ test('a section that fails rejects its own callers; the sections beside it are a
     // A window whose keys hold the wrong types: the reservation's section raises WRONGTYPE.
     await s.redis.hset(`${s.prefix}m:broken:log`, 'x', '1')
     await s.redis.hset(`${s.prefix}m:broken:sum`, 'x', '1')
-    const [reserved, admitted] = await Promise.allSettled([s.ledger.reserve([minute('m:broken', 1000)], { min: 1, max: 10 }, NOW), s.queues.acquire(request('q'))])
+    const [reserved, admitted] = await Promise.allSettled([
+      s.ledger.reserve([minute('m:broken', 1000)], { min: 1, max: 10 }, NOW),
+      s.queues.acquire(request('q')),
+    ])
     assert.is(reserved.status, 'rejected')
     if (reserved.status === 'rejected') assert.match(String(reserved.reason), /WRONGTYPE/)
     assert.is(admitted.status, 'fulfilled')
-    if (admitted.status === 'fulfilled') assert.is(admitted.value.kind, 'granted', 'the enqueue in the same call was made')
+    if (admitted.status === 'fulfilled')
+      assert.is(admitted.value.kind, 'granted', 'the enqueue in the same call was made')
   } finally {
     await s.close()
   }

@@ -6,7 +6,11 @@ import * as assert from 'uvu/assert'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { openResponsesTable, type ResponsesTable, type StoredResponse } from '../../plugins/openai-responses/store/responses-table.js'
+import {
+  openResponsesTable,
+  type ResponsesTable,
+  type StoredResponse,
+} from '../../plugins/openai-responses/store/responses-table.js'
 import { ResponseKeeper } from '../../plugins/openai-responses/store/kept-responses.js'
 import { storesAccess } from '../../kernel/services/stores/stores-access.js'
 import { createLogger } from '../../kernel/contract/log.js'
@@ -25,7 +29,11 @@ function stored(n: number, keyId: string, over: Partial<StoredResponse> = {}): S
     id,
     keyId,
     createdAt: T0 + n * 1000,
-    response: { id, object: 'response', output: [{ type: 'message', id: `msg_${hex(n)}_0`, content: [{ type: 'output_text', text: `answer ${n} ✓` }] }] },
+    response: {
+      id,
+      object: 'response',
+      output: [{ type: 'message', id: `msg_${hex(n)}_0`, content: [{ type: 'output_text', text: `answer ${n} ✓` }] }],
+    },
     input: [{ type: 'message', id: `msg_${hex(n)}_i0`, role: 'user', content: `question ${n}` }],
     ...over,
   }
@@ -37,7 +45,10 @@ interface Store {
   close(): Promise<void>
 }
 
-async function openTable(postgres?: { url: string; schema: string }): Promise<{ store: Store; cleanup(): Promise<void> }> {
+async function openTable(postgres?: {
+  url: string
+  schema: string
+}): Promise<{ store: Store; cleanup(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-responses-'))
   const responses = await openResponsesTable(storesAccess({ dataDir: dir, postgres }))
   return {
@@ -49,7 +60,11 @@ async function openTable(postgres?: { url: string; schema: string }): Promise<{ 
   }
 }
 
-function contract(label: string, needs: readonly Server[], open: () => Promise<{ store: Store; cleanup(): Promise<void> }>): void {
+function contract(
+  label: string,
+  needs: readonly Server[],
+  open: () => Promise<{ store: Store; cleanup(): Promise<void> }>,
+): void {
   const test = suiteNeeding(needs, `stored responses contract: ${label}`)
   let opened: { store: Store; cleanup(): Promise<void> } | undefined
   test.before(async () => {
@@ -59,19 +74,25 @@ function contract(label: string, needs: readonly Server[], open: () => Promise<{
     await opened?.store.close()
     await opened?.cleanup()
   })
-  const it = (name: string, fn: (store: Store) => Promise<void>) =>
-    test(name, () => fn(opened!.store))
+  const it = (name: string, fn: (store: Store) => Promise<void>) => test(name, () => fn(opened!.store))
 
   it('a response is kept whole, and read back by its own key only', async (store) => {
     await store.responses.put(stored(1, 'alice'))
     assert.equal(await store.responses.get('alice', stored(1, 'alice').id), stored(1, 'alice'))
-    assert.is(await store.responses.get('bob', stored(1, 'alice').id), undefined, "another key's id is as unknown as a missing one")
+    assert.is(
+      await store.responses.get('bob', stored(1, 'alice').id),
+      undefined,
+      "another key's id is as unknown as a missing one",
+    )
     assert.is(await store.responses.get('alice', `resp_${hex(999)}`), undefined)
   })
 
   it('put again replaces the response and its input', async (store) => {
     await store.responses.put(stored(1, 'alice', { response: { id: 'x', status: 'completed' } }))
-    assert.equal((await store.responses.get('alice', stored(1, 'alice').id))!.response, { id: 'x', status: 'completed' })
+    assert.equal((await store.responses.get('alice', stored(1, 'alice').id))!.response, {
+      id: 'x',
+      status: 'completed',
+    })
   })
 
   it('delete: only by the owning key, once', async (store) => {
@@ -87,7 +108,8 @@ function contract(label: string, needs: readonly Server[], open: () => Promise<{
     // Before T0 + 11 s: response 1 (alice) and 10 (carol) go. Then each key keeps its newest 2.
     const removed = await store.responses.purge(T0 + 11_000, 2)
     assert.is(removed, 3)
-    const left = async (key: string, ns: number[]) => (await Promise.all(ns.map((n) => store.responses.get(key, stored(n, key).id)))).map((r) => r !== undefined)
+    const left = async (key: string, ns: number[]) =>
+      (await Promise.all(ns.map((n) => store.responses.get(key, stored(n, key).id)))).map((r) => r !== undefined)
     assert.equal(await left('carol', [10, 12, 14]), [false, true, true])
     assert.equal(await left('dave', [11, 13, 15]), [false, true, true])
     assert.equal(await left('alice', [1]), [false])
@@ -95,7 +117,12 @@ function contract(label: string, needs: readonly Server[], open: () => Promise<{
 
   it('the keeper hides what is past retention even before a purge', async (store) => {
     const now = T0 + 31 * DAY
-    const keeper = new ResponseKeeper(store.responses, { retentionDays: 30, maxPerKey: 100, log: createLogger({ level: 'error', sink: { write: () => undefined } }), now: () => now })
+    const keeper = new ResponseKeeper(store.responses, {
+      retentionDays: 30,
+      maxPerKey: 100,
+      log: createLogger({ level: 'error', sink: { write: () => undefined } }),
+      now: () => now,
+    })
     try {
       await store.responses.put(stored(20, 'erin', { createdAt: now - 29 * DAY }))
       assert.ok(await keeper.get('erin', stored(20, 'erin').id))

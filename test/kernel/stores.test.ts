@@ -37,10 +37,24 @@ function record(i: number, over: Partial<UsageRecord> = {}): UsageRecord {
 }
 
 function key(id: string, over: Partial<StoredKey> = {}): StoredKey {
-  return { id, group: 'research', digest: 'ab'.repeat(32), enabled: true, legacy: false, createdAt: T0, updatedAt: T0, deleted: false, ...over }
+  return {
+    id,
+    group: 'research',
+    digest: 'ab'.repeat(32),
+    enabled: true,
+    legacy: false,
+    createdAt: T0,
+    updatedAt: T0,
+    deleted: false,
+    ...over,
+  }
 }
 
-function storeContract(label: string, needs: readonly Server[], open: () => Promise<{ store: Store; cleanup(): Promise<void> }>): void {
+function storeContract(
+  label: string,
+  needs: readonly Server[],
+  open: () => Promise<{ store: Store; cleanup(): Promise<void> }>,
+): void {
   const test = suiteNeeding(needs, `store contract: ${label}`)
   let opened: { store: Store; cleanup(): Promise<void> } | undefined
   test.before(async () => {
@@ -50,13 +64,15 @@ function storeContract(label: string, needs: readonly Server[], open: () => Prom
     await opened?.store.close()
     await opened?.cleanup()
   })
-  const it = (name: string, fn: (store: Store) => Promise<void>) =>
-    test(name, () => fn(opened!.store))
+  const it = (name: string, fn: (store: Store) => Promise<void>) => test(name, () => fn(opened!.store))
 
   it('records: a batch is inserted and read back with every figure, newest first', async (store) => {
     await store.records.insert([record(1), record(2, { upstreamModel: null, queueMs: null, ttftMs: null }), record(3)])
     const rows = await store.records.list({ from: T0, to: T0 + 10_000 }, 10)
-    assert.equal(rows.map((r) => r.requestId), ['req-3', 'req-2', 'req-1'])
+    assert.equal(
+      rows.map((r) => r.requestId),
+      ['req-3', 'req-2', 'req-1'],
+    )
     assert.equal(rows[2], record(1))
     assert.is(rows[1]!.upstreamModel, null)
     assert.is(rows[1]!.queueMs, null)
@@ -64,28 +80,87 @@ function storeContract(label: string, needs: readonly Server[], open: () => Prom
   })
 
   it('records: period bounds, filters and limit', async (store) => {
-    assert.is((await store.records.list({ from: T0 + 2000, to: T0 + 3000 }, 10)).length, 1, 'from inclusive, to exclusive')
-    assert.equal((await store.records.list({ from: T0, to: T0 + 10_000, keyId: 'alice' }, 10)).map((r) => r.requestId), ['req-2'])
-    assert.equal((await store.records.list({ from: T0, to: T0 + 10_000, group: 'ops' }, 10)).map((r) => r.requestId), ['req-3', 'req-1'])
-    assert.equal((await store.records.list({ from: T0, to: T0 + 10_000, model: 'sim-chat-thinking' }, 10)).map((r) => r.requestId), ['req-3'])
+    assert.is(
+      (await store.records.list({ from: T0 + 2000, to: T0 + 3000 }, 10)).length,
+      1,
+      'from inclusive, to exclusive',
+    )
+    assert.equal(
+      (await store.records.list({ from: T0, to: T0 + 10_000, keyId: 'alice' }, 10)).map((r) => r.requestId),
+      ['req-2'],
+    )
+    assert.equal(
+      (await store.records.list({ from: T0, to: T0 + 10_000, group: 'ops' }, 10)).map((r) => r.requestId),
+      ['req-3', 'req-1'],
+    )
+    assert.equal(
+      (await store.records.list({ from: T0, to: T0 + 10_000, model: 'sim-chat-thinking' }, 10)).map((r) => r.requestId),
+      ['req-3'],
+    )
     assert.is((await store.records.list({ from: T0, to: T0 + 10_000 }, 2)).length, 2)
   })
 
   it('records: a batch larger than one statement', async (store) => {
-    const many = Array.from({ length: 1200 }, (_, i) => record(100 + i, { requestId: `bulk-${i}`, keyId: 'bulk', group: 'bulk' }))
+    const many = Array.from({ length: 1200 }, (_, i) =>
+      record(100 + i, { requestId: `bulk-${i}`, keyId: 'bulk', group: 'bulk' }),
+    )
     await store.records.insert(many)
     const rows = await store.records.summarize({ from: T0, to: T0 + 10_000_000, keyId: 'bulk' }, 'key')
-    assert.equal(rows, [{ name: 'bulk', requests: 1200, promptTokens: 12_000, completionTokens: many.reduce((s, r) => s + r.completionTokens, 0), cachedTokens: 2400, audioSeconds: 0, characters: 0, value: 600, lastAt: T0 + 1299 * 1000 }])
+    assert.equal(rows, [
+      {
+        name: 'bulk',
+        requests: 1200,
+        promptTokens: 12_000,
+        completionTokens: many.reduce((s, r) => s + r.completionTokens, 0),
+        cachedTokens: 2400,
+        audioSeconds: 0,
+        characters: 0,
+        value: 600,
+        lastAt: T0 + 1299 * 1000,
+      },
+    ])
   })
 
   it('records: usage summed per key, per model and per group', async (store) => {
     const period = { from: T0, to: T0 + 10_000 }
     assert.equal(await store.records.summarize(period, 'key'), [
-      { name: 'alice', requests: 1, promptTokens: 10, completionTokens: 2, cachedTokens: 2, audioSeconds: 0, characters: 0, value: 0.5, lastAt: T0 + 2000 },
-      { name: 'bob', requests: 2, promptTokens: 20, completionTokens: 4, cachedTokens: 4, audioSeconds: 0, characters: 0, value: 1, lastAt: T0 + 3000 },
+      {
+        name: 'alice',
+        requests: 1,
+        promptTokens: 10,
+        completionTokens: 2,
+        cachedTokens: 2,
+        audioSeconds: 0,
+        characters: 0,
+        value: 0.5,
+        lastAt: T0 + 2000,
+      },
+      {
+        name: 'bob',
+        requests: 2,
+        promptTokens: 20,
+        completionTokens: 4,
+        cachedTokens: 4,
+        audioSeconds: 0,
+        characters: 0,
+        value: 1,
+        lastAt: T0 + 3000,
+      },
     ])
-    assert.equal((await store.records.summarize(period, 'model')).map((r) => [r.name, r.requests]), [['sim-chat-instruct', 2], ['sim-chat-thinking', 1]])
-    assert.equal((await store.records.summarize(period, 'group')).map((r) => [r.name, r.requests]), [['ops', 2], ['research', 1]])
+    assert.equal(
+      (await store.records.summarize(period, 'model')).map((r) => [r.name, r.requests]),
+      [
+        ['sim-chat-instruct', 2],
+        ['sim-chat-thinking', 1],
+      ],
+    )
+    assert.equal(
+      (await store.records.summarize(period, 'group')).map((r) => [r.name, r.requests]),
+      [
+        ['ops', 2],
+        ['research', 1],
+      ],
+    )
   })
 
   it('records: what a key and a group spent since a time (seeds term budgets)', async (store) => {
@@ -93,7 +168,11 @@ function storeContract(label: string, needs: readonly Server[], open: () => Prom
     assert.is(await store.records.spent({ keyId: 'bob' }, T0 + 2000), 0.5)
     assert.is(await store.records.spent({ group: 'research' }, T0), 0.5)
     assert.is(await store.records.spent({ keyId: 'nobody' }, T0), 0)
-    assert.is(await store.records.spent({ keyId: 'bob' }, T0, T0 + 2000), 0.5, 'up to a time, exclusive (reconciles term budgets)')
+    assert.is(
+      await store.records.spent({ keyId: 'bob' }, T0, T0 + 2000),
+      0.5,
+      'up to a time, exclusive (reconciles term budgets)',
+    )
   })
 
   it('records: insertMissing adds only records not there yet (a journal replayed after a crash)', async (store) => {
@@ -110,7 +189,10 @@ function storeContract(label: string, needs: readonly Server[], open: () => Prom
   it('records: purge removes only records older than the cut', async (store) => {
     const removed = await store.records.purge(T0 + 2000)
     assert.is(removed, 1)
-    assert.equal((await store.records.list({ from: 0, to: T0 + 10_000 }, 10)).map((r) => r.requestId), ['req-3', 'req-2'])
+    assert.equal(
+      (await store.records.list({ from: 0, to: T0 + 10_000 }, 10)).map((r) => r.requestId),
+      ['req-3', 'req-2'],
+    )
   })
 
   it('keys: insert is refused for a taken id; put upserts; every change moves the version', async (store) => {
@@ -124,7 +206,11 @@ function storeContract(label: string, needs: readonly Server[], open: () => Prom
     assert.ok((await store.keys.version()) > v1)
     const snap = await store.keys.load()
     const k1 = snap.keys.find((k) => k.id === 'k1')!
-    assert.equal(JSON.parse(JSON.stringify(k1)), key('k1', { enabled: false, updatedAt: T0 + 1 }), 'put replaced the whole row')
+    assert.equal(
+      JSON.parse(JSON.stringify(k1)),
+      key('k1', { enabled: false, updatedAt: T0 + 1 }),
+      'put replaced the whole row',
+    )
     assert.is(snap.keys.find((k) => k.id === 'seed')!.legacy, true)
     assert.is(snap.version, await store.keys.version())
   })
@@ -141,10 +227,32 @@ function storeContract(label: string, needs: readonly Server[], open: () => Prom
   })
 
   it('keys: groups are stored whole and can be tombstoned', async (store) => {
-    await store.keys.putGroup({ id: 'g1', config: { models: ['sim-chat'], weight: 3, budget: { amount: 10, term: 'month' }, tokens_per_minute: 500, forward_headers: false }, updatedAt: T0, deleted: false })
-    await store.keys.putGroup({ id: 'g2', config: { models: ['*'], weight: 1, forward_headers: false }, updatedAt: T0, deleted: true })
+    await store.keys.putGroup({
+      id: 'g1',
+      config: {
+        models: ['sim-chat'],
+        weight: 3,
+        budget: { amount: 10, term: 'month' },
+        tokens_per_minute: 500,
+        forward_headers: false,
+      },
+      updatedAt: T0,
+      deleted: false,
+    })
+    await store.keys.putGroup({
+      id: 'g2',
+      config: { models: ['*'], weight: 1, forward_headers: false },
+      updatedAt: T0,
+      deleted: true,
+    })
     const snap = await store.keys.load()
-    assert.equal(snap.groups.find((g) => g.id === 'g1')!.config, { models: ['sim-chat'], weight: 3, budget: { amount: 10, term: 'month' }, tokens_per_minute: 500, forward_headers: false })
+    assert.equal(snap.groups.find((g) => g.id === 'g1')!.config, {
+      models: ['sim-chat'],
+      weight: 3,
+      budget: { amount: 10, term: 'month' },
+      tokens_per_minute: 500,
+      forward_headers: false,
+    })
     assert.is(snap.groups.find((g) => g.id === 'g2')!.deleted, true)
   })
 

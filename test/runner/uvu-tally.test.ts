@@ -47,7 +47,11 @@ broken('never runs', () => {})
 broken.run()
 `,
   )
-  const run = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules', 'uvu', 'bin.js'), dir, '\\.test\\.js$'], { encoding: 'utf8', cwd: dir })
+  const run = spawnSync(
+    process.execPath,
+    [path.join(repoRoot, 'node_modules', 'uvu', 'bin.js'), dir, '\\.test\\.js$'],
+    { encoding: 'utf8', cwd: dir },
+  )
   const tally = tallyUvu(run.stdout)
   assert.equal(tally, { passed: 3, failed: 3, skipped: 2, complete: true }, run.stdout)
   assert.is(summaryLine(tally), '3 passed, 3 failed, 2 skipped')

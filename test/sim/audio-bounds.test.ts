@@ -13,7 +13,7 @@ test('sample rates from 8 kHz to 768 kHz; outside → 400', () => {
   for (const bad of [0, 1, 7999, 768001, NaN]) assert.throws(() => checkSampleRate(bad), /sample rate/)
 })
 
-test('a length the bytes cannot hold at the format\'s lowest bitrate, or over 48 hours → 400', () => {
+test("a length the bytes cannot hold at the format's lowest bitrate, or over 48 hours → 400", () => {
   assert.is(plausibleSeconds('wav', 10, 160_044), 10)
   // FLAC of pure silence in its largest frames: about 11 bit/s, still believed.
   assert.is(plausibleSeconds('flac', 600, 1000), 600)
@@ -21,13 +21,23 @@ test('a length the bytes cannot hold at the format\'s lowest bitrate, or over 48
   assert.throws(() => plausibleSeconds('mp3', 100, 1000), /more than its 1000 bytes can hold/)
   // 8 kbit/s MPEG-2 at 22.05 kHz: 26-byte frames of 26.1 ms.
   assert.is(plausibleSeconds('mp3', (1000 * 576) / 22050, 26_000), (1000 * 576) / 22050)
-  assert.throws(() => plausibleSeconds('ogg', maxAudioSeconds + 1, 64 * 1024 * 1024), /too long: 172801 s; the maximum is 172800 s/)
+  assert.throws(
+    () => plausibleSeconds('ogg', maxAudioSeconds + 1, 64 * 1024 * 1024),
+    /too long: 172801 s; the maximum is 172800 s/,
+  )
   assert.throws(() => plausibleSeconds('ogg', Infinity, 100), /no valid length/)
 })
 
 test('the transcript has at most maxSegments segments, longer ones covering the whole when needed', () => {
   const normal = transcriptSegments(12.5, 5, 'transcribe', undefined)
-  assert.equal(normal.map((s) => [s.start, s.end]), [[0, 5], [5, 10], [10, 12.5]])
+  assert.equal(
+    normal.map((s) => [s.start, s.end]),
+    [
+      [0, 5],
+      [5, 10],
+      [10, 12.5],
+    ],
+  )
   const tiny = transcriptSegments(maxAudioSeconds, 0.001, 'transcribe', undefined)
   assert.is(tiny.length, maxSegments)
   assert.is(tiny.at(-1)!.end, maxAudioSeconds)

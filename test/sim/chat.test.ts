@@ -20,7 +20,10 @@ function wordCount(text: string): number {
 chat('GET /v1/models lists the configured models in vLLM shape', async ({ sim }) => {
   const res = await fetch(`${sim.url}/v1/models`)
   assert.is(res.status, 200)
-  const body = (await res.json()) as { object: string; data: Array<{ id: string; object: string; owned_by: string; max_model_len: number; parent: null }> }
+  const body = (await res.json()) as {
+    object: string
+    data: Array<{ id: string; object: string; owned_by: string; max_model_len: number; parent: null }>
+  }
   assert.is(body.object, 'list')
   assert.equal(
     body.data.map((m) => m.id),
@@ -79,9 +82,14 @@ chat('n > 1 gives several choices with their own text', async ({ sim }) => {
 })
 
 chat('unknown model: 404 in the nested error form', async ({ sim }) => {
-  const res = await postError(sim, '/v1/chat/completions', { model: 'nope', messages: [{ role: 'user', content: 'hi' }] })
+  const res = await postError(sim, '/v1/chat/completions', {
+    model: 'nope',
+    messages: [{ role: 'user', content: 'hi' }],
+  })
   assert.is(res.status, 404)
-  assert.equal(res.body, { error: { message: 'The model `nope` does not exist.', type: 'NotFoundError', param: 'model', code: 404 } })
+  assert.equal(res.body, {
+    error: { message: 'The model `nope` does not exist.', type: 'NotFoundError', param: 'model', code: 404 },
+  })
 })
 
 chat('bad JSON: 400 "Invalid JSON", and the server keeps serving', async ({ sim }) => {
@@ -95,7 +103,11 @@ chat('bad JSON: 400 "Invalid JSON", and the server keeps serving', async ({ sim 
 
 chat('prompt plus max_tokens over max_model_len: the current vLLM message', async ({ sim }) => {
   const long = 'word '.repeat(400)
-  const res = await postError(sim, '/v1/chat/completions', { model: 'sim-legacy-chat', messages: [{ role: 'user', content: long }], max_tokens: 10 })
+  const res = await postError(sim, '/v1/chat/completions', {
+    model: 'sim-legacy-chat',
+    messages: [{ role: 'user', content: long }],
+    max_tokens: 10,
+  })
   assert.is(res.status, 400)
   assert.match(
     res.body.error.message,
@@ -107,19 +119,31 @@ chat('prompt plus max_tokens over max_model_len: the current vLLM message', asyn
 chat('image parts count 256 prompt tokens each; an unfetchable https host gives 422', async ({ sim }) => {
   const text = { type: 'text', text: 'What is in this picture?' }
   const image = { type: 'image_url', image_url: { url: 'https://images.example.com/cat.png' } }
-  const plain = await postJson(sim, '/v1/chat/completions', { model: 'sim-vision-7b', messages: [{ role: 'user', content: [text] }] })
-  const withImage = await postJson(sim, '/v1/chat/completions', { model: 'sim-vision-7b', messages: [{ role: 'user', content: [text, image] }] })
+  const plain = await postJson(sim, '/v1/chat/completions', {
+    model: 'sim-vision-7b',
+    messages: [{ role: 'user', content: [text] }],
+  })
+  const withImage = await postJson(sim, '/v1/chat/completions', {
+    model: 'sim-vision-7b',
+    messages: [{ role: 'user', content: [text, image] }],
+  })
   assert.is(withImage.status, 200)
   assert.is(withImage.body.usage.prompt_tokens, plain.body.usage.prompt_tokens + 256)
   const bad = { type: 'image_url', image_url: { url: 'https://unfetchable.example.com/x.png' } }
-  const failed = await postError(sim, '/v1/chat/completions', { model: 'sim-instruct-8b', messages: [{ role: 'user', content: [text, bad] }] })
+  const failed = await postError(sim, '/v1/chat/completions', {
+    model: 'sim-instruct-8b',
+    messages: [{ role: 'user', content: [text, bad] }],
+  })
   assert.is(failed.status, 422)
   assert.is(failed.body.error.message, 'Failed to fetch media from URL')
   assert.is(failed.body.error.type, 'UnprocessableEntityError')
 })
 
 chat('chat on an embedding model is refused', async ({ sim }) => {
-  const res = await postError(sim, '/v1/chat/completions', { model: 'sim-embed-384', messages: [{ role: 'user', content: 'hi' }] })
+  const res = await postError(sim, '/v1/chat/completions', {
+    model: 'sim-embed-384',
+    messages: [{ role: 'user', content: 'hi' }],
+  })
   assert.is(res.status, 400)
   assert.is(res.body.error.message, 'The model does not support Chat Completions API')
 })

@@ -2,7 +2,13 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { loadSimConfig, SimConfigError, startSimulator, validateSimConfig, type RunningSimulator } from '../../sim/index.js'
+import {
+  loadSimConfig,
+  SimConfigError,
+  startSimulator,
+  validateSimConfig,
+  type RunningSimulator,
+} from '../../sim/index.js'
 
 const config = suite<{ sim?: RunningSimulator }>('sim: config schema and loading')
 
@@ -31,7 +37,10 @@ config('defaults are filled in and the input is left alone', () => {
 })
 
 config('invalid configs are refused with the reason', () => {
-  assert.throws(() => validateSimConfig({ models: [{ name: 'm' }], latency: { jitter: 0.5 } }), (err: unknown) => err instanceof SimConfigError && /jitter/.test(err.message))
+  assert.throws(
+    () => validateSimConfig({ models: [{ name: 'm' }], latency: { jitter: 0.5 } }),
+    (err: unknown) => err instanceof SimConfigError && /jitter/.test(err.message),
+  )
   const refused = (err: unknown): boolean => err instanceof SimConfigError
   assert.throws(() => validateSimConfig({ models: [{ name: 'm', colour: 'red' }] }), refused)
   assert.throws(() => validateSimConfig({ models: [] }), refused)
@@ -44,7 +53,24 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   const resolved = loadSimConfig(path.join(repoRoot, 'config', 'simulator.yaml'))
   assert.equal(
     resolved.models.map((m) => m.name),
-    ['sim-instruct-8b', 'sim-thinker-8b', 'sim-vision-7b', 'sim-tools-8b', 'sim-text-3b', 'sim-text-3b-plain', 'sim-legacy-chat', 'sim-draft-1b', 'sim-large-70b', 'sim-embed-384', 'sim-rerank', 'sim-orpheus', 'sim-qwen3-tts', 'sim-whisper', 'sim-parakeet', 'sim-image'],
+    [
+      'sim-instruct-8b',
+      'sim-thinker-8b',
+      'sim-vision-7b',
+      'sim-tools-8b',
+      'sim-text-3b',
+      'sim-text-3b-plain',
+      'sim-legacy-chat',
+      'sim-draft-1b',
+      'sim-large-70b',
+      'sim-embed-384',
+      'sim-rerank',
+      'sim-orpheus',
+      'sim-qwen3-tts',
+      'sim-whisper',
+      'sim-parakeet',
+      'sim-image',
+    ],
   )
   const byName = new Map(resolved.models.map((m) => [m.name, m]))
   assert.is(byName.get('sim-instruct-8b')?.completions, true)
@@ -53,11 +79,18 @@ config('config/simulator.yaml: the served names the catalog relies on', () => {
   assert.is(byName.get('sim-thinker-8b')?.reasoning_field, 'reasoning')
   assert.is(byName.get('sim-vision-7b')?.thinking_default, false)
   assert.is(byName.get('sim-vision-7b')?.reasoning_field, 'reasoning_content')
-  assert.equal([byName.get('sim-draft-1b')?.latency_factor, byName.get('sim-large-70b')?.latency_factor], [0.4, 4], 'the speculation pair: a fast draft, a slow large model')
+  assert.equal(
+    [byName.get('sim-draft-1b')?.latency_factor, byName.get('sim-large-70b')?.latency_factor],
+    [0.4, 4],
+    'the speculation pair: a fast draft, a slow large model',
+  )
   assert.is(byName.get('sim-embed-384')?.kind, 'embedding')
   assert.is(byName.get('sim-rerank')?.kind, 'rerank')
   assert.is(byName.get('sim-orpheus')?.kind, 'speech')
-  assert.equal([byName.get('sim-orpheus')?.audio.first_audio_ms, byName.get('sim-orpheus')?.audio.realtime_factor], [300, 1.8])
+  assert.equal(
+    [byName.get('sim-orpheus')?.audio.first_audio_ms, byName.get('sim-orpheus')?.audio.realtime_factor],
+    [300, 1.8],
+  )
   assert.is(byName.get('sim-qwen3-tts')?.audio.streaming, false)
   assert.is(byName.get('sim-whisper')?.kind, 'transcription')
   assert.is(byName.get('sim-image')?.kind, 'image')

@@ -25,7 +25,10 @@ interface TextChunk {
 }
 
 endpoints('POST /v1/completions: text out, 16 tokens at most by default, batches of prompts', async ({ sim }) => {
-  const { status, body } = await postJson<TextCompletion>(sim, '/v1/completions', { model: 'sim-instruct-8b', prompt: 'The quick brown fox' })
+  const { status, body } = await postJson<TextCompletion>(sim, '/v1/completions', {
+    model: 'sim-instruct-8b',
+    prompt: 'The quick brown fox',
+  })
   assert.is(status, 200)
   assert.is(body.object, 'text_completion')
   const choice = body.choices[0]
@@ -33,7 +36,11 @@ endpoints('POST /v1/completions: text out, 16 tokens at most by default, batches
   assert.type(choice.text, 'string')
   assert.ok(body.usage.completion_tokens >= 1 && body.usage.completion_tokens <= 16)
   assert.is(choice.finish_reason, body.usage.completion_tokens === 16 ? 'length' : 'stop')
-  const batch = await postJson<TextCompletion>(sim, '/v1/completions', { model: 'sim-instruct-8b', prompt: ['one', 'two'], max_tokens: 4 })
+  const batch = await postJson<TextCompletion>(sim, '/v1/completions', {
+    model: 'sim-instruct-8b',
+    prompt: ['one', 'two'],
+    max_tokens: 4,
+  })
   assert.equal(
     batch.body.choices.map((c) => c.index),
     [0, 1],
@@ -69,7 +76,10 @@ interface Embeddings {
 }
 
 endpoints('POST /v1/embeddings: deterministic unit vectors; base64 float32', async ({ sim }) => {
-  const { status, body } = await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-384', input: ['alpha', 'beta', 'alpha'] })
+  const { status, body } = await postJson<Embeddings>(sim, '/v1/embeddings', {
+    model: 'sim-embed-384',
+    input: ['alpha', 'beta', 'alpha'],
+  })
   assert.is(status, 200)
   assert.is(body.object, 'list')
   assert.is(body.data.length, 3)
@@ -80,7 +90,11 @@ endpoints('POST /v1/embeddings: deterministic unit vectors; base64 float32', asy
   assert.equal(a, a2)
   assert.not.equal(a, b)
   assert.is(body.usage.total_tokens, body.usage.prompt_tokens)
-  const encoded = await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha', encoding_format: 'base64' })
+  const encoded = await postJson<Embeddings>(sim, '/v1/embeddings', {
+    model: 'sim-embed-384',
+    input: 'alpha',
+    encoding_format: 'base64',
+  })
   const buffer = Buffer.from(encoded.body.data[0]?.embedding as string, 'base64')
   const floats = new Float32Array(buffer.buffer, buffer.byteOffset, buffer.byteLength / 4)
   assert.is(floats.length, 384)
@@ -90,20 +104,38 @@ endpoints('POST /v1/embeddings: deterministic unit vectors; base64 float32', asy
   assert.is(chatModel.body.error.message, 'The model does not support Embeddings API')
 })
 
-endpoints('POST /v1/embeddings: dimensions on a Matryoshka model give the renormalised head; other models refuse them as vLLM does', async ({ sim }) => {
-  const full = (await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha' })).body.data[0]!.embedding as number[]
-  const { status, body } = await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha', dimensions: 16 })
-  assert.is(status, 200)
-  const short = body.data[0]!.embedding as number[]
-  const head = full.slice(0, 16)
-  const n = Math.hypot(...head)
-  assert.ok(short.length === 16 && short.every((x, i) => Math.abs(x - head[i]! / n) < 1e-12))
-  const over = await postError(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha', dimensions: 385 })
-  assert.equal([over.status, over.body.error.message], [400, 'dimensions must be between 1 and 384 for this model.'])
-  const fixed = await postError(sim, '/v1/embeddings', { model: 'sim-embed-fixed', input: 'alpha', dimensions: 8 })
-  assert.equal([fixed.status, fixed.body.error.message], [400, 'Model "sim-embed-fixed" does not support matryoshka representation, changing output dimensions will lead to poor results.'])
-  assert.is((await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-fixed', input: 'alpha' })).body.data[0]!.embedding.length, 8)
-})
+endpoints(
+  'POST /v1/embeddings: dimensions on a Matryoshka model give the renormalised head; other models refuse them as vLLM does',
+  async ({ sim }) => {
+    const full = (await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha' })).body
+      .data[0]!.embedding as number[]
+    const { status, body } = await postJson<Embeddings>(sim, '/v1/embeddings', {
+      model: 'sim-embed-384',
+      input: 'alpha',
+      dimensions: 16,
+    })
+    assert.is(status, 200)
+    const short = body.data[0]!.embedding as number[]
+    const head = full.slice(0, 16)
+    const n = Math.hypot(...head)
+    assert.ok(short.length === 16 && short.every((x, i) => Math.abs(x - head[i]! / n) < 1e-12))
+    const over = await postError(sim, '/v1/embeddings', { model: 'sim-embed-384', input: 'alpha', dimensions: 385 })
+    assert.equal([over.status, over.body.error.message], [400, 'dimensions must be between 1 and 384 for this model.'])
+    const fixed = await postError(sim, '/v1/embeddings', { model: 'sim-embed-fixed', input: 'alpha', dimensions: 8 })
+    assert.equal(
+      [fixed.status, fixed.body.error.message],
+      [
+        400,
+        'Model "sim-embed-fixed" does not support matryoshka representation, changing output dimensions will lead to poor results.',
+      ],
+    )
+    assert.is(
+      (await postJson<Embeddings>(sim, '/v1/embeddings', { model: 'sim-embed-fixed', input: 'alpha' })).body.data[0]!
+        .embedding.length,
+      8,
+    )
+  },
+)
 
 interface Tokenized {
   count: number
@@ -114,7 +146,11 @@ interface Tokenized {
 
 endpoints('POST /tokenize and /detokenize round-trip; messages count as chat prompts do', async ({ sim }) => {
   const text = 'Héllo, wörld! Tokens of four bytes.'
-  const { status, body } = await postJson<Tokenized>(sim, '/tokenize', { model: 'sim-instruct-8b', prompt: text, add_special_tokens: false })
+  const { status, body } = await postJson<Tokenized>(sim, '/tokenize', {
+    model: 'sim-instruct-8b',
+    prompt: text,
+    add_special_tokens: false,
+  })
   assert.is(status, 200)
   assert.is(body.count, body.tokens.length)
   assert.is(body.count, Math.ceil(Buffer.byteLength(text) / 4))
@@ -126,7 +162,11 @@ endpoints('POST /tokenize and /detokenize round-trip; messages count as chat pro
   const counted = await postJson<Tokenized>(sim, '/tokenize', { model: 'sim-instruct-8b', messages })
   const chat = await postJson(sim, '/v1/chat/completions', { model: 'sim-instruct-8b', messages })
   assert.is(counted.body.count, chat.body.usage.prompt_tokens)
-  const strs = await postJson<Tokenized>(sim, '/tokenize', { prompt: 'abcdefgh', add_special_tokens: false, return_token_strs: true })
+  const strs = await postJson<Tokenized>(sim, '/tokenize', {
+    prompt: 'abcdefgh',
+    add_special_tokens: false,
+    return_token_strs: true,
+  })
   assert.equal(strs.body.token_strs, ['abcd', 'efgh'])
   const unknown = await postError(sim, '/tokenize', { model: 'nope', prompt: 'x' })
   assert.is(unknown.status, 404)

@@ -13,12 +13,34 @@ const generation = suite('sim: generators')
 const ajv = new Ajv({ allErrors: true, strict: false, formats: testFormats })
 
 const schemas: unknown[] = [
-  { type: 'object', properties: { a: { type: 'string', maxLength: 3 }, b: { type: ['integer', 'null'], minimum: -5, maximum: -2 } }, required: ['a', 'b'] },
+  {
+    type: 'object',
+    properties: { a: { type: 'string', maxLength: 3 }, b: { type: ['integer', 'null'], minimum: -5, maximum: -2 } },
+    required: ['a', 'b'],
+  },
   { type: 'array', items: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 }, minItems: 4, maxItems: 4 },
-  { oneOf: [{ type: 'object', properties: { kind: { const: 'circle' }, r: { type: 'number', minimum: 1 } }, required: ['kind', 'r'] }, { type: 'string' }] },
-  { allOf: [{ type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }, { properties: { when: { type: 'string', format: 'date-time' } }, required: ['when'] }] },
+  {
+    oneOf: [
+      {
+        type: 'object',
+        properties: { kind: { const: 'circle' }, r: { type: 'number', minimum: 1 } },
+        required: ['kind', 'r'],
+      },
+      { type: 'string' },
+    ],
+  },
+  {
+    allOf: [
+      { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] },
+      { properties: { when: { type: 'string', format: 'date-time' } }, required: ['when'] },
+    ],
+  },
   { type: 'object', properties: { tree: { $ref: '#' }, leaf: { type: 'boolean' } }, required: ['leaf'] },
-  { type: 'object', properties: { list: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], minItems: 2 } }, required: ['list'] },
+  {
+    type: 'object',
+    properties: { list: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], minItems: 2 } },
+    required: ['list'],
+  },
 ]
 
 generation('jsonFromSchema satisfies every schema, whatever the seed', () => {
@@ -27,7 +49,10 @@ generation('jsonFromSchema satisfies every schema, whatever the seed', () => {
       const json = jsonFromSchema(schema, new SeededRandom(seed), 100_000)
       assert.ok(json.complete)
       const value: unknown = JSON.parse(json.text)
-      assert.ok(ajv.validate(schema as object, value), `${JSON.stringify(schema)} → ${JSON.stringify(value)}: ${ajv.errorsText()}`)
+      assert.ok(
+        ajv.validate(schema as object, value),
+        `${JSON.stringify(schema)} → ${JSON.stringify(value)}: ${ajv.errorsText()}`,
+      )
     }
   }
 })

@@ -3,8 +3,22 @@ import { startSimulator, type RunningSimulator, type SimConfigInput } from '../.
 
 export const testModels: SimConfigInput['models'] = [
   { name: 'sim-instruct-8b', kind: 'chat', reasoning: 'none', completions: true, max_model_len: 32768 },
-  { name: 'sim-thinker-8b', kind: 'chat', reasoning: 'thinking', reasoning_field: 'reasoning', thinking_default: true, max_model_len: 32768 },
-  { name: 'sim-vision-7b', kind: 'chat', reasoning: 'thinking', reasoning_field: 'reasoning_content', thinking_default: false, max_model_len: 32768 },
+  {
+    name: 'sim-thinker-8b',
+    kind: 'chat',
+    reasoning: 'thinking',
+    reasoning_field: 'reasoning',
+    thinking_default: true,
+    max_model_len: 32768,
+  },
+  {
+    name: 'sim-vision-7b',
+    kind: 'chat',
+    reasoning: 'thinking',
+    reasoning_field: 'reasoning_content',
+    thinking_default: false,
+    max_model_len: 32768,
+  },
   { name: 'sim-legacy-chat', kind: 'chat', max_model_len: 256 },
   { name: 'sim-embed-384', kind: 'embedding', embedding_dims: 384, max_model_len: 512, matryoshka: true },
   { name: 'sim-embed-fixed', kind: 'embedding', embedding_dims: 8, max_model_len: 512 },
@@ -87,7 +101,12 @@ export async function postJson<T = ChatCompletion>(
   return { status: res.status, body: (await res.json()) as T }
 }
 
-export async function postError(sim: RunningSimulator, path: string, body: unknown, headers: Record<string, string> = {}) {
+export async function postError(
+  sim: RunningSimulator,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   return postJson<ErrorReply>(sim, path, body, headers)
 }
 

@@ -13,7 +13,12 @@ import { readPng } from '../support/png.js'
 
 const test = suite<{ sim: RunningSimulator }>('sim: image generation')
 test.before(async (ctx) => {
-  ctx.sim = await startTestSimulator({ models: [...testModels, { name: 'sim-image', kind: 'image', image: { sizes: ['256x256', '512x512'], max_images: 4, steps: 20 } }] })
+  ctx.sim = await startTestSimulator({
+    models: [
+      ...testModels,
+      { name: 'sim-image', kind: 'image', image: { sizes: ['256x256', '512x512'], max_images: 4, steps: 20 } },
+    ],
+  })
 })
 test.after(async (ctx) => ctx.sim.close())
 
@@ -22,10 +27,16 @@ interface Generated {
   data: Array<{ b64_json: string }>
   size: string
   output_format: string
-  usage: { input_tokens: number; output_tokens: number; total_tokens: number; input_tokens_details: { text_tokens: number; image_tokens: number } }
+  usage: {
+    input_tokens: number
+    output_tokens: number
+    total_tokens: number
+    input_tokens_details: { text_tokens: number; image_tokens: number }
+  }
 }
 
-const generate = (sim: RunningSimulator, body: Record<string, unknown>) => postJson<Generated>(sim, '/v1/images/generations', { model: 'sim-image', ...body })
+const generate = (sim: RunningSimulator, body: Record<string, unknown>) =>
+  postJson<Generated>(sim, '/v1/images/generations', { model: 'sim-image', ...body })
 
 test('crc32: the standard check value', () => {
   assert.is(crc32(Buffer.from('123456789')), 0xcbf43926)
@@ -64,15 +75,27 @@ test('the same prompt gives the same image; another prompt another; no size = th
   assert.ok(differing > (256 * 256) / 4, `pixels that differ: ${differing}`)
 })
 
-test("OpenAI-style 400s: url responses, sizes not served, n out of range, empty prompt, a model of another kind", async ({ sim }) => {
-  const url = await postError(sim, '/v1/images/generations', { model: 'sim-image', prompt: 'x', response_format: 'url' })
+test('OpenAI-style 400s: url responses, sizes not served, n out of range, empty prompt, a model of another kind', async ({
+  sim,
+}) => {
+  const url = await postError(sim, '/v1/images/generations', {
+    model: 'sim-image',
+    prompt: 'x',
+    response_format: 'url',
+  })
   assert.is(url.status, 400)
   assert.is(url.body.error.param, 'response_format')
   assert.match(url.body.error.message, /b64_json only/)
   const size = await postError(sim, '/v1/images/generations', { model: 'sim-image', prompt: 'x', size: '1024x1024' })
-  assert.equal([size.status, size.body.error.message], [400, "'1024x1024' is not one of ['auto', '256x256', '512x512'] - 'size'"])
+  assert.equal(
+    [size.status, size.body.error.message],
+    [400, "'1024x1024' is not one of ['auto', '256x256', '512x512'] - 'size'"],
+  )
   const many = await postError(sim, '/v1/images/generations', { model: 'sim-image', prompt: 'x', n: 5 })
-  assert.equal([many.status, many.body.error.message, many.body.error.param], [400, "5 is greater than the maximum of 4 - 'n'", 'n'])
+  assert.equal(
+    [many.status, many.body.error.message, many.body.error.param],
+    [400, "5 is greater than the maximum of 4 - 'n'", 'n'],
+  )
   const none = await postError(sim, '/v1/images/generations', { model: 'sim-image', prompt: 'x', n: 0 })
   assert.is(none.status, 400)
   const empty = await postError(sim, '/v1/images/generations', { model: 'sim-image', prompt: ' ' })
@@ -81,14 +104,24 @@ test("OpenAI-style 400s: url responses, sizes not served, n out of range, empty 
   assert.equal([chat.status, chat.body.error.message], [400, 'The model does not support Images API'])
 })
 
-test('time: after the time to first token, the denoising steps are paid at the inter-token latency', async ({ sim }) => {
+test('time: after the time to first token, the denoising steps are paid at the inter-token latency', async ({
+  sim,
+}) => {
   // What the simulator waits is what it reports to /metrics: counted here, never timed.
   const itl = async () => {
     const text = await metricsText(sim)
-    return { gaps: metricValue(text, 'vllm:inter_token_latency_seconds_count', 'sim-image') ?? 0, seconds: metricValue(text, 'vllm:inter_token_latency_seconds_sum', 'sim-image') ?? 0 }
+    return {
+      gaps: metricValue(text, 'vllm:inter_token_latency_seconds_count', 'sim-image') ?? 0,
+      seconds: metricValue(text, 'vllm:inter_token_latency_seconds_sum', 'sim-image') ?? 0,
+    }
   }
   const before = await itl()
-  const { status } = await postJson(sim, '/v1/images/generations', { model: 'sim-image', prompt: 'slow', n: 2 }, { 'x-sim-ttft-ms': '20', 'x-sim-itl-ms': '2' })
+  const { status } = await postJson(
+    sim,
+    '/v1/images/generations',
+    { model: 'sim-image', prompt: 'slow', n: 2 },
+    { 'x-sim-ttft-ms': '20', 'x-sim-itl-ms': '2' },
+  )
   assert.is(status, 200)
   const after = await itl()
   // 2 images × 20 steps: 39 gaps of 2 ms each (the test simulator has no jitter).

@@ -29,14 +29,24 @@ function walked<T extends object>(node: T): { node: T; walks: () => number } {
   return { node: proxy, walks: () => walks }
 }
 
-const selfRequired = { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } }, $ref: '#/$defs/node' }
+const selfRequired = {
+  $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } }, required: ['next'] } },
+  $ref: '#/$defs/node',
+}
 
 test('schemas asking for more than the budget stop at it, incomplete', () => {
   const hostile: [string, unknown][] = [
     ['minLength 1e9', { type: 'string', minLength: 1e9 }],
     ['minItems 1e9', { type: 'array', minItems: 1e9, items: { type: 'integer' } }],
     ['minItems 1e9 of empty objects', { type: 'array', minItems: 1e9, items: { type: 'object' } }],
-    ['nested minItems', { type: 'array', minItems: 1e5, items: { type: 'array', minItems: 1e5, items: { type: 'string', minLength: 1e5 } } }],
+    [
+      'nested minItems',
+      {
+        type: 'array',
+        minItems: 1e5,
+        items: { type: 'array', minItems: 1e5, items: { type: 'string', minLength: 1e5 } },
+      },
+    ],
     ['maxLength below minLength', { type: 'string', minLength: 1e9, maxLength: 3 }],
     ['a pattern (not honoured)', { type: 'string', pattern: '^(a+)+$', minLength: 1e9 }],
   ]
@@ -56,7 +66,11 @@ test('a schema that requires itself, or a ref cycle through anyOf, stops at the 
 })
 
 test('a recursive schema that does not require itself ends, complete; deep nesting stays valid', () => {
-  const tree = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } }, leaf: { type: 'boolean' } }, required: ['leaf'] }
+  const tree = {
+    type: 'object',
+    properties: { children: { type: 'array', items: { $ref: '#' } }, leaf: { type: 'boolean' } },
+    required: ['leaf'],
+  }
   const json = generate(tree, 1e6)
   assert.ok(json.complete)
   JSON.parse(json.text)
@@ -66,7 +80,12 @@ test('work is bounded by the output: a node with 100,000 keywords repeated as it
   const keywords: Record<string, unknown> = { type: 'null' }
   for (let i = 0; i < 100_000; i++) keywords[`k${i}`] = i
   const wide = walked(keywords)
-  const schema = { $defs: { wide: wide.node }, type: 'array', minItems: 1e9, items: { type: 'array', minItems: 1e9, items: { $ref: '#/$defs/wide', description: 'x' } } }
+  const schema = {
+    $defs: { wide: wide.node },
+    type: 'array',
+    minItems: 1e9,
+    items: { type: 'array', minItems: 1e9, items: { $ref: '#/$defs/wide', description: 'x' } },
+  }
   const json = generate(schema, 200_000)
   assert.not.ok(json.complete)
   const items = json.text.split('null').length - 1
@@ -84,7 +103,9 @@ test('the budget never exceeds the hard cap; bad refs and __proto__ keys are har
   const json = generate({ type: 'string', minLength: 1e12 }, 1e12)
   assert.is(json.text.length, maxJsonChars)
   assert.ok(generate({ $ref: '#/%E0%A4%A' }, 100).complete)
-  const proto = JSON.parse('{"allOf":[{"__proto__":{"type":"integer"},"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}]}')
+  const proto = JSON.parse(
+    '{"allOf":[{"__proto__":{"type":"integer"},"type":"object","properties":{"__proto__":{"type":"integer"}},"required":["__proto__"]}]}',
+  )
   const out = generate(proto, 100)
   assert.ok(out.complete)
   assert.is(Object.getOwnPropertyDescriptor(JSON.parse(out.text), '__proto__')?.value !== undefined, true)

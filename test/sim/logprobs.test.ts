@@ -55,7 +55,11 @@ logprobs('top_logprobs above 20 and top_logprobs without logprobs are 400s', asy
 })
 
 logprobs('streamed: each content chunk carries its token logprob', async ({ sim }) => {
-  const res = await postStream(sim, '/v1/chat/completions', chatBody('Stream logprobs.', { stream: true, logprobs: true, top_logprobs: 2 }))
+  const res = await postStream(
+    sim,
+    '/v1/chat/completions',
+    chatBody('Stream logprobs.', { stream: true, logprobs: true, top_logprobs: 2 }),
+  )
   const contentChunks = chunksOf(res.events).filter((c) => c.choices[0]?.delta.content)
   assert.ok(contentChunks.length > 0)
   for (const chunk of contentChunks) {
@@ -69,12 +73,24 @@ logprobs('streamed: each content chunk carries its token logprob', async ({ sim 
 })
 
 interface CompletionReply {
-  choices: Array<{ text: string; logprobs: { tokens: string[]; token_logprobs: number[]; top_logprobs: Array<Record<string, number>>; text_offset: number[] } | null }>
+  choices: Array<{
+    text: string
+    logprobs: {
+      tokens: string[]
+      token_logprobs: number[]
+      top_logprobs: Array<Record<string, number>>
+      text_offset: number[]
+    } | null
+  }>
   usage: { completion_tokens: number }
 }
 
 logprobs('legacy completions: integer logprobs in the tokens/token_logprobs/top_logprobs shape', async ({ sim }) => {
-  const { status, body } = await postJson<CompletionReply>(sim, '/v1/completions', { model: 'sim-instruct-8b', prompt: 'Once upon a time', logprobs: 3 })
+  const { status, body } = await postJson<CompletionReply>(sim, '/v1/completions', {
+    model: 'sim-instruct-8b',
+    prompt: 'Once upon a time',
+    logprobs: 3,
+  })
   assert.is(status, 200)
   const choice = body.choices[0]
   const lp = choice?.logprobs

@@ -37,7 +37,8 @@ metrics('vLLM metric names with a model_name label, counting what was served', a
   assert.is(res.status, 200)
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain/)
   const text = await metricsText(sim)
-  for (const name of names) assert.ok(metricValue(text, name, 'sim-instruct-8b') !== undefined, `${name} for sim-instruct-8b`)
+  for (const name of names)
+    assert.ok(metricValue(text, name, 'sim-instruct-8b') !== undefined, `${name} for sim-instruct-8b`)
   assert.match(text, /# TYPE vllm:time_to_first_token_seconds histogram/)
   const prompt = metricValue(text, 'vllm:prompt_tokens_total', 'sim-instruct-8b') ?? 0
   assert.ok(prompt >= a.body.usage.prompt_tokens + b.body.usage.prompt_tokens)

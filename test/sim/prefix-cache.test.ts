@@ -49,7 +49,10 @@ cache('an identical prompt is cached up to its last token, in whole blocks', asy
 })
 
 cache('the cache is per model, and the metrics count queried and hit tokens', async ({ sim }) => {
-  const other = await postJson(sim, '/v1/chat/completions', { ...conversation('First question?'), model: 'sim-thinker-8b' })
+  const other = await postJson(sim, '/v1/chat/completions', {
+    ...conversation('First question?'),
+    model: 'sim-thinker-8b',
+  })
   assert.is(other.body.usage.prompt_tokens_details?.cached_tokens, 0)
   const stats = sim.stats().models['sim-instruct-8b']
   assert.ok(stats)

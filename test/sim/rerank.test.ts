@@ -10,12 +10,18 @@ import { relevance, terms } from '../../sim/rerank-score.js'
 
 const test = suite<{ sim: RunningSimulator }>('sim: reranking')
 test.before(async (ctx) => {
-  ctx.sim = await startTestSimulator({ models: [...testModels, { name: 'sim-rerank', kind: 'rerank', max_model_len: 64 }] })
+  ctx.sim = await startTestSimulator({
+    models: [...testModels, { name: 'sim-rerank', kind: 'rerank', max_model_len: 64 }],
+  })
 })
 test.after(async (ctx) => ctx.sim.close())
 
 const query = 'How do cats sleep?'
-const documents = ['Stock markets fell on Tuesday.', 'Cats sleep for up to sixteen hours a day.', 'Dogs sleep at night.']
+const documents = [
+  'Stock markets fell on Tuesday.',
+  'Cats sleep for up to sixteen hours a day.',
+  'Dogs sleep at night.',
+]
 
 interface Reranked {
   id: string
@@ -41,43 +47,89 @@ test('POST /v1/rerank and /v2/rerank: vLLM’s Cohere/Jina shape, best first, to
     const { status, body } = await postJson<Reranked>(sim, path, { model: 'sim-rerank', query, documents })
     assert.is(status, 200)
     assert.is(body.model, 'sim-rerank')
-    assert.equal(body.results.map((r) => r.index), [1, 2, 0])
+    assert.equal(
+      body.results.map((r) => r.index),
+      [1, 2, 0],
+    )
     assert.is(body.results[0]!.document!.text, documents[1])
     // Each pair: the query's start token and a token per four bytes, then the document's.
     const q = 1 + Math.ceil(Buffer.byteLength(query) / 4)
     assert.ok(body.usage.total_tokens >= 3 * (q + 2), `tokens: ${body.usage.total_tokens}`)
   }
-  const cut = await postJson<Reranked>(sim, '/v1/rerank', { model: 'sim-rerank', query, documents: documents.map((text) => ({ text })), top_n: 1, return_documents: false })
-  assert.equal(cut.body.results.map((r) => [r.index, r.document]), [[1, undefined]])
+  const cut = await postJson<Reranked>(sim, '/v1/rerank', {
+    model: 'sim-rerank',
+    query,
+    documents: documents.map((text) => ({ text })),
+    top_n: 1,
+    return_documents: false,
+  })
+  assert.equal(
+    cut.body.results.map((r) => [r.index, r.document]),
+    [[1, undefined]],
+  )
 })
 
 test("POST /rerank with texts: TEI's bare array; raw_scores are logits; return_text", async ({ sim }) => {
-  const { status, body } = await postJson<Array<{ index: number; score: number; text?: string }>>(sim, '/rerank', { query, texts: documents, return_text: true })
+  const { status, body } = await postJson<Array<{ index: number; score: number; text?: string }>>(sim, '/rerank', {
+    query,
+    texts: documents,
+    return_text: true,
+  })
   assert.is(status, 200)
-  assert.equal(body.map((r) => r.index), [1, 2, 0])
+  assert.equal(
+    body.map((r) => r.index),
+    [1, 2, 0],
+  )
   assert.is(body[0]!.text, documents[1])
-  const raw = await postJson<Array<{ index: number; score: number }>>(sim, '/rerank', { query, texts: documents, raw_scores: true })
+  const raw = await postJson<Array<{ index: number; score: number }>>(sim, '/rerank', {
+    query,
+    texts: documents,
+    raw_scores: true,
+  })
   assert.ok(Math.abs(1 / (1 + Math.exp(-raw.body[0]!.score)) - body[0]!.score) < 1e-9)
 })
 
 test("POST /score: vLLM's shape in document order; one against many, or pairs", async ({ sim }) => {
-  const { status, body } = await postJson<{ object: string; data: Array<{ index: number; object: string; score: number }>; usage: { prompt_tokens: number; total_tokens: number } }>(sim, '/score', { model: 'sim-rerank', text_1: query, text_2: documents })
+  const { status, body } = await postJson<{
+    object: string
+    data: Array<{ index: number; object: string; score: number }>
+    usage: { prompt_tokens: number; total_tokens: number }
+  }>(sim, '/score', { model: 'sim-rerank', text_1: query, text_2: documents })
   assert.is(status, 200)
-  assert.equal(body.data.map((d) => [d.index, d.object]), [[0, 'score'], [1, 'score'], [2, 'score']])
+  assert.equal(
+    body.data.map((d) => [d.index, d.object]),
+    [
+      [0, 'score'],
+      [1, 'score'],
+      [2, 'score'],
+    ],
+  )
   assert.ok(body.data[1]!.score > body.data[0]!.score)
   assert.is(body.usage.prompt_tokens, body.usage.total_tokens)
-  const pairs = await postJson<{ data: Array<{ score: number }> }>(sim, '/v1/score', { model: 'sim-rerank', text_1: [query, 'stock markets'], text_2: [documents[1], documents[0]] })
+  const pairs = await postJson<{ data: Array<{ score: number }> }>(sim, '/v1/score', {
+    model: 'sim-rerank',
+    text_1: [query, 'stock markets'],
+    text_2: [documents[1], documents[0]],
+  })
   assert.ok(pairs.body.data.every((d) => d.score > 0.9))
 })
 
-test("errors as vLLM's: another model's kind, unknown model, missing fields, a pair beyond the window", async ({ sim }) => {
+test("errors as vLLM's: another model's kind, unknown model, missing fields, a pair beyond the window", async ({
+  sim,
+}) => {
   const wrong = await postError(sim, '/v1/rerank', { model: 'sim-instruct-8b', query, documents })
   assert.equal([wrong.status, wrong.body.error.message], [400, 'The model does not support Rerank API'])
   const score = await postError(sim, '/score', { model: 'sim-embed-384', text_1: 'a', text_2: 'b' })
   assert.equal([score.status, score.body.error.message], [400, 'The model does not support Score API'])
   assert.is((await postError(sim, '/v1/rerank', { model: 'nope', query, documents })).status, 404)
-  assert.equal((await postError(sim, '/v1/rerank', { model: 'sim-rerank', documents })).body.error.message, 'query: Field required')
-  assert.equal((await postError(sim, '/v1/rerank', { model: 'sim-rerank', query, documents: [] })).body.error.message, 'documents: List should have at least 1 item after validation, not 0')
+  assert.equal(
+    (await postError(sim, '/v1/rerank', { model: 'sim-rerank', documents })).body.error.message,
+    'query: Field required',
+  )
+  assert.equal(
+    (await postError(sim, '/v1/rerank', { model: 'sim-rerank', query, documents: [] })).body.error.message,
+    'documents: List should have at least 1 item after validation, not 0',
+  )
   const long = await postError(sim, '/v1/rerank', { model: 'sim-rerank', query, documents: ['word '.repeat(200)] })
   assert.is(long.status, 400)
   assert.match(long.body.error.message, /context length is only 64 tokens/)

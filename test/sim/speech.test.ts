@@ -8,7 +8,11 @@ const test = suite<{ sim: RunningSimulator }>('sim: speech (POST /v1/audio/speec
 
 const models: SimConfigInput['models'] = [
   { name: 'orpheus', kind: 'speech', audio: { streaming: true, ms_per_char: 50 } },
-  { name: 'qwen-tts', kind: 'speech', audio: { streaming: false, voices: ['vivian', 'ryan'], languages: ['english', 'french'], ms_per_char: 60 } },
+  {
+    name: 'qwen-tts',
+    kind: 'speech',
+    audio: { streaming: false, voices: ['vivian', 'ryan'], languages: ['english', 'french'], ms_per_char: 60 },
+  },
   { name: 'chat', kind: 'chat' },
 ]
 
@@ -18,7 +22,11 @@ test.before(async (ctx) => {
 test.after(async (ctx) => ctx.sim.close())
 
 const speak = (sim: RunningSimulator, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  fetch(`${sim.url}/v1/audio/speech`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  fetch(`${sim.url}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
 
 test('pcm: 24 kHz s16le, as long as the documented pace of the synthetic voice, not silence', async ({ sim }) => {
   const input = 'Hello, world <sigh> again.'
@@ -31,16 +39,34 @@ test('pcm: 24 kHz s16le, as long as the documented pace of the synthetic voice, 
 })
 
 test('deterministic per text and voice; voices differ', async ({ sim }) => {
-  const a = Buffer.from(await (await speak(sim, { model: 'orpheus', input: 'Same text', voice: 'tara', response_format: 'pcm' })).arrayBuffer())
-  const b = Buffer.from(await (await speak(sim, { model: 'orpheus', input: 'Same text', voice: 'tara', response_format: 'pcm' })).arrayBuffer())
-  const c = Buffer.from(await (await speak(sim, { model: 'orpheus', input: 'Same text', voice: 'zac', response_format: 'pcm' })).arrayBuffer())
+  const a = Buffer.from(
+    await (
+      await speak(sim, { model: 'orpheus', input: 'Same text', voice: 'tara', response_format: 'pcm' })
+    ).arrayBuffer(),
+  )
+  const b = Buffer.from(
+    await (
+      await speak(sim, { model: 'orpheus', input: 'Same text', voice: 'tara', response_format: 'pcm' })
+    ).arrayBuffer(),
+  )
+  const c = Buffer.from(
+    await (
+      await speak(sim, { model: 'orpheus', input: 'Same text', voice: 'zac', response_format: 'pcm' })
+    ).arrayBuffer(),
+  )
   assert.ok(a.equals(b))
   assert.not.ok(a.equals(c))
 })
 
-test('a streaming model streams: a WAV header with unknown sizes first, then chunks as they are made', async ({ sim }) => {
+test('a streaming model streams: a WAV header with unknown sizes first, then chunks as they are made', async ({
+  sim,
+}) => {
   const input = 'Streaming speech arrives in pieces over time'
-  const res = await speak(sim, { model: 'orpheus', input, response_format: 'wav' }, { 'x-sim-first-audio-ms': '20', 'x-sim-realtime-factor': '8' })
+  const res = await speak(
+    sim,
+    { model: 'orpheus', input, response_format: 'wav' },
+    { 'x-sim-first-audio-ms': '20', 'x-sim-realtime-factor': '8' },
+  )
   const reader = res.body!.getReader()
   const chunks: Buffer[] = []
   let runningAtFirst = -1
@@ -57,7 +83,9 @@ test('a streaming model streams: a WAV header with unknown sizes first, then chu
   assert.is(runningAtFirst, 1, 'the first bytes left while the request was still running')
 })
 
-test('a whole-file model answers once, with a content-length and the true WAV sizes; speed shortens it', async ({ sim }) => {
+test('a whole-file model answers once, with a content-length and the true WAV sizes; speed shortens it', async ({
+  sim,
+}) => {
   const input = 'Bonjour le monde'
   const res = await speak(sim, { model: 'qwen-tts', input, voice: 'RYAN', language: 'French', response_format: 'wav' })
   const body = Buffer.from(await res.arrayBuffer())
@@ -65,15 +93,28 @@ test('a whole-file model answers once, with a content-length and the true WAV si
   const wav = parseWav(body)
   assert.is(wav.dataSize, wav.pcm.length)
   assert.is(wav.pcm.length, syntheticSamples(input, 60) * 2)
-  const fast = Buffer.from(await (await speak(sim, { model: 'qwen-tts', input, speed: 2, response_format: 'pcm' })).arrayBuffer())
+  const fast = Buffer.from(
+    await (await speak(sim, { model: 'qwen-tts', input, speed: 2, response_format: 'pcm' })).arrayBuffer(),
+  )
   assert.is(fast.length, syntheticSamples(input, 30) * 2)
 })
 
-test('400s in vLLM\'s shape: an unknown voice, an unsupported format, a language it lacks, a chat model', async ({ sim }) => {
+test("400s in vLLM's shape: an unknown voice, an unsupported format, a language it lacks, a chat model", async ({
+  sim,
+}) => {
   const cases: [Record<string, unknown>, string][] = [
-    [{ model: 'orpheus', input: 'x', voice: 'alloy' }, "Invalid voice 'alloy'. Supported voices: tara, leah, jess, leo, dan, mia, zac, zoe"],
-    [{ model: 'orpheus', input: 'x', response_format: 'mp3' }, "Unsupported response_format 'mp3'. Supported: pcm, wav"],
-    [{ model: 'qwen-tts', input: 'x', language: 'klingon' }, "Unsupported language 'klingon'. Supported: Auto, english, french"],
+    [
+      { model: 'orpheus', input: 'x', voice: 'alloy' },
+      "Invalid voice 'alloy'. Supported voices: tara, leah, jess, leo, dan, mia, zac, zoe",
+    ],
+    [
+      { model: 'orpheus', input: 'x', response_format: 'mp3' },
+      "Unsupported response_format 'mp3'. Supported: pcm, wav",
+    ],
+    [
+      { model: 'qwen-tts', input: 'x', language: 'klingon' },
+      "Unsupported language 'klingon'. Supported: Auto, english, french",
+    ],
     [{ model: 'chat', input: 'x' }, 'The model does not support Speech API'],
   ]
   for (const [body, message] of cases) {
@@ -83,7 +124,7 @@ test('400s in vLLM\'s shape: an unknown voice, an unsupported format, a language
   }
 })
 
-test('voices: vllm-omni\'s answer', async ({ sim }) => {
+test("voices: vllm-omni's answer", async ({ sim }) => {
   const res = await fetch(`${sim.url}/v1/audio/voices?model=qwen-tts`)
   assert.equal(await res.json(), { voices: ['vivian', 'ryan'], uploaded_voices: [] })
 })
@@ -120,7 +161,12 @@ const espeak = hasProgram('espeak-ng')
 test(`engine espeak-ng: a real voice, 24 kHz, streamed ${espeak ? '' : '(espeak-ng is not installed: checked only for the 503)'}`, async () => {
   const sim = await startSimulator({ models: [{ name: 'espeak', kind: 'speech', audio: { engine: 'espeak-ng' } }] })
   try {
-    const res = await speak(sim, { model: 'espeak', input: 'Hello from a real speech engine.', voice: 'leo', response_format: 'wav' })
+    const res = await speak(sim, {
+      model: 'espeak',
+      input: 'Hello from a real speech engine.',
+      voice: 'leo',
+      response_format: 'wav',
+    })
     if (!espeak) {
       assert.is(res.status, 503)
       return

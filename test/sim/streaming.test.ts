@@ -22,8 +22,13 @@ stream('vLLM chunk order: role first, shared id and created, no usage key, finis
   const first = chunks[0]
   assert.ok(first)
   assert.equal(first.choices[0]?.delta, { role: 'assistant', content: '' })
-  assert.ok(chunks.every((c) => c.id === first.id && c.created === first.created && c.object === 'chat.completion.chunk'))
-  assert.ok(chunks.every((c) => !('usage' in c)), 'no usage key without include_usage')
+  assert.ok(
+    chunks.every((c) => c.id === first.id && c.created === first.created && c.object === 'chat.completion.chunk'),
+  )
+  assert.ok(
+    chunks.every((c) => !('usage' in c)),
+    'no usage key without include_usage',
+  )
   const finishes = chunks.filter((c) => c.choices[0]?.finish_reason)
   assert.is(finishes.length, 1)
   assert.is(finishes[0], chunks[chunks.length - 1])
@@ -40,7 +45,11 @@ stream('streamed text equals the non-streamed reply to the same request', async 
 })
 
 stream('include_usage: a final chunk with choices [] and usage, before [DONE]', async ({ sim }) => {
-  const res = await postStream(sim, '/v1/chat/completions', chatBody('Count my tokens.', { stream: true, stream_options: { include_usage: true } }))
+  const res = await postStream(
+    sim,
+    '/v1/chat/completions',
+    chatBody('Count my tokens.', { stream: true, stream_options: { include_usage: true } }),
+  )
   const chunks = chunksOf(res.events)
   const last = chunks[chunks.length - 1]
   assert.ok(last?.usage)
@@ -50,11 +59,18 @@ stream('include_usage: a final chunk with choices [] and usage, before [DONE]', 
   assert.is(last.usage.completion_tokens, contentChunks.length)
   assert.is(last.usage.total_tokens, last.usage.prompt_tokens + last.usage.completion_tokens)
   assert.ok(last.usage.prompt_tokens_details)
-  assert.ok(chunks.slice(0, -1).every((c) => !('usage' in c)), 'only the last chunk has usage')
+  assert.ok(
+    chunks.slice(0, -1).every((c) => !('usage' in c)),
+    'only the last chunk has usage',
+  )
 })
 
 stream('include_usage false: no usage chunk', async ({ sim }) => {
-  const res = await postStream(sim, '/v1/chat/completions', chatBody('No usage.', { stream: true, stream_options: { include_usage: false } }))
+  const res = await postStream(
+    sim,
+    '/v1/chat/completions',
+    chatBody('No usage.', { stream: true, stream_options: { include_usage: false } }),
+  )
   assert.ok(chunksOf(res.events).every((c) => !('usage' in c)))
 })
 

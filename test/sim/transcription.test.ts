@@ -8,7 +8,16 @@ const test = suite<{ sim: RunningSimulator }>('sim: transcription and translatio
 
 const models: SimConfigInput['models'] = [
   { name: 'whisper', kind: 'transcription', audio: { translation: true } },
-  { name: 'parakeet', kind: 'transcription', audio: { transcript_formats: ['json', 'text', 'srt', 'vtt', 'verbose_json'], duration_type: 'number', language_style: 'name', segment_seconds: 4 } },
+  {
+    name: 'parakeet',
+    kind: 'transcription',
+    audio: {
+      transcript_formats: ['json', 'text', 'srt', 'vtt', 'verbose_json'],
+      duration_type: 'number',
+      language_style: 'name',
+      segment_seconds: 4,
+    },
+  },
 ]
 
 test.before(async (ctx) => {
@@ -60,16 +69,34 @@ function lameInfoFrame(header: number, frames: number, delay: number, padding: n
 }
 
 test('vLLM shape: verbose_json duration a string, language a code, segments over the real length', async ({ sim }) => {
-  const res = await post(sim, '/v1/audio/transcriptions', { model: 'whisper', response_format: 'verbose_json' }, toneWav(12.5))
+  const res = await post(
+    sim,
+    '/v1/audio/transcriptions',
+    { model: 'whisper', response_format: 'verbose_json' },
+    toneWav(12.5),
+  )
   const v = (await res.json()) as Verbose
   assert.is(v.duration, '12.50')
   assert.is(v.language, 'en')
-  assert.equal(v.segments.map((s) => [s.start, s.end]), [[0, 5], [5, 10], [10, 12.5]])
+  assert.equal(
+    v.segments.map((s) => [s.start, s.end]),
+    [
+      [0, 5],
+      [5, 10],
+      [10, 12.5],
+    ],
+  )
 })
 
 test('mp3, flac and ogg/opus: durations read from the files themselves', async ({ sim }) => {
   for (const [ext, make] of Object.entries(encoded)) {
-    const res = await post(sim, '/v1/audio/transcriptions', { model: 'parakeet', response_format: 'verbose_json' }, await make(), `a.${ext}`)
+    const res = await post(
+      sim,
+      '/v1/audio/transcriptions',
+      { model: 'parakeet', response_format: 'verbose_json' },
+      await make(),
+      `a.${ext}`,
+    )
     const v = (await res.json()) as Verbose
     assert.type(v.duration, 'number')
     // flac and opus are exact. The gateway's mp3 has no Info header, so its frames are
@@ -79,35 +106,56 @@ test('mp3, flac and ogg/opus: durations read from the files themselves', async (
   }
 })
 
-test('an mp3 with LAME\'s Info header: exact, delay and padding taken off', async ({ sim }) => {
+test("an mp3 with LAME's Info header: exact, delay and padding taken off", async ({ sim }) => {
   const frames = await encoded.mp3!()
   // The gateway's mp3 is constant bitrate: every 576-sample frame is 192 bytes.
   assert.is(frames.length % 192, 0)
   const count = frames.length / 192
   const delay = 1105 // LAME's encoder delay plus the decoder's 529 samples
-  const mp3 = Buffer.concat([lameInfoFrame(frames.readUInt32BE(0), count, delay, count * 576 - delay - 3.7 * 24000), frames])
-  const v = (await (await post(sim, '/v1/audio/transcriptions', { model: 'parakeet', response_format: 'verbose_json' }, mp3, 'a.mp3')).json()) as Verbose
+  const mp3 = Buffer.concat([
+    lameInfoFrame(frames.readUInt32BE(0), count, delay, count * 576 - delay - 3.7 * 24000),
+    frames,
+  ])
+  const v = (await (
+    await post(sim, '/v1/audio/transcriptions', { model: 'parakeet', response_format: 'verbose_json' }, mp3, 'a.mp3')
+  ).json()) as Verbose
   assert.is(v.duration, 3.7)
 })
 
 test('vLLM refuses srt; an OpenAI-like server renders it', async ({ sim }) => {
   const refused = await post(sim, '/v1/audio/transcriptions', { model: 'whisper', response_format: 'srt' }, toneWav(1))
   assert.is(refused.status, 400)
-  assert.is(((await refused.json()) as { error: { message: string } }).error.message, 'Currently only support response_format `json`, `text` or `verbose_json`')
+  assert.is(
+    ((await refused.json()) as { error: { message: string } }).error.message,
+    'Currently only support response_format `json`, `text` or `verbose_json`',
+  )
   const srt = await post(sim, '/v1/audio/transcriptions', { model: 'parakeet', response_format: 'srt' }, toneWav(5))
   assert.match(await srt.text(), /^1\n00:00:00,000 --> 00:00:04,000\n.+\n\n2\n00:00:04,000 --> 00:00:05,000\n/)
 })
 
 test('translations: English; a model without translation answers 400; not audio answers 400', async ({ sim }) => {
-  const ok = await post(sim, '/v1/audio/translations', { model: 'whisper', response_format: 'verbose_json', language: 'de' }, toneWav(2))
+  const ok = await post(
+    sim,
+    '/v1/audio/translations',
+    { model: 'whisper', response_format: 'verbose_json', language: 'de' },
+    toneWav(2),
+  )
   const v = (await ok.json()) as Verbose
   assert.is(v.language, 'en')
   assert.match(v.segments[0]!.text, /^ \(English\)/)
   const no = await post(sim, '/v1/audio/translations', { model: 'parakeet' }, toneWav(2))
   assert.is(no.status, 400)
-  const junk = await post(sim, '/v1/audio/transcriptions', { model: 'whisper' }, Buffer.from('this is not audio at all'))
+  const junk = await post(
+    sim,
+    '/v1/audio/transcriptions',
+    { model: 'whisper' },
+    Buffer.from('this is not audio at all'),
+  )
   assert.is(junk.status, 400)
-  assert.match(((await junk.json()) as { error: { message: string } }).error.message, /^Invalid or unsupported audio file/)
+  assert.match(
+    ((await junk.json()) as { error: { message: string } }).error.message,
+    /^Invalid or unsupported audio file/,
+  )
 })
 
 test.run()

@@ -22,13 +22,19 @@ export interface DecodedAudio {
 
 /** Parses a WAV, believing the bytes present over a streamed header's 0xFFFFFFFF sizes. */
 export function parseWav(buf: Buffer): DecodedAudio {
-  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a WAV file')
+  if (buf.toString('ascii', 0, 4) !== 'RIFF' || buf.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('not a WAV file')
   let at = 12
   let fmt: { channels: number; sampleRate: number; bitsPerSample: number } | undefined
   while (at + 8 <= buf.length) {
     const id = buf.toString('ascii', at, at + 4)
     const size = buf.readUInt32LE(at + 4)
-    if (id === 'fmt ') fmt = { channels: buf.readUInt16LE(at + 10), sampleRate: buf.readUInt32LE(at + 12), bitsPerSample: buf.readUInt16LE(at + 22) }
+    if (id === 'fmt ')
+      fmt = {
+        channels: buf.readUInt16LE(at + 10),
+        sampleRate: buf.readUInt32LE(at + 12),
+        bitsPerSample: buf.readUInt16LE(at + 22),
+      }
     if (id === 'data') {
       if (!fmt) throw new Error('data before fmt')
       const present = buf.length - (at + 8)
@@ -54,7 +60,8 @@ export interface Decoded {
 
 function toPcm16(samples: Float32Array): Buffer {
   const out = Buffer.alloc(samples.length * 2)
-  for (let i = 0; i < samples.length; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768))), i * 2)
+  for (let i = 0; i < samples.length; i++)
+    out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768))), i * 2)
   return out
 }
 
@@ -136,7 +143,11 @@ export function mp3Header(data: Buffer): { sampleRate: number; channels: number 
   if ((h & 0xffe00000) >>> 0 !== 0xffe00000) throw new Error('not an MP3 frame')
   const version = (h >> 19) & 3
   const index = (h >> 10) & 3
-  const table: Record<number, number[]> = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] }
+  const table: Record<number, number[]> = {
+    3: [44100, 48000, 32000],
+    2: [22050, 24000, 16000],
+    0: [11025, 12000, 8000],
+  }
   // Channel mode 3 is single channel.
   return { sampleRate: table[version]![index]!, channels: ((h >> 6) & 3) === 3 ? 1 : 2 }
 }
@@ -153,7 +164,9 @@ export function flacInfo(data: Buffer): { sampleRate: number; channels: number; 
 
 /** How long decoded audio lasts: a WAV's (any channels, any width) or a decoder's first channel. */
 export function seconds(a: DecodedAudio | Decoded): number {
-  return 'bitsPerSample' in a ? a.pcm.length / (a.sampleRate * a.channels * (a.bitsPerSample / 8)) : a.pcm.length / 2 / a.sampleRate
+  return 'bitsPerSample' in a
+    ? a.pcm.length / (a.sampleRate * a.channels * (a.bitsPerSample / 8))
+    : a.pcm.length / 2 / a.sampleRate
 }
 
 /** Root mean square of 16-bit samples, 0 to 1: above 0.01 is not silence. */
@@ -215,7 +228,8 @@ export function silentWav(dataBytes: number, sampleRate = 16000): Buffer {
 export function toneWav(secondsLong: number, sampleRate = 16000): Buffer {
   const n = Math.round(secondsLong * sampleRate)
   const samples = Buffer.alloc(n * 2)
-  for (let i = 0; i < n; i++) samples.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), i * 2)
+  for (let i = 0; i < n; i++)
+    samples.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / sampleRate)), i * 2)
   return Buffer.concat([wavHeader(samples.length, sampleRate), samples])
 }
 

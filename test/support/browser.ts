@@ -23,12 +23,22 @@ export interface Browser {
 }
 
 export async function openBrowser(): Promise<Browser> {
-  if (browserMissing) throw new Error(`chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does it)`)
+  if (browserMissing)
+    throw new Error(`chromium is not installed at ${CHROMIUM} (apt-get install chromium; .ci/run does it)`)
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-chromium-'))
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     acceptDownloads: true,
     viewport: { width: 1280, height: 860 },
   })

@@ -59,7 +59,12 @@ interface Served {
   tokens: number
 }
 
-const served = (r: UsageRecord): Served => ({ arrival: r.at, serviceStart: r.at + (r.queueMs ?? 0), end: r.at + r.totalMs, tokens: r.promptTokens + r.completionTokens })
+const served = (r: UsageRecord): Served => ({
+  arrival: r.at,
+  serviceStart: r.at + (r.queueMs ?? 0),
+  end: r.at + r.totalMs,
+  tokens: r.promptTokens + r.completionTokens,
+})
 
 /** Tokens served inside [from, to], each request's tokens spread evenly over its service time. */
 function tokensIn(list: readonly Served[], from: number, to: number): number {
@@ -92,7 +97,9 @@ export async function runFairnessScenario(gw: TestGateway, options: ScenarioOpti
       max_tokens: options.maxTokens,
     })
   let floodLeft = options.floodRequests
-  const flood = Promise.all(Array.from({ length: options.floodRequests }, (_, i) => ask(options.flood, i).finally(() => floodLeft--)))
+  const flood = Promise.all(
+    Array.from({ length: options.floodRequests }, (_, i) => ask(options.flood, i).finally(() => floodLeft--)),
+  )
   await new Promise((r) => setTimeout(r, options.steadyDelayMs ?? 20))
   let n = 0
   // One request after another, for as long as the flood lasts.
@@ -106,7 +113,10 @@ export async function runFairnessScenario(gw: TestGateway, options: ScenarioOpti
   const floodServed = floodRecords.map(served)
   const steadyServed = steadyRecords.map(served)
   // Both have work from the steady tenant's first slot to the first of the two last ends.
-  const from = Math.max(Math.min(...steadyServed.map((s) => s.serviceStart)), Math.min(...floodServed.map((s) => s.serviceStart)))
+  const from = Math.max(
+    Math.min(...steadyServed.map((s) => s.serviceStart)),
+    Math.min(...floodServed.map((s) => s.serviceStart)),
+  )
   const to = Math.min(Math.max(...floodServed.map((s) => s.end)), Math.max(...steadyServed.map((s) => s.end)))
   const figures = (list: UsageRecord[], s: Served[], other: Served[]): TenantFigures => {
     const waits = list.map((r) => r.queueMs ?? 0)
@@ -117,7 +127,9 @@ export async function runFairnessScenario(gw: TestGateway, options: ScenarioOpti
       p90WaitMs: quantile(waits, 0.9),
       tokensWhileBothBusy: tokensIn(s, from, to),
       grantsWhileBothBusy: s.filter((x) => x.serviceStart >= from && x.serviceStart <= to).length,
-      passedBy: s.map((mine) => other.filter((o) => o.serviceStart > mine.arrival && o.serviceStart < mine.serviceStart).length),
+      passedBy: s.map(
+        (mine) => other.filter((o) => o.serviceStart > mine.arrival && o.serviceStart < mine.serviceStart).length,
+      ),
     }
   }
   const f = figures(floodRecords, floodServed, steadyServed)
@@ -126,7 +138,10 @@ export async function runFairnessScenario(gw: TestGateway, options: ScenarioOpti
     flood: f,
     steady: s,
     jain: jainIndex([f.tokensWhileBothBusy, s.tokensWhileBothBusy]),
-    medianServiceMs: quantile([...floodServed, ...steadyServed].map((x) => x.end - x.serviceStart), 0.5),
+    medianServiceMs: quantile(
+      [...floodServed, ...steadyServed].map((x) => x.end - x.serviceStart),
+      0.5,
+    ),
     windowMs: to - from,
   }
 }

@@ -4,7 +4,7 @@
  * text), with every call counted. The real model is exercised by test/e2e/knowledge-api.
  */
 import { Usage } from '../../kernel/contract/usage.js'
-import { GatewayError } from '../../kernel/contract/errors.js'
+import type { GatewayError } from '../../kernel/contract/errors.js'
 import { reply } from '../../kernel/contract/reply.js'
 import type { CallOptions, CallResult } from '../../kernel/contract/kernel.js'
 
@@ -40,7 +40,11 @@ export function fakeEmbeddings(): FakeEmbeddings {
         throw err
       }
       const data = b.input.map((text, index) => ({ object: 'embedding', index, embedding: bagOfWords(text) }))
-      return { reply: reply.text('application/json', JSON.stringify({ object: 'list', model: b.model, data })), headers: new Map(), usage: new Usage(undefined) }
+      return {
+        reply: reply.text('application/json', JSON.stringify({ object: 'list', model: b.model, data })),
+        headers: new Map(),
+        usage: new Usage(undefined),
+      }
     },
   }
   return fake

@@ -13,7 +13,11 @@ const gateway = await startGateway({
   configDir,
   pipelinesDir,
   dataDir,
-  server: { port: 0, watch: false, access_log: { enabled: true, to: 'access.log', flush_ms: 250, max_buffered_bytes: 8_388_608 } },
+  server: {
+    port: 0,
+    watch: false,
+    access_log: { enabled: true, to: 'access.log', flush_ms: 250, max_buffered_bytes: 8_388_608 },
+  },
   log: createLogger({ level: 'warn' }),
   announce: () => undefined,
 })

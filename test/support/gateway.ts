@@ -53,7 +53,9 @@ export interface TestGatewayOptions extends Omit<GatewayOptions, 'server'> {
 }
 
 /** A copy of the embedded default config and pipelines, with `files` written over it. */
-export function prepareDeployment(options: Pick<TestGatewayOptions, 'files' | 'simulatorLatency' | 'simulatorControls'> = {}): { configDir: string; pipelinesDir: string; dataDir: string } {
+export function prepareDeployment(
+  options: Pick<TestGatewayOptions, 'files' | 'simulatorLatency' | 'simulatorControls'> = {},
+): { configDir: string; pipelinesDir: string; dataDir: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-e2e-'))
   const configDir = path.join(root, 'config')
   const pipelinesDir = path.join(root, 'pipelines')
@@ -63,7 +65,13 @@ export function prepareDeployment(options: Pick<TestGatewayOptions, 'files' | 's
   // Tests run the simulator at zero latency unless they ask for some.
   const simFile = path.join(configDir, 'simulator.yaml')
   const latency = options.simulatorLatency ?? { ttft_ms: 0, itl_ms: 0 }
-  fs.writeFileSync(simFile, fs.readFileSync(simFile, 'utf8').replace(/ttft_ms:\s*\d+/, `ttft_ms: ${latency.ttft_ms}`).replace(/itl_ms:\s*\d+/, `itl_ms: ${latency.itl_ms}`))
+  fs.writeFileSync(
+    simFile,
+    fs
+      .readFileSync(simFile, 'utf8')
+      .replace(/ttft_ms:\s*\d+/, `ttft_ms: ${latency.ttft_ms}`)
+      .replace(/itl_ms:\s*\d+/, `itl_ms: ${latency.itl_ms}`),
+  )
   for (const [name, text] of Object.entries(options.files ?? {})) fs.writeFileSync(path.join(root, name), text)
   if (options.simulatorControls !== false) allowSimulatorControls(path.join(configDir, 'keys.yaml'))
   return { configDir, pipelinesDir, dataDir }
@@ -78,10 +86,19 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     configDir,
     pipelinesDir,
     dataDir,
-    env: { SLUICE_DEMO_DEV_TOKEN: TEST_DEV_TOKEN, SLUICE_DEMO_SERVICE_TOKEN: TEST_SERVICE_TOKEN, ...(options.env ?? { SLUICE_DEMO_KEY: TEST_KEY }) },
+    env: {
+      SLUICE_DEMO_DEV_TOKEN: TEST_DEV_TOKEN,
+      SLUICE_DEMO_SERVICE_TOKEN: TEST_SERVICE_TOKEN,
+      ...(options.env ?? { SLUICE_DEMO_KEY: TEST_KEY }),
+    },
     log: options.log ?? createLogger({ level: 'debug', sink }),
     // The access log goes to a file of the test's data folder (read by the tests of the log).
-    server: { port: 0, watch: false, access_log: { enabled: true, to: 'access.log', flush_ms: 50, max_buffered_bytes: 8_388_608 }, ...options.server },
+    server: {
+      port: 0,
+      watch: false,
+      access_log: { enabled: true, to: 'access.log', flush_ms: 50, max_buffered_bytes: 8_388_608 },
+      ...options.server,
+    },
     announce: () => undefined,
   })
   return Object.assign(gateway, {
@@ -89,7 +106,8 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     pipelinesDir,
     dataDir,
     logs,
-    openai: (key = TEST_KEY) => new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 30_000 }),
+    openai: (key = TEST_KEY) =>
+      new OpenAI({ apiKey: key, baseURL: `${gateway.url}/v1`, maxRetries: 0, timeout: 30_000 }),
     write(folder: 'config' | 'pipelines', name: string, text: string) {
       fs.writeFileSync(path.join(folder === 'config' ? configDir : pipelinesDir, name), text)
     },

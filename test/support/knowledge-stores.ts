@@ -29,7 +29,11 @@ export interface TestKnowledge {
 export function sqliteTestKnowledge(): TestKnowledge {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kb-'))
   const log: string[] = []
-  return { store: openSqliteKnowledge(dir, (l) => log.push(l)), log, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) }
+  return {
+    store: openSqliteKnowledge(dir, (l) => log.push(l)),
+    log,
+    cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+  }
 }
 
 /**
@@ -59,7 +63,12 @@ export async function pgliteTestKnowledge(): Promise<TestKnowledge> {
   await server.start()
   const log: string[] = []
   // PGlite is one session: the socket server takes one connection, so the pool holds one.
-  const store = await openPostgresKnowledge({ url: `postgres://postgres@${server.getServerConn()}/postgres`, schema: 'sluice_kb', poolSize: 1, log: (l) => log.push(l) })
+  const store = await openPostgresKnowledge({
+    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    schema: 'sluice_kb',
+    poolSize: 1,
+    log: (l) => log.push(l),
+  })
   return {
     store,
     log,

@@ -17,7 +17,10 @@ export interface MainProcess {
 }
 
 export function startMainProcess(env: NodeJS.ProcessEnv): Promise<MainProcess> {
-  const child = spawn(process.execPath, [mainScript], { env: { PATH: process.env.PATH, PORT: '0', SLUICE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [mainScript], {
+    env: { PATH: process.env.PATH, PORT: '0', SLUICE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
   child.stderr!.resume()

@@ -38,7 +38,8 @@ export function parsePrometheus(text: string): Exposition {
   return { families, lines }
 }
 
-const matches = (sample: Sample, labels: Record<string, string>) => Object.entries(labels).every(([k, v]) => sample.labels?.[k] === v)
+const matches = (sample: Sample, labels: Record<string, string>) =>
+  Object.entries(labels).every(([k, v]) => sample.labels?.[k] === v)
 
 /** The samples of `name` whose labels include `labels`. */
 export function samples(exposition: Exposition, name: string, labels: Record<string, string> = {}): Sample[] {
@@ -48,7 +49,11 @@ export function samples(exposition: Exposition, name: string, labels: Record<str
 }
 
 /** The series of histogram `name` whose labels include `labels`, each checked well formed. */
-export function histograms(exposition: Exposition, name: string, labels: Record<string, string> = {}): { labels: Record<string, string>; count: number; sum: number }[] {
+export function histograms(
+  exposition: Exposition,
+  name: string,
+  labels: Record<string, string> = {},
+): { labels: Record<string, string>; count: number; sum: number }[] {
   assert.is(exposition.families.get(name)?.type, 'HISTOGRAM', `${name} is a histogram`)
   const bySeries = new Map<string, { labels: Record<string, string>; buckets: [number, number][] }>()
   for (const b of samples(exposition, `${name}_bucket`, labels)) {
@@ -63,8 +68,12 @@ export function histograms(exposition: Exposition, name: string, labels: Record<
     buckets.sort((a, b) => a[0] - b[0])
     assert.ok(buckets.length > 1, `${what}: has buckets`)
     assert.is(buckets.at(-1)![0], Infinity, `${what}: has a +Inf bucket`)
-    for (let i = 1; i < buckets.length; i++) assert.ok(buckets[i]![1] >= buckets[i - 1]![1], `${what}: bucket le=${buckets[i]![0]} is cumulative`)
-    const exact = (suffix: string) => samples(exposition, `${name}${suffix}`, own).filter((s) => Object.keys(s.labels ?? {}).length === Object.keys(own).length)
+    for (let i = 1; i < buckets.length; i++)
+      assert.ok(buckets[i]![1] >= buckets[i - 1]![1], `${what}: bucket le=${buckets[i]![0]} is cumulative`)
+    const exact = (suffix: string) =>
+      samples(exposition, `${name}${suffix}`, own).filter(
+        (s) => Object.keys(s.labels ?? {}).length === Object.keys(own).length,
+      )
     const count = Number(exact('_count')[0]?.value)
     assert.is(buckets.at(-1)![1], count, `${what}: +Inf bucket equals _count`)
     return { labels: own, count, sum: Number(exact('_sum')[0]?.value) }
@@ -72,8 +81,14 @@ export function histograms(exposition: Exposition, name: string, labels: Record<
 }
 
 /** The one series of histogram `name` with these labels (and no others beyond them). */
-export function histogram(exposition: Exposition, name: string, labels: Record<string, string>): { count: number; sum: number } {
-  const found = histograms(exposition, name, labels).filter((h) => Object.keys(h.labels).length === Object.keys(labels).length)
+export function histogram(
+  exposition: Exposition,
+  name: string,
+  labels: Record<string, string>,
+): { count: number; sum: number } {
+  const found = histograms(exposition, name, labels).filter(
+    (h) => Object.keys(h.labels).length === Object.keys(labels).length,
+  )
   assert.is(found.length, 1, `one series of ${name} with ${JSON.stringify(labels)}`)
   return found[0]!
 }

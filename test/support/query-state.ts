@@ -6,7 +6,10 @@ import { Usage } from '../../kernel/contract/usage.js'
 
 export const queryPrincipal = { keyId: 'demo', group: 'demo', legacy: false }
 
-export function queryAuthState(kind: TokenKind, defaults: QueryDefaults = {}): { queryAuth: { project: Project; token: ProjectToken } } {
+export function queryAuthState(
+  kind: TokenKind,
+  defaults: QueryDefaults = {},
+): { queryAuth: { project: Project; token: ProjectToken } } {
   const project: Project = { id: 'demo', keyId: 'demo', defaults, compareModels: [], source: 'config' }
   return { queryAuth: { project, token: { id: `demo-${kind}`, projectId: 'demo', kind, source: 'config' } } }
 }
@@ -18,7 +21,12 @@ export interface RouteCallRecord {
 }
 
 /** A route call answering `body` with `used` reported by `model`. */
-export function fakeRoute(answer: (route: string, body: Record<string, unknown>) => { body: unknown; model: string; input: number; output: number }) {
+export function fakeRoute(
+  answer: (
+    route: string,
+    body: Record<string, unknown>,
+  ) => { body: unknown; model: string; input: number; output: number },
+) {
   const calls: RouteCallRecord[] = []
   const call = async (route: string, body: unknown, options?: CallOptions): Promise<CallResult> => {
     const b = body as Record<string, unknown>

@@ -24,7 +24,10 @@ export type QueryStoreKind = 'sqlite' | 'postgres'
 /** The servers a store of this kind needs. */
 export const serversFor = (kind: QueryStoreKind): Server[] => (kind === 'postgres' ? ['postgres'] : [])
 
-export async function queryStoreFixture(kind: QueryStoreKind, settings: Parameters<typeof querySettings>[0] = {}): Promise<QueryStoreFixture> {
+export async function queryStoreFixture(
+  kind: QueryStoreKind,
+  settings: Parameters<typeof querySettings>[0] = {},
+): Promise<QueryStoreFixture> {
   const clock = { t: Date.UTC(2026, 4, 1) }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-query-'))
   const schema = uniqueName('sluice_query_test')

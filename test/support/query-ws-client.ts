@@ -17,11 +17,17 @@ export class QueryWsClient {
       this.messages.push(JSON.parse(data.toString()) as Json)
       for (const l of this.listeners) l()
     })
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    )
   }
 
   /** `token` null: no access_token at all. */
-  static async open(baseUrl: string, token: string | null, options: WebSocket.ClientOptions = {}): Promise<QueryWsClient> {
+  static async open(
+    baseUrl: string,
+    token: string | null,
+    options: WebSocket.ClientOptions = {},
+  ): Promise<QueryWsClient> {
     const ws = new WebSocket(socketUrl(baseUrl, token), options)
     const client = new QueryWsClient(ws)
     await new Promise<void>((resolve, reject) => {
@@ -44,7 +50,10 @@ export class QueryWsClient {
     const last = () => this.of(id).find((m) => m.type === 'error' || m.type === 'response' || /\.done$/.test(m.type))
     if (!last()) {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no end for ${id}: ${JSON.stringify(this.of(id)).slice(0, 500)}`)), ms)
+        const timer = setTimeout(
+          () => reject(new Error(`no end for ${id}: ${JSON.stringify(this.of(id)).slice(0, 500)}`)),
+          ms,
+        )
         const l = () => {
           if (!last()) return
           clearTimeout(timer)

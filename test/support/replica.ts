@@ -16,7 +16,12 @@ export interface Replica {
 }
 
 /** `dataDir`: a folder of a previous run, to restart on it (default: a fresh one). */
-export async function startReplica(options: { configDir: string; pipelinesDir: string; env: NodeJS.ProcessEnv; dataDir?: string }): Promise<Replica> {
+export async function startReplica(options: {
+  configDir: string
+  pipelinesDir: string
+  env: NodeJS.ProcessEnv
+  dataDir?: string
+}): Promise<Replica> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-replica-'))
   const script = path.join(repoRoot, 'dist', 'test', 'support', 'gateway-process.js')
   const child: ChildProcess = spawn(process.execPath, [script, options.configDir, options.pipelinesDir, dataDir], {

@@ -31,8 +31,20 @@ export async function startFakeSearxng(slowMs = 2000): Promise<FakeSearxng> {
       query: q,
       number_of_results: 2,
       results: [
-        { title: 'Lighthouses of the world', url: 'https://example.org/lighthouses', content: 'Facts about lighthouses from a test engine.', engine: 'test', score: 2.5 },
-        { title: 'Second result', url: 'https://example.org/second', content: 'Another snippet.', engine: 'test', score: 1.0 },
+        {
+          title: 'Lighthouses of the world',
+          url: 'https://example.org/lighthouses',
+          content: 'Facts about lighthouses from a test engine.',
+          engine: 'test',
+          score: 2.5,
+        },
+        {
+          title: 'Second result',
+          url: 'https://example.org/second',
+          content: 'Another snippet.',
+          engine: 'test',
+          score: 1.0,
+        },
       ],
     })
     const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(body)

@@ -14,17 +14,28 @@ export const PAGE_TEXTS = [
 
 export const PAGE_WORDS = ['Alpha', 'Bravo', 'Charlie'] as const
 
-const FILLER = ['keeps its log in the tower', 'lists every arrival before noon', 'asks each pilot to report the tide', 'closes its gates when the wind rises', 'marks the channel with lit buoys']
+const FILLER = [
+  'keeps its log in the tower',
+  'lists every arrival before noon',
+  'asks each pilot to report the tide',
+  'closes its gates when the wind rises',
+  'marks the channel with lit buoys',
+]
 
 export async function threePagePdf(options: { extraLines?: number } = {}): Promise<Uint8Array> {
   const pdf = await PDFDocument.create()
   const font = await pdf.embedFont(StandardFonts.Helvetica)
   PAGE_TEXTS.forEach((texts, p) => {
     const page = pdf.addPage([595, 842])
-    const extra = Array.from({ length: options.extraLines ?? 0 }, (_, i) => `${PAGE_WORDS[p]} section ${i + 1} ${FILLER[i % FILLER.length]}.`)
+    const extra = Array.from(
+      { length: options.extraLines ?? 0 },
+      (_, i) => `${PAGE_WORDS[p]} section ${i + 1} ${FILLER[i % FILLER.length]}.`,
+    )
     // The short pages keep their first layout (wide gaps); long ones are packed to fit.
     const step = extra.length ? 20 : 40
-    ;[...texts, ...extra].forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * step, size: extra.length ? 12 : 14, font }))
+    ;[...texts, ...extra].forEach((line, i) =>
+      page.drawText(line, { x: 50, y: 780 - i * step, size: extra.length ? 12 : 14, font }),
+    )
   })
   return pdf.save()
 }

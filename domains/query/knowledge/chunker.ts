@@ -45,7 +45,8 @@ const SEPARATOR_TOKENS = 1
 
 export function chunkDocument(blocks: readonly Block[], options: ChunkingOptions = DEFAULT_CHUNKING): Chunk[] {
   const { maxTokens, overlapTokens } = options
-  if (!Number.isInteger(maxTokens) || maxTokens < 16) throw new RangeError(`maxTokens must be an integer of at least 16, not ${maxTokens}`)
+  if (!Number.isInteger(maxTokens) || maxTokens < 16)
+    throw new RangeError(`maxTokens must be an integer of at least 16, not ${maxTokens}`)
   if (!Number.isInteger(overlapTokens) || overlapTokens < 0 || overlapTokens > maxTokens / 2) {
     throw new RangeError(`overlapTokens must be an integer from 0 to half of maxTokens, not ${overlapTokens}`)
   }
@@ -131,7 +132,13 @@ export function chunkDocument(blocks: readonly Block[], options: ChunkingOptions
     }
 
     if (block.kind === 'code' || block.kind === 'table') {
-      const unit: Unit = { text: block.text, tokens: countTokens(block.text), kind: 'whole', separator: '\n\n', pageNumber }
+      const unit: Unit = {
+        text: block.text,
+        tokens: countTokens(block.text),
+        kind: 'whole',
+        separator: '\n\n',
+        pageNumber,
+      }
       if (unit.tokens > maxTokens) {
         // Oversize: alone in its chunk, with neither overlap before nor anything after it.
         if (hasBody) emit(false)
@@ -150,7 +157,13 @@ export function chunkDocument(blocks: readonly Block[], options: ChunkingOptions
     const units: Unit[] = []
     for (const sentence of splitSentences(block.text)) {
       for (const piece of splitToFit(sentence, maxTokens)) {
-        units.push({ text: piece.text, tokens: piece.tokens, kind: 'prose', separator: units.length === 0 ? separator : ' ', pageNumber })
+        units.push({
+          text: piece.text,
+          tokens: piece.tokens,
+          kind: 'prose',
+          separator: units.length === 0 ? separator : ' ',
+          pageNumber,
+        })
       }
     }
     const total = units.reduce((sum, u) => sum + u.tokens, 0) + SEPARATOR_TOKENS * Math.max(0, units.length - 1)

@@ -7,17 +7,33 @@ import { GatewayError, type Principal, type Reply } from '../../../kernel/contra
 import type { Embed } from './knowledge-base.js'
 
 /** The part of `kernel.call` this needs. */
-export type RouteCall = (routeId: string, body: unknown, options: { principal: Principal; signal?: AbortSignal; parentId?: string }) => Promise<{ reply: Reply }>
+export type RouteCall = (
+  routeId: string,
+  body: unknown,
+  options: { principal: Principal; signal?: AbortSignal; parentId?: string },
+) => Promise<{ reply: Reply }>
 
 /** The principal of `knowledge.embedding_key`; 503 when that key does not exist. */
-export function embeddingPrincipal(keys: { key(id: string): { id: string; group: string; legacy: boolean } | undefined }, keyId: string): Principal {
+export function embeddingPrincipal(
+  keys: { key(id: string): { id: string; group: string; legacy: boolean } | undefined },
+  keyId: string,
+): Principal {
   const key = keys.key(keyId)
-  if (!key) throw new GatewayError(503, `the knowledge base cannot embed: knowledge.embedding_key "${keyId}" is not a key of this gateway`)
+  if (!key)
+    throw new GatewayError(
+      503,
+      `the knowledge base cannot embed: knowledge.embedding_key "${keyId}" is not a key of this gateway`,
+    )
   return { keyId: key.id, group: key.group, legacy: key.legacy }
 }
 
 /** `route`: the embeddings route (server.yaml `query.routes.embeddings`). */
-export function embedThroughRoute(call: RouteCall, route: string, principal: Principal, context: { signal?: AbortSignal; parentId?: string } = {}): Embed {
+export function embedThroughRoute(
+  call: RouteCall,
+  route: string,
+  principal: Principal,
+  context: { signal?: AbortSignal; parentId?: string } = {},
+): Embed {
   return async (model, input) => {
     const { reply } = await call(route, { model, input, encoding_format: 'float' }, { principal, ...context })
     // The backend relays the server's JSON as text when it has nothing to change in it.
@@ -27,7 +43,8 @@ export function embedThroughRoute(call: RouteCall, route: string, principal: Pri
     if (!Array.isArray(data)) throw new GatewayError(502, `embedding model ${model} answered without data`)
     const out: Float32Array[] = []
     for (const d of data) {
-      if (!Array.isArray(d.embedding)) throw new GatewayError(502, `embedding model ${model} answered without a float vector`)
+      if (!Array.isArray(d.embedding))
+        throw new GatewayError(502, `embedding model ${model} answered without a float vector`)
       out[d.index] = Float32Array.from(d.embedding as number[])
     }
     return out

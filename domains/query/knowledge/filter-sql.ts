@@ -12,7 +12,14 @@ import type { CompareOp, FieldRef, FilterNode, Operand, Scalar } from '../../../
 import { checkFilter } from '../../../protocols/query/filter-parse.js'
 import type { CompiledFilter, FilterColumns, SqlFragment } from './model.js'
 
-const SQL_OP: Readonly<Record<CompareOp, string>> = { '==': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' }
+const SQL_OP: Readonly<Record<CompareOp, string>> = {
+  '==': '=',
+  '!=': '<>',
+  '<': '<',
+  '<=': '<=',
+  '>': '>',
+  '>=': '>=',
+}
 const ORDERING = (op: CompareOp) => op !== '==' && op !== '!='
 
 /** Placeholders in text order, so SQLite's `?` and PostgreSQL's `$n` number them the same way. */
@@ -122,9 +129,16 @@ class Sqlite extends Dialect {
   }
 
   metadataCompare(key: string, op: CompareOp, value: Scalar): string {
-    const types = typeof value === 'string' ? `= 'text'` : typeof value === 'number' ? `IN ('integer', 'real')` : `IN ('true', 'false')`
+    const types =
+      typeof value === 'string'
+        ? `= 'text'`
+        : typeof value === 'number'
+          ? `IN ('integer', 'real')`
+          : `IN ('true', 'false')`
     const guard = `json_type(${this.c.metadata}, ${this.p.add(this.path(key), '')}) ${types}`
-    return wrap(`${guard} AND json_extract(${this.c.metadata}, ${this.p.add(this.path(key), '')}) ${SQL_OP[op]} ${this.p.add(value, '')}`)
+    return wrap(
+      `${guard} AND json_extract(${this.c.metadata}, ${this.p.add(this.path(key), '')}) ${SQL_OP[op]} ${this.p.add(value, '')}`,
+    )
   }
 
   arrayLength(field: FieldRef, op: CompareOp, value: number): string {
@@ -133,13 +147,17 @@ class Sqlite extends Dialect {
   }
 
   like(field: FieldRef, pattern: string): string {
-    if (field.kind === 'fixed') return wrap(`${this.column(field.name as 'source_name' | 'url')} GLOB ${this.p.add(likeToGlob(pattern), '')}`)
+    if (field.kind === 'fixed')
+      return wrap(`${this.column(field.name as 'source_name' | 'url')} GLOB ${this.p.add(likeToGlob(pattern), '')}`)
     const guard = `json_type(${this.c.metadata}, ${this.p.add(this.path(field.key), '')}) = 'text'`
-    return wrap(`${guard} AND json_extract(${this.c.metadata}, ${this.p.add(this.path(field.key), '')}) GLOB ${this.p.add(likeToGlob(pattern), '')}`)
+    return wrap(
+      `${guard} AND json_extract(${this.c.metadata}, ${this.p.add(this.path(field.key), '')}) GLOB ${this.p.add(likeToGlob(pattern), '')}`,
+    )
   }
 
   isNull(field: FieldRef, negated: boolean): string {
-    if (field.kind === 'fixed' && field.name !== 'tags') return `${this.column(field.name)} IS ${negated ? 'NOT ' : ''}NULL`
+    if (field.kind === 'fixed' && field.name !== 'tags')
+      return `${this.column(field.name)} IS ${negated ? 'NOT ' : ''}NULL`
     return `COALESCE(${this.json('json_type', field)}, 'null') ${negated ? '<>' : '='} 'null'`
   }
 
@@ -149,8 +167,13 @@ class Sqlite extends Dialect {
     const same = `h.value = w.value AND h.type NOT IN ('array', 'object') AND (h.type IN ('true', 'false')) = (w.type IN ('true', 'false'))`
     const guard = `${this.json('json_type', field)} = 'array'`
     const wanted = this.p.add(JSON.stringify(values), '')
-    if (mode === 'any') return wrap(`${guard} AND EXISTS (SELECT 1 FROM json_each(${wanted}) AS w, ${this.json('json_each', field)} AS h WHERE ${same})`)
-    return wrap(`${guard} AND NOT EXISTS (SELECT 1 FROM json_each(${wanted}) AS w WHERE NOT EXISTS (SELECT 1 FROM ${this.json('json_each', field)} AS h WHERE ${same}))`)
+    if (mode === 'any')
+      return wrap(
+        `${guard} AND EXISTS (SELECT 1 FROM json_each(${wanted}) AS w, ${this.json('json_each', field)} AS h WHERE ${same})`,
+      )
+    return wrap(
+      `${guard} AND NOT EXISTS (SELECT 1 FROM json_each(${wanted}) AS w WHERE NOT EXISTS (SELECT 1 FROM ${this.json('json_each', field)} AS h WHERE ${same}))`,
+    )
   }
 }
 
@@ -185,11 +208,15 @@ class Postgres extends Dialect {
   metadataCompare(key: string, op: CompareOp, value: Scalar): string {
     const guard = `jsonb_typeof(${this.c.metadata} -> ${this.p.add(key, 'text')}) = '${typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : 'boolean'}'`
     if (typeof value === 'string') {
-      return wrap(`${guard} AND ${this.text(`(${this.c.metadata} ->> ${this.p.add(key, 'text')})`, op)} ${SQL_OP[op]} ${this.p.add(value, 'text')}`)
+      return wrap(
+        `${guard} AND ${this.text(`(${this.c.metadata} ->> ${this.p.add(key, 'text')})`, op)} ${SQL_OP[op]} ${this.p.add(value, 'text')}`,
+      )
     }
     // jsonb against jsonb: numbers compare as numbers, and no cast can fail on another type.
     const json = `(${this.c.metadata} -> ${this.p.add(key, 'text')})`
-    return wrap(`${guard} AND ${json} ${SQL_OP[op]} to_jsonb(${this.p.add(value, typeof value === 'number' ? 'numeric' : 'boolean')})`)
+    return wrap(
+      `${guard} AND ${json} ${SQL_OP[op]} to_jsonb(${this.p.add(value, typeof value === 'number' ? 'numeric' : 'boolean')})`,
+    )
   }
 
   arrayLength(field: FieldRef, op: CompareOp, value: number): string {
@@ -199,13 +226,17 @@ class Postgres extends Dialect {
   }
 
   like(field: FieldRef, pattern: string): string {
-    if (field.kind === 'fixed') return wrap(`${this.column(field.name as 'source_name' | 'url')} LIKE ${this.p.add(pattern, 'text')} ESCAPE ''`)
+    if (field.kind === 'fixed')
+      return wrap(`${this.column(field.name as 'source_name' | 'url')} LIKE ${this.p.add(pattern, 'text')} ESCAPE ''`)
     const guard = `jsonb_typeof(${this.c.metadata} -> ${this.p.add(field.key, 'text')}) = 'string'`
-    return wrap(`${guard} AND (${this.c.metadata} ->> ${this.p.add(field.key, 'text')}) LIKE ${this.p.add(pattern, 'text')} ESCAPE ''`)
+    return wrap(
+      `${guard} AND (${this.c.metadata} ->> ${this.p.add(field.key, 'text')}) LIKE ${this.p.add(pattern, 'text')} ESCAPE ''`,
+    )
   }
 
   isNull(field: FieldRef, negated: boolean): string {
-    if (field.kind === 'fixed' && field.name !== 'tags') return `${this.column(field.name)} IS ${negated ? 'NOT ' : ''}NULL`
+    if (field.kind === 'fixed' && field.name !== 'tags')
+      return `${this.column(field.name)} IS ${negated ? 'NOT ' : ''}NULL`
     return `COALESCE(jsonb_typeof(${this.jsonb(field)}), 'null') ${negated ? '<>' : '='} 'null'`
   }
 
@@ -213,7 +244,9 @@ class Postgres extends Dialect {
     const guard = `jsonb_typeof(${this.jsonb(field)}) = 'array'`
     if (mode === 'any') {
       const wanted = this.p.add(JSON.stringify(values), 'jsonb')
-      return wrap(`${guard} AND EXISTS (SELECT 1 FROM jsonb_array_elements(${wanted}) AS w(v) WHERE ${this.jsonb(field)} @> jsonb_build_array(w.v))`)
+      return wrap(
+        `${guard} AND EXISTS (SELECT 1 FROM jsonb_array_elements(${wanted}) AS w(v) WHERE ${this.jsonb(field)} @> jsonb_build_array(w.v))`,
+      )
     }
     return wrap(`${guard} AND ${this.jsonb(field)} @> ${this.p.add(JSON.stringify(values), 'jsonb')}`)
   }
@@ -235,13 +268,23 @@ export const noFilter: CompiledFilter = () => ({ sql: 'TRUE', params: [] })
 /** `search_params.tags`: chunks of documents with any of these tags. */
 export function tagsFilter(tags: readonly string[]): CompiledFilter {
   if (tags.length === 0) return noFilter
-  return compileFilter(checkFilter({ type: 'contains', mode: 'any', field: { kind: 'fixed', name: 'tags', at: 1 }, values: tags, at: 1 }))
+  return compileFilter(
+    checkFilter({ type: 'contains', mode: 'any', field: { kind: 'fixed', name: 'tags', at: 1 }, values: tags, at: 1 }),
+  )
 }
 
 /** `search_params.source_names`: chunks of the documents with these names. */
 export function sourceNamesFilter(names: readonly string[]): CompiledFilter {
   if (names.length === 0) return noFilter
-  return compileFilter(checkFilter({ type: 'in', left: { kind: 'fixed', name: 'source_name', at: 1 }, values: names, negated: false, at: 1 }))
+  return compileFilter(
+    checkFilter({
+      type: 'in',
+      left: { kind: 'fixed', name: 'source_name', at: 1 },
+      values: names,
+      negated: false,
+      at: 1,
+    }),
+  )
 }
 
 /** All of the filters: each one's parameters numbered after the ones before it. */

@@ -21,5 +21,7 @@ export function fuseScores(legs: readonly { hits: readonly ScoredChunk[]; weight
       else fused.set(hit.id, { chunk: hit, score: add })
     }
   }
-  return [...fused.values()].sort((a, b) => b.score - a.score || a.chunk.id - b.chunk.id).map((f) => ({ ...f.chunk, score: f.score }))
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score || a.chunk.id - b.chunk.id)
+    .map((f) => ({ ...f.chunk, score: f.score }))
 }

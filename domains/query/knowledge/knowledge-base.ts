@@ -18,7 +18,13 @@ import { formatOf } from './readers/format.js'
 import { DEFAULT_PDF_LIMITS, type PdfLimits } from './readers/pdf.js'
 import { readDocument, type DocumentBytes } from './readers/read-document.js'
 import { vectorWindows } from './windows.js'
-import { collectionExists, type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type StoredDocument } from './store.js'
+import {
+  collectionExists,
+  type CollectionInfo,
+  type EmbeddedChunk,
+  type KnowledgeStore,
+  type StoredDocument,
+} from './store.js'
 
 /** Embeds `input` with `model`, one vector per input, in order. */
 export type Embed = (model: string, input: readonly string[]) => Promise<Float32Array[]>
@@ -58,13 +64,19 @@ export const MAX_SOURCE_NAME = 1024
 
 export function checkName(what: 'project' | 'collection', name: string): void {
   if (!NAME.test(name)) {
-    throw new GatewayError(400, `${what} name ${JSON.stringify(name.slice(0, 140))} is invalid: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit`, { code: 'invalid_request' })
+    throw new GatewayError(
+      400,
+      `${what} name ${JSON.stringify(name.slice(0, 140))} is invalid: 1 to 128 letters, digits, '_', '.' or '-', starting with a letter or digit`,
+      { code: 'invalid_request' },
+    )
   }
 }
 
 export function checkSourceName(name: string): void {
   if (name.length === 0 || name.length > MAX_SOURCE_NAME || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw new GatewayError(400, `source_name must be 1 to ${MAX_SOURCE_NAME} characters without control characters`, { code: 'invalid_request' })
+    throw new GatewayError(400, `source_name must be 1 to ${MAX_SOURCE_NAME} characters without control characters`, {
+      code: 'invalid_request',
+    })
   }
 }
 
@@ -89,7 +101,12 @@ export class KnowledgeBase {
   ) {}
 
   /** The dimension is learnt by embedding one probe with the collection's model (one metered call). */
-  async createCollection(project: string, name: string, embeddingModel: string | undefined, embed: Embed): Promise<CollectionInfo> {
+  async createCollection(
+    project: string,
+    name: string,
+    embeddingModel: string | undefined,
+    embed: Embed,
+  ): Promise<CollectionInfo> {
     checkName('project', project)
     checkName('collection', name)
     const model = embeddingModel ?? this.settings.embeddingModel
@@ -125,18 +142,41 @@ export class KnowledgeBase {
    * Adds or replaces the document `input.sourceName`: read → chunk → embed, then one atomic
    * upsert. The collection is checked first, so a missing one costs no reading or embedding.
    */
-  async ingest(project: string, collectionName: string, input: DocumentInput, content: DocumentBytes, embed: Embed): Promise<StoredDocument> {
+  async ingest(
+    project: string,
+    collectionName: string,
+    input: DocumentInput,
+    content: DocumentBytes,
+    embed: Embed,
+  ): Promise<StoredDocument> {
     checkSourceName(input.sourceName)
     const collection = await this.getCollection(project, collectionName)
     const { blocks } = await readDocument(content, this.settings.pdf)
     const chunks = chunkDocument(blocks, this.settings.chunking)
     if (chunks.length === 0) {
-      throw new GatewayError(400, `document "${input.sourceName}" has no text to index (a scanned PDF has no text layer)`, { code: 'invalid_request' })
+      throw new GatewayError(
+        400,
+        `document "${input.sourceName}" has no text to index (a scanned PDF has no text layer)`,
+        { code: 'invalid_request' },
+      )
     }
     const model = this.modelOf(collection)
-    const vectors = await this.embedAll(model, chunks.map((c) => c.content), embed)
-    const windows = await this.embedWindows(model, chunks.map((c) => c.content), vectors, embed)
-    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({ ...c, embedding: vectors[i]!, ...(windows ? { windows: windows[i]! } : {}) }))
+    const vectors = await this.embedAll(
+      model,
+      chunks.map((c) => c.content),
+      embed,
+    )
+    const windows = await this.embedWindows(
+      model,
+      chunks.map((c) => c.content),
+      vectors,
+      embed,
+    )
+    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({
+      ...c,
+      embedding: vectors[i]!,
+      ...(windows ? { windows: windows[i]! } : {}),
+    }))
     return this.store.upsertDocument(project, collectionName, input, embedded)
   }
 
@@ -156,12 +196,21 @@ export class KnowledgeBase {
    * window reuses its chunk vector (no second call for the same text); the other chunks' windows
    * are embedded together, in batches, before anything is written.
    */
-  async embedWindows(model: string, contents: readonly string[], chunkVectors: readonly Float32Array[], embed: Embed): Promise<Float32Array[][] | undefined> {
+  async embedWindows(
+    model: string,
+    contents: readonly string[],
+    chunkVectors: readonly Float32Array[],
+    embed: Embed,
+  ): Promise<Float32Array[][] | undefined> {
     const { maxTokens } = this.settings.vectorWindows
     if (maxTokens <= 0) return undefined
     const texts = contents.map((c) => vectorWindows(c, maxTokens))
     const own = texts.map((t) => t.length <= 1)
-    const flat = await this.embedAll(model, texts.flatMap((t, i) => (own[i] ? [] : t)), embed)
+    const flat = await this.embedAll(
+      model,
+      texts.flatMap((t, i) => (own[i] ? [] : t)),
+      embed,
+    )
     let next = 0
     return texts.map((t, i) => (own[i] ? [chunkVectors[i]!] : t.map(() => flat[next++]!)))
   }
@@ -172,7 +221,11 @@ export class KnowledgeBase {
     for (let i = 0; i < texts.length; i += EMBED_BATCH) {
       const batch = texts.slice(i, i + EMBED_BATCH)
       const vectors = await embed(model, batch)
-      if (vectors.length !== batch.length) throw new GatewayError(502, `embedding model ${model} returned ${vectors.length} vectors for ${batch.length} inputs`)
+      if (vectors.length !== batch.length)
+        throw new GatewayError(
+          502,
+          `embedding model ${model} returned ${vectors.length} vectors for ${batch.length} inputs`,
+        )
       out.push(...vectors)
     }
     return out

@@ -29,8 +29,21 @@ import pg from 'pg'
 import { inTransaction as transaction, withTimeout } from '../../../kernel/contract/index.js'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
-  bestPerChunk, boundK, checkChunkEmbeddings, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, WINDOW_OVERFETCH,
-  type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type ScoredChunk, type StoredChunk, type StoredDocument,
+  bestPerChunk,
+  boundK,
+  checkChunkEmbeddings,
+  checkDimension,
+  checkEmbedding,
+  collectionExists,
+  missingCollection,
+  missingDocument,
+  WINDOW_OVERFETCH,
+  type CollectionInfo,
+  type EmbeddedChunk,
+  type KnowledgeStore,
+  type ScoredChunk,
+  type StoredChunk,
+  type StoredDocument,
 } from './store.js'
 import { lexicalSql } from './postgres-lexical.js'
 import { searchTerms } from './search-terms.js'
@@ -81,20 +94,51 @@ CREATE INDEX IF NOT EXISTS kb_chunks_hnsw_${dimension} ON kb_chunks USING hnsw (
 CREATE INDEX IF NOT EXISTS kb_windows_hnsw_${dimension} ON kb_windows USING hnsw ((embedding::vector(${dimension})) vector_cosine_ops) WHERE dims = ${dimension};
 `
 
-const CHUNK_COLUMNS = 'c.id, c.document, d.source_name, d.url, d.tags, d.metadata, c.idx, c.content, c.heading_path, c.page_number, c.tokens'
+const CHUNK_COLUMNS =
+  'c.id, c.document, d.source_name, d.url, d.tags, d.metadata, c.idx, c.content, c.heading_path, c.page_number, c.tokens'
 const JOIN_DOCUMENT = 'JOIN kb_documents d ON d.id = c.document'
-const columns: FilterColumns = { dialect: 'postgres', sourceName: 'd.source_name', url: 'd.url', pageNumber: 'c.page_number', tags: 'd.tags', metadata: 'd.metadata' }
+const columns: FilterColumns = {
+  dialect: 'postgres',
+  sourceName: 'd.source_name',
+  url: 'd.url',
+  pageNumber: 'c.page_number',
+  tags: 'd.tags',
+  metadata: 'd.metadata',
+}
 
 interface ChunkRow {
-  id: string; document: string; source_name: string; url: string | null; tags: string[]; metadata: Record<string, string | number | boolean | null>
-  idx: number; content: string; heading_path: string[]; page_number: number | null; tokens: number; score?: number
+  id: string
+  document: string
+  source_name: string
+  url: string | null
+  tags: string[]
+  metadata: Record<string, string | number | boolean | null>
+  idx: number
+  content: string
+  heading_path: string[]
+  page_number: number | null
+  tokens: number
+  score?: number
 }
-interface Collection { id: string; name: string; dimension: number }
+interface Collection {
+  id: string
+  name: string
+  dimension: number
+}
 
 function chunkFromRow(r: ChunkRow): StoredChunk {
   return {
-    id: Number(r.id), documentId: Number(r.document), sourceName: r.source_name, url: r.url, tags: r.tags, metadata: r.metadata,
-    index: r.idx, content: r.content, headingPath: r.heading_path, pageNumber: r.page_number, tokens: r.tokens,
+    id: Number(r.id),
+    documentId: Number(r.document),
+    sourceName: r.source_name,
+    url: r.url,
+    tags: r.tags,
+    metadata: r.metadata,
+    index: r.idx,
+    content: r.content,
+    headingPath: r.heading_path,
+    pageNumber: r.page_number,
+    tokens: r.tokens,
   }
 }
 const scored = (rows: ChunkRow[]): ScoredChunk[] => rows.map((r) => ({ ...chunkFromRow(r), score: Number(r.score) }))
@@ -108,7 +152,8 @@ function where(filter: CompiledFilter | undefined, next: number): { sql: string;
 const vectorText = (v: Float32Array) => `[${Array.from(v).join(',')}]`
 
 export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): Promise<KnowledgeStore> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(options.schema)) throw new Error(`knowledge store: schema "${options.schema}" is not a plain identifier`)
+  if (!/^[a-z_][a-z0-9_]*$/.test(options.schema))
+    throw new Error(`knowledge store: schema "${options.schema}" is not a plain identifier`)
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 4,
@@ -124,10 +169,15 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     await client.query('SELECT pg_advisory_lock(hashtext($1))', ['sluice-knowledge-schema'])
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
-      const hasExtension = await client.query('CREATE EXTENSION IF NOT EXISTS vector').then(() => true, () => false)
+      const hasExtension = await client.query('CREATE EXTENSION IF NOT EXISTS vector').then(
+        () => true,
+        () => false,
+      )
       // A table made earlier in exact mode stays exact: its column type decides, not today's server.
       const existing = await client.query<{ udt_name: string }>(
-        `SELECT udt_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kb_chunks' AND column_name = 'embedding'`, [options.schema])
+        `SELECT udt_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kb_chunks' AND column_name = 'embedding'`,
+        [options.schema],
+      )
       const column = existing.rows[0]?.udt_name
       vectors = column ? (column === 'vector' ? 'pgvector' : 'exact') : hasExtension ? 'pgvector' : 'exact'
       await client.query(schemaSql(vectors === 'pgvector' ? 'vector' : 'real[]'))
@@ -145,32 +195,69 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     throw err
   }
   client.release()
-  options.log?.(vectors === 'pgvector'
-    ? 'knowledge store: postgres, vectors by pgvector (HNSW, vector_cosine_ops, iterative scan for filtered searches)'
-    : 'knowledge store: postgres, pgvector not available: vectors stored as real[] and scored exactly (cosine over every candidate chunk)')
+  options.log?.(
+    vectors === 'pgvector'
+      ? 'knowledge store: postgres, vectors by pgvector (HNSW, vector_cosine_ops, iterative scan for filtered searches)'
+      : 'knowledge store: postgres, pgvector not available: vectors stored as real[] and scored exactly (cosine over every candidate chunk)',
+  )
 
   const inTransaction = <T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> => transaction(pool, work)
 
   const resolve = async (project: string, name: string): Promise<Collection> => {
-    const r = await pool.query<{ id: string; name: string; dimension: number }>('SELECT id, name, dimension FROM kb_collections WHERE project = $1 AND name = $2', [project, name])
+    const r = await pool.query<{ id: string; name: string; dimension: number }>(
+      'SELECT id, name, dimension FROM kb_collections WHERE project = $1 AND name = $2',
+      [project, name],
+    )
     if (!r.rows[0]) throw missingCollection(name)
     return r.rows[0]
   }
   const infos = async (project: string, name?: string): Promise<CollectionInfo[]> => {
-    const r = await pool.query<{ name: string; dimension: number; embedding_model: string | null; created_at: string; documents: string; chunks: string }>(
+    const r = await pool.query<{
+      name: string
+      dimension: number
+      embedding_model: string | null
+      created_at: string
+      documents: string
+      chunks: string
+    }>(
       `SELECT k.name, k.dimension, k.embedding_model, k.created_at,
          (SELECT count(*) FROM kb_documents WHERE collection = k.id) AS documents,
          (SELECT count(*) FROM kb_chunks WHERE collection = k.id) AS chunks
        FROM kb_collections k WHERE k.project = $1 ${name === undefined ? '' : 'AND k.name = $2'} ORDER BY k.name`,
-      name === undefined ? [project] : [project, name])
-    return r.rows.map((x) => ({ name: x.name, dimension: x.dimension, embeddingModel: x.embedding_model, createdAt: Number(x.created_at), documents: Number(x.documents), chunks: Number(x.chunks) }))
+      name === undefined ? [project] : [project, name],
+    )
+    return r.rows.map((x) => ({
+      name: x.name,
+      dimension: x.dimension,
+      embeddingModel: x.embedding_model,
+      createdAt: Number(x.created_at),
+      documents: Number(x.documents),
+      chunks: Number(x.chunks),
+    }))
   }
   const documentRows = async (collection: string, sourceName?: string): Promise<StoredDocument[]> => {
-    const r = await pool.query<{ id: string; source_name: string; url: string | null; tags: string[]; metadata: Record<string, string | number | boolean | null>; updated_at: string; chunks: string }>(
+    const r = await pool.query<{
+      id: string
+      source_name: string
+      url: string | null
+      tags: string[]
+      metadata: Record<string, string | number | boolean | null>
+      updated_at: string
+      chunks: string
+    }>(
       `SELECT d.id, d.source_name, d.url, d.tags, d.metadata, d.updated_at, (SELECT count(*) FROM kb_chunks WHERE document = d.id) AS chunks
        FROM kb_documents d WHERE d.collection = $1 ${sourceName === undefined ? '' : 'AND d.source_name = $2'} ORDER BY d.source_name`,
-      sourceName === undefined ? [collection] : [collection, sourceName])
-    return r.rows.map((x) => ({ id: Number(x.id), sourceName: x.source_name, url: x.url, tags: x.tags, metadata: x.metadata, chunks: Number(x.chunks), updatedAt: Number(x.updated_at) }))
+      sourceName === undefined ? [collection] : [collection, sourceName],
+    )
+    return r.rows.map((x) => ({
+      id: Number(x.id),
+      sourceName: x.source_name,
+      url: x.url,
+      tags: x.tags,
+      metadata: x.metadata,
+      chunks: Number(x.chunks),
+      updatedAt: Number(x.updated_at),
+    }))
   }
   const embeddingParam = (v: Float32Array) => (vectors === 'pgvector' ? vectorText(v) : Array.from(v))
   /** Exact cosine of `column` against $1 (a real[]), in SQL. */
@@ -178,43 +265,65 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     `(SELECT sum(a::float8 * b) / NULLIF(sqrt(sum(a::float8 * a)) * sqrt(sum(b::float8 * b)), 0) FROM unnest(${column}, $1::real[]) AS t (a, b))`
 
   /** Chunk vectors (`extra`: windowless chunks only, a condition in the same WHERE as the filter). */
-  const chunkVectors = async (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined, extra = ''): Promise<ScoredChunk[]> => {
+  const chunkVectors = async (
+    collection: Collection,
+    embedding: Float32Array,
+    limit: number,
+    filter: CompiledFilter | undefined,
+    extra = '',
+  ): Promise<ScoredChunk[]> => {
     const w = where(filter, 4)
     const params = [embeddingParam(embedding), collection.id, limit, ...w.params]
     if (vectors === 'exact') {
-      const r = await pool.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, ${exactCosine('c.embedding')} AS score
-          FROM kb_chunks c ${JOIN_DOCUMENT} WHERE c.collection = $2${extra}${w.sql} ORDER BY score DESC NULLS LAST, c.id LIMIT $3`, params)
+      const r = await pool.query<ChunkRow>(
+        `SELECT ${CHUNK_COLUMNS}, ${exactCosine('c.embedding')} AS score
+          FROM kb_chunks c ${JOIN_DOCUMENT} WHERE c.collection = $2${extra}${w.sql} ORDER BY score DESC NULLS LAST, c.id LIMIT $3`,
+        params,
+      )
       return scored(r.rows)
     }
     const d = collection.dimension
     const rows = await inTransaction(async (c) => {
       await c.query('SET LOCAL hnsw.iterative_scan = relaxed_order')
-      const r = await c.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, 1 - (c.embedding::vector(${d}) <=> $1::vector(${d})) AS score
+      const r = await c.query<ChunkRow>(
+        `SELECT ${CHUNK_COLUMNS}, 1 - (c.embedding::vector(${d}) <=> $1::vector(${d})) AS score
           FROM kb_chunks c ${JOIN_DOCUMENT} WHERE c.dims = ${d} AND c.collection = $2${extra}${w.sql}
-          ORDER BY c.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $3`, params)
+          ORDER BY c.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $3`,
+        params,
+      )
       return r.rows
     })
     return scored(rows).sort((a, b) => b.score - a.score)
   }
 
   /** Chunks by their best window, the filter in the same WHERE: the exact max in SQL, or HNSW windows max-pooled here. */
-  const windowVectors = async (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined): Promise<ScoredChunk[]> => {
+  const windowVectors = async (
+    collection: Collection,
+    embedding: Float32Array,
+    limit: number,
+    filter: CompiledFilter | undefined,
+  ): Promise<ScoredChunk[]> => {
     const w = where(filter, 4)
     const d = collection.dimension
     const exactMax = async (score: string) => {
-      const r = await pool.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, b.score FROM (
+      const r = await pool.query<ChunkRow>(
+        `SELECT ${CHUNK_COLUMNS}, b.score FROM (
             SELECT x.chunk, max(${score}) AS score FROM kb_windows x JOIN kb_chunks c ON c.id = x.chunk ${JOIN_DOCUMENT}
             WHERE x.collection = $2${w.sql} GROUP BY x.chunk) b
           JOIN kb_chunks c ON c.id = b.chunk ${JOIN_DOCUMENT} ORDER BY b.score DESC NULLS LAST, c.id LIMIT $3`,
-        [embeddingParam(embedding), collection.id, limit, ...w.params])
+        [embeddingParam(embedding), collection.id, limit, ...w.params],
+      )
       return scored(r.rows)
     }
     if (vectors === 'exact') return exactMax(exactCosine('x.embedding'))
     const rows = await inTransaction(async (c) => {
       await c.query('SET LOCAL hnsw.iterative_scan = relaxed_order')
-      const r = await c.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS}, 1 - (x.embedding::vector(${d}) <=> $1::vector(${d})) AS score
+      const r = await c.query<ChunkRow>(
+        `SELECT ${CHUNK_COLUMNS}, 1 - (x.embedding::vector(${d}) <=> $1::vector(${d})) AS score
           FROM kb_windows x JOIN kb_chunks c ON c.id = x.chunk ${JOIN_DOCUMENT} WHERE x.dims = ${d} AND x.collection = $2${w.sql}
-          ORDER BY x.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $3`, [embeddingParam(embedding), collection.id, boundK(limit * WINDOW_OVERFETCH), ...w.params])
+          ORDER BY x.embedding::vector(${d}) <=> $1::vector(${d}) LIMIT $3`,
+        [embeddingParam(embedding), collection.id, boundK(limit * WINDOW_OVERFETCH), ...w.params],
+      )
       return r.rows
     })
     const best = bestPerChunk(scored(rows), limit)
@@ -232,8 +341,10 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
 
     async createCollection(project, name, { dimension, embeddingModel }) {
       checkDimension(dimension)
-      const inserted = await pool.query('INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project, name) DO NOTHING',
-        [project, name, dimension, embeddingModel ?? null, Date.now()])
+      const inserted = await pool.query(
+        'INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project, name) DO NOTHING',
+        [project, name, dimension, embeddingModel ?? null, Date.now()],
+      )
       if (inserted.rowCount === 0) throw collectionExists(name)
       if (vectors === 'pgvector') await pool.query(hnswSql(dimension))
       return (await infos(project, name))[0]!
@@ -256,20 +367,47 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       const collection = await resolve(project, name)
       checkChunkEmbeddings(name, collection.dimension, chunks)
       await inTransaction(async (c) => {
-        await c.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [collection.id, document.sourceName])
-        const doc = await c.query<{ id: string }>('INSERT INTO kb_documents (collection, source_name, url, tags, metadata, updated_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
-          [collection.id, document.sourceName, document.url ?? null, JSON.stringify(document.tags ?? []), JSON.stringify(document.metadata ?? {}), Date.now()])
+        await c.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [
+          collection.id,
+          document.sourceName,
+        ])
+        const doc = await c.query<{ id: string }>(
+          'INSERT INTO kb_documents (collection, source_name, url, tags, metadata, updated_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+          [
+            collection.id,
+            document.sourceName,
+            document.url ?? null,
+            JSON.stringify(document.tags ?? []),
+            JSON.stringify(document.metadata ?? {}),
+            Date.now(),
+          ],
+        )
         const cast = vectors === 'pgvector' ? '::vector' : '::real[]'
         for (const ch of chunks) {
           const windows = ch.windows ?? []
-          const row = await c.query<{ id: string }>(`INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, dims, embedding, windows) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9${cast}, $10) RETURNING id`,
-            [collection.id, doc.rows[0]!.id, ch.index, ch.content, JSON.stringify(ch.headingPath), ch.pageNumber ?? null, ch.tokens, collection.dimension, embeddingParam(ch.embedding), windows.length])
+          const row = await c.query<{ id: string }>(
+            `INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, dims, embedding, windows) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9${cast}, $10) RETURNING id`,
+            [
+              collection.id,
+              doc.rows[0]!.id,
+              ch.index,
+              ch.content,
+              JSON.stringify(ch.headingPath),
+              ch.pageNumber ?? null,
+              ch.tokens,
+              collection.dimension,
+              embeddingParam(ch.embedding),
+              windows.length,
+            ],
+          )
           if (windows.length === 0) continue
           // One statement per chunk: its windows as an array of vectors (text form under pgvector), unnested.
           const arrayCast = vectors === 'pgvector' ? '::vector[]' : '::text[]'
           const values = windows.map((w) => (vectors === 'pgvector' ? vectorText(w) : `{${Array.from(w).join(',')}}`))
-          await c.query(`INSERT INTO kb_windows (collection, chunk, dims, embedding) SELECT $1, $2, $3, e${vectors === 'pgvector' ? '' : '::real[]'} FROM unnest($4${arrayCast}) AS e`,
-            [collection.id, row.rows[0]!.id, collection.dimension, values])
+          await c.query(
+            `INSERT INTO kb_windows (collection, chunk, dims, embedding) SELECT $1, $2, $3, e${vectors === 'pgvector' ? '' : '::real[]'} FROM unnest($4${arrayCast}) AS e`,
+            [collection.id, row.rows[0]!.id, collection.dimension, values],
+          )
         }
       })
       return (await documentRows(collection.id, document.sourceName))[0]!
@@ -279,7 +417,10 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     },
     async deleteDocument(project, name, sourceName) {
       const collection = await resolve(project, name)
-      const r = await pool.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [collection.id, sourceName])
+      const r = await pool.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [
+        collection.id,
+        sourceName,
+      ])
       if (r.rowCount === 0) throw missingDocument(name, sourceName)
     },
 
@@ -288,7 +429,12 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       const terms = searchTerms(query)
       if (terms.length === 0) return []
       const w = where(filter, 4)
-      const r = await pool.query<ChunkRow>(lexicalSql(CHUNK_COLUMNS, JOIN_DOCUMENT, w.sql), [terms.join(' '), collection.id, boundK(k), ...w.params])
+      const r = await pool.query<ChunkRow>(lexicalSql(CHUNK_COLUMNS, JOIN_DOCUMENT, w.sql), [
+        terms.join(' '),
+        collection.id,
+        boundK(k),
+        ...w.params,
+      ])
       return scored(r.rows)
     },
 
@@ -296,29 +442,40 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       const collection = await resolve(project, name)
       checkEmbedding(name, collection.dimension, embedding, 'query embedding')
       const limit = boundK(k)
-      const flags = await pool.query<{ windowed: boolean; windowless: boolean }>(`SELECT EXISTS (SELECT 1 FROM kb_windows WHERE collection = $1) AS windowed,
-          EXISTS (SELECT 1 FROM kb_chunks WHERE collection = $1 AND windows = 0) AS windowless`, [collection.id])
+      const flags = await pool.query<{ windowed: boolean; windowless: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM kb_windows WHERE collection = $1) AS windowed,
+          EXISTS (SELECT 1 FROM kb_chunks WHERE collection = $1 AND windows = 0) AS windowless`,
+        [collection.id],
+      )
       const { windowed, windowless } = flags.rows[0]!
       if (!windowed) return chunkVectors(collection, embedding, limit, filter)
       const byWindow = await windowVectors(collection, embedding, limit, filter)
       if (!windowless) return byWindow
-      return bestPerChunk([...byWindow, ...(await chunkVectors(collection, embedding, limit, filter, ' AND c.windows = 0'))], limit)
+      return bestPerChunk(
+        [...byWindow, ...(await chunkVectors(collection, embedding, limit, filter, ' AND c.windows = 0'))],
+        limit,
+      )
     },
 
     async neighbors(project, name, chunkIds, window) {
       const collection = await resolve(project, name)
       if (chunkIds.length === 0) return []
-      const r = await pool.query<ChunkRow>(`SELECT DISTINCT ${CHUNK_COLUMNS} FROM kb_chunks h
+      const r = await pool.query<ChunkRow>(
+        `SELECT DISTINCT ${CHUNK_COLUMNS} FROM kb_chunks h
           JOIN kb_chunks c ON c.document = h.document AND c.idx BETWEEN h.idx - $1 AND h.idx + $1 ${JOIN_DOCUMENT}
           WHERE h.collection = $2 AND h.id = ANY ($3::bigint[]) ORDER BY c.document, c.idx`,
-        [Math.max(0, Math.floor(window)), collection.id, chunkIds])
+        [Math.max(0, Math.floor(window)), collection.id, chunkIds],
+      )
       return r.rows.map(chunkFromRow)
     },
     async documentChunks(project, name, documentIds) {
       const collection = await resolve(project, name)
       if (documentIds.length === 0) return []
-      const r = await pool.query<ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM kb_chunks c ${JOIN_DOCUMENT}
-          WHERE c.collection = $1 AND c.document = ANY ($2::bigint[]) ORDER BY c.document, c.idx`, [collection.id, documentIds])
+      const r = await pool.query<ChunkRow>(
+        `SELECT ${CHUNK_COLUMNS} FROM kb_chunks c ${JOIN_DOCUMENT}
+          WHERE c.collection = $1 AND c.document = ANY ($2::bigint[]) ORDER BY c.document, c.idx`,
+        [collection.id, documentIds],
+      )
       return r.rows.map(chunkFromRow)
     },
 

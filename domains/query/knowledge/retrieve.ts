@@ -58,7 +58,9 @@ export function fuse(legs: readonly { hits: readonly ScoredChunk[]; weight: numb
       else fused.set(hit.id, { chunk: hit, score: add })
     })
   }
-  return [...fused.values()].sort((a, b) => b.score - a.score || a.chunk.id - b.chunk.id).map((f) => ({ ...f.chunk, score: f.score }))
+  return [...fused.values()]
+    .sort((a, b) => b.score - a.score || a.chunk.id - b.chunk.id)
+    .map((f) => ({ ...f.chunk, score: f.score }))
 }
 
 /**
@@ -68,8 +70,15 @@ export function fuse(legs: readonly { hits: readonly ScoredChunk[]; weight: numb
 export async function search(store: KnowledgeStore, req: SearchRequest, fetch = req.topK): Promise<ScoredChunk[]> {
   if (req.variants?.length) {
     const { variants, ...one } = req
-    const lists = await Promise.all([one, ...variants.map((v) => ({ ...one, query: v.query, embedding: v.embedding }))].map((r) => searchOne(store, r, fetch * 2)))
-    return fuse(lists.map((hits) => ({ hits, weight: 1 })), req.fusion?.k ?? 60).slice(0, fetch)
+    const lists = await Promise.all(
+      [one, ...variants.map((v) => ({ ...one, query: v.query, embedding: v.embedding }))].map((r) =>
+        searchOne(store, r, fetch * 2),
+      ),
+    )
+    return fuse(
+      lists.map((hits) => ({ hits, weight: 1 })),
+      req.fusion?.k ?? 60,
+    ).slice(0, fetch)
   }
   return searchOne(store, req, fetch)
 }
@@ -79,11 +88,16 @@ async function searchOne(store: KnowledgeStore, req: SearchRequest, fetch: numbe
   const each = hybrid ? fetch * 4 : fetch
   const [lexical, vector] = await Promise.all([
     req.query !== undefined ? store.lexical(req.project, req.collection, req.query, each, req.filter) : undefined,
-    req.embedding !== undefined ? store.vector(req.project, req.collection, req.embedding, each, req.filter) : undefined,
+    req.embedding !== undefined
+      ? store.vector(req.project, req.collection, req.embedding, each, req.filter)
+      : undefined,
   ])
   if (lexical && vector) {
     const f = req.fusion ?? {}
-    const legs = [{ hits: lexical, weight: f.lexicalWeight ?? DEFAULT_FUSION.lexicalWeight }, { hits: vector, weight: f.vectorWeight ?? DEFAULT_FUSION.vectorWeight }]
+    const legs = [
+      { hits: lexical, weight: f.lexicalWeight ?? DEFAULT_FUSION.lexicalWeight },
+      { hits: vector, weight: f.vectorWeight ?? DEFAULT_FUSION.vectorWeight },
+    ]
     return (f.method === 'score' ? fuseScores(legs) : fuse(legs, f.k ?? DEFAULT_FUSION.k)).slice(0, fetch)
   }
   return (lexical ?? vector ?? []).slice(0, fetch)
@@ -108,13 +122,21 @@ export interface RetrievedDocument {
  * `document`: hits grouped by document, documents ranked by their best chunk, each returned
  * whole, or cut at `tokenBudget` tokens (shared by all documents, best document first).
  */
-export async function retrieveDocuments(store: KnowledgeStore, req: SearchRequest, tokenBudget?: number): Promise<RetrievedDocument[]> {
+export async function retrieveDocuments(
+  store: KnowledgeStore,
+  req: SearchRequest,
+  tokenBudget?: number,
+): Promise<RetrievedDocument[]> {
   // More hits than documents wanted, so that top_k distinct documents can be found.
   const hits = await search(store, req, req.topK * 4)
   const best = new Map<number, ScoredChunk>()
   for (const h of hits) if (!best.has(h.documentId)) best.set(h.documentId, h)
   const ranked = [...best.values()].slice(0, req.topK)
-  const chunks = await store.documentChunks(req.project, req.collection, ranked.map((h) => h.documentId))
+  const chunks = await store.documentChunks(
+    req.project,
+    req.collection,
+    ranked.map((h) => h.documentId),
+  )
   let left = tokenBudget ?? Infinity
   return ranked.map((h) => {
     const all = chunks.filter((c) => c.documentId === h.documentId)
@@ -124,7 +146,13 @@ export async function retrieveDocuments(store: KnowledgeStore, req: SearchReques
       kept.push(c)
       left -= c.tokens
     }
-    return { documentId: h.documentId, sourceName: h.sourceName, score: h.score, chunks: kept, truncated: kept.length < all.length }
+    return {
+      documentId: h.documentId,
+      sourceName: h.sourceName,
+      score: h.score,
+      chunks: kept,
+      truncated: kept.length < all.length,
+    }
   })
 }
 
@@ -146,9 +174,15 @@ export interface Passage {
  */
 export async function retrieveNeighbors(store: KnowledgeStore, req: SearchRequest, window: number): Promise<Passage[]> {
   const hits = await search(store, req)
-  const around = await store.neighbors(req.project, req.collection, hits.map((h) => h.id), window)
+  const around = await store.neighbors(
+    req.project,
+    req.collection,
+    hits.map((h) => h.id),
+    window,
+  )
   const scoreOf = new Map(hits.map((h) => [h.id, h.score]))
-  const passages: { documentId: number; sourceName: string; score: number; hits: number[]; chunks: StoredChunk[] }[] = []
+  const passages: { documentId: number; sourceName: string; score: number; hits: number[]; chunks: StoredChunk[] }[] =
+    []
   let current: (typeof passages)[number] | undefined
   // `around` comes in document order: a passage runs while indexes stay consecutive.
   for (const c of around) {

@@ -32,8 +32,21 @@ import { openSqliteFile } from '../../../kernel/contract/index.js'
 import * as sqliteVec from 'sqlite-vec'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
-  bestPerChunk, boundK, checkChunkEmbeddings, checkDimension, checkEmbedding, collectionExists, missingCollection, missingDocument, WINDOW_OVERFETCH,
-  type CollectionInfo, type EmbeddedChunk, type KnowledgeStore, type ScoredChunk, type StoredChunk, type StoredDocument,
+  bestPerChunk,
+  boundK,
+  checkChunkEmbeddings,
+  checkDimension,
+  checkEmbedding,
+  collectionExists,
+  missingCollection,
+  missingDocument,
+  WINDOW_OVERFETCH,
+  type CollectionInfo,
+  type EmbeddedChunk,
+  type KnowledgeStore,
+  type ScoredChunk,
+  type StoredChunk,
+  type StoredDocument,
 } from './store.js'
 import { searchTerms } from './search-terms.js'
 
@@ -69,23 +82,53 @@ CREATE TRIGGER IF NOT EXISTS kb_chunks_au AFTER UPDATE ON kb_chunks BEGIN
 END;
 `
 
-const CHUNK_COLUMNS = 'c.id, c.document, d.source_name, d.url, d.tags, d.metadata, c.idx, c.content, c.heading_path, c.page_number, c.tokens'
+const CHUNK_COLUMNS =
+  'c.id, c.document, d.source_name, d.url, d.tags, d.metadata, c.idx, c.content, c.heading_path, c.page_number, c.tokens'
 const JOIN_DOCUMENT = 'JOIN kb_documents d ON d.id = c.document'
 
-const columns: FilterColumns = { dialect: 'sqlite', sourceName: 'd.source_name', url: 'd.url', pageNumber: 'c.page_number', tags: 'd.tags', metadata: 'd.metadata' }
+const columns: FilterColumns = {
+  dialect: 'sqlite',
+  sourceName: 'd.source_name',
+  url: 'd.url',
+  pageNumber: 'c.page_number',
+  tags: 'd.tags',
+  metadata: 'd.metadata',
+}
 /** The same, with `source_name` read from the vec0 metadata column so vec0 can apply it during the KNN. */
 const knnColumns: FilterColumns = { ...columns, sourceName: 'v.source_name' }
 
 interface ChunkRow {
-  id: number; document: number; source_name: string; url: string | null; tags: string; metadata: string
-  idx: number; content: string; heading_path: string; page_number: number | null; tokens: number
+  id: number
+  document: number
+  source_name: string
+  url: string | null
+  tags: string
+  metadata: string
+  idx: number
+  content: string
+  heading_path: string
+  page_number: number | null
+  tokens: number
 }
-interface Collection { id: number; name: string; dimension: number }
+interface Collection {
+  id: number
+  name: string
+  dimension: number
+}
 
 function chunkFromRow(r: ChunkRow): StoredChunk {
   return {
-    id: r.id, documentId: r.document, sourceName: r.source_name, url: r.url, tags: JSON.parse(r.tags), metadata: JSON.parse(r.metadata),
-    index: r.idx, content: r.content, headingPath: JSON.parse(r.heading_path), pageNumber: r.page_number, tokens: r.tokens,
+    id: r.id,
+    documentId: r.document,
+    sourceName: r.source_name,
+    url: r.url,
+    tags: JSON.parse(r.tags),
+    metadata: JSON.parse(r.metadata),
+    index: r.idx,
+    content: r.content,
+    headingPath: JSON.parse(r.heading_path),
+    pageNumber: r.page_number,
+    tokens: r.tokens,
   }
 }
 
@@ -97,7 +140,9 @@ function where(filter: CompiledFilter | undefined, cols: FilterColumns): { sql: 
 
 /** FTS5 query text: every search term (stop words out) double-quoted (quotes inside doubled), joined with OR. */
 export function ftsQuery(query: string): string {
-  return searchTerms(query).map((t) => `"${t.replace(/"/g, '""')}"`).join(' OR ')
+  return searchTerms(query)
+    .map((t) => `"${t.replace(/"/g, '""')}"`)
+    .join(' OR ')
 }
 
 const vecTable = (dimension: number) => `kb_vec_${dimension}`
@@ -121,7 +166,8 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${vecTable(dimension)} USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[${dimension}] distance_metric=cosine, collection INTEGER PARTITION KEY, source_name TEXT);
       CREATE VIRTUAL TABLE IF NOT EXISTS ${winTable(dimension)} USING vec0(window_id INTEGER PRIMARY KEY, embedding float[${dimension}] distance_metric=cosine, collection INTEGER PARTITION KEY, source_name TEXT, chunk_id INTEGER)`)
   // Existing files: the window table of every dimension in use (dimensions are checked integers).
-  for (const d of db.prepare('SELECT DISTINCT dimension FROM kb_collections').pluck().all() as number[]) ensureVecTable(d)
+  for (const d of db.prepare('SELECT DISTINCT dimension FROM kb_collections').pluck().all() as number[])
+    ensureVecTable(d)
 
   const findCollection = db.prepare('SELECT id, name, dimension FROM kb_collections WHERE project = ? AND name = ?')
   const resolve = (project: string, name: string): Collection => {
@@ -130,39 +176,93 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     return row
   }
   const info = (project: string, name: string): CollectionInfo => {
-    const row = db.prepare(`SELECT k.name, k.dimension, k.embedding_model AS embeddingModel, k.created_at AS createdAt,
+    const row = db
+      .prepare(`SELECT k.name, k.dimension, k.embedding_model AS embeddingModel, k.created_at AS createdAt,
         (SELECT count(*) FROM kb_documents WHERE collection = k.id) AS documents,
         (SELECT count(*) FROM kb_chunks WHERE collection = k.id) AS chunks
-      FROM kb_collections k WHERE k.project = ? AND k.name = ?`).get(project, name) as CollectionInfo | undefined
+      FROM kb_collections k WHERE k.project = ? AND k.name = ?`)
+      .get(project, name) as CollectionInfo | undefined
     if (!row) throw missingCollection(name)
     return row
   }
   const documentRows = (collection: number, sourceName?: string): StoredDocument[] =>
-    (db.prepare(`SELECT d.id, d.source_name, d.url, d.tags, d.metadata, d.updated_at, (SELECT count(*) FROM kb_chunks WHERE document = d.id) AS chunks
+    (
+      db
+        .prepare(`SELECT d.id, d.source_name, d.url, d.tags, d.metadata, d.updated_at, (SELECT count(*) FROM kb_chunks WHERE document = d.id) AS chunks
        FROM kb_documents d WHERE d.collection = ?${sourceName === undefined ? '' : ' AND d.source_name = ?'} ORDER BY d.source_name`)
-      .all(...(sourceName === undefined ? [collection] : [collection, sourceName])) as { id: number; source_name: string; url: string | null; tags: string; metadata: string; updated_at: number; chunks: number }[])
-      .map((r) => ({ id: r.id, sourceName: r.source_name, url: r.url, tags: JSON.parse(r.tags), metadata: JSON.parse(r.metadata), chunks: r.chunks, updatedAt: r.updated_at }))
+        .all(...(sourceName === undefined ? [collection] : [collection, sourceName])) as {
+        id: number
+        source_name: string
+        url: string | null
+        tags: string
+        metadata: string
+        updated_at: number
+        chunks: number
+      }[]
+    ).map((r) => ({
+      id: r.id,
+      sourceName: r.source_name,
+      url: r.url,
+      tags: JSON.parse(r.tags),
+      metadata: JSON.parse(r.metadata),
+      chunks: r.chunks,
+      updatedAt: r.updated_at,
+    }))
 
   const removeDocument = (collection: Collection, documentId: number) => {
-    db.prepare(`DELETE FROM ${winTable(collection.dimension)} WHERE window_id IN (SELECT x.id FROM kb_windows x JOIN kb_chunks c ON c.id = x.chunk WHERE c.document = ?)`).run(documentId)
+    db.prepare(
+      `DELETE FROM ${winTable(collection.dimension)} WHERE window_id IN (SELECT x.id FROM kb_windows x JOIN kb_chunks c ON c.id = x.chunk WHERE c.document = ?)`,
+    ).run(documentId)
     db.prepare('DELETE FROM kb_windows WHERE chunk IN (SELECT id FROM kb_chunks WHERE document = ?)').run(documentId)
-    db.prepare(`DELETE FROM ${vecTable(collection.dimension)} WHERE chunk_id IN (SELECT id FROM kb_chunks WHERE document = ?)`).run(documentId)
+    db.prepare(
+      `DELETE FROM ${vecTable(collection.dimension)} WHERE chunk_id IN (SELECT id FROM kb_chunks WHERE document = ?)`,
+    ).run(documentId)
     db.prepare('DELETE FROM kb_chunks WHERE document = ?').run(documentId)
     db.prepare('DELETE FROM kb_documents WHERE id = ?').run(documentId)
   }
 
   const upsert = db.transaction((collection: Collection, document: DocumentInput, chunks: readonly EmbeddedChunk[]) => {
-    const old = db.prepare('SELECT id FROM kb_documents WHERE collection = ? AND source_name = ?').pluck().get(collection.id, document.sourceName) as number | undefined
+    const old = db
+      .prepare('SELECT id FROM kb_documents WHERE collection = ? AND source_name = ?')
+      .pluck()
+      .get(collection.id, document.sourceName) as number | undefined
     if (old !== undefined) removeDocument(collection, old)
-    const documentId = Number(db.prepare('INSERT INTO kb_documents (collection, source_name, url, tags, metadata, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(collection.id, document.sourceName, document.url ?? null, JSON.stringify(document.tags ?? []), JSON.stringify(document.metadata ?? {}), Date.now()).lastInsertRowid)
-    const insertChunk = db.prepare('INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, windows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    const insertVector = db.prepare(`INSERT INTO ${vecTable(collection.dimension)} (chunk_id, embedding, collection, source_name) VALUES (?, ?, ?, ?)`)
+    const documentId = Number(
+      db
+        .prepare(
+          'INSERT INTO kb_documents (collection, source_name, url, tags, metadata, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          collection.id,
+          document.sourceName,
+          document.url ?? null,
+          JSON.stringify(document.tags ?? []),
+          JSON.stringify(document.metadata ?? {}),
+          Date.now(),
+        ).lastInsertRowid,
+    )
+    const insertChunk = db.prepare(
+      'INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, windows) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    )
+    const insertVector = db.prepare(
+      `INSERT INTO ${vecTable(collection.dimension)} (chunk_id, embedding, collection, source_name) VALUES (?, ?, ?, ?)`,
+    )
     const insertWindowRow = db.prepare('INSERT INTO kb_windows (collection, chunk) VALUES (?, ?)')
-    const insertWindow = db.prepare(`INSERT INTO ${winTable(collection.dimension)} (window_id, embedding, collection, source_name, chunk_id) VALUES (?, ?, ?, ?, ?)`)
+    const insertWindow = db.prepare(
+      `INSERT INTO ${winTable(collection.dimension)} (window_id, embedding, collection, source_name, chunk_id) VALUES (?, ?, ?, ?, ?)`,
+    )
     for (const c of chunks) {
       const windows = c.windows ?? []
-      const id = insertChunk.run(collection.id, documentId, c.index, c.content, JSON.stringify(c.headingPath), c.pageNumber ?? null, c.tokens, windows.length).lastInsertRowid
+      const id = insertChunk.run(
+        collection.id,
+        documentId,
+        c.index,
+        c.content,
+        JSON.stringify(c.headingPath),
+        c.pageNumber ?? null,
+        c.tokens,
+        windows.length,
+      ).lastInsertRowid
       // vec0 wants BigInt keys and integer columns (sqlite-vec issue #270).
       insertVector.run(BigInt(id), c.embedding, BigInt(collection.id), document.sourceName)
       for (const w of windows) {
@@ -174,28 +274,43 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
   })
 
   const dropCollection = db.transaction((collection: Collection) => {
-    db.prepare(`DELETE FROM ${winTable(collection.dimension)} WHERE window_id IN (SELECT id FROM kb_windows WHERE collection = ?)`).run(collection.id)
+    db.prepare(
+      `DELETE FROM ${winTable(collection.dimension)} WHERE window_id IN (SELECT id FROM kb_windows WHERE collection = ?)`,
+    ).run(collection.id)
     db.prepare('DELETE FROM kb_windows WHERE collection = ?').run(collection.id)
-    db.prepare(`DELETE FROM ${vecTable(collection.dimension)} WHERE chunk_id IN (SELECT id FROM kb_chunks WHERE collection = ?)`).run(collection.id)
+    db.prepare(
+      `DELETE FROM ${vecTable(collection.dimension)} WHERE chunk_id IN (SELECT id FROM kb_chunks WHERE collection = ?)`,
+    ).run(collection.id)
     db.prepare('DELETE FROM kb_chunks WHERE collection = ?').run(collection.id)
     db.prepare('DELETE FROM kb_documents WHERE collection = ?').run(collection.id)
     db.prepare('DELETE FROM kb_collections WHERE id = ?').run(collection.id)
   })
 
-  const scored = (rows: (ChunkRow & { score: number })[]): ScoredChunk[] => rows.map((r) => ({ ...chunkFromRow(r), score: r.score }))
+  const scored = (rows: (ChunkRow & { score: number })[]): ScoredChunk[] =>
+    rows.map((r) => ({ ...chunkFromRow(r), score: r.score }))
 
   /**
    * The KNN query with the filter inside it; undefined when vec0 refuses one of its constraints.
    * `table` is the chunk vectors or the window vectors: both carry chunk_id, collection and source_name.
    */
-  const knn = (table: string, collection: Collection, embedding: Float32Array, fetch: number, filter: CompiledFilter | undefined, cols: FilterColumns, extra = '') => {
+  const knn = (
+    table: string,
+    collection: Collection,
+    embedding: Float32Array,
+    fetch: number,
+    filter: CompiledFilter | undefined,
+    cols: FilterColumns,
+    extra = '',
+  ) => {
     const w = where(filter, cols)
     // CROSS JOIN keeps vec0 as the outer loop, so its KNN runs first and the joins follow.
     const sql = `SELECT ${CHUNK_COLUMNS}, 1 - v.distance AS score FROM ${table} v
       CROSS JOIN kb_chunks c ON c.id = v.chunk_id CROSS JOIN kb_documents d ON d.id = c.document
       WHERE v.embedding MATCH ? AND v.k = ? AND v.collection = ?${extra}${w.sql} ORDER BY v.distance`
     try {
-      return db.prepare(sql).all(embedding, BigInt(fetch), BigInt(collection.id), ...w.params) as (ChunkRow & { score: number })[]
+      return db.prepare(sql).all(embedding, BigInt(fetch), BigInt(collection.id), ...w.params) as (ChunkRow & {
+        score: number
+      })[]
     } catch (err) {
       if (err instanceof Error && /illegal WHERE constraint/i.test(err.message)) return undefined
       throw err
@@ -203,15 +318,24 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
   }
 
   /** Chunk vectors; `extra` (windowless chunks only) is applied after the KNN, like a filter. */
-  const chunkVectors = (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined, extra = ''): ScoredChunk[] => {
+  const chunkVectors = (
+    collection: Collection,
+    embedding: Float32Array,
+    limit: number,
+    filter: CompiledFilter | undefined,
+    extra = '',
+  ): ScoredChunk[] => {
     const table = vecTable(collection.dimension)
     if (!filter && !extra) return scored(knn(table, collection, embedding, limit, undefined, columns) ?? [])
     const fetch = boundK(limit * 4)
-    const rows = knn(table, collection, embedding, fetch, filter, knnColumns, extra) ?? knn(table, collection, embedding, fetch, filter, columns, extra)
+    const rows =
+      knn(table, collection, embedding, fetch, filter, knnColumns, extra) ??
+      knn(table, collection, embedding, fetch, filter, columns, extra)
     if (rows && rows.length >= limit) return scored(rows.slice(0, limit))
     // Too few survived the over-fetch: exact cosine over every chunk the filter passes.
     const w = where(filter, columns)
-    const exact = db.prepare(`SELECT ${CHUNK_COLUMNS}, 1 - vec_distance_cosine(v.embedding, ?) AS score FROM kb_chunks c ${JOIN_DOCUMENT}
+    const exact = db
+      .prepare(`SELECT ${CHUNK_COLUMNS}, 1 - vec_distance_cosine(v.embedding, ?) AS score FROM kb_chunks c ${JOIN_DOCUMENT}
         JOIN ${table} v ON v.chunk_id = c.id
         WHERE c.collection = ?${extra}${w.sql} ORDER BY score DESC LIMIT ?`)
       .all(embedding, collection.id, ...w.params, limit) as (ChunkRow & { score: number })[]
@@ -219,21 +343,32 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
   }
 
   /** Chunks by their best window: KNN over windows, over-fetched, max-pooled; exact when too few chunks come out. */
-  const windowVectors = (collection: Collection, embedding: Float32Array, limit: number, filter: CompiledFilter | undefined): ScoredChunk[] => {
+  const windowVectors = (
+    collection: Collection,
+    embedding: Float32Array,
+    limit: number,
+    filter: CompiledFilter | undefined,
+  ): ScoredChunk[] => {
     const table = winTable(collection.dimension)
     const fetch = boundK(limit * WINDOW_OVERFETCH)
-    const rows = filter ? knn(table, collection, embedding, fetch, filter, knnColumns) ?? knn(table, collection, embedding, fetch, filter, columns) : knn(table, collection, embedding, fetch, undefined, columns)
+    const rows = filter
+      ? (knn(table, collection, embedding, fetch, filter, knnColumns) ??
+        knn(table, collection, embedding, fetch, filter, columns))
+      : knn(table, collection, embedding, fetch, undefined, columns)
     const best = bestPerChunk(scored(rows ?? []), limit)
     if (best.length >= limit) return best
     const w = where(filter, columns)
-    const exact = db.prepare(`SELECT ${CHUNK_COLUMNS}, max(1 - vec_distance_cosine(v.embedding, ?)) AS score FROM kb_chunks c ${JOIN_DOCUMENT}
+    const exact = db
+      .prepare(`SELECT ${CHUNK_COLUMNS}, max(1 - vec_distance_cosine(v.embedding, ?)) AS score FROM kb_chunks c ${JOIN_DOCUMENT}
         JOIN kb_windows x ON x.chunk = c.id JOIN ${table} v ON v.window_id = x.id
         WHERE c.collection = ?${w.sql} GROUP BY c.id ORDER BY score DESC, c.id LIMIT ?`)
       .all(embedding, collection.id, ...w.params, limit) as (ChunkRow & { score: number })[]
     return scored(exact)
   }
   const hasWindows = db.prepare('SELECT EXISTS (SELECT 1 FROM kb_windows WHERE collection = ?)').pluck()
-  const hasWindowless = db.prepare('SELECT EXISTS (SELECT 1 FROM kb_chunks WHERE collection = ? AND windows = 0)').pluck()
+  const hasWindowless = db
+    .prepare('SELECT EXISTS (SELECT 1 FROM kb_chunks WHERE collection = ? AND windows = 0)')
+    .pluck()
 
   return {
     kind: 'sqlite',
@@ -247,11 +382,16 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
       checkDimension(dimension)
       if (findCollection.get(project, name)) throw collectionExists(name)
       ensureVecTable(dimension)
-      db.prepare('INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES (?, ?, ?, ?, ?)').run(project, name, dimension, embeddingModel ?? null, Date.now())
+      db.prepare(
+        'INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES (?, ?, ?, ?, ?)',
+      ).run(project, name, dimension, embeddingModel ?? null, Date.now())
       return info(project, name)
     },
     async listCollections(project) {
-      const names = db.prepare('SELECT name FROM kb_collections WHERE project = ? ORDER BY name').pluck().all(project) as string[]
+      const names = db
+        .prepare('SELECT name FROM kb_collections WHERE project = ? ORDER BY name')
+        .pluck()
+        .all(project) as string[]
       return names.map((n) => info(project, n))
     },
     async getCollection(project, name) {
@@ -272,7 +412,10 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     },
     async deleteDocument(project, name, sourceName) {
       const collection = resolve(project, name)
-      const id = db.prepare('SELECT id FROM kb_documents WHERE collection = ? AND source_name = ?').pluck().get(collection.id, sourceName) as number | undefined
+      const id = db
+        .prepare('SELECT id FROM kb_documents WHERE collection = ? AND source_name = ?')
+        .pluck()
+        .get(collection.id, sourceName) as number | undefined
       if (id === undefined) throw missingDocument(name, sourceName)
       db.transaction(() => removeDocument(collection, id))()
     },
@@ -287,7 +430,8 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
       // collection and filter tested until k pass, so LIMIT stops the scan instead of every match
       // being joined, filtered and sorted with its content. bm25 is negative, more negative
       // better: negated so that higher is better in every leg.
-      const rows = db.prepare(`SELECT ${CHUNK_COLUMNS}, -f.rank AS score FROM kb_chunks_fts f
+      const rows = db
+        .prepare(`SELECT ${CHUNK_COLUMNS}, -f.rank AS score FROM kb_chunks_fts f
           CROSS JOIN kb_chunks c ON c.id = f.rowid CROSS JOIN kb_documents d ON d.id = c.document
           WHERE kb_chunks_fts MATCH ? AND c.collection = ?${w.sql} ORDER BY f.rank LIMIT ?`)
         .all(match, collection.id, ...w.params, boundK(k)) as (ChunkRow & { score: number })[]
@@ -301,14 +445,18 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
       if (!hasWindows.get(collection.id)) return chunkVectors(collection, embedding, limit, filter)
       const windowed = windowVectors(collection, embedding, limit, filter)
       if (!hasWindowless.get(collection.id)) return windowed
-      return bestPerChunk([...windowed, ...chunkVectors(collection, embedding, limit, filter, ' AND c.windows = 0')], limit)
+      return bestPerChunk(
+        [...windowed, ...chunkVectors(collection, embedding, limit, filter, ' AND c.windows = 0')],
+        limit,
+      )
     },
 
     async neighbors(project, name, chunkIds, window) {
       const collection = resolve(project, name)
       if (chunkIds.length === 0) return []
       const w = Math.max(0, Math.floor(window))
-      const rows = db.prepare(`SELECT DISTINCT ${CHUNK_COLUMNS} FROM kb_chunks h JOIN kb_chunks c ON c.document = h.document AND c.idx BETWEEN h.idx - ? AND h.idx + ?
+      const rows = db
+        .prepare(`SELECT DISTINCT ${CHUNK_COLUMNS} FROM kb_chunks h JOIN kb_chunks c ON c.document = h.document AND c.idx BETWEEN h.idx - ? AND h.idx + ?
           ${JOIN_DOCUMENT} WHERE h.collection = ? AND h.id IN (SELECT value FROM json_each(?)) ORDER BY c.document, c.idx`)
         .all(w, w, collection.id, JSON.stringify(chunkIds)) as ChunkRow[]
       return rows.map(chunkFromRow)
@@ -316,7 +464,8 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
     async documentChunks(project, name, documentIds) {
       const collection = resolve(project, name)
       if (documentIds.length === 0) return []
-      const rows = db.prepare(`SELECT ${CHUNK_COLUMNS} FROM kb_chunks c ${JOIN_DOCUMENT}
+      const rows = db
+        .prepare(`SELECT ${CHUNK_COLUMNS} FROM kb_chunks c ${JOIN_DOCUMENT}
           WHERE c.collection = ? AND c.document IN (SELECT value FROM json_each(?)) ORDER BY c.document, c.idx`)
         .all(collection.id, JSON.stringify(documentIds)) as ChunkRow[]
       return rows.map(chunkFromRow)

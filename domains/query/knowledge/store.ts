@@ -68,7 +68,11 @@ export interface KnowledgeStore {
   readonly vectors: 'sqlite-vec' | 'pgvector' | 'exact'
 
   /** 409 when the project already has a collection of that name. */
-  createCollection(project: string, name: string, options: { dimension: number; embeddingModel?: string }): Promise<CollectionInfo>
+  createCollection(
+    project: string,
+    name: string,
+    options: { dimension: number; embeddingModel?: string },
+  ): Promise<CollectionInfo>
   listCollections(project: string): Promise<CollectionInfo[]>
   /** 404 when missing (or another project's). */
   getCollection(project: string, name: string): Promise<CollectionInfo>
@@ -79,20 +83,37 @@ export interface KnowledgeStore {
    * Adds the document, or replaces the one with the same `sourceName` with all its chunks, in
    * one transaction: when any write fails the collection is left exactly as it was.
    */
-  upsertDocument(project: string, collection: string, document: DocumentInput, chunks: readonly EmbeddedChunk[]): Promise<StoredDocument>
+  upsertDocument(
+    project: string,
+    collection: string,
+    document: DocumentInput,
+    chunks: readonly EmbeddedChunk[],
+  ): Promise<StoredDocument>
   listDocuments(project: string, collection: string): Promise<StoredDocument[]>
   /** 404 when the document (or the collection) is missing. */
   deleteDocument(project: string, collection: string, sourceName: string): Promise<void>
 
   /** Best `k` chunks for the words of `query` (never passed raw to the engine). */
-  lexical(project: string, collection: string, query: string, k: number, filter?: CompiledFilter): Promise<ScoredChunk[]>
+  lexical(
+    project: string,
+    collection: string,
+    query: string,
+    k: number,
+    filter?: CompiledFilter,
+  ): Promise<ScoredChunk[]>
   /**
    * Best `k` chunks by cosine similarity; the filter applies before the `k` are chosen. A chunk
    * stored with windows scores by its best window (max over its windows); a chunk without them
    * (windows off, or stored before windows existed) by its chunk vector. Both are cosines of the
    * same query vector, so the two kinds rank in one list.
    */
-  vector(project: string, collection: string, embedding: Float32Array, k: number, filter?: CompiledFilter): Promise<ScoredChunk[]>
+  vector(
+    project: string,
+    collection: string,
+    embedding: Float32Array,
+    k: number,
+    filter?: CompiledFilter,
+  ): Promise<ScoredChunk[]>
   /** The chunks within ±`window` positions of each given chunk, in their documents; document order. */
   neighbors(project: string, collection: string, chunkIds: readonly number[], window: number): Promise<StoredChunk[]>
   /** Every chunk of the given documents, in document order. */
@@ -110,11 +131,16 @@ export function missingCollection(name: string): GatewayError {
 }
 
 export function missingDocument(collection: string, sourceName: string): GatewayError {
-  return new GatewayError(404, `document "${sourceName}" does not exist in collection "${collection}"`, { type: 'not_found_error' })
+  return new GatewayError(404, `document "${sourceName}" does not exist in collection "${collection}"`, {
+    type: 'not_found_error',
+  })
 }
 
 export function collectionExists(name: string): GatewayError {
-  return new GatewayError(409, `collection "${name}" already exists`, { type: 'invalid_request_error', code: 'invalid_request' })
+  return new GatewayError(409, `collection "${name}" already exists`, {
+    type: 'invalid_request_error',
+    code: 'invalid_request',
+  })
 }
 
 /** Largest dimension accepted: pgvector's HNSW limit for `vector`, far above sentence models. */
@@ -122,16 +148,23 @@ export const MAX_DIMENSION = 2000
 
 export function checkDimension(dimension: number): void {
   if (!Number.isInteger(dimension) || dimension < 1 || dimension > MAX_DIMENSION)
-    throw new GatewayError(400, `dimension must be an integer from 1 to ${MAX_DIMENSION}, got ${dimension}`, { type: 'invalid_request_error', code: 'invalid_request' })
+    throw new GatewayError(400, `dimension must be an integer from 1 to ${MAX_DIMENSION}, got ${dimension}`, {
+      type: 'invalid_request_error',
+      code: 'invalid_request',
+    })
 }
 
 /** A clear 400 naming both sizes, before anything is written or searched. */
 export function checkEmbedding(collection: string, expected: number, embedding: Float32Array, what: string): void {
   if (embedding.length !== expected)
-    throw new GatewayError(400, `${what} has ${embedding.length} dimensions; collection "${collection}" holds ${expected}-dimensional embeddings`, {
-      type: 'invalid_request_error',
-      code: 'invalid_request',
-    })
+    throw new GatewayError(
+      400,
+      `${what} has ${embedding.length} dimensions; collection "${collection}" holds ${expected}-dimensional embeddings`,
+      {
+        type: 'invalid_request_error',
+        code: 'invalid_request',
+      },
+    )
 }
 
 /** Words of a query: letters, digits and underscores only, so no engine operator survives. */

@@ -16,7 +16,8 @@ let encoding: Count | undefined
  * document or counts locally never holds them (docs/performance.md, memory).
  */
 function count(text: string, options: Parameters<Count>[1]): number {
-  encoding ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as { countTokens: Count }).countTokens
+  encoding ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/cl100k_base') as { countTokens: Count })
+    .countTokens
   return encoding(text, options)
 }
 

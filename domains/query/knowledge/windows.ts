@@ -12,7 +12,8 @@ import { countTokens } from './tokens.js'
 
 /** The window texts of `text`, in order; a text that fits in `maxTokens` is one window (its sentences joined by spaces). */
 export function vectorWindows(text: string, maxTokens: number): string[] {
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new RangeError(`maxTokens must be a positive integer, not ${maxTokens}`)
+  if (!Number.isInteger(maxTokens) || maxTokens < 1)
+    throw new RangeError(`maxTokens must be a positive integer, not ${maxTokens}`)
   const windows: string[] = []
   let current = ''
   let tokens = 0

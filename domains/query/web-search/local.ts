@@ -16,7 +16,11 @@ export interface LocalSettings {
 /** A snippet is the passage's first characters, as search engines show a snippet. */
 const SNIPPET_CHARS = 1200
 
-export function localProvider(knowledge: KnowledgeBase, settings: LocalSettings, warn: (message: string) => void): WebSearchProvider {
+export function localProvider(
+  knowledge: KnowledgeBase,
+  settings: LocalSettings,
+  warn: (message: string) => void,
+): WebSearchProvider {
   let warned = false
   return {
     name: 'local',
@@ -32,14 +36,30 @@ export function localProvider(knowledge: KnowledgeBase, settings: LocalSettings,
         },
       )
       if (!exists) {
-        if (!warned) warn(`web search: the local provider's collection ${settings.project}/${settings.collection} does not exist; searches find nothing`)
+        if (!warned)
+          warn(
+            `web search: the local provider's collection ${settings.project}/${settings.collection} does not exist; searches find nothing`,
+          )
         warned = true
         return []
       }
       warned = false
       const found = await searchCollection(
-        { project: settings.project, collection: settings.collection, query, top_k: maxResults, retrieval_type: 'chunk', legs: 'lexical' },
-        { maxTopK: Math.max(1, maxResults), neighborWindow: 0, variants: 0, variantsModel: '', rerankCandidates: maxResults },
+        {
+          project: settings.project,
+          collection: settings.collection,
+          query,
+          top_k: maxResults,
+          retrieval_type: 'chunk',
+          legs: 'lexical',
+        },
+        {
+          maxTopK: Math.max(1, maxResults),
+          neighborWindow: 0,
+          variants: 0,
+          variantsModel: '',
+          rerankCandidates: maxResults,
+        },
         {
           knowledge,
           // Never called (see `call`); named so the context is whole.

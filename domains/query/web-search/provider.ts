@@ -23,7 +23,11 @@ export function webSearchSettings(kernel: Kernel): WebSearchSettings {
   const provider =
     s.provider === 'searxng'
       ? searxngProvider({ url: s.url ?? '', timeoutMs: s.timeout_ms ?? 10_000 })
-      : localProvider(kernel.domains.query.knowledge, { project: s.local?.project ?? 'demo', collection: s.local?.collection ?? 'sample' }, (message) => kernel.log.warn(message))
+      : localProvider(
+          kernel.domains.query.knowledge,
+          { project: s.local?.project ?? 'demo', collection: s.local?.collection ?? 'sample' },
+          (message) => kernel.log.warn(message),
+        )
   const maxResults = s.max_results ?? 10
   return { provider, maxResults, defaultResults: Math.min(maxResults, s.default_results ?? 5) }
 }

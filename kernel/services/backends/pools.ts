@@ -45,7 +45,11 @@ export class BackendPools implements Backends {
     const known = this.sets.get(name)
     if (known) return known
     const config = this.catalog.backend(name)
-    if (!config) throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: new Error(`backend ${name} has no URL (embedded simulator off?)`) })
+    if (!config)
+      throw new GatewayError(502, 'upstream request failed', {
+        code: 'upstream_failed',
+        cause: new Error(`backend ${name} has no URL (embedded simulator off?)`),
+      })
     const set = new ReplicaSet(name, config)
     this.sets.set(name, set)
     return set
@@ -55,7 +59,13 @@ export class BackendPools implements Backends {
   get(name: string): Handle {
     const set = this.replicaSet(name)
     const r = set.representative()
-    return { dispatcher: r.pool, baseUrl: r.baseUrl, origin: r.origin, pathPrefix: r.pathPrefix, config: this.catalog.backend(name)! }
+    return {
+      dispatcher: r.pool,
+      baseUrl: r.baseUrl,
+      origin: r.origin,
+      pathPrefix: r.pathPrefix,
+      config: this.catalog.backend(name)!,
+    }
   }
 
   async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
@@ -84,7 +94,14 @@ export class BackendPools implements Backends {
       tried |= 1 << replica.index
       let res: WholeReply
       try {
-        res = await dispatchWhole(replica.pool, { origin: replica.origin, path: replica.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
+        res = await dispatchWhole(replica.pool, {
+          origin: replica.origin,
+          path: replica.pathPrefix + call.path,
+          method: 'POST',
+          headers,
+          body: call.body,
+          signal: ex.signal,
+        })
       } catch (err) {
         // A body that broke before its end is retried as one that never came (nothing was relayed).
         lastError = unreached(ex, set, replica, err)
@@ -107,14 +124,27 @@ export class BackendPools implements Backends {
    * a 502 or 503, a body that broke before its first byte (streams) or before its end (JSON,
    * which is read whole before anything is relayed).
    */
-  private async attempt(ex: Exchange, set: ReplicaSet, call: UpstreamCall, headers: Record<string, string>, tried: Tried): Promise<UpstreamResponse> {
+  private async attempt(
+    ex: Exchange,
+    set: ReplicaSet,
+    call: UpstreamCall,
+    headers: Record<string, string>,
+    tried: Tried,
+  ): Promise<UpstreamResponse> {
     let lastError: GatewayError | DOMException | undefined
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
       let res: Dispatcher.ResponseData
       try {
-        res = await replica.pool.request({ origin: replica.origin, path: replica.pathPrefix + call.path, method: 'POST', headers, body: call.body, signal: ex.signal })
+        res = await replica.pool.request({
+          origin: replica.origin,
+          path: replica.pathPrefix + call.path,
+          method: 'POST',
+          headers,
+          body: call.body,
+          signal: ex.signal,
+        })
       } catch (err) {
         lastError = unreached(ex, set, replica, err)
         continue
@@ -146,7 +176,15 @@ export class BackendPools implements Backends {
     }
   }
 
-  private response(ex: Exchange, set: ReplicaSet, call: UpstreamCall, headers: Record<string, string>, tried: Tried, replica: Replica, res: Dispatcher.ResponseData): UpstreamResponse {
+  private response(
+    ex: Exchange,
+    set: ReplicaSet,
+    call: UpstreamCall,
+    headers: Record<string, string>,
+    tried: Tried,
+    replica: Replica,
+    res: Dispatcher.ResponseData,
+  ): UpstreamResponse {
     const body = res.body
     const failure = (err: unknown, streaming: boolean) => {
       if (!ex.signal.aborted) set.failed(replica)
@@ -187,7 +225,12 @@ export class BackendPools implements Backends {
 }
 
 /** The next replica not yet tried, counted as busy; the last error when none is left. */
-function nextReplica(set: ReplicaSet, call: UpstreamCall, tried: Tried, lastError: GatewayError | DOMException | undefined): Replica {
+function nextReplica(
+  set: ReplicaSet,
+  call: UpstreamCall,
+  tried: Tried,
+  lastError: GatewayError | DOMException | undefined,
+): Replica {
   const replica = set.pick(call.body, tried)
   if (!replica) throw lastError ?? new GatewayError(502, 'upstream request failed', { code: 'upstream_failed' })
   set.begin(replica)

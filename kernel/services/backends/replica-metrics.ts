@@ -10,9 +10,22 @@ import type { Replica } from './replica.js'
 export function registerReplicaGauges(metrics: Metrics, sets: () => Iterable<ReplicaSet>): void {
   const collect = (value: (r: Replica) => number) =>
     function* (): Iterable<readonly [Labels, number]> {
-      for (const set of sets()) for (const r of set.replicas) yield [{ backend: set.name, replica: r.label }, value(r)] as const
+      for (const set of sets())
+        for (const r of set.replicas) yield [{ backend: set.name, replica: r.label }, value(r)] as const
     }
-  metrics.gauge('sluice_backend_replica_outstanding', 'Requests sent to the replica and not yet ended.', collect((r) => r.outstanding))
-  metrics.gauge('sluice_backend_replica_ejected', '1 while the replica is out (ejected or failing its health check), else 0.', collect((r) => (r.serving ? 0 : 1)))
-  metrics.gauge('sluice_backend_replica_requests', 'Requests sent to the replica since the configuration was loaded, retries included.', collect((r) => r.requests))
+  metrics.gauge(
+    'sluice_backend_replica_outstanding',
+    'Requests sent to the replica and not yet ended.',
+    collect((r) => r.outstanding),
+  )
+  metrics.gauge(
+    'sluice_backend_replica_ejected',
+    '1 while the replica is out (ejected or failing its health check), else 0.',
+    collect((r) => (r.serving ? 0 : 1)),
+  )
+  metrics.gauge(
+    'sluice_backend_replica_requests',
+    'Requests sent to the replica since the configuration was loaded, retries included.',
+    collect((r) => r.requests),
+  )
 }

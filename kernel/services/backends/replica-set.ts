@@ -97,7 +97,12 @@ export class ReplicaSet {
   /** An owner of a prefix may take the request: untried, serving (unless in panic), not overloaded. */
   private readonly eligible = (i: number): boolean => {
     const r = this.replicas[i]
-    return r !== undefined && !(this.pickTried & (1 << i)) && (this.pickPanic || r.serving) && r.outstanding <= this.pickLimit
+    return (
+      r !== undefined &&
+      !(this.pickTried & (1 << i)) &&
+      (this.pickPanic || r.serving) &&
+      r.outstanding <= this.pickLimit
+    )
   }
 
   /** The next candidate after the last one picked with at most `most` outstanding, so that ties take turns. */
@@ -151,7 +156,12 @@ export class ReplicaSet {
   private async check(r: Replica): Promise<void> {
     let ok = false
     try {
-      const res = await r.pool.request({ origin: r.origin, path: r.pathPrefix + this.healthPath, method: 'GET', signal: AbortSignal.timeout(this.healthTimeoutMs) })
+      const res = await r.pool.request({
+        origin: r.origin,
+        path: r.pathPrefix + this.healthPath,
+        method: 'GET',
+        signal: AbortSignal.timeout(this.healthTimeoutMs),
+      })
       await res.body.dump()
       ok = res.statusCode < 400
     } catch {

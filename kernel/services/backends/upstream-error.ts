@@ -19,10 +19,13 @@ export function upstreamErrorMessage(text: string): { message: string; type?: st
     const nested = b.error
     if (nested && typeof nested === 'object') {
       const n = nested as Record<string, unknown>
-      if (typeof n.message === 'string') return { message: n.message, type: typeof n.type === 'string' ? n.type : undefined }
+      if (typeof n.message === 'string')
+        return { message: n.message, type: typeof n.type === 'string' ? n.type : undefined }
     }
-    if (typeof nested === 'string') return { message: nested, type: typeof b.error_type === 'string' ? b.error_type : undefined }
-    if (typeof b.message === 'string') return { message: b.message, type: typeof b.type === 'string' ? b.type : undefined }
+    if (typeof nested === 'string')
+      return { message: nested, type: typeof b.error_type === 'string' ? b.error_type : undefined }
+    if (typeof b.message === 'string')
+      return { message: b.message, type: typeof b.type === 'string' ? b.type : undefined }
     if (typeof b.detail === 'string') return { message: b.detail }
     if (Array.isArray(b.detail)) return { message: JSON.stringify(b.detail).slice(0, 500) }
   }

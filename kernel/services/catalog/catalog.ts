@@ -27,7 +27,10 @@ export function createCatalog(deployment: Deployment, options: CatalogOptions): 
   // Enabled entries report distinct names (checked above); a disabled entry is found by its
   // reported name only when no enabled entry has it.
   const reported = new Map<string, ModelConfig>()
-  for (const m of [...file.models.filter((m) => m.enabled !== false), ...file.models.filter((m) => m.enabled === false)]) {
+  for (const m of [
+    ...file.models.filter((m) => m.enabled !== false),
+    ...file.models.filter((m) => m.enabled === false),
+  ]) {
     const name = reportedNameOf(m)
     if (!reported.has(name)) reported.set(name, m)
   }

@@ -10,7 +10,11 @@ import type { KeyStore } from '../../contract/kernel.js'
  * No group (an in-process call made without a caller) is not restricted. A group the key
  * store does not know permits nothing: a permission check fails closed.
  */
-export function groupPermits(keys: Pick<KeyStore, 'group'>, group: string | undefined, names: readonly string[]): boolean {
+export function groupPermits(
+  keys: Pick<KeyStore, 'group'>,
+  group: string | undefined,
+  names: readonly string[],
+): boolean {
   if (group === undefined) return true
   const allowed = keys.group(group)?.models
   if (!allowed) return false

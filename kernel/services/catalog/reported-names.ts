@@ -15,7 +15,10 @@ export { reportedNameOf }
 /** Throws a ConfigError naming both entries when a reported name would map back ambiguously. */
 export function checkReportedNames(configDir: string, file: ModelsFile): void {
   const where = path.join(configDir, 'models.yaml')
-  const names = new Map<string, string>([...(file.families ?? []).map((f) => [f.id, `family ${f.id}`] as const), ...file.models.map((m) => [m.id, `model ${m.id}`] as const)])
+  const names = new Map<string, string>([
+    ...(file.families ?? []).map((f) => [f.id, `family ${f.id}`] as const),
+    ...file.models.map((m) => [m.id, `model ${m.id}`] as const),
+  ])
   const byReported = new Map<string, ModelConfig>()
   for (const m of file.models) {
     if (m.enabled === false) continue
@@ -28,6 +31,8 @@ export function checkReportedNames(configDir: string, file: ModelsFile): void {
     byReported.set(name, m)
     const owner = names.get(name)
     if (owner && owner !== `model ${m.id}`)
-      throw new ConfigError(`${where}: model ${m.id} reports the server name ${name}, which is the name of ${owner}, so its replies would map back to ${owner}; set a distinct reported_name`)
+      throw new ConfigError(
+        `${where}: model ${m.id} reports the server name ${name}, which is the name of ${owner}, so its replies would map back to ${owner}; set a distinct reported_name`,
+      )
   }
 }

@@ -28,7 +28,8 @@ export interface EmbeddingsRequest {
 }
 
 function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new EmbedderError(400, 'the body must be a JSON object')
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new EmbedderError(400, 'the body must be a JSON object')
   return body as Record<string, unknown>
 }
 
@@ -43,19 +44,26 @@ export function readEmbeddingsRequest(body: unknown, served: string): Embeddings
   const json = objectBody(body)
   const model = modelOf(json, served)
   const format = json.encoding_format ?? 'float'
-  if (format !== 'float' && format !== 'base64') throw new EmbedderError(400, "encoding_format: Input should be 'float' or 'base64'", 'encoding_format')
+  if (format !== 'float' && format !== 'base64')
+    throw new EmbedderError(400, "encoding_format: Input should be 'float' or 'base64'", 'encoding_format')
   // vLLM's refusal for a model without a Matryoshka representation; its own size is no change.
   if (json.dimensions !== undefined && json.dimensions !== null && json.dimensions !== USE_LITE_DIMENSIONS) {
-    throw new EmbedderError(400, `Model "${served}" does not support matryoshka representation, changing output dimensions will lead to poor results.`, 'dimensions')
+    throw new EmbedderError(
+      400,
+      `Model "${served}" does not support matryoshka representation, changing output dimensions will lead to poor results.`,
+      'dimensions',
+    )
   }
   const input = json.input
   const texts = typeof input === 'string' ? [input] : input
-  if (!Array.isArray(texts) || texts.length === 0) throw new EmbedderError(400, 'input: Input should be a string or a non-empty list of strings', 'input')
+  if (!Array.isArray(texts) || texts.length === 0)
+    throw new EmbedderError(400, 'input: Input should be a string or a non-empty list of strings', 'input')
   if (!texts.every((t): t is string => typeof t === 'string')) {
     // The encoder reads text through its own tokenizer; it has no token-id input.
     throw new EmbedderError(400, `input: token ids are not accepted; model "${served}" takes text only`, 'input')
   }
-  if (texts.length > MAX_INPUTS) throw new EmbedderError(400, `input: at most ${MAX_INPUTS} inputs per request; ${texts.length} were sent`, 'input')
+  if (texts.length > MAX_INPUTS)
+    throw new EmbedderError(400, `input: at most ${MAX_INPUTS} inputs per request; ${texts.length} were sent`, 'input')
   return { model, texts, format }
 }
 

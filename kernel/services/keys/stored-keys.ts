@@ -11,7 +11,6 @@ import { DigestIndex } from '../../contract/secrets.js'
 
 export { DigestIndex }
 
-
 export class StoredKeys {
   private byId = new Map<string, StoredKey>()
   private index = new DigestIndex<StoredKey>()
@@ -19,7 +18,11 @@ export class StoredKeys {
   private readonly listeners = new Set<() => void>()
   private readonly polled: PolledSnapshot<KeysSnapshot>
 
-  private constructor(readonly table: KeysTable, log: Logger, refreshMs: number) {
+  private constructor(
+    readonly table: KeysTable,
+    log: Logger,
+    refreshMs: number,
+  ) {
     this.polled = new PolledSnapshot(table, (snapshot) => this.apply(snapshot), { refreshMs, log, what: 'key store' })
   }
 

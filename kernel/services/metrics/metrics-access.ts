@@ -14,7 +14,11 @@ const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest()
 
 export function metricsAccess(settings: ServerFile['metrics'], env: NodeJS.ProcessEnv): MetricsAccess {
   const fromEnv = env.SLUICE_METRICS_TOKEN
-  const digest = fromEnv ? sha256(fromEnv) : settings?.token_hash ? Buffer.from(settings.token_hash.slice('sha256:'.length), 'hex') : undefined
+  const digest = fromEnv
+    ? sha256(fromEnv)
+    : settings?.token_hash
+      ? Buffer.from(settings.token_hash.slice('sha256:'.length), 'hex')
+      : undefined
   return {
     protected: digest !== undefined || settings?.require_admin_key === true,
     adminOnly: digest === undefined,

@@ -24,7 +24,10 @@ const formatNumber = (n: number) => (Number.isFinite(n) ? String(n) : n > 0 ? '+
 
 class CounterMetric implements Counter {
   readonly values = new Map<string, number>()
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
   inc(labels: Labels = {}, by = 1): void {
     const key = labelKey(labels)
     this.values.set(key, (this.values.get(key) ?? 0) + by)
@@ -46,7 +49,11 @@ class CounterMetric implements Counter {
 
 class HistogramMetric implements Histogram {
   private readonly bySeries = new Map<string, { counts: number[]; sum: number; count: number }>()
-  constructor(readonly name: string, readonly help: string, readonly buckets: readonly number[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly buckets: readonly number[],
+  ) {}
   observe(labels: Labels, value: number): void {
     this.series(labels).observe(value)
   }
@@ -81,7 +88,12 @@ class HistogramMetric implements Histogram {
 }
 
 class GaugeMetric {
-  constructor(readonly name: string, public help: string, public collect: GaugeCollector, readonly type: 'gauge' | 'counter' = 'gauge') {}
+  constructor(
+    readonly name: string,
+    public help: string,
+    public collect: GaugeCollector,
+    readonly type: 'gauge' | 'counter' = 'gauge',
+  ) {}
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`]
     for (const [labels, v] of this.collect()) lines.push(`${this.name}${braces(labelKey(labels))} ${formatNumber(v)}`)

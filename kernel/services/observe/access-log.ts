@@ -60,7 +60,11 @@ export class AccessLog {
   private readonly out: Writable
   private closed = false
 
-  constructor(private readonly settings: AccessLogSettings, dataDir: string, private readonly dropped: Counter) {
+  constructor(
+    private readonly settings: AccessLogSettings,
+    dataDir: string,
+    private readonly dropped: Counter,
+  ) {
     if (settings.to === 'stdout' || settings.to === 'stderr') {
       // Not process.stdout: on Linux its writes to a pipe (systemd's journal, a container's log
       // driver) are synchronous and stall the event loop while the reader catches up (measured:

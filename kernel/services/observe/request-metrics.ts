@@ -57,12 +57,34 @@ export class RequestMetrics {
   private readonly bundles = new Map<string, Bundle>()
 
   constructor(metrics: Metrics) {
-    this.requests = metrics.counter('sluice_requests_total', 'Requests served, by pipeline, route, status and model (empty when no model was called).')
-    this.httpDuration = metrics.histogram('http_server_request_duration_seconds', 'Duration of HTTP requests, until the reply (or its stream) ended.', HTTP_SECONDS)
-    this.genAiDuration = metrics.histogram('gen_ai_server_request_duration_seconds', 'Generative AI request duration: requests that called a model, until the reply ended.', GEN_AI_SECONDS)
-    this.ttft = metrics.histogram('gen_ai_server_time_to_first_token_seconds', 'Time to the first token (or audio, or the whole reply) of requests that called a model.', TTFT_SECONDS)
-    this.tokens = metrics.histogram('gen_ai_client_token_usage', 'Tokens used per request that called a model, by gen_ai_token_type (input, output).', TOKENS)
-    this.upstreamErrors = metrics.counter('sluice_upstream_errors_total', 'Requests that failed because of the model server (its error status, unreachable, or too slow), by model and code.')
+    this.requests = metrics.counter(
+      'sluice_requests_total',
+      'Requests served, by pipeline, route, status and model (empty when no model was called).',
+    )
+    this.httpDuration = metrics.histogram(
+      'http_server_request_duration_seconds',
+      'Duration of HTTP requests, until the reply (or its stream) ended.',
+      HTTP_SECONDS,
+    )
+    this.genAiDuration = metrics.histogram(
+      'gen_ai_server_request_duration_seconds',
+      'Generative AI request duration: requests that called a model, until the reply ended.',
+      GEN_AI_SECONDS,
+    )
+    this.ttft = metrics.histogram(
+      'gen_ai_server_time_to_first_token_seconds',
+      'Time to the first token (or audio, or the whole reply) of requests that called a model.',
+      TTFT_SECONDS,
+    )
+    this.tokens = metrics.histogram(
+      'gen_ai_client_token_usage',
+      'Tokens used per request that called a model, by gen_ai_token_type (input, output).',
+      TOKENS,
+    )
+    this.upstreamErrors = metrics.counter(
+      'sluice_upstream_errors_total',
+      'Requests that failed because of the model server (its error status, unreachable, or too slow), by model and code.',
+    )
   }
 
   end(ex: Exchange, outcome: Outcome, seconds: number): void {
@@ -82,7 +104,8 @@ export class RequestMetrics {
     if (bundle.genAi && usage.reached) {
       const used = usage.used()
       bundle.genAi.duration.observe(seconds)
-      if (usage.firstTokenAt !== undefined) bundle.genAi.ttft.observe(Math.max(0, usage.firstTokenAt - ex.startedAt) / 1000)
+      if (usage.firstTokenAt !== undefined)
+        bundle.genAi.ttft.observe(Math.max(0, usage.firstTokenAt - ex.startedAt) / 1000)
       bundle.genAi.input.observe(used.inputTokens)
       bundle.genAi.output.observe(used.outputTokens)
     }
@@ -90,14 +113,21 @@ export class RequestMetrics {
 
   private bundle(ex: Exchange, outcome: Outcome, model: string, upstream: string): Bundle {
     const status = String(outcome.status)
-    const bundle: Bundle = { requests: this.requests.series({ pipeline: ex.route.pipeline, route: ex.route.id, status, model }) }
+    const bundle: Bundle = {
+      requests: this.requests.series({ pipeline: ex.route.pipeline, route: ex.route.id, status, model }),
+    }
     // In-process calls are counted as requests and as model calls, not as HTTP requests.
     if (ex.transport === 'http') {
-      bundle.http = this.httpDuration.series({ http_request_method: ex.method, http_route: ex.route.id, http_response_status_code: status })
+      bundle.http = this.httpDuration.series({
+        http_request_method: ex.method,
+        http_route: ex.route.id,
+        http_response_status_code: status,
+      })
     }
     if (model !== '') {
       const base = { gen_ai_operation_name: OPERATIONS[ex.route.id] ?? ex.route.id, gen_ai_request_model: model }
-      const failed = outcome.kind === 'done' ? base : { ...base, error_type: String(outcome.error?.code ?? outcome.kind) }
+      const failed =
+        outcome.kind === 'done' ? base : { ...base, error_type: String(outcome.error?.code ?? outcome.kind) }
       bundle.genAi = {
         duration: this.genAiDuration.series(failed),
         ttft: this.ttft.series(base),

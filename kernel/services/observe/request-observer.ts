@@ -19,13 +19,25 @@ export class RequestObserver {
   private readonly processMetrics: { close(): void }
   private failed = false
 
-  constructor(metrics: Metrics, private readonly accessLog: AccessLog | undefined, private readonly now: () => number) {
+  constructor(
+    metrics: Metrics,
+    private readonly accessLog: AccessLog | undefined,
+    private readonly now: () => number,
+  ) {
     this.requests = new RequestMetrics(metrics)
     this.processMetrics = registerProcessMetrics(metrics)
   }
 
-  static open(metrics: Metrics, settings: AccessLogSettings | undefined, dataDir: string, now: () => number): RequestObserver {
-    const dropped = metrics.counter('sluice_access_log_dropped_total', 'Access-log lines dropped because the destination did not keep up.')
+  static open(
+    metrics: Metrics,
+    settings: AccessLogSettings | undefined,
+    dataDir: string,
+    now: () => number,
+  ): RequestObserver {
+    const dropped = metrics.counter(
+      'sluice_access_log_dropped_total',
+      'Access-log lines dropped because the destination did not keep up.',
+    )
     return new RequestObserver(metrics, settings ? new AccessLog(settings, dataDir, dropped) : undefined, now)
   }
 
@@ -36,7 +48,8 @@ export class RequestObserver {
       this.requests.end(ex, outcome, Math.max(0, end - ex.startedAt) / 1000)
       if (this.accessLog && ex.transport !== 'internal') this.log(ex, outcome, end)
     } catch (err) {
-      if (!this.failed) ex.log.error('request metrics or access log failed (reported once)', { cause: describeCause(err) })
+      if (!this.failed)
+        ex.log.error('request metrics or access log failed (reported once)', { cause: describeCause(err) })
       this.failed = true
     }
   }

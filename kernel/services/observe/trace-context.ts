@@ -35,7 +35,9 @@ const ZERO_TRACE = '0'.repeat(32)
 const ZERO_SPAN = '0'.repeat(16)
 
 /** The trace context of a `traceparent` header, or undefined when it is not valid. */
-export function parseTraceparent(header: string | undefined): { traceId: string; parentId: string; flags: string } | undefined {
+export function parseTraceparent(
+  header: string | undefined,
+): { traceId: string; parentId: string; flags: string } | undefined {
   if (header === undefined || header.length > 512) return undefined
   const m = TRACEPARENT.exec(header.trim())
   if (!m) return undefined
@@ -72,7 +74,13 @@ export function traceOf(ex: Exchange): TraceContext {
   const client = parseTraceparent(ex.header('traceparent'))
   if (client) {
     const state = ex.header('tracestate')
-    trace = { traceId: client.traceId, spanId: randomHex(8), parentId: client.parentId, flags: client.flags, tracestate: state && state.length <= 512 ? state : undefined }
+    trace = {
+      traceId: client.traceId,
+      spanId: randomHex(8),
+      parentId: client.parentId,
+      flags: client.flags,
+      tracestate: state && state.length <= 512 ? state : undefined,
+    }
   } else {
     trace = { traceId: randomHex(16), spanId: randomHex(8), flags: '01' }
   }

@@ -25,7 +25,10 @@ export class RecordJournal {
   private open: number
   private appended = 0
 
-  private constructor(private readonly dir: string, first: number) {
+  private constructor(
+    private readonly dir: string,
+    first: number,
+  ) {
     this.open = first
     this.fd = fs.openSync(this.file(first), 'a')
   }

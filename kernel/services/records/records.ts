@@ -8,12 +8,18 @@
 import type { Logger } from '../../contract/log.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { RecordsTable } from '../stores/store.js'
-import type { SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRecords, UsageRow } from '../../contract/records.js'
+import type {
+  SpendScope,
+  UsageDimension,
+  UsagePeriod,
+  UsageRecord,
+  UsageRecords,
+  UsageRow,
+} from '../../contract/records.js'
 
 export type { UsageRecords }
 import type { RecordJournal } from './journal.js'
 import { describeCause } from '../../contract/log.js'
-
 
 export interface RecordWriterOptions {
   flushMs: number
@@ -42,15 +48,25 @@ export class RecordWriter implements UsageRecords {
   private readonly dropped
   private readonly failures
 
-  constructor(private readonly table: RecordsTable, private readonly options: RecordWriterOptions) {
+  constructor(
+    private readonly table: RecordsTable,
+    private readonly options: RecordWriterOptions,
+  ) {
     this.now = options.now ?? Date.now
     this.maxBuffered = options.maxBuffered ?? 100_000
     this.written = options.metrics.counter('sluice_records_written_total', 'Usage records written to the store.')
-    this.dropped = options.metrics.counter('sluice_records_dropped_total', 'Usage records dropped because the store stayed unreachable and the buffer was full.')
-    this.failures = options.metrics.counter('sluice_records_write_failures_total', 'Batches of usage records the store refused (retried later).')
+    this.dropped = options.metrics.counter(
+      'sluice_records_dropped_total',
+      'Usage records dropped because the store stayed unreachable and the buffer was full.',
+    )
+    this.failures = options.metrics.counter(
+      'sluice_records_write_failures_total',
+      'Batches of usage records the store refused (retried later).',
+    )
     if (options.journal) {
       // A full or broken disk: the records still go in the batch, only unprotected from a crash.
-      options.journal.onWriteFailure = (err, records) => options.log.error('usage records not journaled', { records, cause: describeCause(err) })
+      options.journal.onWriteFailure = (err, records) =>
+        options.log.error('usage records not journaled', { records, cause: describeCause(err) })
     }
     this.timer = setInterval(() => void this.flush(), options.flushMs)
     this.timer.unref()
@@ -93,7 +109,10 @@ export class RecordWriter implements UsageRecords {
         this.written.inc({}, batch.length)
       } catch (err) {
         this.failures.inc()
-        this.options.log.error('usage records not written; kept for the next attempt', { records: batch.length, cause: describeCause(err) })
+        this.options.log.error('usage records not written; kept for the next attempt', {
+          records: batch.length,
+          cause: describeCause(err),
+        })
         this.buffer = batch.concat(this.buffer)
       } finally {
         this.writing = undefined
@@ -105,7 +124,8 @@ export class RecordWriter implements UsageRecords {
   async purge(): Promise<void> {
     try {
       const removed = await this.table.purge(this.now() - this.options.retentionDays * DAY)
-      if (removed > 0) this.options.log.info('usage records purged', { removed, retention_days: this.options.retentionDays })
+      if (removed > 0)
+        this.options.log.info('usage records purged', { removed, retention_days: this.options.retentionDays })
     } catch (err) {
       this.options.log.warn('usage records purge failed', { cause: describeCause(err) })
     }

@@ -35,7 +35,9 @@ export async function openRedis(options: RedisOptions): Promise<RedisConnection>
       // Keep trying to reconnect; requests meanwhile fail fast with a clear error.
       retryStrategy: (times) => Math.min(times * 200, 2000),
     })
-    client.on('error', (err) => options.log.warn('redis connection error', { connection: name, cause: describeCause(err) }))
+    client.on('error', (err) =>
+      options.log.warn('redis connection error', { connection: name, cause: describeCause(err) }),
+    )
     try {
       await client.connect()
     } catch (err) {

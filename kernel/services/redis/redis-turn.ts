@@ -29,7 +29,9 @@ const LOOP = fs.readFileSync(new URL('./turn.lua', import.meta.url), 'utf8')
 
 /** The script: each section's Lua as a function of its own KEYS and ARGV, then the loop over the call's sections. */
 function turnScript(sections: Readonly<Record<string, string>>): string {
-  const functions = Object.entries(sections).map(([name, lua]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV)\n${lua}\nend`)
+  const functions = Object.entries(sections).map(
+    ([name, lua]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV)\n${lua}\nend`,
+  )
   return `local S = {}\n${functions.join('\n')}\n${LOOP}`
 }
 
@@ -41,7 +43,11 @@ export class RedisTurn implements RedisTurnBatch {
   private scheduled = false
 
   /** `sections`: the Lua of each kind of batched work, by the name add() is given; more come with define(). */
-  constructor(private readonly redis: Redis, sections: Readonly<Record<string, string>> = {}, private readonly command = 'sluiceTurn') {
+  constructor(
+    private readonly redis: Redis,
+    sections: Readonly<Record<string, string>> = {},
+    private readonly command = 'sluiceTurn',
+  ) {
     this.define(sections)
   }
 

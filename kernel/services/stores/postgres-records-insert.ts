@@ -11,9 +11,26 @@ import { recordColumns, recordValues } from './sql.js'
 
 /** PostgreSQL's type of each column of usage_records, in recordColumns' order (postgres-store.ts's table). */
 const recordColumnTypes: Record<(typeof recordColumns)[number], string> = {
-  at: 'bigint', request_id: 'text', key_id: 'text', grp: 'text', route: 'text', model_requested: 'text', model: 'text', upstream_model: 'text',
-  prompt_tokens: 'integer', completion_tokens: 'integer', cached_tokens: 'integer', audio_seconds: 'double precision', characters: 'integer',
-  usage_source: 'text', value: 'double precision', status: 'integer', outcome: 'text', queue_ms: 'integer', ttft_ms: 'integer', total_ms: 'integer',
+  at: 'bigint',
+  request_id: 'text',
+  key_id: 'text',
+  grp: 'text',
+  route: 'text',
+  model_requested: 'text',
+  model: 'text',
+  upstream_model: 'text',
+  prompt_tokens: 'integer',
+  completion_tokens: 'integer',
+  cached_tokens: 'integer',
+  audio_seconds: 'double precision',
+  characters: 'integer',
+  usage_source: 'text',
+  value: 'double precision',
+  status: 'integer',
+  outcome: 'text',
+  queue_ms: 'integer',
+  ttft_ms: 'integer',
+  total_ms: 'integer',
 }
 
 /** A named statement: pg prepares it on a connection the first time and reuses it there. */

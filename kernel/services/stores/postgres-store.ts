@@ -6,8 +6,29 @@
 import pg from 'pg'
 import { withTimeout } from '../../contract/with-timeout.js'
 import { inTransaction as transaction } from '../../contract/pg-transaction.js'
-import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord } from './store.js'
-import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordFromRow, summaryColumns, usageRowFromRow } from './sql.js'
+import type {
+  KeysSnapshot,
+  KeysTable,
+  RecordsTable,
+  Store,
+  StoredGroup,
+  StoredKey,
+  UsageDimension,
+  UsagePeriod,
+  UsageRecord,
+} from './store.js'
+import {
+  addedRecordColumns,
+  dimensionColumn,
+  groupFromRow,
+  keyColumns,
+  keyFromRow,
+  keyValues,
+  periodWhere,
+  recordFromRow,
+  summaryColumns,
+  usageRowFromRow,
+} from './sql.js'
 import { insertRecordsStatement, recordColumnArrays } from './postgres-records-insert.js'
 
 const schemaSql = `
@@ -60,7 +81,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     try {
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`)
       await client.query(schemaSql)
-      for (const c of addedRecordColumns) await client.query(`ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
+      for (const c of addedRecordColumns)
+        await client.query(`ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-schema'])
     }
@@ -84,13 +106,19 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async insert(batch: readonly UsageRecord[]) {
       for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
-        await pool.query({ ...insertRecordsStatement, values: recordColumnArrays(batch.slice(start, start + ROWS_PER_STATEMENT)) })
+        await pool.query({
+          ...insertRecordsStatement,
+          values: recordColumnArrays(batch.slice(start, start + ROWS_PER_STATEMENT)),
+        })
       }
     },
     async insertMissing(batch: readonly UsageRecord[]) {
       const missing: UsageRecord[] = []
       for (const r of batch) {
-        const { rowCount } = await pool.query('SELECT 1 FROM usage_records WHERE at = $1 AND request_id = $2 AND route = $3', [r.at, r.requestId, r.route])
+        const { rowCount } = await pool.query(
+          'SELECT 1 FROM usage_records WHERE at = $1 AND request_id = $2 AND route = $3',
+          [r.at, r.requestId, r.route],
+        )
         if (!rowCount) missing.push(r)
       }
       await records.insert(missing)
@@ -98,18 +126,27 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async list(period: UsagePeriod, limit: number) {
       const where = periodWhere(period, ph)
-      const { rows } = await pool.query(`SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT $${where.values.length + 1}`, [...where.values, limit])
+      const { rows } = await pool.query(
+        `SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT $${where.values.length + 1}`,
+        [...where.values, limit],
+      )
       return rows.map(recordFromRow)
     },
     async summarize(period: UsagePeriod, by: UsageDimension) {
       const where = periodWhere(period, ph)
       const column = dimensionColumn[by]
-      const { rows } = await pool.query(`SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`, where.values)
+      const { rows } = await pool.query(
+        `SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`,
+        where.values,
+      )
       return rows.map(usageRowFromRow)
     },
     async spent(scope, since, until = Number.MAX_SAFE_INTEGER) {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
-      const { rows } = await pool.query(`SELECT COALESCE(SUM(value), 0)::float8 AS spent FROM usage_records WHERE ${column} = $1 AND at >= $2 AND at < $3`, [value, since, until])
+      const { rows } = await pool.query(
+        `SELECT COALESCE(SUM(value), 0)::float8 AS spent FROM usage_records WHERE ${column} = $1 AND at >= $2 AND at < $3`,
+        [value, since, until],
+      )
       return Number(rows[0]?.spent ?? 0)
     },
     async purge(before) {
@@ -126,7 +163,9 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async load(): Promise<KeysSnapshot> {
       return inTransaction(async (c) => {
         await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
-        const version = Number((await c.query(`SELECT value FROM store_meta WHERE name = 'keys_version'`)).rows[0]?.value ?? 0)
+        const version = Number(
+          (await c.query(`SELECT value FROM store_meta WHERE name = 'keys_version'`)).rows[0]?.value ?? 0,
+        )
         const keyRows = (await c.query('SELECT * FROM api_keys')).rows
         const groupRows = (await c.query('SELECT * FROM key_groups')).rows
         return { version, keys: keyRows.map(keyFromRow), groups: groupRows.map(groupFromRow) }
@@ -134,7 +173,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     },
     async insertKey(key: StoredKey) {
       return inTransaction(async (c) => {
-        const res = await c.query(`INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${keyPlaceholders}) ON CONFLICT (id) DO NOTHING`, keyValues(key))
+        const res = await c.query(
+          `INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${keyPlaceholders}) ON CONFLICT (id) DO NOTHING`,
+          keyValues(key),
+        )
         if (res.rowCount === 1) await bump(c)
         return res.rowCount === 1
       })
@@ -143,7 +185,10 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       await inTransaction(async (c) => {
         await c.query(
           `INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${keyPlaceholders})
-           ON CONFLICT (id) DO UPDATE SET ${keyColumns.slice(1).map((col) => `${col} = EXCLUDED.${col}`).join(', ')}`,
+           ON CONFLICT (id) DO UPDATE SET ${keyColumns
+             .slice(1)
+             .map((col) => `${col} = EXCLUDED.${col}`)
+             .join(', ')}`,
           keyValues(key),
         )
         await bump(c)

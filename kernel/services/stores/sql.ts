@@ -7,8 +7,26 @@ import type { StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord, 
 
 /** Columns of usage_records, in insert order. */
 export const recordColumns = [
-  'at', 'request_id', 'key_id', 'grp', 'route', 'model_requested', 'model', 'upstream_model',
-  'prompt_tokens', 'completion_tokens', 'cached_tokens', 'audio_seconds', 'characters', 'usage_source', 'value', 'status', 'outcome', 'queue_ms', 'ttft_ms', 'total_ms',
+  'at',
+  'request_id',
+  'key_id',
+  'grp',
+  'route',
+  'model_requested',
+  'model',
+  'upstream_model',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'audio_seconds',
+  'characters',
+  'usage_source',
+  'value',
+  'status',
+  'outcome',
+  'queue_ms',
+  'ttft_ms',
+  'total_ms',
 ] as const
 
 /** Columns added after the first release: each store adds them to an older table at start. */
@@ -20,8 +38,26 @@ export const addedRecordColumns = [
 
 export function recordValues(r: UsageRecord): (string | number | null)[] {
   return [
-    r.at, r.requestId, r.keyId, r.group, r.route, r.modelRequested, r.model, r.upstreamModel,
-    r.promptTokens, r.completionTokens, r.cachedTokens, r.audioSeconds, r.characters, r.usageSource, r.value, r.status, r.outcome, r.queueMs, r.ttftMs, r.totalMs,
+    r.at,
+    r.requestId,
+    r.keyId,
+    r.group,
+    r.route,
+    r.modelRequested,
+    r.model,
+    r.upstreamModel,
+    r.promptTokens,
+    r.completionTokens,
+    r.cachedTokens,
+    r.audioSeconds,
+    r.characters,
+    r.usageSource,
+    r.value,
+    r.status,
+    r.outcome,
+    r.queueMs,
+    r.ttftMs,
+    r.totalMs,
   ]
 }
 
@@ -73,7 +109,10 @@ export function usageRowFromRow(row: Row): UsageRow {
 export const dimensionColumn: Record<UsageDimension, string> = { key: 'key_id', model: 'model', group: 'grp' }
 
 /** WHERE clause of a period, with placeholders made by `ph(n)` (n from 1), and its values. */
-export function periodWhere(period: UsagePeriod, ph: (n: number) => string): { sql: string; values: (string | number)[] } {
+export function periodWhere(
+  period: UsagePeriod,
+  ph: (n: number) => string,
+): { sql: string; values: (string | number)[] } {
   const parts = [`at >= ${ph(1)}`, `at < ${ph(2)}`]
   const values: (string | number)[] = [period.from, period.to]
   const add = (column: string, value: string | undefined) => {
@@ -109,11 +148,38 @@ export function keyFromRow(row: Row): StoredKey {
 }
 
 export function keyValues(k: StoredKey): (string | number | null)[] {
-  return [k.id, k.group, k.digest, k.enabled ? 1 : 0, k.legacy ? 1 : 0, k.budget ? JSON.stringify(k.budget) : null, k.tokensPerMinute ?? null, k.createdAt, k.updatedAt, k.deleted ? 1 : 0]
+  return [
+    k.id,
+    k.group,
+    k.digest,
+    k.enabled ? 1 : 0,
+    k.legacy ? 1 : 0,
+    k.budget ? JSON.stringify(k.budget) : null,
+    k.tokensPerMinute ?? null,
+    k.createdAt,
+    k.updatedAt,
+    k.deleted ? 1 : 0,
+  ]
 }
 
-export const keyColumns = ['id', 'grp', 'digest', 'enabled', 'legacy', 'budget', 'tokens_per_minute', 'created_at', 'updated_at', 'deleted'] as const
+export const keyColumns = [
+  'id',
+  'grp',
+  'digest',
+  'enabled',
+  'legacy',
+  'budget',
+  'tokens_per_minute',
+  'created_at',
+  'updated_at',
+  'deleted',
+] as const
 
 export function groupFromRow(row: Row): StoredGroup {
-  return { id: String(row.id), config: JSON.parse(String(row.config)) as GroupConfig, updatedAt: num(row.updated_at), deleted: Boolean(num(row.deleted)) }
+  return {
+    id: String(row.id),
+    config: JSON.parse(String(row.config)) as GroupConfig,
+    updatedAt: num(row.updated_at),
+    deleted: Boolean(num(row.deleted)),
+  }
 }

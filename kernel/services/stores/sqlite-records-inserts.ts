@@ -19,7 +19,9 @@ const ROWS = 64
 export function prepareRecordInserts(db: Database.Database): RecordInserts {
   const row = `(${recordColumns.map(() => '?').join(', ')})`
   const insertRecord = db.prepare(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${row}`)
-  const insertRows = db.prepare(`INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${Array.from({ length: ROWS }, () => row).join(', ')}`)
+  const insertRows = db.prepare(
+    `INSERT INTO usage_records (${recordColumns.join(', ')}) VALUES ${Array.from({ length: ROWS }, () => row).join(', ')}`,
+  )
   const insert = db.transaction((records: readonly UsageRecord[]) => {
     let i = 0
     for (; i + ROWS <= records.length; i += ROWS) insertRows.run(records.slice(i, i + ROWS).flatMap(recordValues))

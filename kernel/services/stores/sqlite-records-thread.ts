@@ -62,7 +62,10 @@ export class RecordsWriterThread {
     if (this.worker) return this.worker
     // A small young generation: the thread's garbage is a batch at a time, and the server's
     // --min-semi-space-size=16 would otherwise give it a 48 MB one too (+28 MB RSS, measured).
-    const worker = new Worker(new URL('./sqlite-records-worker.js', import.meta.url), { workerData: this.data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } })
+    const worker = new Worker(new URL('./sqlite-records-worker.js', import.meta.url), {
+      workerData: this.data,
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    })
     worker.unref()
     worker.on('message', (reply: RecordsReply) => {
       const p = this.pending.get(reply.id)
@@ -70,7 +73,10 @@ export class RecordsWriterThread {
       this.settled(worker)
       if (!p) return
       if (reply.ok) p.resolve(reply.inserted)
-      else p.reject(Object.assign(new Error(reply.message), { name: reply.name, ...(reply.code ? { code: reply.code } : {}) }))
+      else
+        p.reject(
+          Object.assign(new Error(reply.message), { name: reply.name, ...(reply.code ? { code: reply.code } : {}) }),
+        )
     })
     const fail = (err: Error) => {
       if (this.worker === worker) this.worker = undefined

@@ -6,8 +6,28 @@
  * (sqlite-records-thread.ts) on a second connection, so they never hold the event loop.
  */
 import { openSqliteFile } from '../../contract/sqlite-file.js'
-import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey, UsageDimension, UsagePeriod } from './store.js'
-import { addedRecordColumns, dimensionColumn, groupFromRow, keyColumns, keyFromRow, keyValues, periodWhere, recordFromRow, summaryColumns, usageRowFromRow } from './sql.js'
+import type {
+  KeysSnapshot,
+  KeysTable,
+  RecordsTable,
+  Store,
+  StoredGroup,
+  StoredKey,
+  UsageDimension,
+  UsagePeriod,
+} from './store.js'
+import {
+  addedRecordColumns,
+  dimensionColumn,
+  groupFromRow,
+  keyColumns,
+  keyFromRow,
+  keyValues,
+  periodWhere,
+  recordFromRow,
+  summaryColumns,
+  usageRowFromRow,
+} from './sql.js'
 import { RecordsWriterThread } from './sqlite-records-thread.js'
 
 const schema = `
@@ -38,18 +58,26 @@ const FILE = 'sluice.db'
 export function openSqliteStore(dataDir: string): Store {
   const db = openSqliteFile(dataDir, FILE)
   db.exec(schema)
-  const columns = new Set((db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name))
-  for (const c of addedRecordColumns) if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
+  const columns = new Set(
+    (db.prepare('PRAGMA table_info(usage_records)').all() as { name: string }[]).map((c) => c.name),
+  )
+  for (const c of addedRecordColumns)
+    if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
 
   // The schema is in place before the writer thread opens its connection (on the first batch).
   const writer = new RecordsWriterThread({ dataDir, file: FILE })
   const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
   const bump = db.prepare(`UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'`)
   const version = db.prepare(`SELECT value FROM store_meta WHERE name = 'keys_version'`).pluck()
-  const insertKey = db.prepare(`INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${placeholders(keyColumns.length)}) ON CONFLICT (id) DO NOTHING`)
+  const insertKey = db.prepare(
+    `INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${placeholders(keyColumns.length)}) ON CONFLICT (id) DO NOTHING`,
+  )
   const upsertKey = db.prepare(
     `INSERT INTO api_keys (${keyColumns.join(', ')}) VALUES (${placeholders(keyColumns.length)})
-     ON CONFLICT (id) DO UPDATE SET ${keyColumns.slice(1).map((c) => `${c} = excluded.${c}`).join(', ')}`,
+     ON CONFLICT (id) DO UPDATE SET ${keyColumns
+       .slice(1)
+       .map((c) => `${c} = excluded.${c}`)
+       .join(', ')}`,
   )
   const upsertGroup = db.prepare(
     `INSERT INTO key_groups (id, config, updated_at, deleted) VALUES (?, ?, ?, ?)
@@ -69,18 +97,29 @@ export function openSqliteStore(dataDir: string): Store {
     },
     async list(period: UsagePeriod, limit: number) {
       const where = periodWhere(period, ph)
-      const rows = db.prepare(`SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT ?`).all(...where.values, limit) as Record<string, unknown>[]
+      const rows = db
+        .prepare(`SELECT * FROM usage_records WHERE ${where.sql} ORDER BY at DESC LIMIT ?`)
+        .all(...where.values, limit) as Record<string, unknown>[]
       return rows.map(recordFromRow)
     },
     async summarize(period: UsagePeriod, by: UsageDimension) {
       const where = periodWhere(period, ph)
       const column = dimensionColumn[by]
-      const rows = db.prepare(`SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`).all(...where.values) as Record<string, unknown>[]
+      const rows = db
+        .prepare(
+          `SELECT ${column} AS name, ${summaryColumns} FROM usage_records WHERE ${where.sql} GROUP BY ${column} ORDER BY ${column}`,
+        )
+        .all(...where.values) as Record<string, unknown>[]
       return rows.map(usageRowFromRow)
     },
     async spent(scope, since, until = Number.MAX_SAFE_INTEGER) {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
-      return Number(db.prepare(`SELECT COALESCE(SUM(value), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`).pluck().get(value, since, until))
+      return Number(
+        db
+          .prepare(`SELECT COALESCE(SUM(value), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`)
+          .pluck()
+          .get(value, since, until),
+      )
     },
     async purge(before) {
       return db.prepare('DELETE FROM usage_records WHERE at < ?').run(before).changes

@@ -37,7 +37,12 @@ export function storesAccess(options: StoresOptions): Stores {
  */
 async function openPool(url: string, schema: string, ddl: string, max: number): Promise<pg.Pool> {
   const { default: pg } = await import('pg')
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}`, connectionTimeoutMillis: 5000 })
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: `-c search_path=${schema}`,
+    connectionTimeoutMillis: 5000,
+  })
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
   try {

@@ -68,7 +68,8 @@ export function applyCors(policy: CorsPolicy, req: IncomingMessage, res: ServerR
 function preflight(policy: CorsPolicy, methods: readonly string[], ctx: Ctx): void {
   const asked = ctx.get('access-control-request-method')
   // Not a preflight: OPTIONS stays a method the route does not serve.
-  if (ctx.get('origin') === '' || asked === '') throw new GatewayError(405, `method ${ctx.method} not allowed on ${ctx.path}`)
+  if (ctx.get('origin') === '' || asked === '')
+    throw new GatewayError(405, `method ${ctx.method} not allowed on ${ctx.path}`)
   ctx.vary('access-control-request-method')
   ctx.vary('access-control-request-headers')
   ctx.status = 204
@@ -98,5 +99,6 @@ export function mountPreflights(router: Router, routes: Iterable<CorsRoute>): vo
     entry.methods.push(r.method)
     byPath.set(r.path, entry)
   }
-  for (const [path, { policy, methods }] of byPath) router.register(path, ['OPTIONS'], async (ctx) => preflight(policy, methods, ctx as unknown as Ctx))
+  for (const [path, { policy, methods }] of byPath)
+    router.register(path, ['OPTIONS'], async (ctx) => preflight(policy, methods, ctx as unknown as Ctx))
 }

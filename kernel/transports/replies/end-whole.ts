@@ -27,11 +27,19 @@ function writable(res: ServerResponse): boolean {
   return res.socket ? res.socket.writable : true
 }
 
-export function endWhole(res: ServerResponse, method: string | undefined, status: number, type: string, body: string | Buffer): void {
+export function endWhole(
+  res: ServerResponse,
+  method: string | undefined,
+  status: number,
+  type: string,
+  body: string | Buffer,
+): void {
   res.statusCode = status
   // A type Koa cannot name: its body setter then picks one from the body.
-  if (!setContentType(res, type)) setContentType(res, typeof body !== 'string' ? 'bin' : /^\s*</.test(body) ? 'html' : 'text')
-  if (!res.hasHeader('Transfer-Encoding')) res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length)
+  if (!setContentType(res, type))
+    setContentType(res, typeof body !== 'string' ? 'bin' : /^\s*</.test(body) ? 'html' : 'text')
+  if (!res.hasHeader('Transfer-Encoding'))
+    res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length)
   if (!writable(res)) return void res.end()
   if (EMPTY.has(status)) {
     res.removeHeader('Content-Type')

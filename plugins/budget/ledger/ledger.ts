@@ -18,7 +18,12 @@ export type LedgerWindow =
    * its start value (the records' sum); `scope` names whose records it counts, so that a shared
    * ledger can reconcile it with them.
    */
-  | { readonly kind: 'term'; readonly expiresAt: number; readonly seed?: () => Promise<number>; readonly scope?: SpendScope }
+  | {
+      readonly kind: 'term'
+      readonly expiresAt: number
+      readonly seed?: () => Promise<number>
+      readonly scope?: SpendScope
+    }
   /** A sliding window of the last `ms` milliseconds (the per-minute token budget). */
   | { readonly kind: 'sliding'; readonly ms: number }
 
@@ -46,7 +51,12 @@ export type Reservation =
 
 export interface BudgetLedger {
   /** `at`: the request's start, if not `now` (see LedgerTicket). */
-  reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at?: number): Promise<Reservation>
+  reserve(
+    lines: readonly LedgerLine[],
+    units: { min: number; max: number },
+    now: number,
+    at?: number,
+  ): Promise<Reservation>
   /** Replaces each line's reservation with the actual amount (same order as the lines). */
   settle(ticket: LedgerTicket, amounts: readonly number[], now: number): Promise<void>
   /** What a counter holds now (used plus reserved): for tests and the admin API. */
@@ -56,7 +66,10 @@ export interface BudgetLedger {
    * `until` (see reconcile.ts). Only a ledger that outlives its processes needs it: the
    * in-process one starts from the records each time.
    */
-  reconcile?(recorded: (scope: SpendScope, from: number, to: number) => Promise<number>, until: number): Promise<ReconcileReport>
+  reconcile?(
+    recorded: (scope: SpendScope, from: number, to: number) => Promise<number>,
+    until: number,
+  ): Promise<ReconcileReport>
 }
 
 export interface ReconcileReport {
@@ -73,7 +86,11 @@ export const EPSILON = 1e-9
  * The grant rule both ledgers follow: the most units in [min, max] that every line affords,
  * or the first line that cannot afford `min`. `used[i]` is line i's current total.
  */
-export function grant(lines: readonly LedgerLine[], used: readonly number[], units: { min: number; max: number }): { ok: true; units: number } | { ok: false; line: number } {
+export function grant(
+  lines: readonly LedgerLine[],
+  used: readonly number[],
+  units: { min: number; max: number },
+): { ok: true; units: number } | { ok: false; line: number } {
   let granted = units.max
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!

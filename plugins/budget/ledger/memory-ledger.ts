@@ -74,8 +74,14 @@ export class MemoryLedger implements BudgetLedger {
     return log.sum
   }
 
-  async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
-    for (const line of lines) if (line.window.kind === 'term' && !this.terms.has(line.counter)) await this.seed(line.counter, line.window)
+  async reserve(
+    lines: readonly LedgerLine[],
+    units: { min: number; max: number },
+    now: number,
+    at = now,
+  ): Promise<Reservation> {
+    for (const line of lines)
+      if (line.window.kind === 'term' && !this.terms.has(line.counter)) await this.seed(line.counter, line.window)
     // From here to the return nothing awaits: check and reserve are one step.
     const used = lines.map((line) => this.current(line, now))
     const decision = grant(lines, used, units)

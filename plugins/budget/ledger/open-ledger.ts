@@ -21,7 +21,11 @@ export async function openLedger(kernel: Kernel): Promise<BudgetState> {
   if (kernel.redis) {
     // Loaded only with Redis: the embedded default needs none of the scripts.
     const { RedisLedger } = await import('./redis-ledger.js')
-    ledger = new RedisLedger(kernel.redis.client, kernel.redis.prefix, { leaseMs: kernel.redis.leaseMs, log: kernel.log, turn: kernel.redis.turn })
+    ledger = new RedisLedger(kernel.redis.client, kernel.redis.prefix, {
+      leaseMs: kernel.redis.leaseMs,
+      log: kernel.log,
+      turn: kernel.redis.turn,
+    })
   } else {
     ledger = new MemoryLedger(now)
   }

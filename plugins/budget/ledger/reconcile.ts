@@ -26,13 +26,24 @@ export function reconcileLag(requestTimeoutMs: number, flushMs: number): number 
 }
 
 /** One pass; undefined when the ledger needs none (in process memory, started from the records). */
-export async function reconcileTerms(ledger: BudgetLedger, records: Recorded, until: number): Promise<ReconcileReport | undefined> {
+export async function reconcileTerms(
+  ledger: BudgetLedger,
+  records: Recorded,
+  until: number,
+): Promise<ReconcileReport | undefined> {
   if (!ledger.reconcile) return undefined
   return ledger.reconcile((scope, from, to) => records.spent(scope, from, to), until)
 }
 
 /** The periodic check of a running gateway. */
-export function startReconciler(options: { ledger: BudgetLedger; records: Recorded; everyMs: number; lagMs: number; now: () => number; log: Logger }): { stop(): void } {
+export function startReconciler(options: {
+  ledger: BudgetLedger
+  records: Recorded
+  everyMs: number
+  lagMs: number
+  now: () => number
+  log: Logger
+}): { stop(): void } {
   const { ledger, records, log } = options
   if (!ledger.reconcile || options.everyMs <= 0) return { stop: () => undefined }
   let running = false
@@ -41,7 +52,8 @@ export function startReconciler(options: { ledger: BudgetLedger; records: Record
     running = true
     try {
       const report = await reconcileTerms(ledger, records, options.now() - options.lagMs)
-      for (const a of report?.adjusted ?? []) log.warn('term budget reconciled with the records', { counter: a.counter, delta: a.delta })
+      for (const a of report?.adjusted ?? [])
+        log.warn('term budget reconciled with the records', { counter: a.counter, delta: a.delta })
     } catch (err) {
       log.warn('term budget reconciliation failed; the next pass retries', { cause: describeCause(err) })
     } finally {

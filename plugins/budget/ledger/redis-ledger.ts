@@ -26,7 +26,8 @@ function lua(...names: string[]): string {
   return names
     .map((name) => {
       let text = files.get(name)
-      if (text === undefined) files.set(name, (text = fs.readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')))
+      if (text === undefined)
+        files.set(name, (text = fs.readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')))
       return text
     })
     .join('\n')
@@ -48,7 +49,6 @@ const RECONCILE = lua('reconcile')
 function jsonNumber(x: number): number | string {
   return Number.isFinite(x) ? x : String(x)
 }
-
 
 /** A ledger line's keys, in the order BATCH_KEYS gives them. */
 type LineKeys = readonly string[]
@@ -90,15 +90,29 @@ export class RedisLedger implements BudgetLedger {
   private readonly open = new Map<string, readonly string[]>()
   private readonly heartbeat: NodeJS.Timeout | undefined
   /** Settlements and reservations waiting for the end of this event-loop turn (see settle, batchReserve). */
-  private settling: { lines: LineKeys[]; args: (string | number)[]; resolve: () => void; reject: (err: unknown) => void }[] = []
-  private reserving: { lines: LineKeys[]; args: (string | number)[]; resolve: (result: (number | string)[]) => void; reject: (err: unknown) => void }[] = []
+  private settling: {
+    lines: LineKeys[]
+    args: (string | number)[]
+    resolve: () => void
+    reject: (err: unknown) => void
+  }[] = []
+  private reserving: {
+    lines: LineKeys[]
+    args: (string | number)[]
+    resolve: (result: (number | string)[]) => void
+    reject: (err: unknown) => void
+  }[] = []
   /**
    * Each line's keys, made once per counter: the same array for every request, so a batch
    * names them once by identity instead of comparing strings (see batchArgs).
    */
   private readonly lineKeys = new Map<string, LineKeys>()
 
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly options: RedisLedgerOptions) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly options: RedisLedgerOptions,
+  ) {
     this.leaseMs = options.leaseMs ?? 10_000
     this.scripts = {
       seed: defineScript(redis, 'sluiceLedger_seed', SEED),
@@ -137,7 +151,10 @@ export class RedisLedger implements BudgetLedger {
     let keys = this.lineKeys.get(name)
     if (!keys) {
       if (this.lineKeys.size >= LINE_KEYS_KEPT) this.lineKeys.clear()
-      keys = window.kind === 'term' ? [...this.termKeys(counter), `${this.prefix}${counter}:minutes`] : this.keysOf(counter, window)
+      keys =
+        window.kind === 'term'
+          ? [...this.termKeys(counter), `${this.prefix}${counter}:minutes`]
+          : this.keysOf(counter, window)
       this.lineKeys.set(name, keys)
     }
     return keys
@@ -147,18 +164,41 @@ export class RedisLedger implements BudgetLedger {
     return `${this.prefix}budget:terms`
   }
 
-  async reserve(lines: readonly LedgerLine[], units: { min: number; max: number }, now: number, at = now): Promise<Reservation> {
+  async reserve(
+    lines: readonly LedgerLine[],
+    units: { min: number; max: number },
+    now: number,
+    at = now,
+  ): Promise<Reservation> {
     const id = crypto.randomUUID()
     const keys = lines.map((l) => this.keysOfLine(l.counter, l.window))
-    const args: (string | number)[] = [now, jsonNumber(units.min), jsonNumber(units.max), id, lines.length, this.leaseMs]
-    for (const l of lines) args.push(l.window.kind === 'term' ? 't' : 's', jsonNumber(l.limit), jsonNumber(l.fixed), jsonNumber(l.perUnit), l.window.kind === 'sliding' ? l.window.ms : 0)
+    const args: (string | number)[] = [
+      now,
+      jsonNumber(units.min),
+      jsonNumber(units.max),
+      id,
+      lines.length,
+      this.leaseMs,
+    ]
+    for (const l of lines)
+      args.push(
+        l.window.kind === 'term' ? 't' : 's',
+        jsonNumber(l.limit),
+        jsonNumber(l.fixed),
+        jsonNumber(l.perUnit),
+        l.window.kind === 'sliding' ? l.window.ms : 0,
+      )
     // A term counter not in Redis yet is seeded (from the records) and the script runs again.
     for (let attempt = 0; attempt < 4; attempt++) {
       const result = await this.batchReserve(keys, args)
       const code = Number(result[0])
       if (code === 1) {
         const granted = Number(result[1])
-        const ticketLines = lines.map((l) => ({ counter: l.counter, window: l.window, reserved: l.fixed + l.perUnit * granted }))
+        const ticketLines = lines.map((l) => ({
+          counter: l.counter,
+          window: l.window,
+          reserved: l.fixed + l.perUnit * granted,
+        }))
         const terms = lines.filter((l) => l.window.kind === 'term').map((l) => l.counter)
         if (terms.length > 0) this.open.set(id, terms)
         return { ok: true, units: granted, ticket: { id, at, lines: ticketLines } }
@@ -239,7 +279,14 @@ export class RedisLedger implements BudgetLedger {
     this.open.delete(ticket.id)
     const lines = ticket.lines.map((l) => this.keysOfLine(l.counter, l.window))
     const args: (string | number)[] = [now, ticket.id, ticket.lines.length, Math.floor(ticket.at / MINUTE)]
-    ticket.lines.forEach((l, i) => args.push(l.window.kind === 'term' ? 't' : 's', jsonNumber(l.reserved), jsonNumber(amounts[i] ?? l.reserved), l.window.kind === 'sliding' ? l.window.ms : 0))
+    ticket.lines.forEach((l, i) =>
+      args.push(
+        l.window.kind === 'term' ? 't' : 's',
+        jsonNumber(l.reserved),
+        jsonNumber(amounts[i] ?? l.reserved),
+        l.window.kind === 'sliding' ? l.window.ms : 0,
+      ),
+    )
     this.turn.wake()
     return new Promise((resolve, reject) => this.settling.push({ lines, args, resolve, reject }))
   }
@@ -279,19 +326,28 @@ export class RedisLedger implements BudgetLedger {
     try {
       await this.scripts.renew(keys.length, ...keys, ...args)
     } catch (err) {
-      this.options.log?.warn('budget ledger: renewing reservations failed; they lapse when their lease ends', { cause: describeCause(err) })
+      this.options.log?.warn('budget ledger: renewing reservations failed; they lapse when their lease ends', {
+        cause: describeCause(err),
+      })
     }
   }
 
   async used(counter: string, window: LedgerWindow, now: number): Promise<number> {
-    if (window.kind === 'sliding') return Number(await this.scripts.windowSum(3, ...this.keysOf(counter, window), now - window.ms))
+    if (window.kind === 'sliding')
+      return Number(await this.scripts.windowSum(3, ...this.keysOf(counter, window), now - window.ms))
     const [base, ...reservations] = this.termKeys(counter)
-    const [settled, held] = await Promise.all([this.redis.get(base!), this.scripts.windowSum(3, ...reservations, 'clock')])
+    const [settled, held] = await Promise.all([
+      this.redis.get(base!),
+      this.scripts.windowSum(3, ...reservations, 'clock'),
+    ])
     return Number(settled ?? 0) + Number(held)
   }
 
   /** See reconcile.ts: every term counter seeded with a scope, for requests started before `until`. */
-  async reconcile(recorded: (scope: SpendScope, from: number, to: number) => Promise<number>, until: number): Promise<ReconcileReport> {
+  async reconcile(
+    recorded: (scope: SpendScope, from: number, to: number) => Promise<number>,
+    until: number,
+  ): Promise<ReconcileReport> {
     const to = Math.floor(until / MINUTE) * MINUTE
     await this.redis.zremrangebyscore(this.terms, '-inf', String(until))
     const members = await this.redis.zrange(this.terms, '0', '-1')

@@ -44,7 +44,8 @@ export class MemoryQueues implements FairQueues {
 
   load(): readonly PoolLoad[] {
     const out: PoolLoad[] = []
-    for (const [pool, p] of this.pools) for (const [model, m] of p.models) out.push({ pool, model, waiting: m.waiting, running: m.running })
+    for (const [pool, p] of this.pools)
+      for (const [model, m] of p.models) out.push({ pool, model, waiting: m.waiting, running: m.running })
     return out
   }
 

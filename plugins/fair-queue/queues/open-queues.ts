@@ -27,7 +27,12 @@ export async function openQueues(kernel: Kernel): Promise<QueueState> {
     // Grants come by pub/sub, on a connection of the queue's own (a subscriber sends no commands).
     subscriber = await redis.connect('queue-events')
     try {
-      queues = await RedisQueues.open(redis.client, subscriber, { prefix: redis.prefix, leaseMs: redis.leaseMs, log: kernel.log, turn: redis.turn })
+      queues = await RedisQueues.open(redis.client, subscriber, {
+        prefix: redis.prefix,
+        leaseMs: redis.leaseMs,
+        log: kernel.log,
+        turn: redis.turn,
+      })
     } catch (err) {
       subscriber.disconnect()
       throw err

@@ -59,20 +59,39 @@ export class RedisQueues implements FairQueues {
   private readonly heartbeat: NodeJS.Timeout
   private readonly holdTimers = new Set<NodeJS.Timeout>()
   /** Enqueues waiting for the end of this event-loop turn, per pool (see batchEnqueue). */
-  private readonly enqueuing = new Map<string, { id: string; request: QueueRequest; seq: number | ''; resolve: (reply: [number, number]) => void; reject: (err: unknown) => void }[]>()
+  private readonly enqueuing = new Map<
+    string,
+    {
+      id: string
+      request: QueueRequest
+      seq: number | ''
+      resolve: (reply: [number, number]) => void
+      reject: (err: unknown) => void
+    }[]
+  >()
   /** Releases waiting for the end of this event-loop turn, per pool (see release). */
-  private readonly releasing = new Map<string, { id: string; request: QueueRequest; actualCost: number; done: () => void }[]>()
+  private readonly releasing = new Map<
+    string,
+    { id: string; request: QueueRequest; actualCost: number; done: () => void }[]
+  >()
   private readonly channel: string
 
   private readonly prefix: string
   private readonly log: Logger
   private readonly leaseMs: number
 
-  private constructor(redis: Redis, private readonly subscriber: Redis, options: RedisQueuesOptions) {
+  private constructor(
+    redis: Redis,
+    private readonly subscriber: Redis,
+    options: RedisQueuesOptions,
+  ) {
     this.prefix = options.prefix
     this.log = options.log
     this.leaseMs = options.leaseMs ?? 10_000
-    this.scripts = { cancel: defineScript(redis, 'sluiceQueueCancel', CANCEL), heartbeat: defineScript(redis, 'sluiceQueueHeartbeat', HEARTBEAT) }
+    this.scripts = {
+      cancel: defineScript(redis, 'sluiceQueueCancel', CANCEL),
+      heartbeat: defineScript(redis, 'sluiceQueueHeartbeat', HEARTBEAT),
+    }
     this.turn = options.turn
     this.turn.define(QUEUE_SECTIONS)
     // Releases first: Redis sees them before the enqueues made after them.
@@ -81,7 +100,10 @@ export class RedisQueues implements FairQueues {
       this.flushEnqueues()
     })
     this.channel = `${this.prefix}q:grant:`
-    this.heartbeat = setInterval(() => void this.beat(), options.heartbeatMs ?? Math.max(50, Math.round(this.leaseMs / 10)))
+    this.heartbeat = setInterval(
+      () => void this.beat(),
+      options.heartbeatMs ?? Math.max(50, Math.round(this.leaseMs / 10)),
+    )
     this.heartbeat.unref()
   }
 
@@ -108,7 +130,11 @@ export class RedisQueues implements FairQueues {
     if (!waiter) return
     this.waiters.delete(id)
     this.slots.set(id, { pool: waiter.request.pool, model: waiter.request.model })
-    waiter.settle({ kind: 'granted', slot: this.slot(id, waiter.request), waitedMs: Math.round(performance.now() - waiter.started) })
+    waiter.settle({
+      kind: 'granted',
+      slot: this.slot(id, waiter.request),
+      waitedMs: Math.round(performance.now() - waiter.started),
+    })
   }
 
   private slot(id: string, request: QueueRequest): QueueSlot {
@@ -149,7 +175,10 @@ export class RedisQueues implements FairQueues {
         (held) => done(held as unknown[]),
         (err: unknown) => {
           // The leases run out and Redis takes the slots back; nothing else to do here.
-          this.log.warn('fair queue: release failed; the slot returns when its lease ends', { pool, cause: describeCause(err) })
+          this.log.warn('fair queue: release failed; the slot returns when its lease ends', {
+            pool,
+            cause: describeCause(err),
+          })
           done([])
         },
       )
@@ -217,7 +246,10 @@ export class RedisQueues implements FairQueues {
       try {
         outcome = String(await this.scripts.cancel(0, ...this.args(request.pool), id))
       } catch (err) {
-        this.log.warn('fair queue: cancel failed; the waiter expires with its lease', { pool: request.pool, cause: describeCause(err) })
+        this.log.warn('fair queue: cancel failed; the waiter expires with its lease', {
+          pool: request.pool,
+          cause: describeCause(err),
+        })
         outcome = 'gone'
       }
       if (!this.waiters.has(id)) return

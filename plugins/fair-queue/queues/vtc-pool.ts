@@ -165,7 +165,8 @@ export class VtcPool {
     }
     if (key.queue.length === 0 && key.running === 0) {
       let min: number | undefined
-      for (const k of group.keys.values()) if (k.queue.length > 0 && (min === undefined || k.counter < min)) min = k.counter
+      for (const k of group.keys.values())
+        if (k.queue.length > 0 && (min === undefined || k.counter < min)) min = k.counter
       key.counter = Math.max(key.counter, min ?? group.lastLeftKey)
     }
   }
@@ -202,7 +203,8 @@ export class VtcPool {
     let best: KeyLine | undefined
     for (const k of group.keys.values()) {
       if (k.queue.length === 0) continue
-      if (!best || k.counter < best.counter || (k.counter === best.counter && k.queue[0]!.seq < best.queue[0]!.seq)) best = k
+      if (!best || k.counter < best.counter || (k.counter === best.counter && k.queue[0]!.seq < best.queue[0]!.seq))
+        best = k
     }
     return best
   }

@@ -32,7 +32,10 @@ export class ResponseKeeper implements KeptResponses {
   private readonly timer: NodeJS.Timeout
   private readonly now: () => number
 
-  constructor(private readonly table: ResponsesTable, private readonly options: ResponseKeeperOptions) {
+  constructor(
+    private readonly table: ResponsesTable,
+    private readonly options: ResponseKeeperOptions,
+  ) {
     this.now = options.now ?? Date.now
     this.timer = setInterval(() => void this.purge(), HOUR)
     this.timer.unref()
@@ -56,7 +59,8 @@ export class ResponseKeeper implements KeptResponses {
   async purge(): Promise<void> {
     try {
       const removed = await this.table.purge(this.now() - this.options.retentionDays * DAY, this.options.maxPerKey)
-      if (removed > 0) this.options.log.info('stored responses purged', { removed, retention_days: this.options.retentionDays })
+      if (removed > 0)
+        this.options.log.info('stored responses purged', { removed, retention_days: this.options.retentionDays })
     } catch (err) {
       this.options.log.warn('stored responses purge failed', { cause: describeCause(err) })
     }

@@ -61,7 +61,13 @@ const overflow = (ph: string) =>
   `DELETE FROM stored_responses WHERE id IN (SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY key_id ORDER BY created_at DESC, id DESC) AS n FROM stored_responses) ranked WHERE n > ${ph})`
 
 function fromRow(row: Record<string, unknown>): StoredResponse {
-  return { id: String(row.id), keyId: String(row.key_id), createdAt: Number(row.created_at), response: JSON.parse(String(row.response)), input: JSON.parse(String(row.input)) as unknown[] }
+  return {
+    id: String(row.id),
+    keyId: String(row.key_id),
+    createdAt: Number(row.created_at),
+    response: JSON.parse(String(row.response)),
+    input: JSON.parse(String(row.input)) as unknown[],
+  }
 }
 
 const values = (r: StoredResponse) => [r.id, r.keyId, r.createdAt, JSON.stringify(r.response), JSON.stringify(r.input)]
@@ -75,7 +81,9 @@ CREATE INDEX IF NOT EXISTS stored_responses_created ON stored_responses (created
 `
 
 export function sqliteResponsesTable(db: Database.Database): ResponsesTable {
-  const insert = db.prepare(`INSERT INTO stored_responses (${columns}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET response = excluded.response, input = excluded.input`)
+  const insert = db.prepare(
+    `INSERT INTO stored_responses (${columns}) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET response = excluded.response, input = excluded.input`,
+  )
   const select = db.prepare(`SELECT ${columns} FROM stored_responses WHERE id = ? AND key_id = ?`)
   const remove = db.prepare('DELETE FROM stored_responses WHERE id = ? AND key_id = ?')
   const expire = db.prepare('DELETE FROM stored_responses WHERE created_at < ?')
@@ -111,14 +119,23 @@ CREATE INDEX IF NOT EXISTS stored_responses_created ON stored_responses (created
 export function postgresResponsesTable(pool: pg.Pool): ResponsesTable {
   return {
     async put(r) {
-      await pool.query(`INSERT INTO stored_responses (${columns}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET response = EXCLUDED.response, input = EXCLUDED.input`, values(r))
+      await pool.query(
+        `INSERT INTO stored_responses (${columns}) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET response = EXCLUDED.response, input = EXCLUDED.input`,
+        values(r),
+      )
     },
     async get(keyId, id) {
-      const { rows } = await pool.query(`SELECT ${columns} FROM stored_responses WHERE id = $1 AND key_id = $2`, [id, keyId])
+      const { rows } = await pool.query(`SELECT ${columns} FROM stored_responses WHERE id = $1 AND key_id = $2`, [
+        id,
+        keyId,
+      ])
       return rows[0] ? fromRow(rows[0] as Record<string, unknown>) : undefined
     },
     async delete(keyId, id) {
-      return ((await pool.query('DELETE FROM stored_responses WHERE id = $1 AND key_id = $2', [id, keyId])).rowCount ?? 0) > 0
+      return (
+        ((await pool.query('DELETE FROM stored_responses WHERE id = $1 AND key_id = $2', [id, keyId])).rowCount ?? 0) >
+        0
+      )
     },
     async purge(before, maxPerKey) {
       const expired = (await pool.query('DELETE FROM stored_responses WHERE created_at < $1', [before])).rowCount ?? 0

@@ -19,7 +19,10 @@ function GroupForm({ group, onSaved, onCancel }: { group?: Group; onSaved: () =>
     const amount = field('budget')
     const tpm = field('tpm')
     const body = {
-      models: field('models').split(',').map((m) => m.trim()).filter(Boolean),
+      models: field('models')
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean),
       weight: Number(field('weight') || '1'),
       ...(amount ? { budget: { amount: Number(amount), term: field('term') } } : {}),
       ...(tpm ? { tokens_per_minute: Number(tpm) } : {}),
@@ -85,7 +88,10 @@ export function GroupsTab() {
           {error}
         </p>
       )}
-      <DataTable caption="Groups" columns={['Group', 'Permitted models', 'Budget', 'Tokens per minute', 'Fairness weight', 'Source', 'Edit']}>
+      <DataTable
+        caption="Groups"
+        columns={['Group', 'Permitted models', 'Budget', 'Tokens per minute', 'Fairness weight', 'Source', 'Edit']}
+      >
         {data?.data.map((g) => (
           <tr key={g.id} data-group={g.id}>
             <th scope="row">{g.id}</th>
@@ -95,14 +101,27 @@ export function GroupsTab() {
             <td>{g.weight}</td>
             <td>{g.source}</td>
             <td>
-              <button type="button" class="secondary" aria-expanded={editing === g.id} onClick={() => setEditing(editing === g.id ? undefined : g.id)} aria-label={`Edit group ${g.id}`}>
+              <button
+                type="button"
+                class="secondary"
+                aria-expanded={editing === g.id}
+                onClick={() => setEditing(editing === g.id ? undefined : g.id)}
+                aria-label={`Edit group ${g.id}`}
+              >
                 Edit
               </button>
             </td>
           </tr>
         ))}
       </DataTable>
-      {editing && data && <GroupForm key={editing} group={data.data.find((g) => g.id === editing)} onSaved={saved} onCancel={() => setEditing(undefined)} />}
+      {editing && data && (
+        <GroupForm
+          key={editing}
+          group={data.data.find((g) => g.id === editing)}
+          onSaved={saved}
+          onCancel={() => setEditing(undefined)}
+        />
+      )}
       <details>
         <summary>New group</summary>
         <GroupForm onSaved={saved} />

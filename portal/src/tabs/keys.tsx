@@ -45,8 +45,10 @@ function Secret({ made, onDismiss }: { made: Made; onDismiss: () => void }) {
     }
   }
   return (
-    <section class="secret" role="region" aria-labelledby="secret-title">
-      <h3 id="secret-title" tabIndex={-1} ref={heading}>Secret of key {made.key.id}</h3>
+    <section class="secret" aria-labelledby="secret-title">
+      <h3 id="secret-title" tabIndex={-1} ref={heading}>
+        Secret of key {made.key.id}
+      </h3>
       <p>Copy it now: it is shown this once and cannot be read again (rotate the key to get a new one).</p>
       <p>
         <code data-testid="secret">{made.secret}</code>{' '}
@@ -123,7 +125,14 @@ export function KeysTab() {
             <th scope="row">{k.id}</th>
             <td>{k.group}</td>
             <td>
-              <button type="button" role="switch" class="switch" aria-checked={k.enabled} aria-label={`Key ${k.id} enabled`} onClick={() => void toggle(k)}>
+              <button
+                type="button"
+                role="switch"
+                class="switch"
+                aria-checked={k.enabled}
+                aria-label={`Key ${k.id} enabled`}
+                onClick={() => void toggle(k)}
+              >
                 <span aria-hidden="true">{k.enabled ? 'On' : 'Off'}</span>
               </button>
             </td>

@@ -78,7 +78,13 @@ export function KnowledgeTab() {
   const projects = useLoad(() => api.get<List<{ id: string }>>('/projects'))
   const [project, setProject] = useState<string>()
   const chosen = project ?? projects.data?.data[0]?.id
-  const collections = useLoad(() => (chosen ? api.get<List<Collection>>(`/projects/${encodeURIComponent(chosen)}/collections`) : Promise.resolve({ data: [] })), [chosen])
+  const collections = useLoad(
+    () =>
+      chosen
+        ? api.get<List<Collection>>(`/projects/${encodeURIComponent(chosen)}/collections`)
+        : Promise.resolve({ data: [] }),
+    [chosen],
+  )
   const [open, setOpen] = useState<string>()
   const [problem, setProblem] = useState('')
   const create = async (e: Event) => {
@@ -106,7 +112,14 @@ export function KnowledgeTab() {
       )}
       <form class="inline" onSubmit={(e) => e.preventDefault()}>
         <label for="kb-project">Project</label>
-        <select id="kb-project" value={chosen} onChange={(e) => { setProject((e.currentTarget as HTMLSelectElement).value); setOpen(undefined) }}>
+        <select
+          id="kb-project"
+          value={chosen}
+          onChange={(e) => {
+            setProject((e.currentTarget as HTMLSelectElement).value)
+            setOpen(undefined)
+          }}
+        >
           {projects.data?.data.map((p) => (
             <option key={p.id} value={p.id}>
               {p.id}
@@ -119,7 +132,10 @@ export function KnowledgeTab() {
         <input id="kb-collection" name="kb-collection" required pattern="[A-Za-z0-9._\-]+" />
         <button type="submit">Create collection</button>
       </form>
-      <DataTable caption="Collections" columns={['Collection', 'Documents', 'Chunks', 'Embedding model', 'Created', 'Open']}>
+      <DataTable
+        caption="Collections"
+        columns={['Collection', 'Documents', 'Chunks', 'Embedding model', 'Created', 'Open']}
+      >
         {collections.data?.data.map((c) => (
           <tr key={c.name}>
             <th scope="row">{c.name}</th>
@@ -128,7 +144,13 @@ export function KnowledgeTab() {
             <td>{c.embedding_model}</td>
             <td>{when(c.created_at)}</td>
             <td>
-              <button type="button" class="secondary" aria-expanded={open === c.name} onClick={() => setOpen(open === c.name ? undefined : c.name)} aria-label={`Documents of ${c.name}`}>
+              <button
+                type="button"
+                class="secondary"
+                aria-expanded={open === c.name}
+                onClick={() => setOpen(open === c.name ? undefined : c.name)}
+                aria-label={`Documents of ${c.name}`}
+              >
                 Documents
               </button>
             </td>

@@ -10,7 +10,19 @@ import { DataTable } from '../data-table.js'
 
 interface ModelsView {
   at: string
-  models: { id: string; model_type: string; backend: string; capabilities: string[]; reasoning: string; boons: string[]; status: string; replacement: string | null; deprecated_at: string | null; retire_at: string | null; retired: boolean }[]
+  models: {
+    id: string
+    model_type: string
+    backend: string
+    capabilities: string[]
+    reasoning: string
+    boons: string[]
+    status: string
+    replacement: string | null
+    deprecated_at: string | null
+    retire_at: string | null
+    retired: boolean
+  }[]
   backends: { name: string; capacity: number; waiting: number; running: number }[]
 }
 
@@ -30,9 +42,15 @@ export function ModelsTab() {
       )}
       <h3>Backends now</h3>
       <p class="hint">
-        As of {when(data?.at)}; refreshed every 5 seconds. <button type="button" class="secondary" onClick={() => void reload()}>Refresh now</button>
+        As of {when(data?.at)}; refreshed every 5 seconds.{' '}
+        <button type="button" class="secondary" onClick={() => void reload()}>
+          Refresh now
+        </button>
       </p>
-      <DataTable caption="Backends: capacity, waiting and running requests" columns={['Backend', 'Capacity', 'Running', 'Queue depth']}>
+      <DataTable
+        caption="Backends: capacity, waiting and running requests"
+        columns={['Backend', 'Capacity', 'Running', 'Queue depth']}
+      >
         {data?.backends.map((b) => (
           <tr key={b.name} data-backend={b.name}>
             <th scope="row">{b.name}</th>
@@ -43,7 +61,10 @@ export function ModelsTab() {
         ))}
       </DataTable>
       <h3>Catalog</h3>
-      <DataTable caption="Models of the catalog" columns={['Model', 'Type', 'Backend', 'Capabilities', 'Boons', 'Status', 'Retirement']}>
+      <DataTable
+        caption="Models of the catalog"
+        columns={['Model', 'Type', 'Backend', 'Capabilities', 'Boons', 'Status', 'Retirement']}
+      >
         {data?.models.map((m) => (
           <tr key={m.id}>
             <th scope="row">{m.id}</th>
@@ -53,7 +74,9 @@ export function ModelsTab() {
             <td>{m.boons.join(', ') || '—'}</td>
             <td>{m.retired ? 'retired' : m.status}</td>
             <td>
-              {m.retire_at ? `announced ${when(m.deprecated_at)}, retires ${when(m.retire_at)}${m.replacement ? `; use ${m.replacement}` : ''}` : '—'}
+              {m.retire_at
+                ? `announced ${when(m.deprecated_at)}, retires ${when(m.retire_at)}${m.replacement ? `; use ${m.replacement}` : ''}`
+                : '—'}
             </td>
           </tr>
         ))}

@@ -25,7 +25,21 @@ function localInput(t: number): string {
   return d.toISOString().slice(0, 16)
 }
 
-const RECORD_COLUMNS = ['at', 'request_id', 'key', 'group', 'route', 'model', 'prompt_tokens', 'completion_tokens', 'cached_tokens', 'value', 'status', 'outcome', 'total_ms'] as const
+const RECORD_COLUMNS = [
+  'at',
+  'request_id',
+  'key',
+  'group',
+  'route',
+  'model',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'value',
+  'status',
+  'outcome',
+  'total_ms',
+] as const
 
 export function UsageTab() {
   const [by, setBy] = useState<'key' | 'model'>('key')
@@ -44,7 +58,13 @@ export function UsageTab() {
   const rows = data?.data ?? []
   const name = (r: UsageRow) => (by === 'key' ? r.key : r.model) ?? ''
   const exportSummary = () =>
-    download(`usage-by-${by}.csv`, toCsv([by, 'requests', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'value'], rows.map((r) => ({ ...r, [by]: name(r) }))))
+    download(
+      `usage-by-${by}.csv`,
+      toCsv(
+        [by, 'requests', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'value'],
+        rows.map((r) => ({ ...r, [by]: name(r) })),
+      ),
+    )
   const exportRecords = async () => {
     setProblem('')
     try {
@@ -57,14 +77,31 @@ export function UsageTab() {
   return (
     <section aria-labelledby="usage-title">
       <h2 id="usage-title">Usage</h2>
-      <form class="inline" onSubmit={(e) => { e.preventDefault(); setNow(Date.now()) }}>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault()
+          setNow(Date.now())
+        }}
+      >
         <label for="usage-by">Per</label>
-        <select id="usage-by" value={by} onChange={(e) => setBy((e.currentTarget as HTMLSelectElement).value as 'key' | 'model')}>
+        <select
+          id="usage-by"
+          value={by}
+          onChange={(e) => setBy((e.currentTarget as HTMLSelectElement).value as 'key' | 'model')}
+        >
           <option value="key">key</option>
           <option value="model">model</option>
         </select>
         <label for="usage-period">Period</label>
-        <select id="usage-period" value={period} onChange={(e) => { setPeriod((e.currentTarget as HTMLSelectElement).value as typeof period); setNow(Date.now()) }}>
+        <select
+          id="usage-period"
+          value={period}
+          onChange={(e) => {
+            setPeriod((e.currentTarget as HTMLSelectElement).value as typeof period)
+            setNow(Date.now())
+          }}
+        >
           {PERIODS.map((p) => (
             <option key={p.id} value={p.id}>
               {p.label}
@@ -75,9 +112,21 @@ export function UsageTab() {
         {period === 'custom' && (
           <>
             <label for="usage-from">From</label>
-            <input id="usage-from" type="datetime-local" required value={custom.from} onChange={(e) => setCustom({ ...custom, from: (e.currentTarget as HTMLInputElement).value })} />
+            <input
+              id="usage-from"
+              type="datetime-local"
+              required
+              value={custom.from}
+              onChange={(e) => setCustom({ ...custom, from: (e.currentTarget as HTMLInputElement).value })}
+            />
             <label for="usage-to">To</label>
-            <input id="usage-to" type="datetime-local" required value={custom.to} onChange={(e) => setCustom({ ...custom, to: (e.currentTarget as HTMLInputElement).value })} />
+            <input
+              id="usage-to"
+              type="datetime-local"
+              required
+              value={custom.to}
+              onChange={(e) => setCustom({ ...custom, to: (e.currentTarget as HTMLInputElement).value })}
+            />
           </>
         )}
         <button type="submit">Refresh</button>
@@ -97,12 +146,43 @@ export function UsageTab() {
         </p>
       )}
       <div class="charts" aria-live="polite">
-        <TimeChart title="Requests over time" buckets={bucketize((timeline.data?.data ?? []).map((r) => Date.parse(r.at)), from, to, 24)} label={(t) => new Date(t).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })} />
+        <TimeChart
+          title="Requests over time"
+          buckets={bucketize(
+            (timeline.data?.data ?? []).map((r) => Date.parse(r.at)),
+            from,
+            to,
+            24,
+          )}
+          label={(t) =>
+            new Date(t).toLocaleString(undefined, {
+              month: 'short',
+              day: 'numeric',
+              hour: '2-digit',
+              minute: '2-digit',
+            })
+          }
+        />
         <BarChart title="Requests" bars={rows.map((r) => ({ label: name(r), value: r.requests }))} format={count} />
         <BarChart title="Tokens" bars={rows.map((r) => ({ label: name(r), value: r.total_tokens }))} format={count} />
-        <BarChart title="Indicative value" bars={rows.map((r) => ({ label: name(r), value: r.value }))} format={value} />
+        <BarChart
+          title="Indicative value"
+          bars={rows.map((r) => ({ label: name(r), value: r.value }))}
+          format={value}
+        />
       </div>
-      <DataTable caption={`Usage per ${by}`} columns={[by === 'key' ? 'Key' : 'Model', 'Requests', 'Prompt tokens', 'Completion tokens', 'Total tokens', 'Indicative value', 'Last request']}>
+      <DataTable
+        caption={`Usage per ${by}`}
+        columns={[
+          by === 'key' ? 'Key' : 'Model',
+          'Requests',
+          'Prompt tokens',
+          'Completion tokens',
+          'Total tokens',
+          'Indicative value',
+          'Last request',
+        ]}
+      >
         {rows.map((r) => (
           <tr key={name(r)}>
             <th scope="row">{name(r)}</th>

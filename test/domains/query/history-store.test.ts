@@ -6,7 +6,12 @@
 import * as assert from 'uvu/assert'
 import { openHistory } from '../../../domains/query/history-store.js'
 import type { HistoryTurn } from '../../../domains/query/history.js'
-import { queryStoreFixture, serversFor, type QueryStoreFixture, type QueryStoreKind } from '../../support/query-stores.js'
+import {
+  queryStoreFixture,
+  serversFor,
+  type QueryStoreFixture,
+  type QueryStoreKind,
+} from '../../support/query-stores.js'
 import { suiteNeeding } from '../../support/needs-server.js'
 
 const DAY = 86_400_000
@@ -34,17 +39,29 @@ function historyContract(kind: QueryStoreKind): void {
     await h.append('p1', 's1', turns('q1', f.clock.t))
     await h.append('p1', 's1', turns('q2', f.clock.t))
     const all = await h.recent('p1', 's1', 10)
-    assert.equal(all.map((t) => t.content), ['question q1', 'answer q1', 'question q2', 'answer q2'])
+    assert.equal(
+      all.map((t) => t.content),
+      ['question q1', 'answer q1', 'question q2', 'answer q2'],
+    )
     assert.equal(all[0], { role: 'user', content: 'question q1', at: f.clock.t, queryId: 'q1' })
     const last3 = await h.recent('p1', 's1', 3)
-    assert.equal(last3.map((t) => t.content), ['answer q1', 'question q2', 'answer q2'])
+    assert.equal(
+      last3.map((t) => t.content),
+      ['answer q1', 'question q2', 'answer q2'],
+    )
   })
 
   it('sessions and projects are kept apart', async (h, f) => {
     await h.append('p1', 'other', turns('x', f.clock.t))
     await h.append('p2', 's1', turns('y', f.clock.t))
-    assert.equal((await h.recent('p1', 'other', 10)).map((t) => t.queryId), ['x', 'x'])
-    assert.equal((await h.recent('p2', 's1', 10)).map((t) => t.queryId), ['y', 'y'])
+    assert.equal(
+      (await h.recent('p1', 'other', 10)).map((t) => t.queryId),
+      ['x', 'x'],
+    )
+    assert.equal(
+      (await h.recent('p2', 's1', 10)).map((t) => t.queryId),
+      ['y', 'y'],
+    )
     assert.equal((await h.recent('p1', 's1', 10)).length, 4)
     assert.equal(await h.recent('p3', 's1', 10), [])
   })
@@ -60,7 +77,10 @@ function historyContract(kind: QueryStoreKind): void {
     for (let i = 0; i < 5; i++) await h.append('p1', 'capped', turns(`c${i}`, f.clock.t))
     const kept = await h.recent('p1', 'capped', 100)
     assert.is(kept.length, 6)
-    assert.equal(kept.map((t) => t.queryId), ['c2', 'c2', 'c3', 'c3', 'c4', 'c4'])
+    assert.equal(
+      kept.map((t) => t.queryId),
+      ['c2', 'c2', 'c3', 'c3', 'c4', 'c4'],
+    )
   })
 
   it('concurrent appends to one session keep every pair whole and the cap', async (h, f) => {
@@ -80,11 +100,18 @@ function historyContract(kind: QueryStoreKind): void {
     f.clock.t = start + 10 * DAY
     await h.append('p1', 'old', turns('new', f.clock.t))
     f.clock.t = start + 31 * DAY
-    assert.equal((await h.recent('p1', 'old', 10)).map((t) => t.queryId), ['new', 'new'])
+    assert.equal(
+      (await h.recent('p1', 'old', 10)).map((t) => t.queryId),
+      ['new', 'new'],
+    )
     const purged = await h.purge()
     assert.ok(purged >= 2, `purged ${purged}`)
     f.clock.t = start
-    assert.equal((await h.recent('p1', 'old', 10)).map((t) => t.queryId), ['new', 'new'], 'the old turns are gone from the table')
+    assert.equal(
+      (await h.recent('p1', 'old', 10)).map((t) => t.queryId),
+      ['new', 'new'],
+      'the old turns are gone from the table',
+    )
   })
 
   test.run()

@@ -23,7 +23,10 @@ type Service = Awaited<ReturnType<typeof openProjects>>
 const CONFIG_SECRET = 'qt-config-token-secret'
 const projectsFile = {
   projects: {
-    cfg: { key: 'demo', tokens: [{ id: 'cfg-dev', kind: 'developer', hash: `sha256:${hashSecret(CONFIG_SECRET).toString('hex')}` }] },
+    cfg: {
+      key: 'demo',
+      tokens: [{ id: 'cfg-dev', kind: 'developer', hash: `sha256:${hashSecret(CONFIG_SECRET).toString('hex')}` }],
+    },
   },
 }
 const keys = new Set(['demo', 'k1', 'k2'])
@@ -61,7 +64,11 @@ const sqlite: Backend = {
     return baseOptions(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-projects-')))
   },
   async dump(o) {
-    return fs.readdirSync(o.dataDir).filter((f) => f.startsWith('projects.db')).map((f) => fs.readFileSync(path.join(o.dataDir, f)).toString('latin1')).join('\n')
+    return fs
+      .readdirSync(o.dataDir)
+      .filter((f) => f.startsWith('projects.db'))
+      .map((f) => fs.readFileSync(path.join(o.dataDir, f)).toString('latin1'))
+      .join('\n')
   },
   async cleanup(o) {
     fs.rmSync(o.dataDir, { recursive: true, force: true })
@@ -71,7 +78,10 @@ const sqlite: Backend = {
 const postgres: Backend = {
   needs: ['postgres'],
   async options() {
-    return baseOptions(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-projects-pg-')), { postgresUrl: POSTGRES_URL, postgresSchema: uniqueName('sluice_projects') })
+    return baseOptions(fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-projects-pg-')), {
+      postgresUrl: POSTGRES_URL,
+      postgresSchema: uniqueName('sluice_projects'),
+    })
   },
   async dump(o) {
     const client = new pg.Client({ connectionString: POSTGRES_URL })
@@ -124,14 +134,34 @@ function contract(label: string, backend: Backend): void {
     await b.close()
     await backend.cleanup(options)
   })
-  const it = (name: string, fn: (o: QueryStoreOptions) => Promise<void>) =>
-    test(name, () => fn(options!))
+  const it = (name: string, fn: (o: QueryStoreOptions) => Promise<void>) => test(name, () => fn(options!))
 
   it('a project put here is created with its defaults, listed beside the config projects', async () => {
-    const made = await a.putProject('p1', { key: 'k1', defaults: { model_name: 'sim-chat', enable_search: true }, compare_models: ['sim-chat-thinking'] }, keyExists)
-    assert.equal({ ...made, createdAt: 0, updatedAt: 0 }, { id: 'p1', keyId: 'k1', defaults: { model_name: 'sim-chat', enable_search: true }, compareModels: ['sim-chat-thinking'], source: 'store', createdAt: 0, updatedAt: 0 })
+    const made = await a.putProject(
+      'p1',
+      { key: 'k1', defaults: { model_name: 'sim-chat', enable_search: true }, compare_models: ['sim-chat-thinking'] },
+      keyExists,
+    )
+    assert.equal(
+      { ...made, createdAt: 0, updatedAt: 0 },
+      {
+        id: 'p1',
+        keyId: 'k1',
+        defaults: { model_name: 'sim-chat', enable_search: true },
+        compareModels: ['sim-chat-thinking'],
+        source: 'store',
+        createdAt: 0,
+        updatedAt: 0,
+      },
+    )
     assert.ok(made.createdAt! > 0)
-    assert.equal(a.projects().map((p) => [p.id, p.source]), [['cfg', 'config'], ['p1', 'store']])
+    assert.equal(
+      a.projects().map((p) => [p.id, p.source]),
+      [
+        ['cfg', 'config'],
+        ['p1', 'store'],
+      ],
+    )
     assert.is(a.project('cfg')?.keyId, 'demo')
   })
 
@@ -147,7 +177,9 @@ function contract(label: string, backend: Backend): void {
   })
 
   it('a bad body, an unknown key or a bad id is a 400 naming the field, and changes nothing', async () => {
-    const temperature = await failure(a.putProject('p2', { key: 'k1', defaults: { model_params: { temperature: 3 } } }, keyExists))
+    const temperature = await failure(
+      a.putProject('p2', { key: 'k1', defaults: { model_params: { temperature: 3 } } }, keyExists),
+    )
     assert.is(temperature.status, 400)
     assert.match(temperature.message, '/defaults/model_params/temperature')
     const tokens = await failure(a.putProject('p2', { key: 'k1', tokens: [] }, keyExists))
@@ -161,7 +193,10 @@ function contract(label: string, backend: Backend): void {
   })
 
   it('config projects and their tokens are read-only (409); unknown ones are 404', async () => {
-    assert.equal(await failure(a.putProject('cfg', { key: 'k1' }, keyExists)), { status: 409, message: 'project cfg is defined in config/projects.yaml and is read-only through the admin API' })
+    assert.equal(await failure(a.putProject('cfg', { key: 'k1' }, keyExists)), {
+      status: 409,
+      message: 'project cfg is defined in config/projects.yaml and is read-only through the admin API',
+    })
     assert.is((await failure(a.deleteProject('cfg'))).status, 409)
     assert.is((await failure(a.deleteToken('cfg', 'cfg-dev'))).status, 409)
     assert.equal(await failure(a.deleteProject('ghost')), { status: 404, message: 'project ghost does not exist' })
@@ -177,14 +212,20 @@ function contract(label: string, backend: Backend): void {
     const found = a.authenticate(made.secret)
     assert.is(found?.token.id, made.token.id)
     assert.is(found?.project.id, 'p1')
-    assert.equal(a.tokens('p1').map((t) => t.id), [made.token.id])
+    assert.equal(
+      a.tokens('p1').map((t) => t.id),
+      [made.token.id],
+    )
     const stored = await backend.dump(o)
     assert.not.ok(stored.includes(made.secret), 'the secret is nowhere in the store')
     assert.ok(stored.includes(hashSecret(made.secret).toString('hex')), 'its SHA-256 is')
     // A token may be added to a config project too.
     const extra = await a.createToken('cfg', 'developer')
     assert.is(a.authenticate(extra.secret)?.project.source, 'config')
-    assert.equal(a.tokens('cfg').map((t) => t.source), ['config', 'store'])
+    assert.equal(
+      a.tokens('cfg').map((t) => t.source),
+      ['config', 'store'],
+    )
     await a.deleteToken('cfg', extra.token.id)
     assert.is(a.authenticate(extra.secret), undefined)
     assert.is(a.authenticate('qt-wrong'), undefined)

@@ -5,14 +5,37 @@
 import * as assert from 'uvu/assert'
 import { openUploads } from '../../../domains/query/upload-store.js'
 import type { UploadedFile } from '../../../domains/query/uploads.js'
-import { queryStoreFixture, serversFor, type QueryStoreFixture, type QueryStoreKind } from '../../support/query-stores.js'
+import {
+  queryStoreFixture,
+  serversFor,
+  type QueryStoreFixture,
+  type QueryStoreKind,
+} from '../../support/query-stores.js'
 import { suiteNeeding } from '../../support/needs-server.js'
 
 const HOUR = 3_600_000
 
-const image: UploadedFile = { name: 'cat.png', kind: 'image', contentType: 'image/png', bytes: 68, dataUrl: 'data:image/png;base64,iVBORw0KGgo=' }
-const doc: UploadedFile = { name: 'notes.pdf', kind: 'doc', contentType: 'application/pdf', bytes: 1200, text: '[page 1]\nAlpha harbour' }
-const audio: UploadedFile = { name: 'call.wav', kind: 'audio', contentType: 'audio/wav', bytes: 32044, text: 'hello there' }
+const image: UploadedFile = {
+  name: 'cat.png',
+  kind: 'image',
+  contentType: 'image/png',
+  bytes: 68,
+  dataUrl: 'data:image/png;base64,iVBORw0KGgo=',
+}
+const doc: UploadedFile = {
+  name: 'notes.pdf',
+  kind: 'doc',
+  contentType: 'application/pdf',
+  bytes: 1200,
+  text: '[page 1]\nAlpha harbour',
+}
+const audio: UploadedFile = {
+  name: 'call.wav',
+  kind: 'audio',
+  contentType: 'audio/wav',
+  bytes: 32044,
+  text: 'hello there',
+}
 
 function uploadContract(kind: QueryStoreKind): void {
   const test = suiteNeeding(serversFor(kind), `query upload store: ${kind}`)
@@ -38,13 +61,20 @@ function uploadContract(kind: QueryStoreKind): void {
 
   it('names not found are listed in missing; a name asked twice comes once', async (u) => {
     const got = await u.get('p1', 's1', 'q1', ['cat.png', 'nope.txt', 'cat.png'])
-    assert.equal(got.files.map((x) => x.name), ['cat.png'])
+    assert.equal(
+      got.files.map((x) => x.name),
+      ['cat.png'],
+    )
     assert.equal(got.missing, ['nope.txt'])
     assert.equal(await u.get('p1', 's1', 'q1', []), { files: [], missing: [] })
   })
 
   it('another project, session or query_id sees none of them', async (u) => {
-    for (const [p, s, q] of [['p2', 's1', 'q1'], ['p1', 's2', 'q1'], ['p1', 's1', 'q2']] as const) {
+    for (const [p, s, q] of [
+      ['p2', 's1', 'q1'],
+      ['p1', 's2', 'q1'],
+      ['p1', 's1', 'q2'],
+    ] as const) {
       const got = await u.get(p, s, q, ['cat.png'])
       assert.equal(got, { files: [], missing: ['cat.png'] }, `${p}/${s}/${q}`)
     }

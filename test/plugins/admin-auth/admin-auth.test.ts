@@ -32,7 +32,9 @@ test('no admin key configured: 403, whatever is sent', async () => {
 
 test('SLUICE_ADMIN_KEY sets the admin key too', async () => {
   const fromEnv = makeKernel({ env: { SLUICE_ADMIN_KEY: 'sk-env-admin', SLUICE_DEMO_KEY: TEST_KEY } })
-  assert.ok((await runPlugin(adminAuth, {}, { kernel: fromEnv, headers: { authorization: 'Bearer sk-env-admin' } })).nextCalled)
+  assert.ok(
+    (await runPlugin(adminAuth, {}, { kernel: fromEnv, headers: { authorization: 'Bearer sk-env-admin' } })).nextCalled,
+  )
 })
 
 test.run()

@@ -5,9 +5,26 @@ import { adminPluginSuite } from '../../support/admin-plugin.js'
 const { test, served, act, json: body } = adminPluginSuite('admin-groups', adminGroups)
 
 test('put: a group with permitted models, budgets and weight; defaults filled', async () => {
-  const run = await act('put', { params: { id: 'research' }, body: { models: ['sim-chat'], weight: 3, budget: { amount: 100, term: 'week' }, tokens_per_minute: 20000 } })
-  assert.equal(body(run), { id: 'research', models: ['sim-chat'], weight: 3, budget: { amount: 100, term: 'week' }, tokens_per_minute: 20000, source: 'store' })
-  assert.equal(body(await act('put', { params: { id: 'small' }, body: {} })), { id: 'small', models: ['*'], weight: 1, budget: null, tokens_per_minute: null, source: 'store' })
+  const run = await act('put', {
+    params: { id: 'research' },
+    body: { models: ['sim-chat'], weight: 3, budget: { amount: 100, term: 'week' }, tokens_per_minute: 20000 },
+  })
+  assert.equal(body(run), {
+    id: 'research',
+    models: ['sim-chat'],
+    weight: 3,
+    budget: { amount: 100, term: 'week' },
+    tokens_per_minute: 20000,
+    source: 'store',
+  })
+  assert.equal(body(await act('put', { params: { id: 'small' }, body: {} })), {
+    id: 'small',
+    models: ['*'],
+    weight: 1,
+    budget: null,
+    tokens_per_minute: null,
+    source: 'store',
+  })
   assert.is(served.kernel.keys.group('research')?.weight, 3)
 })
 

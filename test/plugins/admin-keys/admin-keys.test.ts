@@ -6,11 +6,16 @@ import { adminPluginSuite } from '../../support/admin-plugin.js'
 const { test, served, act, json } = adminPluginSuite('admin-keys', adminKeys)
 
 test('create: 201 with the key and its secret, shown once; the secret works at once', async () => {
-  const run = await act('create', { body: { id: 'alice', group: 'demo', budget: { amount: 5 }, tokens_per_minute: 1000 } })
+  const run = await act('create', {
+    body: { id: 'alice', group: 'demo', budget: { amount: 5 }, tokens_per_minute: 1000 },
+  })
   assert.is(run.reply?.status, 201)
   const body = json(run)!
   const key = body.key as Record<string, unknown>
-  assert.equal([key.id, key.group, key.enabled, key.legacy, key.budget, key.tokens_per_minute, key.source], ['alice', 'demo', true, false, { amount: 5, term: 'month' }, 1000, 'store'])
+  assert.equal(
+    [key.id, key.group, key.enabled, key.legacy, key.budget, key.tokens_per_minute, key.source],
+    ['alice', 'demo', true, false, { amount: 5, term: 'month' }, 1000, 'store'],
+  )
   assert.match(String(body.secret), /^sk-sluice-/)
   assert.is(served.kernel.keys.lookup(String(body.secret))?.id, 'alice')
   assert.is(run.ex.headers.get('cache-control'), 'no-store')
@@ -41,7 +46,10 @@ test('rotate: a new secret in the answer; the old one stops', async () => {
   assert.match(id, /^key-[0-9a-f]{12}$/, 'an id is made when none is given')
   const rotated = json(await act('rotate', { params: { id } }))!
   assert.is(served.kernel.keys.lookup(String(made.secret)), undefined)
-  assert.equal([served.kernel.keys.lookup(String(rotated.secret))?.id, (rotated.key as { legacy: boolean }).legacy], [id, false])
+  assert.equal(
+    [served.kernel.keys.lookup(String(rotated.secret))?.id, (rotated.key as { legacy: boolean }).legacy],
+    [id, false],
+  )
 })
 
 test('delete', async () => {

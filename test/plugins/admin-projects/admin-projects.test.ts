@@ -34,7 +34,10 @@ test('tokens: made with the secret once, listed without it, deleted', async () =
   const token = json(made)!.token as { id: string }
   assert.is(served.kernel.domains.query.projects.authenticate(secret)?.project.id, 'acme')
   const listed = json(await act('tokens', { params: { id: 'acme' } }))!
-  assert.equal((listed.data as { id: string }[]).map((t) => t.id), [token.id])
+  assert.equal(
+    (listed.data as { id: string }[]).map((t) => t.id),
+    [token.id],
+  )
   assert.not.ok(JSON.stringify(listed).includes(secret))
   const bad = await act('create-token', { params: { id: 'acme' }, body: { kind: 'root' } })
   assert.is(bad.error?.status, 400)

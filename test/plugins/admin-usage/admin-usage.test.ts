@@ -11,8 +11,26 @@ let kernel: Kernel
 let close: () => Promise<void>
 
 const rec = (i: number, keyId: string, model: string, at = NOW - 1000 * i): UsageRecord => ({
-  at, requestId: `r${i}`, keyId, group: keyId === 'carol' ? 'ops' : 'research', route: 'chat', modelRequested: model, model, upstreamModel: null,
-  promptTokens: 10, completionTokens: 5, cachedTokens: 1, audioSeconds: 0, characters: 0, usageSource: 'reported', value: 0.25, status: 200, outcome: 'done', queueMs: 1, ttftMs: 2, totalMs: 3,
+  at,
+  requestId: `r${i}`,
+  keyId,
+  group: keyId === 'carol' ? 'ops' : 'research',
+  route: 'chat',
+  modelRequested: model,
+  model,
+  upstreamModel: null,
+  promptTokens: 10,
+  completionTokens: 5,
+  cachedTokens: 1,
+  audioSeconds: 0,
+  characters: 0,
+  usageSource: 'reported',
+  value: 0.25,
+  status: 200,
+  outcome: 'done',
+  queueMs: 1,
+  ttftMs: 2,
+  totalMs: 3,
 })
 
 test.before(async () => {
@@ -27,28 +45,90 @@ test.before(async () => {
 })
 test.after(async () => close())
 
-const act = (action: string, query = '') => runPlugin(adminUsage, { action }, { kernel, state: { admin: { authenticated: true } }, query })
-const body = (run: Awaited<ReturnType<typeof act>>) => (run.reply?.kind === 'json' ? (run.reply.body as { data: Record<string, unknown>[]; from: string; to: string }) : undefined)
+const act = (action: string, query = '') =>
+  runPlugin(adminUsage, { action }, { kernel, state: { admin: { authenticated: true } }, query })
+const body = (run: Awaited<ReturnType<typeof act>>) =>
+  run.reply?.kind === 'json'
+    ? (run.reply.body as { data: Record<string, unknown>[]; from: string; to: string })
+    : undefined
 
 test('per key this month (the default period): requests, tokens, value', async () => {
   const b = body(await act('summary'))!
   assert.is(b.from, '2026-05-01T00:00:00.000Z')
   assert.equal(b.data, [
-    { key: 'alice', requests: 2, prompt_tokens: 20, completion_tokens: 10, cached_tokens: 2, total_tokens: 30, audio_seconds: 0, characters: 0, value: 0.5, last_at: '2026-05-14T11:59:59.000Z' },
-    { key: 'bob', requests: 1, prompt_tokens: 10, completion_tokens: 5, cached_tokens: 1, total_tokens: 15, audio_seconds: 0, characters: 0, value: 0.25, last_at: '2026-05-14T11:59:57.000Z' },
+    {
+      key: 'alice',
+      requests: 2,
+      prompt_tokens: 20,
+      completion_tokens: 10,
+      cached_tokens: 2,
+      total_tokens: 30,
+      audio_seconds: 0,
+      characters: 0,
+      value: 0.5,
+      last_at: '2026-05-14T11:59:59.000Z',
+    },
+    {
+      key: 'bob',
+      requests: 1,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      cached_tokens: 1,
+      total_tokens: 15,
+      audio_seconds: 0,
+      characters: 0,
+      value: 0.25,
+      last_at: '2026-05-14T11:59:57.000Z',
+    },
   ])
 })
 
 test('per model, per group, over a given period, with filters', async () => {
-  assert.equal(body(await act('summary', 'by=model&from=2026-04-01T00:00:00Z'))!.data.map((r) => [r.model, r.requests]), [['m1', 3], ['m2', 1]])
-  assert.equal(body(await act('summary', 'by=group&from=2026-04-01'))!.data.map((r) => [r.group, r.requests]), [['ops', 1], ['research', 3]])
-  assert.equal(body(await act('summary', 'by=model&key=alice'))!.data.map((r) => r.model), ['m1', 'm2'])
+  assert.equal(
+    body(await act('summary', 'by=model&from=2026-04-01T00:00:00Z'))!.data.map((r) => [r.model, r.requests]),
+    [
+      ['m1', 3],
+      ['m2', 1],
+    ],
+  )
+  assert.equal(
+    body(await act('summary', 'by=group&from=2026-04-01'))!.data.map((r) => [r.group, r.requests]),
+    [
+      ['ops', 1],
+      ['research', 3],
+    ],
+  )
+  assert.equal(
+    body(await act('summary', 'by=model&key=alice'))!.data.map((r) => r.model),
+    ['m1', 'm2'],
+  )
 })
 
 test('the records themselves, newest first, with a limit', async () => {
   const b = body(await act('records', 'limit=2'))!
-  assert.equal(b.data.map((r) => r.request_id), ['r1', 'r2'])
-  assert.equal(Object.keys(b.data[0]!).sort(), ['at', 'cached_tokens', 'completion_tokens', 'group', 'key', 'model', 'model_requested', 'outcome', 'prompt_tokens', 'queue_ms', 'request_id', 'route', 'status', 'total_ms', 'ttft_ms', 'upstream_model', 'value'])
+  assert.equal(
+    b.data.map((r) => r.request_id),
+    ['r1', 'r2'],
+  )
+  assert.equal(Object.keys(b.data[0]!).sort(), [
+    'at',
+    'cached_tokens',
+    'completion_tokens',
+    'group',
+    'key',
+    'model',
+    'model_requested',
+    'outcome',
+    'prompt_tokens',
+    'queue_ms',
+    'request_id',
+    'route',
+    'status',
+    'total_ms',
+    'ttft_ms',
+    'upstream_model',
+    'value',
+  ])
 })
 
 test('bad queries: 400 with the reason', async () => {

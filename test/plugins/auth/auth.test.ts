@@ -12,7 +12,9 @@ const test = suite('plugin auth')
 
 // A config folder whose keys.yaml has a switched-off key and a legacy key.
 const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-auth-'))
-for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(configDir, f))
+for (const f of fs.readdirSync(defaultConfigDir))
+  if (fs.statSync(path.join(defaultConfigDir, f)).isFile())
+    fs.copyFileSync(path.join(defaultConfigDir, f), path.join(configDir, f))
 fs.writeFileSync(
   path.join(configDir, 'keys.yaml'),
   `groups: { demo: {}, other: {} }
@@ -82,7 +84,11 @@ test('query_param: the key may come as ?access_token=, only where the route allo
   assert.equal([notAllowed.error?.status, notAllowed.error?.message], [401, 'missing bearer token'])
   const wrong = await runPlugin(auth, { query_param: 'access_token' }, { kernel, query: 'access_token=sk-nope' })
   assert.equal([wrong.error?.status, wrong.error?.message], [401, 'invalid api key'])
-  const both = await runPlugin(auth, { query_param: 'access_token' }, { kernel, query: `access_token=${TEST_KEY}`, headers: { authorization: 'Bearer sk-nope' } })
+  const both = await runPlugin(
+    auth,
+    { query_param: 'access_token' },
+    { kernel, query: `access_token=${TEST_KEY}`, headers: { authorization: 'Bearer sk-nope' } },
+  )
   assert.is(both.error?.message, 'invalid api key', 'the header is read first')
 })
 
@@ -93,7 +99,11 @@ test('key_header: the key may come as x-api-key, only where the route allows it;
   assert.equal([notAllowed.error?.status, notAllowed.error?.message], [401, 'missing bearer token'])
   const wrong = await runPlugin(auth, { key_header: 'x-api-key' }, { kernel, headers: { 'x-api-key': 'sk-nope' } })
   assert.equal([wrong.error?.status, wrong.error?.message], [401, 'invalid api key'])
-  const both = await runPlugin(auth, { key_header: 'x-api-key' }, { kernel, headers: { 'x-api-key': TEST_KEY, authorization: 'Bearer sk-nope' } })
+  const both = await runPlugin(
+    auth,
+    { key_header: 'x-api-key' },
+    { kernel, headers: { 'x-api-key': TEST_KEY, authorization: 'Bearer sk-nope' } },
+  )
   assert.is(both.error?.message, 'invalid api key', 'Authorization is read first')
 })
 

@@ -23,16 +23,28 @@ test.before(async () => {
 test.after(async () => upstream.close())
 
 const vector = [0.6, 0.8, 0, 0]
-const reply = (embedding: unknown, extra: object = {}) => ({ object: 'list', model: 'sim-embed-384', data: [{ index: 0, object: 'embedding', embedding }], usage: { prompt_tokens: 3, total_tokens: 3, completion_tokens: 0, prompt_tokens_details: null }, ...extra })
+const reply = (embedding: unknown, extra: object = {}) => ({
+  object: 'list',
+  model: 'sim-embed-384',
+  data: [{ index: 0, object: 'embedding', embedding }],
+  usage: { prompt_tokens: 3, total_tokens: 3, completion_tokens: 0, prompt_tokens_details: null },
+  ...extra,
+})
 const b64 = (v: number[]) => Buffer.from(new Float32Array(v).buffer).toString('base64')
 
 function serve(body: object): void {
-  upstream.handle((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)))
+  upstream.handle((_req, _body, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+  )
 }
 
 function run(body: Record<string, unknown>, model: Partial<ModelConfig> = {}) {
   const m = { ...kernel.catalog.model('sim-embed')!, ...model }
-  return runPlugin(backend, { endpoint: 'embeddings' }, { kernel, state: { model: { requested: 'sim-embed', model: m } }, body, demand: (ex) => embeddingsDemand(ex.body) })
+  return runPlugin(
+    backend,
+    { endpoint: 'embeddings' },
+    { kernel, state: { model: { requested: 'sim-embed', model: m } }, body, demand: (ex) => embeddingsDemand(ex.body) },
+  )
 }
 
 const sent = () => upstream.received.at(-1)!
@@ -51,7 +63,10 @@ test('sends the served name to /v1/embeddings, never as a stream; a reply that n
   assert.is(sent().path, '/v1/embeddings')
   assert.equal(sent().body, { model: 'sim-embed-384', input: 'abc', user: 'u-1' })
   assert.equal(r.reply, { kind: 'text', status: 200, contentType: 'application/json', text: written })
-  assert.equal([r.ex.usage.used().inputTokens, r.ex.usage.used().outputTokens, r.ex.usage.used().source], [3, 0, 'reported'])
+  assert.equal(
+    [r.ex.usage.used().inputTokens, r.ex.usage.used().outputTokens, r.ex.usage.used().source],
+    [3, 0, 'reported'],
+  )
   assert.is(r.ex.usage.upstreamModel, 'sim-embed-384')
 })
 
@@ -66,7 +81,10 @@ test('base64 asked of a server that sends floats: the gateway encodes little-end
   assert.is((sent().body as { encoding_format: string }).encoding_format, 'base64')
   const text = bodyOf(r).data[0]!.embedding as string
   const buf = Buffer.from(text, 'base64')
-  assert.equal(Array.from({ length: 4 }, (_, i) => buf.readFloatLE(i * 4)), Array.from(new Float32Array(vector)))
+  assert.equal(
+    Array.from({ length: 4 }, (_, i) => buf.readFloatLE(i * 4)),
+    Array.from(new Float32Array(vector)),
+  )
 })
 
 test('base64 from a server that did it is passed on untouched; floats asked of one that sent base64 are decoded', async () => {
@@ -98,7 +116,12 @@ test('dimensions: passed to a Matryoshka model, whose whole vectors are shortene
 })
 
 test('demand: an upper bound of the input tokens (bytes and two special tokens per text, one per token id), nothing generated', () => {
-  assert.equal(embeddingsDemand({ input: 'héllo' }), { inputTokens: 6 + 2, outputTokens: 0, choices: 1, adjustable: false })
+  assert.equal(embeddingsDemand({ input: 'héllo' }), {
+    inputTokens: 6 + 2,
+    outputTokens: 0,
+    choices: 1,
+    adjustable: false,
+  })
   assert.is(embeddingsDemand({ input: ['ab', 'c'] }).inputTokens, 4 + 3)
   assert.is(embeddingsDemand({ input: [5, 6, 7] }).inputTokens, 3)
   assert.is(embeddingsDemand({ input: [[5, 6], [7]] }).inputTokens, 3)

@@ -11,15 +11,36 @@ const calls: { route: string; body: { model: string; messages: { content: unknow
 const kernel = makeKernel({
   call: async (route, body) => {
     calls.push({ route, body: body as (typeof calls)[number]['body'] })
-    return { reply: reply.json({ choices: [{ message: { content: `a picture (${calls.length})` } }] }), headers: new Map(), usage: new Usage(undefined) }
+    return {
+      reply: reply.json({ choices: [{ message: { content: `a picture (${calls.length})` } }] }),
+      headers: new Map(),
+      usage: new Usage(undefined),
+    }
   },
 })
 const principal = { keyId: 'demo', group: 'demo', legacy: false }
 const messages = () => [
-  { role: 'user', content: [{ type: 'text', text: 'compare' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }, { type: 'image_url', image_url: { url: 'data:image/png;base64,BBBB' } }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'compare' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,BBBB' } },
+    ],
+  },
 ]
 const run = (id: string, headers: Record<string, string> = {}) =>
-  runPlugin(boons, {}, { kernel, principal, headers, state: { model: { requested: id, model: kernel.catalog.model(id)! } }, body: { messages: messages() } })
+  runPlugin(
+    boons,
+    {},
+    {
+      kernel,
+      principal,
+      headers,
+      state: { model: { requested: id, model: kernel.catalog.model(id)! } },
+      body: { messages: messages() },
+    },
+  )
 
 test('each image is described by the helper model and replaced by its description', async () => {
   calls.length = 0
@@ -28,7 +49,10 @@ test('each image is described by the helper model and replaced by its descriptio
   assert.is(calls[0]!.route, 'chat-internal')
   assert.is(calls[0]!.body.model, 'sim-vision')
   const parts = (r.ex.body as { messages: { content: { type: string; text?: string }[] }[] }).messages[0]!.content
-  assert.equal(parts.map((p) => p.type), ['text', 'text', 'text'])
+  assert.equal(
+    parts.map((p) => p.type),
+    ['text', 'text', 'text'],
+  )
   assert.match(parts[1]!.text!, /^\[Image 1, as described by sim-vision: a picture/)
   assert.is(r.ex.headers.get('x-gateway-boons'), 'vision')
   assert.equal(r.ex.state.boons, { acted: ['vision'] })
@@ -49,8 +73,21 @@ test('vision models and models without the boon are left alone', async () => {
 })
 
 test("the helper's error fails the request with that error", async () => {
-  const failing = makeKernel({ call: async () => { throw new GatewayError(422, 'Failed to fetch media from URL') } })
-  const r = await runPlugin(boons, {}, { kernel: failing, principal, state: { model: { requested: 'sim-text-boon', model: failing.catalog.model('sim-text-boon')! } }, body: { messages: messages() } })
+  const failing = makeKernel({
+    call: async () => {
+      throw new GatewayError(422, 'Failed to fetch media from URL')
+    },
+  })
+  const r = await runPlugin(
+    boons,
+    {},
+    {
+      kernel: failing,
+      principal,
+      state: { model: { requested: 'sim-text-boon', model: failing.catalog.model('sim-text-boon')! } },
+      body: { messages: messages() },
+    },
+  )
   assert.is(r.error?.status, 422)
   assert.is(r.nextCalled, false)
 })

@@ -1,7 +1,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fairQueue from '../../../plugins/fair-queue/index.js'
-import { answeredWith, configDirWith, makeKernel, runPlugin, setupPlugin, type Run } from '../../../bin/testing/harness.js'
+import {
+  answeredWith,
+  configDirWith,
+  makeKernel,
+  runPlugin,
+  setupPlugin,
+  type Run,
+} from '../../../bin/testing/harness.js'
 import { reply } from '../../../kernel/contract/reply.js'
 import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
 import type { Kernel } from '../../../kernel/contract/kernel.js'
@@ -43,9 +50,27 @@ test('at capacity the next request waits until the first one finishes', async ()
   const kernel = fresh()
   const g = gate()
   const order: string[] = []
-  const first = runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), next: async () => { order.push('first runs'); await g.opened; order.push('first ends') } })
+  const first = runPlugin(
+    fairQueue,
+    {},
+    {
+      kernel,
+      body,
+      principal: alice,
+      state: onModel(kernel),
+      next: async () => {
+        order.push('first runs')
+        await g.opened
+        order.push('first ends')
+      },
+    },
+  )
   await sleep(5)
-  const second = runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), next: () => void order.push('second runs') })
+  const second = runPlugin(
+    fairQueue,
+    {},
+    { kernel, body, principal: alice, state: onModel(kernel), next: () => void order.push('second runs') },
+  )
   await sleep(20)
   assert.equal(kernel.load.pools(), [{ pool: 'one', model: 'm', waiting: 1, running: 1 }])
   g.open()
@@ -58,21 +83,31 @@ test('a streamed reply keeps its slot until the stream ends', async () => {
   const kernel = fresh()
   const g = gate()
   let secondRan = false
-  const streaming = runPlugin(fairQueue, {}, {
-    kernel,
-    body,
-    principal: alice,
-    state: onModel(kernel),
-    next: (ex) => {
-      ex.reply = reply.events((async function* () {
-        yield { choices: [{ index: 0, delta: { content: 'a' } }] }
-        await g.opened
-        yield { choices: [{ index: 0, delta: { content: 'b' } }] }
-      })())
+  const streaming = runPlugin(
+    fairQueue,
+    {},
+    {
+      kernel,
+      body,
+      principal: alice,
+      state: onModel(kernel),
+      next: (ex) => {
+        ex.reply = reply.events(
+          (async function* () {
+            yield { choices: [{ index: 0, delta: { content: 'a' } }] }
+            await g.opened
+            yield { choices: [{ index: 0, delta: { content: 'b' } }] }
+          })(),
+        )
+      },
     },
-  })
+  )
   await sleep(5)
-  const second = runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), next: () => void (secondRan = true) })
+  const second = runPlugin(
+    fairQueue,
+    {},
+    { kernel, body, principal: alice, state: onModel(kernel), next: () => void (secondRan = true) },
+  )
   await sleep(30)
   assert.not.ok(secondRan, 'the stream still holds the slot')
   g.open()
@@ -82,7 +117,19 @@ test('a streamed reply keeps its slot until the stream ends', async () => {
 
 test('a slot is freed when the reply failed, too', async () => {
   const kernel = fresh()
-  const failed = await runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), next: () => { throw new Error('upstream down') } })
+  const failed = await runPlugin(
+    fairQueue,
+    {},
+    {
+      kernel,
+      body,
+      principal: alice,
+      state: onModel(kernel),
+      next: () => {
+        throw new Error('upstream down')
+      },
+    },
+  )
   assert.ok(failed.error)
   const after = await runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel) })
   assert.ok(after.nextCalled, 'the pool is free again')
@@ -91,7 +138,11 @@ test('a slot is freed when the reply failed, too', async () => {
 test('a wait past limits.queue_timeout_ms: 503 "timed out waiting for model capacity" with Retry-After: 5', async () => {
   const kernel = fresh()
   const g = gate()
-  const holder = runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), next: () => g.opened })
+  const holder = runPlugin(
+    fairQueue,
+    {},
+    { kernel, body, principal: alice, state: onModel(kernel), next: () => g.opened },
+  )
   await sleep(5)
   const late: Run = await runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel) })
   assert.is(late.error?.status, 503)
@@ -104,9 +155,18 @@ test('a wait past limits.queue_timeout_ms: 503 "timed out waiting for model capa
 })
 
 test('waiting counts toward the total time limit: the deadline ends the wait with its 504', async () => {
-  const kernel = makeKernel({ configDir: configDirWith({ 'models.yaml': models, 'server.yaml': server.replace('queue_timeout_ms: 150', 'queue_timeout_ms: 60000') }) })
+  const kernel = makeKernel({
+    configDir: configDirWith({
+      'models.yaml': models,
+      'server.yaml': server.replace('queue_timeout_ms: 150', 'queue_timeout_ms: 60000'),
+    }),
+  })
   const g = gate()
-  const holder = runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), next: () => g.opened })
+  const holder = runPlugin(
+    fairQueue,
+    {},
+    { kernel, body, principal: alice, state: onModel(kernel), next: () => g.opened },
+  )
   await sleep(5)
   const started = Date.now()
   const late = await runPlugin(fairQueue, {}, { kernel, body, principal: alice, state: onModel(kernel), timeoutMs: 80 })
@@ -122,7 +182,11 @@ test('the service charged is corrected to the usage reported when the reply ends
     answeredWith(ex, 'm', { prompt: 10, completion: 90 })
     ex.reply = reply.json({})
   }
-  const run = await runPlugin(fairQueue, { completion_weight: 2 }, { kernel, body, principal: alice, state: onModel(kernel), next: used })
+  const run = await runPlugin(
+    fairQueue,
+    { completion_weight: 2 },
+    { kernel, body, principal: alice, state: onModel(kernel), next: used },
+  )
   assert.ok(run.nextCalled)
 })
 

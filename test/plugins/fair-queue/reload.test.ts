@@ -13,7 +13,12 @@ const test = suite('plugin fair-queue: a hot reload keeps the state')
 test('the service estimate learned before a reload is the one the new pipelines charge by, and go on teaching', async () => {
   const gw = await startTestGateway()
   try {
-    const chat = () => gw.openai().chat.completions.create({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Tell me about queues.' }], max_tokens: 8 })
+    const chat = () =>
+      gw.openai().chat.completions.create({
+        model: 'sim-chat-instruct',
+        messages: [{ role: 'user', content: 'Tell me about queues.' }],
+        max_tokens: 8,
+      })
     await chat()
     const pool = gw.generation().catalog.model('sim-chat-instruct')!.backend
     const state = await gw.plugins.get(fairQueue)!

@@ -6,7 +6,14 @@ import { runPlugin } from '../../../bin/testing/harness.js'
 
 test('the file decoded, its form fields kept, the model left in the body for the model step', async () => {
   const data = Buffer.from('RIFF....WAVE')
-  const body = { model: 'sim-whisper', file_base64: data.toString('base64'), filename: 'a.wav', content_type: 'audio/wav', language: 'en', response_format: 'json' }
+  const body = {
+    model: 'sim-whisper',
+    file_base64: data.toString('base64'),
+    filename: 'a.wav',
+    content_type: 'audio/wav',
+    language: 'en',
+    response_format: 'json',
+  }
   const run = await runPlugin(jsonUpload, {}, { body })
   assert.is(run.error, undefined)
   assert.ok(run.nextCalled)
@@ -16,7 +23,11 @@ test('the file decoded, its form fields kept, the model left in the body for the
 })
 
 test('a file past max_file_bytes: 413 before it is decoded; nothing decodable: 400', async () => {
-  const big = await runPlugin(jsonUpload, { max_file_bytes: 10 }, { body: { model: 'm', file_base64: Buffer.alloc(30).toString('base64') } })
+  const big = await runPlugin(
+    jsonUpload,
+    { max_file_bytes: 10 },
+    { body: { model: 'm', file_base64: Buffer.alloc(30).toString('base64') } },
+  )
   assert.is(big.error?.status, 413)
   assert.not.ok(big.nextCalled)
   const empty = await runPlugin(jsonUpload, {}, { body: { model: 'm', file_base64: '!!!!' } })

@@ -10,19 +10,33 @@ const admin = { admin: { authenticated: true as const } }
 let kernel: Kernel
 let fake: FakeEmbeddings
 
-const chunk = (index: number, content: string) => ({ index, content, headingPath: [], tokens: 5, embedding: Float32Array.from(bagOfWords(content)) })
+const chunk = (index: number, content: string) => ({
+  index,
+  content,
+  headingPath: [],
+  tokens: 5,
+  embedding: Float32Array.from(bagOfWords(content)),
+})
 
 test.before.each(async () => {
   fake = fakeEmbeddings()
   kernel = makeKernel({ call: (id, body, options) => fake.call(id, body, options) })
   const store = kernel.domains.query.knowledge.store
   await store.createCollection('p', 'docs', { dimension: 32 })
-  await store.upsertDocument('p', 'docs', { sourceName: 'fruit', tags: ['food'], metadata: { year: 2020 } }, [chunk(0, 'apples and pears grow on trees'), chunk(1, 'bananas are yellow'), chunk(2, 'cherries are red')])
-  await store.upsertDocument('p', 'docs', { sourceName: 'boats', tags: ['sea'], metadata: { year: 2024 } }, [chunk(0, 'sailing boats need wind'), chunk(1, 'rowing boats need oars')])
+  await store.upsertDocument('p', 'docs', { sourceName: 'fruit', tags: ['food'], metadata: { year: 2020 } }, [
+    chunk(0, 'apples and pears grow on trees'),
+    chunk(1, 'bananas are yellow'),
+    chunk(2, 'cherries are red'),
+  ])
+  await store.upsertDocument('p', 'docs', { sourceName: 'boats', tags: ['sea'], metadata: { year: 2024 } }, [
+    chunk(0, 'sailing boats need wind'),
+    chunk(1, 'rowing boats need oars'),
+  ])
 })
 
 type Hit = { source_name: string; content: string; index: number }
-const search = (body: object, project = 'p') => runPlugin(knowledgeSearch, {}, { kernel, state: admin, params: { project, collection: 'docs' }, body })
+const search = (body: object, project = 'p') =>
+  runPlugin(knowledgeSearch, {}, { kernel, state: admin, params: { project, collection: 'docs' }, body })
 const data = (run: Awaited<ReturnType<typeof search>>) => (run.reply as { body: { data: Hit[] } }).body.data
 
 test('options are checked as at load', async () => {
@@ -37,13 +51,19 @@ test('options are checked as at load', async () => {
 test('chunk retrieval, hybrid: the query embedded once through the embeddings route', async () => {
   const run = await search({ query: 'rowing boats oars', top_k: 1 })
   assert.is(run.error, undefined, run.error?.message)
-  assert.equal(data(run).map((h) => h.content), ['rowing boats need oars'])
+  assert.equal(
+    data(run).map((h) => h.content),
+    ['rowing boats need oars'],
+  )
   assert.is(fake.calls.length, 1)
 })
 
 test('lexical alone never calls the model', async () => {
   const run = await search({ query: 'bananas', top_k: 1, legs: 'lexical' })
-  assert.equal(data(run).map((h) => h.content), ['bananas are yellow'])
+  assert.equal(
+    data(run).map((h) => h.content),
+    ['bananas are yellow'],
+  )
   assert.is(fake.calls.length, 0)
 })
 
@@ -69,7 +89,10 @@ test('document and neighbor retrieval', async () => {
   const around = await search({ query: 'bananas yellow', top_k: 1, retrieval_type: 'neighbor', legs: 'lexical' })
   const passage = (around.reply as { body: { data: { hits: number[]; chunks: Hit[] }[] } }).body.data[0]!
   assert.equal(passage.hits, [1])
-  assert.equal(passage.chunks.map((c) => c.index), [0, 1, 2])
+  assert.equal(
+    passage.chunks.map((c) => c.index),
+    [0, 1, 2],
+  )
 })
 
 test('bounds and isolation: top_k over the limit 400; another project 404', async () => {

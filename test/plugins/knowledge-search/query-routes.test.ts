@@ -28,22 +28,44 @@ test('embeddings, variants and rerank go to the configured route ids', async () 
     call: async (id, body, options) => {
       called.push(id)
       if (id === 'my-embeddings') return fake.call('embeddings', body, options)
-      if (id === 'my-chat') return { reply: reply.json({ choices: [{ message: { role: 'assistant', content: '1. a variant' } }] }), headers: new Map(), usage: new Usage(undefined) }
+      if (id === 'my-chat')
+        return {
+          reply: reply.json({ choices: [{ message: { role: 'assistant', content: '1. a variant' } }] }),
+          headers: new Map(),
+          usage: new Usage(undefined),
+        }
       const b = body as { documents: string[] }
-      return { reply: reply.json({ results: b.documents.map((_, index) => ({ index, relevance_score: 1 - index / 10 })) }), headers: new Map(), usage: new Usage(undefined) }
+      return {
+        reply: reply.json({ results: b.documents.map((_, index) => ({ index, relevance_score: 1 - index / 10 })) }),
+        headers: new Map(),
+        usage: new Usage(undefined),
+      }
     },
   })
   assert.equal(kernel.domains.query.routes, { chat: 'my-chat', embeddings: 'my-embeddings', rerank: 'my-rerank' })
   const store = kernel.domains.query.knowledge.store
   await store.createCollection('p', 'docs', { dimension: 32 })
   const content = 'apples and pears grow on trees'
-  await store.upsertDocument('p', 'docs', { sourceName: 'fruit', tags: [] }, [{ index: 0, content, headingPath: [], tokens: 6, embedding: Float32Array.from(bagOfWords(content)) }])
-  const run = await runPlugin(knowledgeSearch, {}, {
-    kernel,
-    state: { admin: { authenticated: true as const } },
-    params: { project: 'p', collection: 'docs' },
-    body: { query: 'pears', top_k: 1, advanced_rag: true, rerank: true, reranker_model: 'sim-rerank', reranker_provider: 'cohere' },
-  })
+  await store.upsertDocument('p', 'docs', { sourceName: 'fruit', tags: [] }, [
+    { index: 0, content, headingPath: [], tokens: 6, embedding: Float32Array.from(bagOfWords(content)) },
+  ])
+  const run = await runPlugin(
+    knowledgeSearch,
+    {},
+    {
+      kernel,
+      state: { admin: { authenticated: true as const } },
+      params: { project: 'p', collection: 'docs' },
+      body: {
+        query: 'pears',
+        top_k: 1,
+        advanced_rag: true,
+        rerank: true,
+        reranker_model: 'sim-rerank',
+        reranker_provider: 'cohere',
+      },
+    },
+  )
   assert.is(run.error, undefined, run.error?.message)
   assert.equal([...new Set(called)].sort(), ['my-chat', 'my-embeddings', 'my-rerank'])
 })

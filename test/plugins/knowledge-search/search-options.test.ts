@@ -20,7 +20,13 @@ let fake: FakeEmbeddings
 let calls: { routeId: string; body: Record<string, unknown>; options?: CallOptions }[]
 let chatAnswer: string
 
-const chunk = (index: number, content: string) => ({ index, content, headingPath: [], tokens: 5, embedding: Float32Array.from(bagOfWords(content)) })
+const chunk = (index: number, content: string) => ({
+  index,
+  content,
+  headingPath: [],
+  tokens: 5,
+  embedding: Float32Array.from(bagOfWords(content)),
+})
 const words = (s: string) => new Set(s.toLowerCase().match(/[a-z]+/g) ?? [])
 
 test.before.each(async () => {
@@ -31,25 +37,42 @@ test.before.each(async () => {
     call: async (id, body, options) => {
       if (id === 'embeddings') return fake.call(id, body, options)
       calls.push({ routeId: id, body: body as Record<string, unknown>, options })
-      if (id === 'chat-internal') return { reply: reply.json({ choices: [{ message: { role: 'assistant', content: chatAnswer } }] }), headers: new Map(), usage: new Usage(undefined) }
+      if (id === 'chat-internal')
+        return {
+          reply: reply.json({ choices: [{ message: { role: 'assistant', content: chatAnswer } }] }),
+          headers: new Map(),
+          usage: new Usage(undefined),
+        }
       // A fake reranker: the share of the query's words in the document; a "zebra" document wins.
       const b = body as { query: string; documents: string[]; top_n: number }
       const q = words(b.query)
-      const scored = b.documents.map((d, index) => ({ index, relevance_score: d.includes('zebra') ? 1 : [...words(d)].filter((w) => q.has(w)).length / (q.size || 1) / 2 }))
-      return { reply: reply.json({ results: scored.sort((x, y) => y.relevance_score - x.relevance_score).slice(0, b.top_n) }), headers: new Map(), usage: new Usage(undefined) }
+      const scored = b.documents.map((d, index) => ({
+        index,
+        relevance_score: d.includes('zebra') ? 1 : [...words(d)].filter((w) => q.has(w)).length / (q.size || 1) / 2,
+      }))
+      return {
+        reply: reply.json({ results: scored.sort((x, y) => y.relevance_score - x.relevance_score).slice(0, b.top_n) }),
+        headers: new Map(),
+        usage: new Usage(undefined),
+      }
     },
   })
   const store = kernel.domains.query.knowledge.store
   await store.createCollection('p', 'docs', { dimension: 32 })
-  await store.upsertDocument('p', 'docs', { sourceName: 'fruit', url: 'https://x/fruit', tags: ['food'], metadata: { year: 2020, author: 'ann' } }, [
-    chunk(0, 'apples and pears grow on trees'),
-    chunk(1, 'bananas are yellow'),
-    chunk(2, 'a zebra eats no apples'),
+  await store.upsertDocument(
+    'p',
+    'docs',
+    { sourceName: 'fruit', url: 'https://x/fruit', tags: ['food'], metadata: { year: 2020, author: 'ann' } },
+    [chunk(0, 'apples and pears grow on trees'), chunk(1, 'bananas are yellow'), chunk(2, 'a zebra eats no apples')],
+  )
+  await store.upsertDocument('p', 'docs', { sourceName: 'boats', tags: ['sea'], metadata: { year: 2024 } }, [
+    chunk(0, 'sailing boats need wind'),
+    chunk(1, 'rowing boats need oars'),
   ])
-  await store.upsertDocument('p', 'docs', { sourceName: 'boats', tags: ['sea'], metadata: { year: 2024 } }, [chunk(0, 'sailing boats need wind'), chunk(1, 'rowing boats need oars')])
 })
 
-const search = (body: object) => runPlugin(knowledgeSearch, {}, { kernel, state: admin, params: { project: 'p', collection: 'docs' }, body })
+const search = (body: object) =>
+  runPlugin(knowledgeSearch, {}, { kernel, state: admin, params: { project: 'p', collection: 'docs' }, body })
 type Run = Awaited<ReturnType<typeof search>>
 const body = (run: Run) => (run.reply as { body: { data: Record<string, unknown>[]; query_variants?: string[] } }).body
 
@@ -60,7 +83,11 @@ test('output_fields: only the named fields (and index, score); custom metadata k
   assert.equal(Object.keys(hit).sort(), ['author', 'content', 'index', 'score', 'url'])
   assert.equal([hit.content, hit.url, hit.author], ['apples and pears grow on trees', 'https://x/fruit', 'ann'])
   const all = body(await search({ query: 'apples', top_k: 1, legs: 'lexical' })).data[0]!
-  assert.ok(['source_name', 'url', 'tags', 'metadata', 'index', 'heading_path', 'page_number', 'content', 'score'].every((k) => k in all))
+  assert.ok(
+    ['source_name', 'url', 'tags', 'metadata', 'index', 'heading_path', 'page_number', 'content', 'score'].every(
+      (k) => k in all,
+    ),
+  )
 })
 
 test('output_fields: unknown names are a 400 naming them', async () => {
@@ -87,23 +114,52 @@ test('rerank 400s: missing model or provider named; stray fields without rerank;
 })
 
 test('rerank reorders through the rerank route under the knowledge key; top_n keeps the best', async () => {
-  const run = await search({ query: 'apples trees', top_k: 3, legs: 'lexical', rerank: true, reranker_model: 'sim-rerank', reranker_provider: 'cohere', top_n: 2 })
+  const run = await search({
+    query: 'apples trees',
+    top_k: 3,
+    legs: 'lexical',
+    rerank: true,
+    reranker_model: 'sim-rerank',
+    reranker_provider: 'cohere',
+    top_n: 2,
+  })
   assert.is(run.error, undefined, run.error?.message)
   const data = body(run).data
-  assert.equal(data.map((h) => h.content), ['a zebra eats no apples', 'apples and pears grow on trees'])
+  assert.equal(
+    data.map((h) => h.content),
+    ['a zebra eats no apples', 'apples and pears grow on trees'],
+  )
   assert.ok(data.every((h) => typeof h.rerank_score === 'number'))
   assert.is(calls.length, 1)
   assert.is(calls[0]!.routeId, 'rerank')
   assert.equal([calls[0]!.body.model, calls[0]!.body.query, calls[0]!.body.top_n], ['sim-rerank', 'apples trees', 2])
   assert.ok(calls[0]!.options?.principal)
   // Without top_n, top_k results stay.
-  const k = await search({ query: 'apples', top_k: 1, legs: 'lexical', rerank: 'true', reranker_model: 'sim-rerank', reranker_provider: 'cohere' })
+  const k = await search({
+    query: 'apples',
+    top_k: 1,
+    legs: 'lexical',
+    rerank: 'true',
+    reranker_model: 'sim-rerank',
+    reranker_provider: 'cohere',
+  })
   assert.is(body(k).data.length, 1)
 })
 
 test('rerank of documents: documents ordered by the reranker', async () => {
-  const run = await search({ query: 'boats apples', top_k: 2, legs: 'lexical', retrieval_type: 'document', rerank: true, reranker_model: 'sim-rerank', reranker_provider: 'cohere' })
-  assert.equal(body(run).data.map((d) => d.source_name), ['fruit', 'boats'])
+  const run = await search({
+    query: 'boats apples',
+    top_k: 2,
+    legs: 'lexical',
+    retrieval_type: 'document',
+    rerank: true,
+    reranker_model: 'sim-rerank',
+    reranker_provider: 'cohere',
+  })
+  assert.equal(
+    body(run).data.map((d) => d.source_name),
+    ['fruit', 'boats'],
+  )
 })
 
 test('advanced_rag: one chat-internal call; its variants are embedded with the query and retrieved', async () => {
@@ -122,7 +178,10 @@ test('advanced_rag: one chat-internal call; its variants are embedded with the q
 })
 
 test('parseVariants: list marks, quotes, duplicates of the query and blank lines go; bounded', () => {
-  assert.equal(parseVariants('- Rowing\n\n1) boats with oars\n* "oar boats"\nmore\nand more', 'rowing', 2), ['boats with oars', 'oar boats'])
+  assert.equal(parseVariants('- Rowing\n\n1) boats with oars\n* "oar boats"\nmore\nand more', 'rowing', 2), [
+    'boats with oars',
+    'oar boats',
+  ])
 })
 
 test.run()

@@ -7,14 +7,33 @@ import type { ModelEntry } from '../../../plugins/model-catalog/entry.js'
 
 const test = suite('plugin model-catalog')
 const kernel = makeKernel({ now: () => Date.parse('2026-11-21T00:00:00Z') })
-const list = async () => ((await runPlugin(modelCatalog, { action: 'list' }, { kernel })).reply as { body: { object: string; data: ModelEntry[] } }).body
+const list = async () =>
+  (
+    (await runPlugin(modelCatalog, { action: 'list' }, { kernel })).reply as {
+      body: { object: string; data: ModelEntry[] }
+    }
+  ).body
 const get = (id: string) => runPlugin(modelCatalog, { action: 'retrieve' }, { kernel, params: { id } })
 
 test('list: the OpenAI list envelope with every entry field of the spec', async () => {
   const body = await list()
   assert.is(body.object, 'list')
   const vision = body.data.find((m) => m.id === 'sim-vision')!
-  for (const field of ['id', 'object', 'created', 'owned_by', 'model_type', 'context_window', 'supports_function_calling', 'supports_response_schema', 'supports_vision', 'supports_tool_choice', 'reasoning', 'boons', 'boon_details'])
+  for (const field of [
+    'id',
+    'object',
+    'created',
+    'owned_by',
+    'model_type',
+    'context_window',
+    'supports_function_calling',
+    'supports_response_schema',
+    'supports_vision',
+    'supports_tool_choice',
+    'reasoning',
+    'boons',
+    'boon_details',
+  ])
     assert.ok(field in vision, field)
   assert.not.ok('status' in vision, 'only models being retired have status')
 })
@@ -22,7 +41,15 @@ test('list: the OpenAI list envelope with every entry field of the spec', async 
 test('list: a family entry has family, a text model its boons with the helper', async () => {
   const body = await list()
   const family = body.data.find((m) => m.id === 'sim-chat')!
-  assert.equal(family.family, { default_level: 'none', members: { none: 'sim-chat-instruct', low: 'sim-chat-thinking', medium: 'sim-chat-thinking', high: 'sim-chat-thinking' } })
+  assert.equal(family.family, {
+    default_level: 'none',
+    members: {
+      none: 'sim-chat-instruct',
+      low: 'sim-chat-thinking',
+      medium: 'sim-chat-thinking',
+      high: 'sim-chat-thinking',
+    },
+  })
   const boon = body.data.find((m) => m.id === 'sim-text-boon')!
   assert.equal(boon.boons, ['vision'])
   assert.equal(boon.boon_details, [{ name: 'vision', active: true, helper_model: 'sim-vision' }])
@@ -47,51 +74,124 @@ test('retrieve: by id, by family, by reported server name; retired still retriev
 })
 
 test('boon_details: active only for a boon that acts (vision with its helper on a text-only model; the tool boons on a model that calls functions, image_generation with its image helper; speculation with a draft, on a model that does not reason)', async () => {
-  const boony = (id: string, served: string, boons: object, extra: object = {}) => ({ id, model_type: 'chat', backend: 'sim', served_name: served, boons, ...extra })
+  const boony = (id: string, served: string, boons: object, extra: object = {}) => ({
+    id,
+    model_type: 'chat',
+    backend: 'sim',
+    served_name: served,
+    boons,
+    ...extra,
+  })
   const configDir = configDirWith({
     'models.yaml': modelsWith({
       models: [
-        boony('b-all', 'b-all', { vision: { helper_model: 'sim-vision' }, web_search: {}, image_generation: { helper_model: 'sim-image' }, speculation: { helper_model: 'sim-chat-instruct' } }),
-        boony('b-tools', 'b-tools', { web_search: {}, image_generation: { helper_model: 'sim-image' } }, { supports_function_calling: true }),
-        boony('b-tools-half', 'b-tools-half', { web_search: { active: false }, image_generation: {} }, { supports_function_calling: true }),
+        boony('b-all', 'b-all', {
+          vision: { helper_model: 'sim-vision' },
+          web_search: {},
+          image_generation: { helper_model: 'sim-image' },
+          speculation: { helper_model: 'sim-chat-instruct' },
+        }),
+        boony(
+          'b-tools',
+          'b-tools',
+          { web_search: {}, image_generation: { helper_model: 'sim-image' } },
+          { supports_function_calling: true },
+        ),
+        boony(
+          'b-tools-half',
+          'b-tools-half',
+          { web_search: { active: false }, image_generation: {} },
+          { supports_function_calling: true },
+        ),
         boony('b-off', 'b-off', { vision: { helper_model: 'sim-vision', active: false } }),
         boony('b-helperless', 'b-helperless', { vision: {} }),
         boony('b-sees', 'b-sees', { vision: { helper_model: 'sim-vision' } }, { supports_vision: true }),
-        boony('b-thinks', 'b-thinks', { speculation: { helper_model: 'sim-chat-instruct' } }, { reasoning: { mode: 'mapped', default_level: 'low', levels: { low: {} } } }),
+        boony(
+          'b-thinks',
+          'b-thinks',
+          { speculation: { helper_model: 'sim-chat-instruct' } },
+          { reasoning: { mode: 'mapped', default_level: 'low', levels: { low: {} } } },
+        ),
         boony('b-self', 'b-self', { speculation: { helper_model: 'b-self' } }),
       ],
     }),
   })
   const k = makeKernel({ configDir })
-  const entry = async (id: string) => ((await runPlugin(modelCatalog, { action: 'retrieve' }, { kernel: k, params: { id } })).reply as { body: ModelEntry }).body
+  const entry = async (id: string) =>
+    (
+      (await runPlugin(modelCatalog, { action: 'retrieve' }, { kernel: k, params: { id } })).reply as {
+        body: ModelEntry
+      }
+    ).body
   const all = await entry('b-all')
   assert.equal(all.boons, ['vision', 'web_search', 'image_generation', 'speculation'])
-  assert.equal(all.boon_details, [
-    { name: 'vision', active: true, helper_model: 'sim-vision' },
-    { name: 'web_search', active: false },
-    { name: 'image_generation', active: false, helper_model: 'sim-image' },
-    { name: 'speculation', active: true, helper_model: 'sim-chat-instruct' },
-  ], 'the tool boons need a model that calls functions')
-  assert.equal((await entry('b-thinks')).boon_details, [{ name: 'speculation', active: false, helper_model: 'sim-chat-instruct' }], 'a draft cannot stand in for reasoning')
-  assert.equal((await entry('b-self')).boon_details, [{ name: 'speculation', active: false, helper_model: 'b-self' }], 'its own draft')
+  assert.equal(
+    all.boon_details,
+    [
+      { name: 'vision', active: true, helper_model: 'sim-vision' },
+      { name: 'web_search', active: false },
+      { name: 'image_generation', active: false, helper_model: 'sim-image' },
+      { name: 'speculation', active: true, helper_model: 'sim-chat-instruct' },
+    ],
+    'the tool boons need a model that calls functions',
+  )
+  assert.equal(
+    (await entry('b-thinks')).boon_details,
+    [{ name: 'speculation', active: false, helper_model: 'sim-chat-instruct' }],
+    'a draft cannot stand in for reasoning',
+  )
+  assert.equal(
+    (await entry('b-self')).boon_details,
+    [{ name: 'speculation', active: false, helper_model: 'b-self' }],
+    'its own draft',
+  )
   assert.equal((await entry('b-tools')).boon_details, [
     { name: 'web_search', active: true },
     { name: 'image_generation', active: true, helper_model: 'sim-image' },
   ])
-  assert.equal((await entry('b-tools-half')).boon_details, [
-    { name: 'web_search', active: false },
-    { name: 'image_generation', active: false },
-  ], 'switched off; no image model to draw with')
-  assert.equal((await entry('b-off')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'switched off')
-  assert.equal((await entry('b-helperless')).boon_details, [{ name: 'vision', active: false }], 'no helper to describe images')
-  assert.equal((await entry('b-sees')).boon_details, [{ name: 'vision', active: false, helper_model: 'sim-vision' }], 'the model reads images itself')
+  assert.equal(
+    (await entry('b-tools-half')).boon_details,
+    [
+      { name: 'web_search', active: false },
+      { name: 'image_generation', active: false },
+    ],
+    'switched off; no image model to draw with',
+  )
+  assert.equal(
+    (await entry('b-off')).boon_details,
+    [{ name: 'vision', active: false, helper_model: 'sim-vision' }],
+    'switched off',
+  )
+  assert.equal(
+    (await entry('b-helperless')).boon_details,
+    [{ name: 'vision', active: false }],
+    'no helper to describe images',
+  )
+  assert.equal(
+    (await entry('b-sees')).boon_details,
+    [{ name: 'vision', active: false, helper_model: 'sim-vision' }],
+    'the model reads images itself',
+  )
 })
 
 test('an image_generation helper that is not an image model stops the boot', () => {
   const configDir = configDirWith({
-    'models.yaml': modelsWith({ models: [{ id: 'b-bad', model_type: 'chat', backend: 'sim', served_name: 'b-bad', boons: { image_generation: { helper_model: 'sim-vision' } } }] }),
+    'models.yaml': modelsWith({
+      models: [
+        {
+          id: 'b-bad',
+          model_type: 'chat',
+          backend: 'sim',
+          served_name: 'b-bad',
+          boons: { image_generation: { helper_model: 'sim-vision' } },
+        },
+      ],
+    }),
   })
-  assert.throws(() => makeKernel({ configDir }), /model b-bad: boon image_generation: helper_model sim-vision is not an image model/)
+  assert.throws(
+    () => makeKernel({ configDir }),
+    /model b-bad: boon image_generation: helper_model sim-vision is not an image model/,
+  )
 })
 
 test('retrieve: an unknown id is 404 model X is not registered', async () => {

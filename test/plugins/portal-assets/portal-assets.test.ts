@@ -19,7 +19,9 @@ test('the built page: html, no-cache, a strict CSP (npm run build wrote dist/por
 })
 
 test('a hashed asset by name: its type and a year of immutable caching', async () => {
-  const page = new TextDecoder().decode(((await runPlugin(portalAssets, { file: 'index.html' })).reply as { data: Uint8Array }).data)
+  const page = new TextDecoder().decode(
+    ((await runPlugin(portalAssets, { file: 'index.html' })).reply as { data: Uint8Array }).data,
+  )
   const script = /assets\/(app-[A-Z0-9]{8}\.js)/.exec(page)![1]!
   const run = await runPlugin(portalAssets, {}, { params: { file: script } })
   assert.is((run.reply as { contentType: string }).contentType, 'text/javascript; charset=utf-8')

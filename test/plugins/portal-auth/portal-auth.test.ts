@@ -9,9 +9,18 @@ let clock = Date.parse('2026-05-01T08:00:00Z')
 const kernel = makeKernel({ adminKeyHash: formatHash(hashSecret('sk-admin')), now: () => clock })
 
 async function signIn(options: object = {}) {
-  const run = await runPlugin(portalAuth, { action: 'sign-in', ...options }, { kernel, method: 'POST', body: { admin_key: 'sk-admin' } })
+  const run = await runPlugin(
+    portalAuth,
+    { action: 'sign-in', ...options },
+    { kernel, method: 'POST', body: { admin_key: 'sk-admin' } },
+  )
   const setCookie = run.ex.headers.get('set-cookie') ?? ''
-  return { run, cookie: setCookie.split(';')[0]!, setCookie, csrf: (run.reply as { body: { csrf_token: string } }).body.csrf_token }
+  return {
+    run,
+    cookie: setCookie.split(';')[0]!,
+    setCookie,
+    csrf: (run.reply as { body: { csrf_token: string } }).body.csrf_token,
+  }
 }
 
 test('sign-in sets the session cookie and answers its CSRF token; the key is not echoed', async () => {
@@ -40,7 +49,11 @@ test('sign-in refuses a tenant key, a wrong key and a missing key, and sets no c
 })
 
 test('no admin key configured: sign-in is closed (403)', async () => {
-  const run = await runPlugin(portalAuth, { action: 'sign-in' }, { kernel: makeKernel(), method: 'POST', body: { admin_key: 'x' } })
+  const run = await runPlugin(
+    portalAuth,
+    { action: 'sign-in' },
+    { kernel: makeKernel(), method: 'POST', body: { admin_key: 'x' } },
+  )
   assert.equal([run.error?.status, run.error?.message], [403, 'admin api is not configured'])
 })
 
@@ -54,18 +67,34 @@ test('the session check: GET passes with the cookie alone and fills the admin sl
 test('a change needs the CSRF token of this very session', async () => {
   const a = await signIn()
   const b = await signIn()
-  const attempts: Record<string, string>[] = [{ cookie: a.cookie }, { cookie: a.cookie, 'x-csrf-token': b.csrf }, { cookie: a.cookie, 'x-csrf-token': a.csrf.slice(1) }]
+  const attempts: Record<string, string>[] = [
+    { cookie: a.cookie },
+    { cookie: a.cookie, 'x-csrf-token': b.csrf },
+    { cookie: a.cookie, 'x-csrf-token': a.csrf.slice(1) },
+  ]
   for (const headers of attempts) {
     const run = await runPlugin(portalAuth, {}, { kernel, method: 'POST', headers })
     assert.equal([run.error?.status, run.nextCalled], [403, false])
     assert.match(run.error!.message, /missing or invalid CSRF token/)
   }
-  assert.ok((await runPlugin(portalAuth, {}, { kernel, method: 'DELETE', headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } })).nextCalled)
+  assert.ok(
+    (
+      await runPlugin(
+        portalAuth,
+        {},
+        { kernel, method: 'DELETE', headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } },
+      )
+    ).nextCalled,
+  )
 })
 
 test('no cookie, a forged one, or an expired one: 401', async () => {
   const { cookie } = await signIn({ ttl_minutes: 1 })
-  const attempts: Record<string, string>[] = [{}, { cookie: 'sluice_portal=forged' }, { authorization: 'Bearer sk-admin' }]
+  const attempts: Record<string, string>[] = [
+    {},
+    { cookie: 'sluice_portal=forged' },
+    { authorization: 'Bearer sk-admin' },
+  ]
   for (const headers of attempts) {
     const run = await runPlugin(portalAuth, {}, { kernel, headers })
     assert.equal([run.error?.status, run.error?.message], [401, 'not signed in to the portal'])
@@ -77,7 +106,11 @@ test('no cookie, a forged one, or an expired one: 401', async () => {
 
 test('sign-out ends the session and clears the cookie', async () => {
   const { cookie, csrf } = await signIn()
-  const out = await runPlugin(portalAuth, { action: 'sign-out' }, { kernel, method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } })
+  const out = await runPlugin(
+    portalAuth,
+    { action: 'sign-out' },
+    { kernel, method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } },
+  )
   assert.match(out.ex.headers.get('set-cookie') ?? '', /^sluice_portal=; .*Max-Age=0/)
   assert.is((await runPlugin(portalAuth, {}, { kernel, headers: { cookie } })).error?.status, 401)
 })
@@ -85,12 +118,24 @@ test('sign-out ends the session and clears the cookie', async () => {
 test('sessions are bounded: past max_sessions the oldest ends', async () => {
   const small = makeKernel({ adminKeyHash: formatHash(hashSecret('sk-admin')) })
   const open = async () =>
-    ((await runPlugin(portalAuth, { action: 'sign-in', max_sessions: 2 }, { kernel: small, method: 'POST', body: { admin_key: 'sk-admin' } })).ex.headers.get('set-cookie') ?? '').split(';')[0]!
+    (
+      (
+        await runPlugin(
+          portalAuth,
+          { action: 'sign-in', max_sessions: 2 },
+          { kernel: small, method: 'POST', body: { admin_key: 'sk-admin' } },
+        )
+      ).ex.headers.get('set-cookie') ?? ''
+    ).split(';')[0]!
   const first = await open()
   const second = await open()
   const third = await open()
-  const live = async (cookie: string) => (await runPlugin(portalAuth, {}, { kernel: small, method: "GET", headers: { cookie } })).error?.message ?? "live"
-  assert.equal([await live(first), await live(second), await live(third)], ["not signed in to the portal", "live", "live"])
+  const live = async (cookie: string) =>
+    (await runPlugin(portalAuth, {}, { kernel: small, method: 'GET', headers: { cookie } })).error?.message ?? 'live'
+  assert.equal(
+    [await live(first), await live(second), await live(third)],
+    ['not signed in to the portal', 'live', 'live'],
+  )
 })
 
 test('bad options stop the load', async () => {

@@ -17,22 +17,47 @@ const test = suite('plugin query-image')
 function setup(answer: Parameters<typeof fakeRouteCall>[0]) {
   const fake = fakeRouteCall(answer)
   const kernel = makeKernel({ call: fake.call })
-  const run = (body: unknown, options: unknown = {}) => runPlugin(queryImage, options, { kernel, body, principal: demoPrincipal, state: { queryAuth: demoQueryAuth }, errors: 'query' })
+  const run = (body: unknown, options: unknown = {}) =>
+    runPlugin(queryImage, options, {
+      kernel,
+      body,
+      principal: demoPrincipal,
+      state: { queryAuth: demoQueryAuth },
+      errors: 'query',
+    })
   return { run, calls: fake.calls }
 }
 
-const images = reply.json({ created: 1, data: [{ b64_json: 'iVBORw0KGgo=' }, { b64_json: 'iVBORw0KGgp=' }], output_format: 'png', size: '512x512' })
+const images = reply.json({
+  created: 1,
+  data: [{ b64_json: 'iVBORw0KGgo=' }, { b64_json: 'iVBORw0KGgp=' }],
+  output_format: 'png',
+  size: '512x512',
+})
 
 test('the images route under the project’s principal; the images and their price in the envelope', async () => {
-  const { run, calls } = setup(() => ({ reply: images, model: 'sim-image', used: { inputTokens: 5, outputTokens: 528 } }))
+  const { run, calls } = setup(() => ({
+    reply: images,
+    model: 'sim-image',
+    used: { inputTokens: 5, outputTokens: 528 },
+  }))
   const r = await run({ query: 'two kites', n: 2, size: '512x512' })
   assert.is(r.error, undefined)
   assert.is(calls[0]!.routeId, 'images-generations')
-  assert.equal(calls[0]!.body, { model: 'sim-image', prompt: 'two kites', n: 2, response_format: 'b64_json', size: '512x512' })
+  assert.equal(calls[0]!.body, {
+    model: 'sim-image',
+    prompt: 'two kites',
+    n: 2,
+    response_format: 'b64_json',
+    size: '512x512',
+  })
   assert.equal(calls[0]!.options?.principal, demoPrincipal)
   assert.is(calls[0]!.options?.parentId, r.ex.id)
   const body = (r.reply as { body: QueryResponse<Array<{ b64_json: string; mime_type: string }>> }).body
-  assert.equal(body.response.response, [{ b64_json: 'iVBORw0KGgo=', mime_type: 'image/png' }, { b64_json: 'iVBORw0KGgp=', mime_type: 'image/png' }])
+  assert.equal(body.response.response, [
+    { b64_json: 'iVBORw0KGgo=', mime_type: 'image/png' },
+    { b64_json: 'iVBORw0KGgp=', mime_type: 'image/png' },
+  ])
   assert.is(body.file, 'image')
   assert.match(body.query_id, /^q-[0-9a-f-]{36}$/)
   assert.is(body.query_id, body.response.metadata.query_id)
@@ -57,10 +82,18 @@ test('refusals before any call: a service token’s own parameters without overr
   const { run, calls } = setup(() => ({ reply: images, model: 'sim-image', used: {} }))
   const own = { request_source: 'override_params' }
   const cases: Array<[unknown, number, RegExp]> = [
-    [{ query: 'x', model_name: 'sim-image' }, 400, /^a service token sends its own parameters only with request_source "override_params" \(sent: model_name\)$/],
+    [
+      { query: 'x', model_name: 'sim-image' },
+      400,
+      /^a service token sends its own parameters only with request_source "override_params" \(sent: model_name\)$/,
+    ],
     [{ query: 'x', request_source: 'mine' }, 400, /^request_source must be "override_params"$/],
     [{ query: 'x', model_provider: 'openai', ...own }, 400, /^model_provider openai does not serve this body type/],
-    [{ query: 'x', model_name: 'sim-orpheus', ...own }, 400, /^model_name sim-orpheus is not an image generation model$/],
+    [
+      { query: 'x', model_name: 'sim-orpheus', ...own },
+      400,
+      /^model_name sim-orpheus is not an image generation model$/,
+    ],
     [{ query: 'x', model_name: 'nope', ...own }, 404, /^model_name nope is not in the catalog$/],
   ]
   for (const [body, status, message] of cases) {

@@ -9,20 +9,52 @@ import type { UsageMetric } from '../../../protocols/query/usage-metric.js'
 const test = suite('plugins/query-rerank')
 
 const reranker = () =>
-  fakeRoute(() => ({ body: { model: 'sim-rerank', results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.1 }] }, model: 'sim-rerank', input: 40, output: 0 }))
+  fakeRoute(() => ({
+    body: {
+      model: 'sim-rerank',
+      results: [
+        { index: 1, relevance_score: 0.9 },
+        { index: 0, relevance_score: 0.1 },
+      ],
+    },
+    model: 'sim-rerank',
+    input: 40,
+    output: 0,
+  }))
 
 test('one call of the rerank route under the principal; ranked documents with their text; usage split', async () => {
   const { call, calls } = reranker()
-  const run = await runPlugin(queryRerank, {}, {
-    kernel: makeKernel({ call }),
-    principal: queryPrincipal,
-    state: queryAuthState('service'),
-    body: { query: 'cats sleep', documents: ['stocks', 'cats sleep a lot'], reranker_model: 'sim-rerank', reranker_provider: 'cohere', top_n: 2 },
-  })
+  const run = await runPlugin(
+    queryRerank,
+    {},
+    {
+      kernel: makeKernel({ call }),
+      principal: queryPrincipal,
+      state: queryAuthState('service'),
+      body: {
+        query: 'cats sleep',
+        documents: ['stocks', 'cats sleep a lot'],
+        reranker_model: 'sim-rerank',
+        reranker_provider: 'cohere',
+        top_n: 2,
+      },
+    },
+  )
   assert.is(run.error, undefined, run.error?.message)
-  assert.equal(calls.map((c) => [c.route, c.body]), [['rerank', { model: 'sim-rerank', query: 'cats sleep', documents: ['stocks', 'cats sleep a lot'], top_n: 2 }]])
+  assert.equal(
+    calls.map((c) => [c.route, c.body]),
+    [['rerank', { model: 'sim-rerank', query: 'cats sleep', documents: ['stocks', 'cats sleep a lot'], top_n: 2 }]],
+  )
   assert.equal(calls[0]!.options?.principal, queryPrincipal)
-  const body = (run.reply as { body: { response: { response: unknown; metadata: { usage_metric: UsageMetric; query_id: string } }; file: string; query_id: string } }).body
+  const body = (
+    run.reply as {
+      body: {
+        response: { response: unknown; metadata: { usage_metric: UsageMetric; query_id: string } }
+        file: string
+        query_id: string
+      }
+    }
+  ).body
   assert.equal(body.response.response, [
     { index: 1, relevance_score: 0.9, document: 'cats sleep a lot' },
     { index: 0, relevance_score: 0.1, document: 'stocks' },
@@ -37,14 +69,21 @@ test('one call of the rerank route under the principal; ranked documents with th
 
 test("reranker_provider must be the reranker server's API", async () => {
   const { call, calls } = reranker()
-  const run = await runPlugin(queryRerank, {}, {
-    kernel: makeKernel({ call }),
-    principal: queryPrincipal,
-    state: queryAuthState('service'),
-    body: { query: 'q', documents: ['a'], reranker_model: 'sim-rerank', reranker_provider: 'vllm-score' },
-  })
+  const run = await runPlugin(
+    queryRerank,
+    {},
+    {
+      kernel: makeKernel({ call }),
+      principal: queryPrincipal,
+      state: queryAuthState('service'),
+      body: { query: 'q', documents: ['a'], reranker_model: 'sim-rerank', reranker_provider: 'vllm-score' },
+    },
+  )
   assert.is(run.error?.status, 400)
-  assert.is(run.error?.message, 'reranker_provider vllm-score does not match reranker_model sim-rerank, whose server speaks cohere')
+  assert.is(
+    run.error?.message,
+    'reranker_provider vllm-score does not match reranker_model sim-rerank, whose server speaks cohere',
+  )
   assert.is(calls.length, 0)
 })
 

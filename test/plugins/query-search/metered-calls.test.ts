@@ -11,7 +11,11 @@ const modelOf = (id: string) => catalog.model(id)
 
 test('embeddings, variants and rerank: the parts add up, the costs follow each model', async () => {
   const { call } = fakeRoute((route) =>
-    route === 'embeddings' ? { body: {}, model: 'use-lite', input: 12, output: 0 } : route === 'rerank' ? { body: {}, model: 'sim-rerank', input: 60, output: 0 } : { body: {}, model: 'sim-chat-instruct', input: 80, output: 20 },
+    route === 'embeddings'
+      ? { body: {}, model: 'use-lite', input: 12, output: 0 }
+      : route === 'rerank'
+        ? { body: {}, model: 'sim-rerank', input: 60, output: 0 }
+        : { body: {}, model: 'sim-chat-instruct', input: 80, output: 20 },
   )
   const metered = new MeteredCalls(call)
   await metered.call('embeddings', { input: ['cats sleep'] })
@@ -20,7 +24,10 @@ test('embeddings, variants and rerank: the parts add up, the costs follow each m
   const m = metered.usageMetric('cats sleep', modelOf)
   assert.is(m.input_token_count, 152)
   assert.is(m.output_token_count, 20)
-  assert.is(Object.values(m.input_token_details).reduce((s, n) => s + n, 0), 152)
+  assert.is(
+    Object.values(m.input_token_details).reduce((s, n) => s + n, 0),
+    152,
+  )
   assert.ok(m.input_token_details.knowledge_base > 0, 'the reranked documents')
   // use-lite 0.01, sim-chat-instruct 0.10 / 0.30, sim-rerank 0.02 per million (config/models.yaml).
   const expected = (12 * 0.01 + 80 * 0.1 + 20 * 0.3 + 60 * 0.02) / 1e6
@@ -28,7 +35,10 @@ test('embeddings, variants and rerank: the parts add up, the costs follow each m
 })
 
 test('no calls: zeros', () => {
-  const m = new MeteredCalls(fakeRoute(() => ({ body: {}, model: 'x', input: 0, output: 0 })).call).usageMetric('q', modelOf)
+  const m = new MeteredCalls(fakeRoute(() => ({ body: {}, model: 'x', input: 0, output: 0 })).call).usageMetric(
+    'q',
+    modelOf,
+  )
   assert.equal([m.input_token_count, m.output_token_count, m.total_token_cost], [0, 0, 0])
 })
 

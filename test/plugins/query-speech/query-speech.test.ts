@@ -31,9 +31,14 @@ function streamedWav(samples: number): AsyncIterable<Uint8Array> {
 }
 
 function setup(data: () => Uint8Array | AsyncIterable<Uint8Array>, contentType = 'audio/wav') {
-  const fake = fakeRouteCall(() => ({ reply: reply.bytes(contentType, data()), model: 'sim-orpheus', used: { inputTokens: 3, outputTokens: 82, characters: text.length } }))
+  const fake = fakeRouteCall(() => ({
+    reply: reply.bytes(contentType, data()),
+    model: 'sim-orpheus',
+    used: { inputTokens: 3, outputTokens: 82, characters: text.length },
+  }))
   const kernel = makeKernel({ call: fake.call })
-  const run = (body: unknown) => runPlugin(querySpeech, {}, { kernel, body, principal: demoPrincipal, state: { queryAuth: demoQueryAuth } })
+  const run = (body: unknown) =>
+    runPlugin(querySpeech, {}, { kernel, body, principal: demoPrincipal, state: { queryAuth: demoQueryAuth } })
   return { run, calls: fake.calls }
 }
 
@@ -63,7 +68,10 @@ test('pcm16 is the route’s pcm; mp3 by default, its seconds from the audio tok
   const b = await mp3.run({ query: text })
   assert.is((mp3.calls[0]!.body as { response_format: string }).response_format, 'mp3')
   // 82 audio tokens at 7 per 2048 samples of 24 kHz.
-  assert.is((b.reply as { body: Spoken }).body.response.metadata.audio_seconds, Math.round(((82 * 2048) / 7 / 24000) * 1000) / 1000)
+  assert.is(
+    (b.reply as { body: Spoken }).body.response.metadata.audio_seconds,
+    Math.round(((82 * 2048) / 7 / 24000) * 1000) / 1000,
+  )
 })
 
 test('withTrueWavSizes leaves what is not the gateway’s 44-byte WAV alone', () => {

@@ -5,7 +5,8 @@ import { audioType, docFormat, imageType } from '../../../plugins/query-upload/f
 import { checkUpload } from '../../../plugins/query-upload/upload-check.js'
 import { GatewayError } from '../../../kernel/contract/errors.js'
 
-const b = (...bytes: (number | string)[]) => Buffer.concat(bytes.map((x) => (typeof x === 'string' ? Buffer.from(x, 'latin1') : Buffer.from([x]))))
+const b = (...bytes: (number | string)[]) =>
+  Buffer.concat(bytes.map((x) => (typeof x === 'string' ? Buffer.from(x, 'latin1') : Buffer.from([x]))))
 
 test('images: PNG, JPEG, WebP and GIF by their signatures; nothing else', () => {
   assert.is(imageType(b(0x89, 'PNG\r\n\x1a\n', 0)), 'image/png')
@@ -33,7 +34,10 @@ test('documents: a PDF by its signature whatever was declared; text/plain gives 
   assert.equal(docFormat(b('# t'), 'notes.md', 'text/plain'), { format: 'markdown', contentType: 'text/markdown' })
   assert.equal(docFormat(b('hi'), 'notes', 'text/plain'), { format: 'text', contentType: 'text/plain' })
   assert.equal(docFormat(b('<p>'), 'page.bin', 'text/html'), { format: 'html', contentType: 'text/html' })
-  assert.equal(docFormat(b('<p>'), 'page.htm', 'application/octet-stream'), { format: 'html', contentType: 'text/html' })
+  assert.equal(docFormat(b('<p>'), 'page.htm', 'application/octet-stream'), {
+    format: 'html',
+    contentType: 'text/html',
+  })
   try {
     docFormat(b('x'), 'a.exe', 'application/octet-stream')
     assert.unreachable()
@@ -48,7 +52,10 @@ test('checkUpload: the first failing rule wins, each naming the file', () => {
   const limits = { maxFiles: 2, maxFileBytes: 10, maxTotalBytes: 15, ttlMs: 1000 }
   const png = b(0x89, 'PNG\r\n\x1a\n')
   const ok = checkUpload([{ field: 'images', filename: ' dot.png ', data: png }], limits)
-  assert.equal(ok.map((f) => [f.name, f.kind, f.contentType]), [['dot.png', 'image', 'image/png']])
+  assert.equal(
+    ok.map((f) => [f.name, f.kind, f.contentType]),
+    [['dot.png', 'image', 'image/png']],
+  )
   const status = (files: Parameters<typeof checkUpload>[0]) => {
     try {
       checkUpload(files, limits)
@@ -59,7 +66,13 @@ test('checkUpload: the first failing rule wins, each naming the file', () => {
   }
   assert.is(status([1, 2, 3].map((i) => ({ field: 'docs', filename: `${i}.txt`, data: b('x') }))), 400)
   assert.is(status([{ field: 'docs', filename: 'big.txt', data: Buffer.alloc(11) }]), 413)
-  assert.is(status([{ field: 'docs', filename: 'a.txt', data: Buffer.alloc(8) }, { field: 'docs', filename: 'b.txt', data: Buffer.alloc(8) }]), 413)
+  assert.is(
+    status([
+      { field: 'docs', filename: 'a.txt', data: Buffer.alloc(8) },
+      { field: 'docs', filename: 'b.txt', data: Buffer.alloc(8) },
+    ]),
+    413,
+  )
   assert.is(status([{ field: 'docs', data: b('x') }]), 400)
   assert.is(status([{ field: 'images', filename: 'a.png', data: b('x') }]), 415)
 })

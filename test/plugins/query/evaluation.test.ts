@@ -9,14 +9,23 @@ import { Usage } from '../../../kernel/contract/usage.js'
 import type { CallOptions, CallResult } from '../../../kernel/contract/kernel.js'
 import { GatewayError } from '../../../kernel/contract/errors.js'
 import { makeKernel } from '../../../bin/testing/harness.js'
-import { evaluate, MAX_JUDGED_CHARS, QUESTIONS_PER_VERDICTS_REQUEST, type EvaluateOptions } from '../../../plugins/query/evaluation.js'
+import {
+  evaluate,
+  MAX_JUDGED_CHARS,
+  QUESTIONS_PER_VERDICTS_REQUEST,
+  type EvaluateOptions,
+} from '../../../plugins/query/evaluation.js'
 
 const test = suite('plugins/query: evaluation (context_utilization, prompt_guard)')
 const catalog = makeKernel().catalog
 
 interface Asked {
   route: string
-  body: { model: string; state: string; questions: Record<string, { type: string; instructions: string; criteria: Record<string, string> }> }
+  body: {
+    model: string
+    state: string
+    questions: Record<string, { type: string; instructions: string; criteria: Record<string, string> }>
+  }
   options: CallOptions | undefined
 }
 
@@ -52,12 +61,26 @@ function options(over: Partial<EvaluateOptions>): EvaluateOptions {
   }
 }
 
-const bool = (value: boolean, p: number) => ({ type: 'boolean', value, probabilities: { false: 1 - p, true: p }, confidence: 0.5 })
+const bool = (value: boolean, p: number) => ({
+  type: 'boolean',
+  value,
+  probabilities: { false: 1 - p, true: p },
+  confidence: 0.5,
+})
 
 /** A verdicts reply judging each context question useful when `useful(text)`. */
-function judge(useful: (instructions: string) => boolean, model = 'sim-chat-instruct', usage = { prompt_tokens: 100, completion_tokens: 3 }): Answer {
+function judge(
+  useful: (instructions: string) => boolean,
+  model = 'sim-chat-instruct',
+  usage = { prompt_tokens: 100, completion_tokens: 3 },
+): Answer {
   return (body) => {
-    const verdicts = Object.fromEntries(Object.entries(body.questions).map(([id, q]) => [id, useful(q.instructions) ? bool(true, 0.9) : bool(false, 0.2)]))
+    const verdicts = Object.fromEntries(
+      Object.entries(body.questions).map(([id, q]) => [
+        id,
+        useful(q.instructions) ? bool(true, 0.9) : bool(false, 0.2),
+      ]),
+    )
     return { model, verdicts, usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }
   }
 }
@@ -78,7 +101,10 @@ test('context_utilization: one verdicts request, one question per context in ran
   assert.equal(a!.options?.principal, principal, "the project's principal")
   assert.is(a!.options?.parentId, 'req-1')
   assert.is(a!.body.model, 'sim-chat-instruct', 'the judge model')
-  assert.ok(a!.body.state.includes('How long do cats sleep?') && a!.body.state.includes('16 hours a day'), 'query and answer are the shared state')
+  assert.ok(
+    a!.body.state.includes('How long do cats sleep?') && a!.body.state.includes('16 hours a day'),
+    'query and answer are the shared state',
+  )
   assert.equal(Object.keys(a!.body.questions), ['context_1', 'context_2', 'context_3'])
   contexts.forEach((c, i) => {
     const q = a!.body.questions[`context_${i + 1}`]!
@@ -90,7 +116,14 @@ test('context_utilization: one verdicts request, one question per context in ran
   if (!r || !('contexts' in r)) throw new Error('no judgements')
   assert.ok(Math.abs(r.score - (1 + 2 / 3) / 2) < 1e-12, `score ${r.score}`)
   assert.is(r.model, 'sim-chat-instruct')
-  assert.equal(r.contexts.map((c) => [c.rank, c.useful, c.probability]), [[1, true, 0.9], [2, false, 0.2], [3, true, 0.9]])
+  assert.equal(
+    r.contexts.map((c) => [c.rank, c.useful, c.probability]),
+    [
+      [1, true, 0.9],
+      [2, false, 0.2],
+      [3, true, 0.9],
+    ],
+  )
   assert.is(out.results.prompt_guard, undefined, 'not asked')
 })
 
@@ -109,7 +142,10 @@ test('more contexts than one verdicts request takes: several requests, ranks con
   const out = await evaluate(call, options({ flags: { context_utilization: true }, contexts }))
   assert.is(asked.length, 2)
   assert.is(Object.keys(asked[0]!.body.questions).length, QUESTIONS_PER_VERDICTS_REQUEST)
-  assert.equal(Object.keys(asked[1]!.body.questions), Array.from({ length: 8 }, (_, i) => `context_${QUESTIONS_PER_VERDICTS_REQUEST + i + 1}`))
+  assert.equal(
+    Object.keys(asked[1]!.body.questions),
+    Array.from({ length: 8 }, (_, i) => `context_${QUESTIONS_PER_VERDICTS_REQUEST + i + 1}`),
+  )
   const r = out.results.context_utilization
   if (!r || !('contexts' in r)) throw new Error('no judgements')
   assert.is(r.contexts.length, n)
@@ -146,9 +182,14 @@ test('prompt_guard: a safe query is not flagged', async () => {
 
 test("usage: the verdicts replies' tokens summed, priced at the catalog prices of the model that judged", async () => {
   const { call } = fakeVerdicts((body) =>
-    body.questions.prompt_guard ? guardReply('safe', { safe: 1, injection: 0, jailbreak: 0 }) : judge(() => true, 'sim-chat-instruct', { prompt_tokens: 1000, completion_tokens: 2 })(body, 0),
+    body.questions.prompt_guard
+      ? guardReply('safe', { safe: 1, injection: 0, jailbreak: 0 })
+      : judge(() => true, 'sim-chat-instruct', { prompt_tokens: 1000, completion_tokens: 2 })(body, 0),
   )
-  const out = await evaluate(call, options({ flags: { context_utilization: true, prompt_guard: true }, contexts: ['a', 'b'] }))
+  const out = await evaluate(
+    call,
+    options({ flags: { context_utilization: true, prompt_guard: true }, contexts: ['a', 'b'] }),
+  )
   assert.is(out.usage.inputTokens, 1050)
   assert.is(out.usage.outputTokens, 3)
   // sim-chat-instruct: 0.10 / 0.30 per million; sim-vision: 0.20 / 0.40 per million (config/models.yaml).
@@ -163,8 +204,13 @@ test('a model without prices costs 0, its tokens still counted', async () => {
 })
 
 test("a judge's failure is that evaluation's result; the other evaluation still comes back", async () => {
-  const { call } = fakeVerdicts((body) => (body.questions.prompt_guard ? new GatewayError(429, 'token window exceeded') : judge(() => true)(body, 0)))
-  const out = await evaluate(call, options({ flags: { context_utilization: true, prompt_guard: true }, contexts: ['a'] }))
+  const { call } = fakeVerdicts((body) =>
+    body.questions.prompt_guard ? new GatewayError(429, 'token window exceeded') : judge(() => true)(body, 0),
+  )
+  const out = await evaluate(
+    call,
+    options({ flags: { context_utilization: true, prompt_guard: true }, contexts: ['a'] }),
+  )
   assert.equal(out.results.prompt_guard, { error: { status: 429, message: 'token window exceeded' } })
   const r = out.results.context_utilization
   assert.ok(r && 'score' in r && r.score === 1)
@@ -198,7 +244,15 @@ test('nothing asked: no calls, no usage', async () => {
 
 test("texts are cut for the judge so that query and answer stay within the verdicts route's state limit", async () => {
   const { call, asked } = fakeVerdicts(judge(() => true))
-  await evaluate(call, options({ flags: { context_utilization: true }, contexts: ['c'], query: 'q'.repeat(MAX_JUDGED_CHARS + 10), answer: 'é'.repeat(MAX_JUDGED_CHARS * 2) }))
+  await evaluate(
+    call,
+    options({
+      flags: { context_utilization: true },
+      contexts: ['c'],
+      query: 'q'.repeat(MAX_JUDGED_CHARS + 10),
+      answer: 'é'.repeat(MAX_JUDGED_CHARS * 2),
+    }),
+  )
   const state = asked[0]!.body.state
   assert.ok(Buffer.byteLength(state, 'utf8') < 2 * 1024 * 1024, 'under 2 MiB')
   assert.ok(state.includes('[… cut for the judge]'))

@@ -18,8 +18,22 @@ const base = { projectId: 'demo', sessionId: 's1', enabled: true, budgetTokens: 
 test.before(async () => {
   fx = (await queryStoreFixture('sqlite'))!
   history = await openHistory(fx.options)
-  await rememberTurn(history, { projectId: 'demo', sessionId: 's1', queryId: 'q1', query: 'what is alpha', answer: 'alpha is the first', at: fx.clock.t })
-  await rememberTurn(history, { projectId: 'demo', sessionId: 's1', queryId: 'q2', query: 'and bravo', answer: 'bravo is the second one', at: fx.clock.t + 1 })
+  await rememberTurn(history, {
+    projectId: 'demo',
+    sessionId: 's1',
+    queryId: 'q1',
+    query: 'what is alpha',
+    answer: 'alpha is the first',
+    at: fx.clock.t,
+  })
+  await rememberTurn(history, {
+    projectId: 'demo',
+    sessionId: 's1',
+    queryId: 'q2',
+    query: 'and bravo',
+    answer: 'bravo is the second one',
+    at: fx.clock.t + 1,
+  })
 })
 test.after(async () => {
   await history.close()
@@ -28,12 +42,15 @@ test.after(async () => {
 
 test('rememberTurn keeps the query and its answer as two turns of the session', async () => {
   const turns = await history.recent('demo', 's1', 10)
-  assert.equal(turns.map((t) => [t.role, t.content, t.queryId]), [
-    ['user', 'what is alpha', 'q1'],
-    ['assistant', 'alpha is the first', 'q1'],
-    ['user', 'and bravo', 'q2'],
-    ['assistant', 'bravo is the second one', 'q2'],
-  ])
+  assert.equal(
+    turns.map((t) => [t.role, t.content, t.queryId]),
+    [
+      ['user', 'what is alpha', 'q1'],
+      ['assistant', 'alpha is the first', 'q1'],
+      ['user', 'and bravo', 'q2'],
+      ['assistant', 'bravo is the second one', 'q2'],
+    ],
+  )
 })
 
 test('stored turns, oldest first, with their token count', async () => {
@@ -49,11 +66,17 @@ test('stored turns, oldest first, with their token count', async () => {
 
 test('the newest turns are kept first within the budget; the walk stops at the first that does not fit', async () => {
   const h = await historyContext(history, { ...base, budgetTokens: 8 })
-  assert.equal(h.messages.map((m) => m.content), ['and bravo', 'bravo is the second one'])
+  assert.equal(
+    h.messages.map((m) => m.content),
+    ['and bravo', 'bravo is the second one'],
+  )
   assert.is(h.tokens, 7)
   // 4 + 2 would fit under 12 once the 5-token answer is in, but the unbroken stretch ends at the 4-token turn.
   const h2 = await historyContext(history, { ...base, budgetTokens: 10 })
-  assert.equal(h2.messages.map((m) => m.content), ['and bravo', 'bravo is the second one'])
+  assert.equal(
+    h2.messages.map((m) => m.content),
+    ['and bravo', 'bravo is the second one'],
+  )
   const none = await historyContext(history, { ...base, budgetTokens: 4 })
   assert.equal(none, { messages: [], tokens: 0 })
 })
@@ -74,7 +97,11 @@ test('a supplied history is used instead of the stored one, whatever enable_hist
     assert.equal(h.messages, supplied)
     assert.is(h.tokens, 5)
   }
-  assert.equal(await historyContext(history, { ...base, supplied: [] }), { messages: [], tokens: 0 }, 'an empty array means no history')
+  assert.equal(
+    await historyContext(history, { ...base, supplied: [] }),
+    { messages: [], tokens: 0 },
+    'an empty array means no history',
+  )
   const cut = await historyContext(history, { ...base, supplied, budgetTokens: 3 })
   assert.equal(cut.messages, [{ role: 'assistant', content: 'custom answer here' }])
 })

@@ -6,12 +6,23 @@ import type { ReasoningLevel } from '../../../schemas/models.schema.js'
 
 const test = suite('plugin reasoning')
 const kernel = makeKernel()
-const slot = (id: string, familyLevel?: ReasoningLevel) => ({ model: { requested: id, model: kernel.catalog.model(id)!, familyLevel } })
+const slot = (id: string, familyLevel?: ReasoningLevel) => ({
+  model: { requested: id, model: kernel.catalog.model(id)!, familyLevel },
+})
 const run = (id: string, body: Record<string, unknown>, options: object = {}, familyLevel?: ReasoningLevel) =>
   runPlugin(reasoning, options, { kernel, state: slot(id, familyLevel), body })
 
 test('each level and each synonym is accepted', async () => {
-  const cases: [string, string][] = [['none', 'none'], ['off', 'none'], ['low', 'low'], ['minimal', 'low'], ['medium', 'medium'], ['high', 'high'], ['xhigh', 'high'], ['max', 'high']]
+  const cases: [string, string][] = [
+    ['none', 'none'],
+    ['off', 'none'],
+    ['low', 'low'],
+    ['minimal', 'low'],
+    ['medium', 'medium'],
+    ['high', 'high'],
+    ['xhigh', 'high'],
+    ['max', 'high'],
+  ]
   for (const [asked, level] of cases) {
     const r = await run('sim-chat-thinking', { reasoning_effort: asked })
     if (level === 'none') {
@@ -27,7 +38,10 @@ test('any other value: 400 with the spec message, next never called', async () =
   for (const bad of ['extreme', 'HIGH', '', 3]) {
     const r = await run('sim-vision', { reasoning_effort: bad })
     assert.is(r.error?.status, 400)
-    assert.is(r.error?.message, `reasoning effort ${typeof bad === 'string' ? bad : JSON.stringify(bad)} is not one of none, low, medium or high`)
+    assert.is(
+      r.error?.message,
+      `reasoning effort ${typeof bad === 'string' ? bad : JSON.stringify(bad)} is not one of none, low, medium or high`,
+    )
     assert.is(r.nextCalled, false)
   }
 })

@@ -43,11 +43,15 @@ export async function startFakeRestCatalog(catalog: FakeCatalog): Promise<FakeRe
       res.end(body)
     }
     if (state.mode === 'http-500') return send(500, '{"error":"boom"}')
-    if (state.mode === 'error-json') return send(200, JSON.stringify({ error: { code: 499, message: 'Token Required', details: [] } }))
+    if (state.mode === 'error-json')
+      return send(200, JSON.stringify({ error: { code: 499, message: 'Token Required', details: [] } }))
     if (state.mode === 'garbage') return send(200, '<html>not json</html>')
-    if (state.mode === 'huge') return send(200, JSON.stringify({ folders: [], services: [], pad: 'x'.repeat(64 * 1024) }))
+    if (state.mode === 'huge')
+      return send(200, JSON.stringify({ folders: [], services: [], pad: 'x'.repeat(64 * 1024) }))
     if (url.searchParams.get('f') !== 'json') return send(400, '{"error":{"code":400,"message":"f=json expected"}}')
-    const rest = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length).replace(/^\/+|\/+$/g, '') : undefined
+    const rest = url.pathname.startsWith(PREFIX)
+      ? url.pathname.slice(PREFIX.length).replace(/^\/+|\/+$/g, '')
+      : undefined
     if (rest === undefined) return send(404, '{}')
     if (rest === '') {
       return send(

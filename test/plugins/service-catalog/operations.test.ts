@@ -54,9 +54,23 @@ const source: CatalogSource = createStaticSource(
   ['Basemaps', 'Specialty'],
   [
     { name: 'Root', type: 'MapServer', capabilities: 'Map', description: 'r', parent_type: '', url: '' },
-    { name: 'Basemaps/Streets', type: 'MapServer', capabilities: 'Map,Query,Data', description: 's', parent_type: '', url: '' },
+    {
+      name: 'Basemaps/Streets',
+      type: 'MapServer',
+      capabilities: 'Map,Query,Data',
+      description: 's',
+      parent_type: '',
+      url: '',
+    },
     { name: 'Specialty/Cities', type: 'MapServer', capabilities: 'Map', description: '', parent_type: '', url: '' },
-    { name: 'Specialty/Cities', type: 'WMSServer', capabilities: 'WMS', description: '', parent_type: 'MapServer', url: '' },
+    {
+      name: 'Specialty/Cities',
+      type: 'WMSServer',
+      capabilities: 'WMS',
+      description: '',
+      parent_type: 'MapServer',
+      url: '',
+    },
   ],
   'https://gis.example.org/gis/services/',
 )
@@ -74,7 +88,10 @@ const ops = suite('service-catalog operations')
 
 ops('the table: seven operations in the order of the original WSDL, the wire names of the spec', () => {
   assert.equal(
-    CATALOG_OPERATIONS.map((o) => `${o.name}(${o.input.map((f) => f.name).join(',')})→${o.output.map((f) => `${f.name}:${f.type}`).join(',')}`),
+    CATALOG_OPERATIONS.map(
+      (o) =>
+        `${o.name}(${o.input.map((f) => f.name).join(',')})→${o.output.map((f) => `${f.name}:${f.type}`).join(',')}`,
+    ),
     [
       'GetMessageVersion()→MessageVersion:gisPlatformVersion',
       'GetMessageFormats()→MessageFormats:gisServiceCatalogMessageFormat',
@@ -86,20 +103,33 @@ ops('the table: seven operations in the order of the original WSDL, the wire nam
     ],
   )
   const service = catalogService(NS, 'https://x/catalog')
-  assert.equal([service.serviceName, service.portName, service.bindingName, service.address], ['Catalog', 'ServiceCatalogPort', 'ServiceCatalogBinding', 'https://x/catalog'])
+  assert.equal(
+    [service.serviceName, service.portName, service.bindingName, service.address],
+    ['Catalog', 'ServiceCatalogPort', 'ServiceCatalogBinding', 'https://x/catalog'],
+  )
   assert.is(catalogService(NS, undefined).address, undefined)
 })
 
 ops('the simple answers come from config', async () => {
-  assert.equal(await runOperation(op('GetMessageVersion'), {}, answers, source), { MessageVersion: 'gisPlatformVersion105' })
-  assert.equal(await runOperation(op('GetMessageFormats'), {}, answers, source), { MessageFormats: 'gisServiceCatalogMessageFormatSoapOrBin' })
-  assert.equal(await runOperation(op('GetTokenServiceURL'), {}, answers, source), { TokenServiceURL: 'https://gis.example.org/tokens' })
+  assert.equal(await runOperation(op('GetMessageVersion'), {}, answers, source), {
+    MessageVersion: 'gisPlatformVersion105',
+  })
+  assert.equal(await runOperation(op('GetMessageFormats'), {}, answers, source), {
+    MessageFormats: 'gisServiceCatalogMessageFormatSoapOrBin',
+  })
+  assert.equal(await runOperation(op('GetTokenServiceURL'), {}, answers, source), {
+    TokenServiceURL: 'https://gis.example.org/tokens',
+  })
   assert.equal(await runOperation(op('RequiresTokens'), {}, answers, source), { Result: true })
 })
 
 ops('GetFolders lists the folders; GetServiceDescriptions lists every service of every folder', async () => {
-  assert.equal(await runOperation(op('GetFolders'), {}, answers, source), { FolderNames: { String: ['Basemaps', 'Specialty'] } })
-  const all = (await runOperation(op('GetServiceDescriptions'), {}, answers, source)) as { ServiceDescriptions: { ServiceDescription: { Name: string; Type: string; Url: string; ParentType: string }[] } }
+  assert.equal(await runOperation(op('GetFolders'), {}, answers, source), {
+    FolderNames: { String: ['Basemaps', 'Specialty'] },
+  })
+  const all = (await runOperation(op('GetServiceDescriptions'), {}, answers, source)) as {
+    ServiceDescriptions: { ServiceDescription: { Name: string; Type: string; Url: string; ParentType: string }[] }
+  }
   assert.equal(
     all.ServiceDescriptions.ServiceDescription.map((d) => `${d.Name}|${d.Type}|${d.ParentType}|${d.Url}`),
     [
@@ -113,9 +143,11 @@ ops('GetFolders lists the folders; GetServiceDescriptions lists every service of
 
 ops('GetServiceDescriptionsEx: an empty FolderName is the root; a folder lists its own services', async () => {
   const names = async (folder: string) =>
-    ((await runOperation(op('GetServiceDescriptionsEx'), { FolderName: folder }, answers, source)) as { ServiceDescriptions: { ServiceDescription: { Name: string; Type: string }[] } }).ServiceDescriptions.ServiceDescription.map(
-      (d) => `${d.Name}/${d.Type}`,
-    )
+    (
+      (await runOperation(op('GetServiceDescriptionsEx'), { FolderName: folder }, answers, source)) as {
+        ServiceDescriptions: { ServiceDescription: { Name: string; Type: string }[] }
+      }
+    ).ServiceDescriptions.ServiceDescription.map((d) => `${d.Name}/${d.Type}`)
   assert.equal(await names(''), ['Root/MapServer'])
   assert.equal(await names('  '), ['Root/MapServer'])
   assert.equal(await names('Basemaps'), ['Basemaps/Streets/MapServer'])
@@ -143,7 +175,9 @@ ops('resolveOperation: by local name, in the catalog namespace or none; anything
 ops('bindArguments: by local name whatever the namespace', () => {
   const ex = op('GetServiceDescriptionsEx')
   assert.equal(bindArguments(ex, call('GetServiceDescriptionsEx', [arg('FolderName', 'A')])), { FolderName: 'A' })
-  assert.equal(bindArguments(ex, call('GetServiceDescriptionsEx', [arg('FolderName', 'A', { namespace: NS })])), { FolderName: 'A' })
+  assert.equal(bindArguments(ex, call('GetServiceDescriptionsEx', [arg('FolderName', 'A', { namespace: NS })])), {
+    FolderName: 'A',
+  })
   assert.equal(bindArguments(ex, call('GetServiceDescriptionsEx', [arg('FolderName', '')])), { FolderName: '' })
   assert.equal(bindArguments(op('GetFolders'), call('GetFolders')), {})
 })
@@ -162,12 +196,21 @@ ops('bindArguments: missing, repeated, unexpected, nil or structured arguments a
     assert.is(err.status, 400)
     assert.is(err.type, 'InvalidArgument')
   }
-  assert.is(gatewayError(() => bindArguments(op('GetFolders'), call('GetFolders', [arg('FolderName', '')]))).type, 'InvalidArgument')
+  assert.is(
+    gatewayError(() => bindArguments(op('GetFolders'), call('GetFolders', [arg('FolderName', '')]))).type,
+    'InvalidArgument',
+  )
 })
 
 ops('serviceUrl: folder path, type, and the parent type for an extension', () => {
-  assert.is(serviceUrl('https://h/gis/services', 'A/B', 'FeatureServer', ''), 'https://h/gis/services/A/B/FeatureServer')
-  assert.is(serviceUrl('https://h/gis/services/', 'A/B', 'KmlServer', 'MapServer'), 'https://h/gis/services/A/B/MapServer/KmlServer')
+  assert.is(
+    serviceUrl('https://h/gis/services', 'A/B', 'FeatureServer', ''),
+    'https://h/gis/services/A/B/FeatureServer',
+  )
+  assert.is(
+    serviceUrl('https://h/gis/services/', 'A/B', 'KmlServer', 'MapServer'),
+    'https://h/gis/services/A/B/MapServer/KmlServer',
+  )
   assert.is(serviceUrl('https://h/s', 'A B', 'MapServer', ''), 'https://h/s/A%20B/MapServer')
 })
 
@@ -213,9 +256,28 @@ file('bad files are refused with the place and the reason', () => {
   bad({}, /namespace/)
   bad({ namespace: NS, message_version: 'gisPlatformVersion102' }, /message_version/)
   bad({ namespace: NS, colour: 'blue' }, /unknown property 'colour'/)
-  bad({ namespace: NS, services_url: 'https://h/s', static: { folders: ['A'], services: [{ name: 'B/x', type: 'MapServer' }] } }, /folder 'B' is not in static.folders/)
+  bad(
+    {
+      namespace: NS,
+      services_url: 'https://h/s',
+      static: { folders: ['A'], services: [{ name: 'B/x', type: 'MapServer' }] },
+    },
+    /folder 'B' is not in static.folders/,
+  )
   bad({ namespace: NS, static: { services: [{ name: 'x', type: 'MapServer' }] } }, /needs url, or set services_url/)
-  bad({ namespace: NS, services_url: 'https://h/s', static: { services: [{ name: 'x', type: 'MapServer' }, { name: 'x', type: 'MapServer' }] } }, /listed twice/)
+  bad(
+    {
+      namespace: NS,
+      services_url: 'https://h/s',
+      static: {
+        services: [
+          { name: 'x', type: 'MapServer' },
+          { name: 'x', type: 'MapServer' },
+        ],
+      },
+    },
+    /listed twice/,
+  )
   bad({ namespace: NS, source: 'rest' }, /rest.url is empty/)
   bad({ namespace: NS, source: 'rest', rest: { url: 'https://h/other' } }, /cannot be derived/)
 })

@@ -18,7 +18,9 @@ const SOAP = 'http://schemas.xmlsoap.org/soap/envelope/'
 /** A copy of the default config folder with catalog.yaml replaced. */
 function configWith(catalogYaml: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-catalog-'))
-  for (const f of fs.readdirSync(defaultConfigDir)) if (fs.statSync(path.join(defaultConfigDir, f)).isFile()) fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
+  for (const f of fs.readdirSync(defaultConfigDir))
+    if (fs.statSync(path.join(defaultConfigDir, f)).isFile())
+      fs.copyFileSync(path.join(defaultConfigDir, f), path.join(dir, f))
   fs.writeFileSync(path.join(dir, 'catalog.yaml'), catalogYaml)
   return dir
 }
@@ -49,7 +51,8 @@ test('requires the soap slot and provides soapResult', () => {
 })
 
 test('GetMessageVersion / GetMessageFormats / GetTokenServiceURL / RequiresTokens answer from config', async () => {
-  const v = async (op: string) => values((await runPlugin(serviceCatalog, {}, { kernel, state: callState(op) })).ex.state.soapResult)
+  const v = async (op: string) =>
+    values((await runPlugin(serviceCatalog, {}, { kernel, state: callState(op) })).ex.state.soapResult)
   assert.equal(await v('GetMessageVersion'), { MessageVersion: 'gisPlatformVersion107' })
   assert.equal(await v('GetMessageFormats'), { MessageFormats: 'gisServiceCatalogMessageFormatSoap' })
   assert.equal(await v('GetTokenServiceURL'), { TokenServiceURL: 'https://gis.example.org/gis/tokens/generateToken' })
@@ -60,14 +63,20 @@ test('GetFolders and GetServiceDescriptionsEx from the static lists; the result 
   const folders = await runPlugin(serviceCatalog, {}, { kernel, state: callState('GetFolders') })
   assert.is(folders.error, undefined)
   assert.is(folders.nextCalled, true) // it sets no reply: steps after it still run
-  assert.equal(values(folders.ex.state.soapResult), { FolderNames: { String: ['Basemaps', 'Demographics', 'Locators', 'Specialty', 'Utilities'] } })
+  assert.equal(values(folders.ex.state.soapResult), {
+    FolderNames: { String: ['Basemaps', 'Demographics', 'Locators', 'Specialty', 'Utilities'] },
+  })
   const result = folders.ex.state.soapResult
   if (result?.kind === 'response') {
     assert.is(result.operation, 'GetFolders')
     assert.is(result.service.namespace, NS)
     assert.is(result.service.portName, 'ServiceCatalogPort')
   }
-  const ex = await runPlugin(serviceCatalog, {}, { kernel, state: callState('GetServiceDescriptionsEx', { FolderName: 'Specialty' }) })
+  const ex = await runPlugin(
+    serviceCatalog,
+    {},
+    { kernel, state: callState('GetServiceDescriptionsEx', { FolderName: 'Specialty' }) },
+  )
   const list = values(ex.ex.state.soapResult) as { ServiceDescriptions: { ServiceDescription: SoapRecord[] } }
   assert.equal(list.ServiceDescriptions.ServiceDescription, [
     {
@@ -93,7 +102,11 @@ test('an unknown operation, an unknown folder, a bad argument: GatewayError 400 
   const unknown = await runPlugin(serviceCatalog, {}, { kernel, state: callState('DropTables') })
   assert.is(unknown.error?.status, 400)
   assert.is(unknown.error?.type, 'UnknownOperation')
-  const folder = await runPlugin(serviceCatalog, {}, { kernel, state: callState('GetServiceDescriptionsEx', { FolderName: 'Nowhere' }) })
+  const folder = await runPlugin(
+    serviceCatalog,
+    {},
+    { kernel, state: callState('GetServiceDescriptionsEx', { FolderName: 'Nowhere' }) },
+  )
   assert.is(folder.error?.type, 'UnknownFolder')
   const arg = await runPlugin(serviceCatalog, {}, { kernel, state: callState('GetFolders', { Extra: 'x' }) })
   assert.is(arg.error?.type, 'InvalidArgument')
@@ -106,15 +119,18 @@ test('describe (GET ?wsdl): the table alone; no address when public_url is empty
   const result = run.ex.state.soapResult
   assert.is(result?.kind, 'description')
   assert.is(result?.service.address, undefined)
-  assert.equal(result?.service.operations.map((o) => o.name), [
-    'GetMessageVersion',
-    'GetMessageFormats',
-    'GetTokenServiceURL',
-    'GetFolders',
-    'GetServiceDescriptions',
-    'RequiresTokens',
-    'GetServiceDescriptionsEx',
-  ])
+  assert.equal(
+    result?.service.operations.map((o) => o.name),
+    [
+      'GetMessageVersion',
+      'GetMessageFormats',
+      'GetTokenServiceURL',
+      'GetFolders',
+      'GetServiceDescriptions',
+      'RequiresTokens',
+      'GetServiceDescriptionsEx',
+    ],
+  )
 })
 
 test('public_url becomes the address; namespace, version and tokens are configuration', async () => {
@@ -129,7 +145,11 @@ static: { folders: [], services: [] }
   const d = await runPlugin(serviceCatalog, {}, { kernel: k, state: { soap: { kind: 'describe' } } })
   assert.is(d.ex.state.soapResult?.service.address, 'https://gis.example.org/catalog')
   assert.is(d.ex.state.soapResult?.service.namespace, 'urn:custom:ns')
-  const v = await runPlugin(serviceCatalog, {}, { kernel: k, state: callState('GetMessageVersion', {}, 'urn:custom:ns') })
+  const v = await runPlugin(
+    serviceCatalog,
+    {},
+    { kernel: k, state: callState('GetMessageVersion', {}, 'urn:custom:ns') },
+  )
   assert.equal(values(v.ex.state.soapResult), { MessageVersion: 'gisPlatformVersion93' })
   const t = await runPlugin(serviceCatalog, {}, { kernel: k, state: callState('RequiresTokens', {}, 'urn:custom:ns') })
   assert.equal(values(t.ex.state.soapResult), { Result: true })
@@ -143,16 +163,32 @@ test('access.require_token: no token → 401 Unauthorized; a gateway key as ?tok
   const none = await runPlugin(serviceCatalog, {}, { kernel: k, state: callState('GetFolders') })
   assert.is(none.error?.status, 401)
   assert.is(none.error?.type, 'Unauthorized')
-  const wrong = await runPlugin(serviceCatalog, {}, { kernel: k, state: callState('GetFolders'), query: 'token=sk-wrong' })
+  const wrong = await runPlugin(
+    serviceCatalog,
+    {},
+    { kernel: k, state: callState('GetFolders'), query: 'token=sk-wrong' },
+  )
   assert.is(wrong.error?.message, 'Invalid token.')
   const describe = await runPlugin(serviceCatalog, {}, { kernel: k, state: { soap: { kind: 'describe' } } })
   assert.is(describe.error?.status, 401)
-  const query = await runPlugin(serviceCatalog, {}, { kernel: k, state: callState('GetFolders'), query: `token=${encodeURIComponent(TEST_KEY)}` })
+  const query = await runPlugin(
+    serviceCatalog,
+    {},
+    { kernel: k, state: callState('GetFolders'), query: `token=${encodeURIComponent(TEST_KEY)}` },
+  )
   assert.is(query.error, undefined)
   assert.equal(values(query.ex.state.soapResult), { FolderNames: { String: [] } })
-  const bearer = await runPlugin(serviceCatalog, {}, { kernel: k, state: callState('GetFolders'), headers: { authorization: `Bearer ${TEST_KEY}` } })
+  const bearer = await runPlugin(
+    serviceCatalog,
+    {},
+    { kernel: k, state: callState('GetFolders'), headers: { authorization: `Bearer ${TEST_KEY}` } },
+  )
   assert.is(bearer.error, undefined)
-  const principal = await runPlugin(serviceCatalog, {}, { kernel: k, state: callState('GetFolders'), principal: { keyId: 'demo', group: 'demo', legacy: false } })
+  const principal = await runPlugin(
+    serviceCatalog,
+    {},
+    { kernel: k, state: callState('GetFolders'), principal: { keyId: 'demo', group: 'demo', legacy: false } },
+  )
   assert.is(principal.error, undefined)
 })
 
@@ -195,7 +231,7 @@ rest.before(async () => {
 rest.after(async () => fake.close())
 
 rest('folders and services come from the REST catalog, cached between requests', async () => {
-  let clock = 5_000_000
+  const clock = 5_000_000
   const k = makeKernel({
     configDir: configWith(`namespace: ${NS}\nsource: rest\nrest: { url: "${fake.url}", ttl_seconds: 60 }\n`),
     now: () => clock,
@@ -207,9 +243,18 @@ rest('folders and services come from the REST catalog, cached between requests',
   }
   fake.requests.length = 0
   assert.equal((await call('GetFolders')).values, { FolderNames: { String: ['Transport'] } })
-  const roads = (await call('GetServiceDescriptionsEx', { FolderName: 'Transport' })).values as { ServiceDescriptions: { ServiceDescription: SoapRecord[] } }
+  const roads = (await call('GetServiceDescriptionsEx', { FolderName: 'Transport' })).values as {
+    ServiceDescriptions: { ServiceDescription: SoapRecord[] }
+  }
   assert.equal(roads.ServiceDescriptions.ServiceDescription, [
-    { Name: 'Transport/Roads', Type: 'FeatureServer', Url: `${fake.url.replace('/rest/services', '/services')}/Transport/Roads/FeatureServer`, ParentType: '', Capabilities: '', Description: '' },
+    {
+      Name: 'Transport/Roads',
+      Type: 'FeatureServer',
+      Url: `${fake.url.replace('/rest/services', '/services')}/Transport/Roads/FeatureServer`,
+      ParentType: '',
+      Capabilities: '',
+      Description: '',
+    },
   ])
   const unknown = await call('GetServiceDescriptionsEx', { FolderName: 'Nope' })
   assert.is(unknown.run.error?.type, 'UnknownFolder')
@@ -219,11 +264,18 @@ rest('folders and services come from the REST catalog, cached between requests',
 
 rest('one plugin instance fetches once within the TTL', async () => {
   let clock = 7_000_000
-  const k = makeKernel({ configDir: configWith(`namespace: ${NS}\nsource: rest\nrest: { url: "${fake.url}", ttl_seconds: 60 }\n`), now: () => clock })
+  const k = makeKernel({
+    configDir: configWith(`namespace: ${NS}\nsource: rest\nrest: { url: "${fake.url}", ttl_seconds: 60 }\n`),
+    now: () => clock,
+  })
   const phases = await setupPlugin(serviceCatalog, {}, k)
   fake.requests.length = 0
   const run = async (op: string) => {
-    const ex = { state: callState(op), signal: new AbortController().signal, principal: undefined } as unknown as Exchange
+    const ex = {
+      state: callState(op),
+      signal: new AbortController().signal,
+      principal: undefined,
+    } as unknown as Exchange
     await phases.request!(ex, async () => undefined)
     return ex.state.soapResult
   }
@@ -245,7 +297,11 @@ const chain = suite('soap-codec + service-catalog chained (no server)')
 /** What the client receives, in a pipeline declared `errors: soap` as catalog.yaml is. */
 async function roundTrip(body: string): Promise<{ status: number; text: string }> {
   const catalog = await setupPlugin(serviceCatalog, {}, kernel)
-  const run = await runPlugin(soapCodec, {}, { kernel, body, errors: 'soap', next: (ex) => catalog.request!(ex, async () => undefined) })
+  const run = await runPlugin(
+    soapCodec,
+    {},
+    { kernel, body, errors: 'soap', next: (ex) => catalog.request!(ex, async () => undefined) },
+  )
   if (run.rendered) return { status: run.rendered.status, text: run.rendered.body }
   const reply = run.reply as TextReply
   return { status: reply.status, text: reply.text }
@@ -253,17 +309,21 @@ async function roundTrip(body: string): Promise<{ status: number; text: string }
 
 chain('each of the seven operations renders a document/literal response', async () => {
   const expected: Record<string, RegExp> = {
-    GetMessageVersion: /<tns:GetMessageVersionResponse><MessageVersion>gisPlatformVersion107<\/MessageVersion><\/tns:GetMessageVersionResponse>/,
+    GetMessageVersion:
+      /<tns:GetMessageVersionResponse><MessageVersion>gisPlatformVersion107<\/MessageVersion><\/tns:GetMessageVersionResponse>/,
     GetMessageFormats: /<MessageFormats>gisServiceCatalogMessageFormatSoap<\/MessageFormats>/,
     GetTokenServiceURL: /<TokenServiceURL>https:\/\/gis.example.org\/gis\/tokens\/generateToken<\/TokenServiceURL>/,
     GetFolders: /<FolderNames xsi:type="tns:ArrayOfString"><String>Basemaps<\/String><String>Demographics<\/String>/,
-    GetServiceDescriptions: /<ServiceDescriptions xsi:type="tns:ArrayOfServiceDescription"><ServiceDescription xsi:type="tns:ServiceDescription"><Name>WorldOverview<\/Name><Type>MapServer<\/Type><Url>[^<]+<\/Url><ParentType><\/ParentType><Capabilities>Map,Query,Data<\/Capabilities><Description>[^<]*<\/Description><\/ServiceDescription>/,
+    GetServiceDescriptions:
+      /<ServiceDescriptions xsi:type="tns:ArrayOfServiceDescription"><ServiceDescription xsi:type="tns:ServiceDescription"><Name>WorldOverview<\/Name><Type>MapServer<\/Type><Url>[^<]+<\/Url><ParentType><\/ParentType><Capabilities>Map,Query,Data<\/Capabilities><Description>[^<]*<\/Description><\/ServiceDescription>/,
     RequiresTokens: /<tns:RequiresTokensResponse><Result>false<\/Result><\/tns:RequiresTokensResponse>/,
     GetServiceDescriptionsEx: /<Name>Locators\/Addresses<\/Name><Type>GeocodeServer<\/Type>/,
   }
   for (const [op, pattern] of Object.entries(expected)) {
     const args = op === 'GetServiceDescriptionsEx' ? '<FolderName>Locators</FolderName>' : ''
-    const r = await roundTrip(`<soap:Envelope xmlns:soap="${SOAP}" xmlns:gis="${NS}"><soap:Body><gis:${op}>${args}</gis:${op}></soap:Body></soap:Envelope>`)
+    const r = await roundTrip(
+      `<soap:Envelope xmlns:soap="${SOAP}" xmlns:gis="${NS}"><soap:Body><gis:${op}>${args}</gis:${op}></soap:Body></soap:Envelope>`,
+    )
     assert.is(r.status, 200, op)
     assert.match(r.text, pattern, op)
     assert.match(r.text, `xmlns:tns="${NS}"`)
@@ -271,7 +331,9 @@ chain('each of the seven operations renders a document/literal response', async 
 })
 
 chain('an unknown folder becomes a soap:Client fault', async () => {
-  const r = await roundTrip(`<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><GetServiceDescriptionsEx xmlns="${NS}"><FolderName>Atlantis</FolderName></GetServiceDescriptionsEx></soap:Body></soap:Envelope>`)
+  const r = await roundTrip(
+    `<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><GetServiceDescriptionsEx xmlns="${NS}"><FolderName>Atlantis</FolderName></GetServiceDescriptionsEx></soap:Body></soap:Envelope>`,
+  )
   assert.is(r.status, 500)
   assert.match(r.text, '<faultcode>soap:Client</faultcode>')
   assert.match(r.text, "<faultstring>Folder 'Atlantis' does not exist.</faultstring>")

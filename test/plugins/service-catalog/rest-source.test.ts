@@ -15,7 +15,11 @@ const catalog: FakeCatalog = {
       { name: 'Hydro/Rivers', type: 'MapServer' },
       { name: 'Hydro/Rivers', type: 'FeatureServer' },
     ],
-    Tools: [{ name: 'Tools/Print', type: 'GPServer' }, { name: 'Tools/Locator', type: 'GeocodeServer' }, { name: 'Tiles', type: 'VectorTileServer' }],
+    Tools: [
+      { name: 'Tools/Print', type: 'GPServer' },
+      { name: 'Tools/Locator', type: 'GeocodeServer' },
+      { name: 'Tiles', type: 'VectorTileServer' },
+    ],
   },
 }
 
@@ -81,18 +85,28 @@ test('reads the root and each folder, names services Folder/Name, builds SOAP UR
       'Tools|Tools/Tiles|VectorTileServer|https://gis.example.org/arcgis/services/Tools/Tiles/VectorTileServer|',
     ],
   )
-  assert.equal([...fake.requests].sort(), ['/arcgis/rest/services/Hydro?f=json', '/arcgis/rest/services/Tools?f=json', '/arcgis/rest/services?f=json'])
+  assert.equal([...fake.requests].sort(), [
+    '/arcgis/rest/services/Hydro?f=json',
+    '/arcgis/rest/services/Tools?f=json',
+    '/arcgis/rest/services?f=json',
+  ])
   await src.close()
 })
 
 test('a type filter keeps only the listed types', async () => {
   const snap = await source({ types: ['MapServer', 'GPServer'] }).snapshot()
-  assert.equal(snap.services.map((s) => `${s.name}/${s.type}`), ['SampleWorldCities/MapServer', 'Hydro/Rivers/MapServer', 'Tools/Print/GPServer'])
+  assert.equal(
+    snap.services.map((s) => `${s.name}/${s.type}`),
+    ['SampleWorldCities/MapServer', 'Hydro/Rivers/MapServer', 'Tools/Print/GPServer'],
+  )
 })
 
 test('the token is sent as token=', async () => {
   await source({ token: 'abc&def' }).snapshot()
-  assert.ok(fake.requests.every((r) => r.includes('token=abc%26def')), fake.requests.join(' '))
+  assert.ok(
+    fake.requests.every((r) => r.includes('token=abc%26def')),
+    fake.requests.join(' '),
+  )
 })
 
 test('cached for the TTL, fetched again after it', async () => {
@@ -107,7 +121,10 @@ test('cached for the TTL, fetched again after it', async () => {
   clock += 2_000
   const snap = await src.snapshot()
   assert.is(fake.requests.length, first + 1)
-  assert.equal(snap.services.map((s) => s.name), ['New'])
+  assert.equal(
+    snap.services.map((s) => s.name),
+    ['New'],
+  )
 })
 
 test('concurrent requests share one fetch', async () => {

@@ -26,7 +26,11 @@ function faultOf(text: string, maxDepth = 32): SoapFault {
 const parse = suite('soap-codec envelope parser: accepted forms')
 
 parse('qualified operation, unqualified argument (node-soap, ArcGIS Pro)', () => {
-  const call = parseEnvelope(envelope('<gis:GetServiceDescriptionsEx><FolderName>Basemaps</FolderName></gis:GetServiceDescriptionsEx>'), limits, '')
+  const call = parseEnvelope(
+    envelope('<gis:GetServiceDescriptionsEx><FolderName>Basemaps</FolderName></gis:GetServiceDescriptionsEx>'),
+    limits,
+    '',
+  )
   assert.is(call.operation, 'GetServiceDescriptionsEx')
   assert.is(call.namespace, NS)
   assert.is(call.args.length, 1)
@@ -37,14 +41,20 @@ parse('qualified operation, unqualified argument (node-soap, ArcGIS Pro)', () =>
 })
 
 parse('qualified argument', () => {
-  const call = parseEnvelope(envelope('<gis:GetServiceDescriptionsEx><gis:FolderName>A</gis:FolderName></gis:GetServiceDescriptionsEx>'), limits)
+  const call = parseEnvelope(
+    envelope('<gis:GetServiceDescriptionsEx><gis:FolderName>A</gis:FolderName></gis:GetServiceDescriptionsEx>'),
+    limits,
+  )
   assert.is(call.args[0]!.local, 'FolderName')
   assert.is(call.args[0]!.namespace, NS)
   assert.is(call.args[0]!.text, 'A')
 })
 
 parse('default-namespace form', () => {
-  const call = parseEnvelope(envelope(`<GetServiceDescriptionsEx xmlns="${NS}"><FolderName>A</FolderName></GetServiceDescriptionsEx>`), limits)
+  const call = parseEnvelope(
+    envelope(`<GetServiceDescriptionsEx xmlns="${NS}"><FolderName>A</FolderName></GetServiceDescriptionsEx>`),
+    limits,
+  )
   assert.is(call.operation, 'GetServiceDescriptionsEx')
   assert.is(call.namespace, NS)
   assert.is(call.args[0]!.local, 'FolderName')
@@ -59,7 +69,10 @@ parse('unqualified operation element', () => {
 })
 
 parse('predefined entities, character references and CDATA are read; text is concatenated', () => {
-  const call = parseEnvelope(envelope('<gis:Op><A>x &amp; y &lt;&gt;&quot;&apos; &#65;&#x42;<![CDATA[<c>]]>!</A></gis:Op>'), limits)
+  const call = parseEnvelope(
+    envelope('<gis:Op><A>x &amp; y &lt;&gt;&quot;&apos; &#65;&#x42;<![CDATA[<c>]]>!</A></gis:Op>'),
+    limits,
+  )
   assert.is(call.args[0]!.text, `x & y <>"' AB<c>!`)
 })
 
@@ -75,7 +88,10 @@ parse('empty argument element stays an empty string; xsi:nil is reported', () =>
 
 parse('headers are collected with mustUnderstand and actor', () => {
   const call = parseEnvelope(
-    envelope('<gis:GetFolders/>', `<soap:Header><h:Trace xmlns:h="urn:h" soap:mustUnderstand="1">x</h:Trace><h:Info xmlns:h="urn:h" soap:actor="urn:other"/></soap:Header>`),
+    envelope(
+      '<gis:GetFolders/>',
+      `<soap:Header><h:Trace xmlns:h="urn:h" soap:mustUnderstand="1">x</h:Trace><h:Info xmlns:h="urn:h" soap:actor="urn:other"/></soap:Header>`,
+    ),
     limits,
   )
   assert.is(call.headers.length, 2)
@@ -93,7 +109,10 @@ parse('comments and whitespace between the envelope parts are fine; qualified tr
 })
 
 parse('a UTF-8 BOM is skipped; the decoded text keeps non-ASCII', () => {
-  const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(envelope('<gis:Op><A>Zürich</A></gis:Op>'), 'utf8')])
+  const bytes = Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    Buffer.from(envelope('<gis:Op><A>Zürich</A></gis:Op>'), 'utf8'),
+  ])
   const call = parseEnvelope(decodeRequestText(bytes), limits)
   assert.is(call.args[0]!.text, 'Zürich')
 })
@@ -127,7 +146,9 @@ refuse('an unbound prefix → Client MalformedXml', () => {
 
 refuse('billion laughs: the DOCTYPE is refused and nothing is expanded', () => {
   const doctype = `<!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? '' : i};`.repeat(10)}">`).join('')}]>`
-  const f = faultOf(`<?xml version="1.0"?>${doctype}${envelope('<gis:GetServiceDescriptionsEx><FolderName>&lol9;</FolderName></gis:GetServiceDescriptionsEx>').replace(/^<\?xml[^>]*>/, '')}`)
+  const f = faultOf(
+    `<?xml version="1.0"?>${doctype}${envelope('<gis:GetServiceDescriptionsEx><FolderName>&lol9;</FolderName></gis:GetServiceDescriptionsEx>').replace(/^<\?xml[^>]*>/, '')}`,
+  )
   assert.is(f.faultCode, 'Client')
   assert.is(f.detailCode, 'DoctypeForbidden')
 })
@@ -148,7 +169,9 @@ refuse('a processing instruction other than the XML declaration → Client', () 
 })
 
 refuse('SOAP 1.2 envelope → VersionMismatch without detail', () => {
-  const f = faultOf('<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope"><env:Body><GetFolders/></env:Body></env:Envelope>')
+  const f = faultOf(
+    '<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope"><env:Body><GetFolders/></env:Body></env:Envelope>',
+  )
   assert.is(f.faultCode, 'VersionMismatch')
   assert.is(f.detailCode, undefined)
 })
@@ -180,9 +203,20 @@ refuse('text in the Body → Client BodyChildCount', () => {
 })
 
 refuse('two Bodies, a Header after the Body, or an unknown envelope child → Client', () => {
-  assert.is(faultOf(`<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><a/></soap:Body><soap:Body><b/></soap:Body></soap:Envelope>`).faultCode, 'Client')
-  assert.is(faultOf(`<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><a/></soap:Body><soap:Header/></soap:Envelope>`).faultCode, 'Client')
-  assert.is(faultOf(`<soap:Envelope xmlns:soap="${SOAP}"><Junk/><soap:Body><a/></soap:Body></soap:Envelope>`).detailCode, 'NotAnEnvelope')
+  assert.is(
+    faultOf(
+      `<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><a/></soap:Body><soap:Body><b/></soap:Body></soap:Envelope>`,
+    ).faultCode,
+    'Client',
+  )
+  assert.is(
+    faultOf(`<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><a/></soap:Body><soap:Header/></soap:Envelope>`).faultCode,
+    'Client',
+  )
+  assert.is(
+    faultOf(`<soap:Envelope xmlns:soap="${SOAP}"><Junk/><soap:Body><a/></soap:Body></soap:Envelope>`).detailCode,
+    'NotAnEnvelope',
+  )
 })
 
 refuse('text directly in the operation element → Client InvalidArgument', () => {
@@ -199,7 +233,9 @@ refuse('nesting deeper than max_depth → Client TooDeep; exactly max_depth is f
 })
 
 refuse('a bad mustUnderstand value → Client', () => {
-  const f = faultOf(envelope('<gis:GetFolders/>', '<soap:Header><h:T xmlns:h="urn:h" soap:mustUnderstand="yes"/></soap:Header>'))
+  const f = faultOf(
+    envelope('<gis:GetFolders/>', '<soap:Header><h:T xmlns:h="urn:h" soap:mustUnderstand="yes"/></soap:Header>'),
+  )
   assert.is(f.faultCode, 'Client')
 })
 
@@ -209,7 +245,10 @@ refuse('an empty document → Client NotAnEnvelope', () => {
 })
 
 refuse('encodings other than UTF-8 are refused; invalid UTF-8 is malformed', () => {
-  const latin = Buffer.from(`<?xml version="1.0" encoding="ISO-8859-1"?>${envelope('<a/>').replace(/^<\?xml[^>]*>/, '')}`, 'latin1')
+  const latin = Buffer.from(
+    `<?xml version="1.0" encoding="ISO-8859-1"?>${envelope('<a/>').replace(/^<\?xml[^>]*>/, '')}`,
+    'latin1',
+  )
   try {
     decodeRequestText(latin)
     assert.unreachable('accepted ISO-8859-1')

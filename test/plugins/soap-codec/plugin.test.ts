@@ -16,7 +16,9 @@ const toy: SoapService = {
   portName: 'ToyPort',
   bindingName: 'ToyBinding',
   types: [],
-  operations: [{ name: 'Echo', input: [{ name: 'Text', type: 'xs:string' }], output: [{ name: 'Text', type: 'xs:string' }] }],
+  operations: [
+    { name: 'Echo', input: [{ name: 'Text', type: 'xs:string' }], output: [{ name: 'Text', type: 'xs:string' }] },
+  ],
 }
 
 function envelope(body: string, header = ''): string {
@@ -27,7 +29,12 @@ function envelope(body: string, header = ''): string {
 function echo(ex: Exchange): void {
   const soap = ex.state.soap
   if (soap?.kind !== 'call') throw new Error('expected a call')
-  ex.state.soapResult = { kind: 'response', service: toy, operation: 'Echo', values: { Text: soap.call.args[0]?.text ?? '' } }
+  ex.state.soapResult = {
+    kind: 'response',
+    service: toy,
+    operation: 'Echo',
+    values: { Text: soap.call.args[0]?.text ?? '' },
+  }
 }
 
 /** The codec in a pipeline declared `errors: soap`, as catalog.yaml is. */
@@ -35,7 +42,8 @@ const runSoap = (options: unknown, scenario: Scenario) => runPlugin(soapCodec, o
 
 /** What the client receives: the codec's reply, or the error as the kernel's boundary renders it. */
 function wire(run: Run): { status: number; contentType: string; text: string } {
-  if (run.rendered) return { status: run.rendered.status, contentType: run.rendered.contentType, text: run.rendered.body }
+  if (run.rendered)
+    return { status: run.rendered.status, contentType: run.rendered.contentType, text: run.rendered.body }
   const r = run.reply as TextReply
   assert.is(r?.kind, 'text')
   return { status: r.status, contentType: r.contentType, text: r.text }
@@ -49,14 +57,17 @@ const test = suite('plugin soap-codec (isolation)')
 
 test('a call: parsed into ex.state.soap, the result rendered as text/xml 200', async () => {
   let seen: Exchange['state']['soap']
-  const run = await runSoap({}, {
-    body: envelope('<t:Echo><Text>hi &amp; bye</Text></t:Echo>'),
-    headers: { soapaction: '""' },
-    next: (ex) => {
-      seen = ex.state.soap
-      echo(ex)
+  const run = await runSoap(
+    {},
+    {
+      body: envelope('<t:Echo><Text>hi &amp; bye</Text></t:Echo>'),
+      headers: { soapaction: '""' },
+      next: (ex) => {
+        seen = ex.state.soap
+        echo(ex)
+      },
     },
-  })
+  )
   assert.is(run.error, undefined)
   assert.ok(run.nextCalled)
   assert.is(seen?.kind, 'call')
@@ -76,12 +87,15 @@ test('the body may be bytes too (in-process calls)', async () => {
 })
 
 test('a GatewayError 4xx from the service step → soap:Client fault, HTTP 500', async () => {
-  const run = await runSoap({}, {
-    body: envelope('<t:Nope/>'),
-    next: () => {
-      throw new GatewayError(400, "Unknown operation 'Nope'.", { type: 'UnknownOperation' })
+  const run = await runSoap(
+    {},
+    {
+      body: envelope('<t:Nope/>'),
+      next: () => {
+        throw new GatewayError(400, "Unknown operation 'Nope'.", { type: 'UnknownOperation' })
+      },
     },
-  })
+  )
   const r = wire(run)
   assert.is(r.status, 500)
   assert.is(r.contentType, 'text/xml; charset=utf-8')
@@ -91,12 +105,15 @@ test('a GatewayError 4xx from the service step → soap:Client fault, HTTP 500',
 })
 
 test('any other error → soap:Server that leaks nothing', async () => {
-  const run = await runSoap({}, {
-    body: envelope('<t:Echo><Text>x</Text></t:Echo>'),
-    next: () => {
-      throw new Error('db password=hunter2 at 10.1.2.3')
+  const run = await runSoap(
+    {},
+    {
+      body: envelope('<t:Echo><Text>x</Text></t:Echo>'),
+      next: () => {
+        throw new Error('db password=hunter2 at 10.1.2.3')
+      },
     },
-  })
+  )
   const r = wire(run)
   assert.is(r.status, 500)
   assert.is(faultCode(r.text), 'soap:Server')
@@ -106,12 +123,15 @@ test('any other error → soap:Server that leaks nothing', async () => {
 })
 
 test('a result that does not fit its table → soap:Server', async () => {
-  const run = await runSoap({}, {
-    body: envelope('<t:Echo><Text>x</Text></t:Echo>'),
-    next: (ex) => {
-      ex.state.soapResult = { kind: 'response', service: toy, operation: 'Echo', values: { Text: 42 } }
+  const run = await runSoap(
+    {},
+    {
+      body: envelope('<t:Echo><Text>x</Text></t:Echo>'),
+      next: (ex) => {
+        ex.state.soapResult = { kind: 'response', service: toy, operation: 'Echo', values: { Text: 42 } }
+      },
     },
-  })
+  )
   assert.is(faultCode(wire(run).text), 'soap:Server')
 })
 
@@ -121,19 +141,29 @@ test('no step set a result → soap:Server', async () => {
 })
 
 test('a later step that answered 401 on its own → soap:Client with its message', async () => {
-  const run = await runSoap({}, {
-    body: envelope('<t:Echo/>'),
-    next: (ex) => {
-      ex.reply = { kind: 'json', status: 401, body: { error: { message: 'missing bearer token', type: 'gateway_error' } } }
+  const run = await runSoap(
+    {},
+    {
+      body: envelope('<t:Echo/>'),
+      next: (ex) => {
+        ex.reply = {
+          kind: 'json',
+          status: 401,
+          body: { error: { message: 'missing bearer token', type: 'gateway_error' } },
+        }
+      },
     },
-  })
+  )
   const r = wire(run)
   assert.is(faultCode(r.text), 'soap:Client')
   assert.match(r.text, '<faultstring>missing bearer token</faultstring>')
 })
 
 test('malformed XML → soap:Client; the next step never runs', async () => {
-  const run = await runSoap({}, { body: `<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><t:Echo></soap:Body>`, next: echo })
+  const run = await runSoap(
+    {},
+    { body: `<soap:Envelope xmlns:soap="${SOAP}"><soap:Body><t:Echo></soap:Body>`, next: echo },
+  )
   assert.is(run.nextCalled, false)
   const r = wire(run)
   assert.is(r.status, 500)
@@ -141,10 +171,13 @@ test('malformed XML → soap:Client; the next step never runs', async () => {
 })
 
 test('SOAP 1.2 → soap:VersionMismatch', async () => {
-  const run = await runSoap({}, {
-    body: '<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body><t:Echo xmlns:t="urn:x"/></e:Body></e:Envelope>',
-    next: echo,
-  })
+  const run = await runSoap(
+    {},
+    {
+      body: '<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body><t:Echo xmlns:t="urn:x"/></e:Body></e:Envelope>',
+      next: echo,
+    },
+  )
   assert.is(run.nextCalled, false)
   assert.is(faultCode(wire(run).text), 'soap:VersionMismatch')
 })
@@ -158,26 +191,45 @@ test('a mustUnderstand header nothing handles → soap:MustUnderstand; one liste
   assert.match(r.text, '{urn:sec}Security')
   assert.not.match(r.text, '<detail>')
 
-  const accepted = await runSoap({ understood_headers: ['{urn:sec}Security'] }, { body: envelope('<t:Echo><Text>x</Text></t:Echo>', header), next: echo })
+  const accepted = await runSoap(
+    { understood_headers: ['{urn:sec}Security'] },
+    { body: envelope('<t:Echo><Text>x</Text></t:Echo>', header), next: echo },
+  )
   assert.is(wire(accepted).status, 200)
 
-  const other = await runSoap({}, {
-    body: envelope('<t:Echo><Text>x</Text></t:Echo>', '<soap:Header><s:Hint xmlns:s="urn:sec" soap:mustUnderstand="0"/><s:Other xmlns:s="urn:sec" soap:mustUnderstand="1" soap:actor="urn:someone-else"/></soap:Header>'),
-    next: echo,
-  })
+  const other = await runSoap(
+    {},
+    {
+      body: envelope(
+        '<t:Echo><Text>x</Text></t:Echo>',
+        '<soap:Header><s:Hint xmlns:s="urn:sec" soap:mustUnderstand="0"/><s:Other xmlns:s="urn:sec" soap:mustUnderstand="1" soap:actor="urn:someone-else"/></soap:Header>',
+      ),
+      next: echo,
+    },
+  )
   assert.is(wire(other).status, 200)
 })
 
 test('max_bytes: a larger body → soap:Client TooLarge, not parsed', async () => {
-  const run = await runSoap({ max_bytes: 1024 }, { body: envelope(`<t:Echo><Text>${'x'.repeat(2000)}</Text></t:Echo>`), next: echo })
+  const run = await runSoap(
+    { max_bytes: 1024 },
+    { body: envelope(`<t:Echo><Text>${'x'.repeat(2000)}</Text></t:Echo>`), next: echo },
+  )
   assert.is(run.nextCalled, false)
   const r = wire(run)
   assert.is(faultCode(r.text), 'soap:Client')
   assert.match(r.text, '<f:code>TooLarge</f:code>')
 })
 
-test('max_depth applies; the fault namespace is the pipeline\'s errors setting', async () => {
-  const run = await runSoap({ max_depth: 4 }, { errors: { style: 'soap', fault_namespace: 'urn:mine' }, body: envelope('<t:Echo><Text><x/></Text></t:Echo>'), next: echo })
+test("max_depth applies; the fault namespace is the pipeline's errors setting", async () => {
+  const run = await runSoap(
+    { max_depth: 4 },
+    {
+      errors: { style: 'soap', fault_namespace: 'urn:mine' },
+      body: envelope('<t:Echo><Text><x/></Text></t:Echo>'),
+      next: echo,
+    },
+  )
   const r = wire(run)
   assert.match(r.text, '<f:code>TooDeep</f:code>')
   assert.match(r.text, 'xmlns:f="urn:mine"')

@@ -18,12 +18,31 @@ const toy: SoapService = {
   prefix: 'toy',
   types: [
     { kind: 'enum', name: 'Colour', values: ['Red', 'Green'] },
-    { kind: 'complex', name: 'Item', fields: [{ name: 'Label', type: 'xs:string' }, { name: 'Count', type: 'xs:int' }, { name: 'Tint', type: 'Colour' }] },
-    { kind: 'complex', name: 'ArrayOfItem', fields: [{ name: 'Item', type: 'Item', minOccurs: 0, maxOccurs: 'unbounded' }] },
+    {
+      kind: 'complex',
+      name: 'Item',
+      fields: [
+        { name: 'Label', type: 'xs:string' },
+        { name: 'Count', type: 'xs:int' },
+        { name: 'Tint', type: 'Colour' },
+      ],
+    },
+    {
+      kind: 'complex',
+      name: 'ArrayOfItem',
+      fields: [{ name: 'Item', type: 'Item', minOccurs: 0, maxOccurs: 'unbounded' }],
+    },
   ],
   operations: [
     { name: 'Ping', input: [], output: [{ name: 'Ok', type: 'xs:boolean' }] },
-    { name: 'List', input: [{ name: 'Filter', type: 'xs:string' }], output: [{ name: 'Items', type: 'ArrayOfItem' }, { name: 'Note', type: 'xs:string', minOccurs: 0 }] },
+    {
+      name: 'List',
+      input: [{ name: 'Filter', type: 'xs:string' }],
+      output: [
+        { name: 'Items', type: 'ArrayOfItem' },
+        { name: 'Note', type: 'xs:string', minOccurs: 0 },
+      ],
+    },
   ],
 }
 
@@ -40,12 +59,18 @@ response('wrapper tns:, unqualified children, xsi:type on complex elements only,
   assert.is(env.attributes['xmlns:tns'], NS)
   assert.is(env.attributes['xmlns:xsi'], 'http://www.w3.org/2001/XMLSchema-instance')
   const wrapper = child(child(env, 'soap:Body'), 'tns:ListResponse')
-  assert.equal(wrapper.children.map((c) => c.name), ['Items', 'Note'])
+  assert.equal(
+    wrapper.children.map((c) => c.name),
+    ['Items', 'Note'],
+  )
   const items = child(wrapper, 'Items')
   assert.is(items.attributes['xsi:type'], 'tns:ArrayOfItem')
   const item = child(items, 'Item')
   assert.is(item.attributes['xsi:type'], 'tns:Item')
-  assert.equal(item.children.map((c) => c.name), ['Label', 'Count', 'Tint'])
+  assert.equal(
+    item.children.map((c) => c.name),
+    ['Label', 'Count', 'Tint'],
+  )
   assert.is(child(item, 'Label').text, 'a<b')
   assert.equal(child(item, 'Count').attributes, {})
   assert.equal(child(item, 'Tint').attributes, {})
@@ -65,11 +90,26 @@ response('an optional field that is absent is left out', () => {
 })
 
 response('a result that does not fit the table is refused (a bug of the service step)', () => {
-  assert.throws(() => renderResponse(toy, 'Ping', {}), (e: unknown) => e instanceof ResultShapeError)
-  assert.throws(() => renderResponse(toy, 'Ping', { Ok: 'yes' }), (e: unknown) => e instanceof ResultShapeError)
-  assert.throws(() => renderResponse(toy, 'List', { Items: { Item: [{ Label: 'a', Count: 1, Tint: 'Blue' }] } }), (e: unknown) => e instanceof ResultShapeError)
-  assert.throws(() => renderResponse(toy, 'List', { Items: { Item: [{ Label: 'a', Count: 1.5, Tint: 'Red' }] } }), (e: unknown) => e instanceof ResultShapeError)
-  assert.throws(() => renderResponse(toy, 'Nope', {}), (e: unknown) => e instanceof ResultShapeError)
+  assert.throws(
+    () => renderResponse(toy, 'Ping', {}),
+    (e: unknown) => e instanceof ResultShapeError,
+  )
+  assert.throws(
+    () => renderResponse(toy, 'Ping', { Ok: 'yes' }),
+    (e: unknown) => e instanceof ResultShapeError,
+  )
+  assert.throws(
+    () => renderResponse(toy, 'List', { Items: { Item: [{ Label: 'a', Count: 1, Tint: 'Blue' }] } }),
+    (e: unknown) => e instanceof ResultShapeError,
+  )
+  assert.throws(
+    () => renderResponse(toy, 'List', { Items: { Item: [{ Label: 'a', Count: 1.5, Tint: 'Red' }] } }),
+    (e: unknown) => e instanceof ResultShapeError,
+  )
+  assert.throws(
+    () => renderResponse(toy, 'Nope', {}),
+    (e: unknown) => e instanceof ResultShapeError,
+  )
 })
 
 response('escaping: markup and characters XML cannot carry', () => {
@@ -77,11 +117,17 @@ response('escaping: markup and characters XML cannot carry', () => {
   assert.is(escapeText('x\u0001y\uFFFEz'), 'x\uFFFDy\uFFFDz')
   assert.is(escapeAttribute('a"b&\n'), 'a&quot;b&amp;&#10;')
   const xml = renderResponse(toy, 'List', { Items: { Item: [{ Label: '\u0000]]>&', Count: 0, Tint: 'Red' }] } })
-  assert.is(child(child(child(child(child(tree(xml), 'soap:Body'), 'tns:ListResponse'), 'Items'), 'Item'), 'Label').text, '\uFFFD]]>&')
+  assert.is(
+    child(child(child(child(child(tree(xml), 'soap:Body'), 'tns:ListResponse'), 'Items'), 'Item'), 'Label').text,
+    '\uFFFD]]>&',
+  )
 })
 
 response('an inconsistent table is refused', () => {
-  const broken: SoapService = { ...toy, operations: [{ name: 'X', input: [], output: [{ name: 'Y', type: 'Missing' }] }] }
+  const broken: SoapService = {
+    ...toy,
+    operations: [{ name: 'X', input: [], output: [{ name: 'Y', type: 'Missing' }] }],
+  }
   assert.throws(() => indexService(broken), /unknown type 'Missing'/)
   assert.throws(() => indexService({ ...toy, portName: 'not a name' }), /not an XML name/)
 })
@@ -100,7 +146,15 @@ wsdl('the WSDL is well-formed XML and describes the table', () => {
   assert.is(schema.attributes.elementFormDefault, undefined)
   assert.equal(
     schema.children.map((c) => `${c.name}:${c.attributes.name}`),
-    ['xs:simpleType:Colour', 'xs:complexType:Item', 'xs:complexType:ArrayOfItem', 'xs:element:Ping', 'xs:element:PingResponse', 'xs:element:List', 'xs:element:ListResponse'],
+    [
+      'xs:simpleType:Colour',
+      'xs:complexType:Item',
+      'xs:complexType:ArrayOfItem',
+      'xs:element:Ping',
+      'xs:element:PingResponse',
+      'xs:element:List',
+      'xs:element:ListResponse',
+    ],
   )
   const array = schema.children[2]!
   const element = child(child(array, 'xs:sequence'), 'xs:element')
@@ -129,5 +183,3 @@ wsdl('the address is escaped', () => {
 })
 
 wsdl.run()
-
-

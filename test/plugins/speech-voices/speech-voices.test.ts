@@ -11,7 +11,10 @@ const test = suite('plugin speech-voices')
 
 test('the voices of a speech model, by catalog id or server name; uploaded_voices empty', async () => {
   const run = await runPlugin(speechVoices, {}, { principal: demo, method: 'GET', query: 'model=sim-orpheus' })
-  assert.equal((run.reply as JsonReply).body, { voices: ['tara', 'leah', 'jess', 'leo', 'dan', 'mia', 'zac', 'zoe'], uploaded_voices: [] })
+  assert.equal((run.reply as JsonReply).body, {
+    voices: ['tara', 'leah', 'jess', 'leo', 'dan', 'mia', 'zac', 'zoe'],
+    uploaded_voices: [],
+  })
   assert.not.ok(run.nextCalled, 'it answers')
 })
 
@@ -33,7 +36,10 @@ test('a family name or auto is a chat name: 400 not a speech model, not 404', as
 
 test("the caller's group: the catalog's permission check, by catalog id or the name asked", async () => {
   const kernel = makeKernel({
-    configDir: configDirWith({ 'keys.yaml': 'groups:\n  demo: {}\n  orpheus: { models: [sim-orpheus] }\nkeys:\n  - { id: demo, group: demo, demo: true }\n' }),
+    configDir: configDirWith({
+      'keys.yaml':
+        'groups:\n  demo: {}\n  orpheus: { models: [sim-orpheus] }\nkeys:\n  - { id: demo, group: demo, demo: true }\n',
+    }),
   })
   const principal = { keyId: 'k', group: 'orpheus', legacy: false }
   const ok = await runPlugin(speechVoices, {}, { kernel, principal, method: 'GET', query: 'model=sim-orpheus' })

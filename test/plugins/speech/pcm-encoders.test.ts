@@ -2,7 +2,17 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { encodePcm, type EncodedFormat } from '../../../plugins/speech/pcm-encoders.js'
 import { oggCrc } from '../../../plugins/speech/ogg-pages.js'
-import { decimate, decode, flacInfo, likeness, mp3Header, opusInputRate, rms, seconds, toneWav } from '../../support/audio.js'
+import {
+  decimate,
+  decode,
+  flacInfo,
+  likeness,
+  mp3Header,
+  opusInputRate,
+  rms,
+  seconds,
+  toneWav,
+} from '../../support/audio.js'
 
 const test = suite('plugin speech: mp3, Ogg Opus and flac encoded in process')
 
@@ -79,7 +89,10 @@ test('an abort stops the encoding between blocks, with the abort reason', async 
       (e: unknown) => e,
     )
     assert.is(err, reason, format)
-    assert.ok(performance.now() - started < 1000, `${format}: stopped after ${Math.round(performance.now() - started)} ms`)
+    assert.ok(
+      performance.now() - started < 1000,
+      `${format}: stopped after ${Math.round(performance.now() - started)} ms`,
+    )
   }
 })
 
@@ -88,7 +101,10 @@ test('Ogg CRC: the one libogg writes (checked on pages of an Ogg FLAC stream mad
   if (!Flac.isReady()) await new Promise<void>((resolve) => Flac.on('ready', () => resolve()))
   const encoder = Flac.create_libflac_encoder(24000, 1, 16, 5, 24000, false, 0)
   const out: Buffer[] = []
-  assert.is(Flac.init_encoder_ogg_stream(encoder, (data, bytes) => void out.push(Buffer.from(data.subarray(0, bytes)))), 0)
+  assert.is(
+    Flac.init_encoder_ogg_stream(encoder, (data, bytes) => void out.push(Buffer.from(data.subarray(0, bytes)))),
+    0,
+  )
   const samples = new Int32Array(24000).map((_, i) => Math.round(8000 * Math.sin(i / 5)))
   assert.ok(Flac.FLAC__stream_encoder_process_interleaved(encoder, samples, samples.length))
   assert.ok(Flac.FLAC__stream_encoder_finish(encoder))

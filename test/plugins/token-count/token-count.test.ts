@@ -10,24 +10,43 @@ let upstream: FakeUpstream
 test.before(async () => void (upstream = await startFakeUpstream()))
 test.after(() => upstream.close())
 
-const body = { model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'How long is this?' }], tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] }
+const body = {
+  model: 'sim-chat-instruct',
+  messages: [{ role: 'user', content: 'How long is this?' }],
+  tools: [{ type: 'function', function: { name: 'f', parameters: {} } }],
+}
 const scenario = (simulatorUrl: string) => {
   const kernel = makeKernel({ simulatorUrl })
-  return { kernel, body: structuredClone(body), state: { model: { requested: 'sim-chat-instruct', model: kernel.catalog.model('sim-chat-instruct')! } } }
+  return {
+    kernel,
+    body: structuredClone(body),
+    state: { model: { requested: 'sim-chat-instruct', model: kernel.catalog.model('sim-chat-instruct')! } },
+  }
 }
 
 test("the model server's /tokenize counts, with the served name, the messages and the tools", async () => {
-  upstream.handle((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"count":42,"max_model_len":32768,"tokens":[],"token_strs":null}'))
+  upstream.handle((_req, _body, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"count":42,"max_model_len":32768,"tokens":[],"token_strs":null}'),
+  )
   const r = await runPlugin(plugin, {}, scenario(upstream.url))
   assert.equal((r.reply as { body: unknown }).body, { input_tokens: 42 })
   assert.is(r.ex.headers.get('x-gateway-token-count'), 'tokenizer')
   const sent = upstream.received.at(-1)!
   assert.is(sent.path, '/tokenize')
-  assert.equal(sent.body, { model: 'sim-instruct-8b', messages: body.messages, add_generation_prompt: true, tools: body.tools })
+  assert.equal(sent.body, {
+    model: 'sim-instruct-8b',
+    messages: body.messages,
+    add_generation_prompt: true,
+    tools: body.tools,
+  })
 })
 
 test('a server without /tokenize: the estimate, and the header says so', async () => {
-  upstream.handle((_req, _body, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}'))
+  upstream.handle((_req, _body, res) =>
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}'),
+  )
   const r = await runPlugin(plugin, {}, scenario(upstream.url))
   const expected = estimatePromptTokens(body, { perMessage: TOKENS_PER_MESSAGE, perImage: 1024 })
   assert.equal((r.reply as { body: unknown }).body, { input_tokens: expected })

@@ -31,8 +31,24 @@ export function completion(spec: CompletionSpec): Record<string, unknown> {
   return {
     object: 'chat.completion',
     model: spec.model ?? 'sim-vision-7b',
-    choices: [{ index: 0, message: { role: 'assistant', content: thinking ? '' : (first?.token ?? ''), reasoning: spec.reasoning ?? null }, logprobs, finish_reason: 'length' }],
-    usage: { prompt_tokens: prompt, completion_tokens: 1, total_tokens: prompt + 1, prompt_tokens_details: { cached_tokens: spec.cachedTokens ?? 0 } },
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: thinking ? '' : (first?.token ?? ''),
+          reasoning: spec.reasoning ?? null,
+        },
+        logprobs,
+        finish_reason: 'length',
+      },
+    ],
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: 1,
+      total_tokens: prompt + 1,
+      prompt_tokens_details: { cached_tokens: spec.cachedTokens ?? 0 },
+    },
   }
 }
 
@@ -44,7 +60,10 @@ export interface FakeChat {
 }
 
 /** A kernel whose `call` answers with `answer(body, index)`: a completion body, or an error to throw. */
-export function fakeChat(answer: (body: Record<string, unknown>, index: number) => Answer | Promise<Answer>, headers: Record<string, string> = {}): FakeChat {
+export function fakeChat(
+  answer: (body: Record<string, unknown>, index: number) => Answer | Promise<Answer>,
+  headers: Record<string, string> = {},
+): FakeChat {
   const calls: RecordedCall[] = []
   const kernel = makeKernel({
     call: async (route, body, options): Promise<CallResult> => {
@@ -52,7 +71,11 @@ export function fakeChat(answer: (body: Record<string, unknown>, index: number) 
       calls.push({ route, body: b, options })
       const result = await answer(b, calls.length - 1)
       if (result instanceof Error) throw result
-      return { reply: { kind: 'json', status: 200, body: result }, headers: new Map(Object.entries(headers)), usage: new Usage(undefined) }
+      return {
+        reply: { kind: 'json', status: 200, body: result },
+        headers: new Map(Object.entries(headers)),
+        usage: new Usage(undefined),
+      }
     },
   })
   return { kernel, calls }

@@ -27,13 +27,29 @@ test('variants of one label (case, leading space, SentencePiece ▁) are added t
 
 test('the chosen token listed again among the top logprobs counts once', () => {
   const reader = new LabelReader(['A', 'B'])
-  const mass = labelMass([{ token: 'A', logprob: Math.log(0.6) }, { token: 'A', logprob: Math.log(0.6) }, { token: 'B', logprob: Math.log(0.3) }], reader)
+  const mass = labelMass(
+    [
+      { token: 'A', logprob: Math.log(0.6) },
+      { token: 'A', logprob: Math.log(0.6) },
+      { token: 'B', logprob: Math.log(0.3) },
+    ],
+    reader,
+  )
   near(mass[0]!, 0.6)
 })
 
 test('probabilities sum to 1, and an answer outside the top 20 gets exactly 0', () => {
   const reader = new LabelReader(labelsFor('choice', 4))
-  const scored = scoreMass(labelMass([{ token: 'B', logprob: Math.log(0.7) }, { token: ' a', logprob: Math.log(0.2) }, { token: 'D', logprob: -9999 }], reader))!
+  const scored = scoreMass(
+    labelMass(
+      [
+        { token: 'B', logprob: Math.log(0.7) },
+        { token: ' a', logprob: Math.log(0.2) },
+        { token: 'D', logprob: -9999 },
+      ],
+      reader,
+    ),
+  )!
   near(sum(scored.probabilities), 1)
   assert.is(scored.probabilities[2], 0, 'C was not among the top tokens')
   assert.is(scored.probabilities[3], 0, "vLLM's -inf (-9999.0) is 0")
@@ -45,7 +61,18 @@ test('probabilities sum to 1, and an answer outside the top 20 gets exactly 0', 
 
 test('no label among the top tokens: nothing to score', () => {
   const reader = new LabelReader(['No', 'Yes'])
-  assert.is(scoreMass(labelMass([{ token: 'The', logprob: -0.1 }, { token: 'Based', logprob: -2 }], reader)), undefined)
+  assert.is(
+    scoreMass(
+      labelMass(
+        [
+          { token: 'The', logprob: -0.1 },
+          { token: 'Based', logprob: -2 },
+        ],
+        reader,
+      ),
+    ),
+    undefined,
+  )
 })
 
 test('confidence is 0 for a uniform distribution, whatever the mass on labels', () => {

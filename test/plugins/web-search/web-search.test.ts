@@ -27,12 +27,23 @@ test('options: none; any option is refused at load', async () => {
 test('searxng: results in the common shape; the search recorded under the key, never its words', async () => {
   const engine = await startFakeSearxng()
   try {
-    const kernel = makeKernel({ configDir: configDirWith({ 'server.yaml': `web_search: { provider: searxng, url: "${engine.url}", max_results: 3 }\n` }) })
-    const r = await runPlugin(webSearch, {}, { kernel, principal, body: { query: '  okapi habitats ', max_results: 2 } })
+    const kernel = makeKernel({
+      configDir: configDirWith({
+        'server.yaml': `web_search: { provider: searxng, url: "${engine.url}", max_results: 3 }\n`,
+      }),
+    })
+    const r = await runPlugin(
+      webSearch,
+      {},
+      { kernel, principal, body: { query: '  okapi habitats ', max_results: 2 } },
+    )
     assert.equal(engine.queries, ['okapi habitats'], 'trimmed, sent once')
     const body = (r.reply as { body: { provider: string; results: { url: string; score: number }[] } }).body
     assert.is(body.provider, 'searxng')
-    assert.equal(body.results.map((x) => x.url), ['https://example.org/lighthouses', 'https://example.org/second'])
+    assert.equal(
+      body.results.map((x) => x.url),
+      ['https://example.org/lighthouses', 'https://example.org/second'],
+    )
     const over = await runPlugin(webSearch, {}, { kernel, principal, body: { query: 'x', max_results: 4 } })
     assert.is(over.error?.status, 400)
     assert.is(over.error?.message, "max_results 4 is over this gateway's limit of 3")
@@ -40,7 +51,10 @@ test('searxng: results in the common shape; the search recorded under the key, n
     await kernel.records.flush()
     const records = await kernel.records.list(today, 10)
     assert.is(records.length, 1)
-    assert.equal([records[0]!.keyId, records[0]!.model, records[0]!.status, records[0]!.promptTokens], ['demo', 'web_search:searxng', 200, 0])
+    assert.equal(
+      [records[0]!.keyId, records[0]!.model, records[0]!.status, records[0]!.promptTokens],
+      ['demo', 'web_search:searxng', 200, 0],
+    )
     assert.not.match(JSON.stringify(records), /okapi/)
   } finally {
     await engine.close()
@@ -55,7 +69,10 @@ test('local: a missing collection finds nothing (not a 5xx: the client did nothi
   assert.match(body.provider_description, /^not the web/)
   await kernel.records.flush()
   const records = await kernel.records.list(today, 10)
-  assert.equal(records.map((x) => [x.model, x.status, x.outcome]), [['web_search:local', 200, 'done']])
+  assert.equal(
+    records.map((x) => [x.model, x.status, x.outcome]),
+    [['web_search:local', 200, 'done']],
+  )
 })
 
 test.run()

@@ -30,7 +30,9 @@ test('reasoning, text and tool calls: thinking first (signed), text, then tool_u
         message: {
           reasoning: 'Let me think.',
           content: 'Calling.',
-          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
         },
         finish_reason: 'tool_calls',
       },
@@ -52,16 +54,37 @@ test('stop reasons: length → max_tokens, a forced call ending in stop → tool
     return [m.stop_reason, m.stop_sequence]
   }
   assert.equal(end({ message: { content: 'x' }, finish_reason: 'length' }), ['max_tokens', null])
-  assert.equal(end({ message: { tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'stop' }), ['tool_use', null])
-  assert.equal(end({ message: { content: 'x' }, finish_reason: 'stop', stop_reason: 'END' }, ['END']), ['stop_sequence', 'END'])
-  assert.equal(end({ message: { content: 'x' }, finish_reason: 'stop', stop_reason: 151645 }, ['END']), ['end_turn', null], 'an EOS token id is an end of turn')
+  assert.equal(
+    end({
+      message: { tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      finish_reason: 'stop',
+    }),
+    ['tool_use', null],
+  )
+  assert.equal(end({ message: { content: 'x' }, finish_reason: 'stop', stop_reason: 'END' }, ['END']), [
+    'stop_sequence',
+    'END',
+  ])
+  assert.equal(
+    end({ message: { content: 'x' }, finish_reason: 'stop', stop_reason: 151645 }, ['END']),
+    ['end_turn', null],
+    'an EOS token id is an end of turn',
+  )
   assert.equal(end({ message: { content: 'x' }, finish_reason: 'content_filter' }), ['refusal', null])
 })
 
 test('empty pieces make no blocks; a reasoning_content-less reply has no thinking block', () => {
-  const msg = messageFromCompletion({ choices: [{ message: { content: '', reasoning: null, tool_calls: [] }, finish_reason: 'length' }] }, context)
+  const msg = messageFromCompletion(
+    { choices: [{ message: { content: '', reasoning: null, tool_calls: [] }, finish_reason: 'length' }] },
+    context,
+  )
   assert.equal(msg.content, [])
-  assert.equal(msg.usage, { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 })
+  assert.equal(msg.usage, {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+  })
 })
 
 test('tool arguments cut short by max_tokens are an empty input', () => {

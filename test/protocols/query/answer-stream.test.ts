@@ -21,8 +21,17 @@ test('streamingBody asks for a stream with its usage', () => {
 
 test('deltas go out as they come; the answer, finish reason and completion at the end', async () => {
   const seen: string[] = []
-  const items = [{ choices: [{ delta: { role: 'assistant' } }] }, delta('Hel'), delta('lo'), { id: 'c1', model: 'm', choices: [{ delta: {}, finish_reason: 'stop' }] }, { id: 'c1', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }]
-  const read = await readAnswerStream(result(reply.events(chunks(items) as AsyncIterable<Record<string, unknown>>)), async (d) => void seen.push(d))
+  const items = [
+    { choices: [{ delta: { role: 'assistant' } }] },
+    delta('Hel'),
+    delta('lo'),
+    { id: 'c1', model: 'm', choices: [{ delta: {}, finish_reason: 'stop' }] },
+    { id: 'c1', model: 'm', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } },
+  ]
+  const read = await readAnswerStream(
+    result(reply.events(chunks(items) as AsyncIterable<Record<string, unknown>>)),
+    async (d) => void seen.push(d),
+  )
   assert.equal(seen, ['Hel', 'lo'])
   assert.is(read.text, 'Hello')
   assert.is(read.finishReason, 'stop')
@@ -36,9 +45,19 @@ test('deltas go out as they come; the answer, finish reason and completion at th
 test('tool calls are put together from their fragments', async () => {
   const items = [
     { choices: [{ delta: { tool_calls: [{ index: 0, id: 't1', function: { name: 'get_', arguments: '{"a"' } }] } }] },
-    { choices: [{ delta: { tool_calls: [{ index: 0, function: { name: 'time', arguments: ':1}' } }] }, finish_reason: 'tool_calls' }] },
+    {
+      choices: [
+        {
+          delta: { tool_calls: [{ index: 0, function: { name: 'time', arguments: ':1}' } }] },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    },
   ]
-  const read = await readAnswerStream(result(reply.events(chunks(items) as AsyncIterable<Record<string, unknown>>)), async () => undefined)
+  const read = await readAnswerStream(
+    result(reply.events(chunks(items) as AsyncIterable<Record<string, unknown>>)),
+    async () => undefined,
+  )
   assert.equal(read.toolCalls, [{ id: 't1', type: 'function', function: { name: 'get_time', arguments: '{"a":1}' } }])
   assert.is(read.text, '')
 })
@@ -52,11 +71,17 @@ test('a model error before the stream passes through; a cut stream and a stream 
     },
   )
   const cut = new GatewayError(502, 'upstream connection lost')
-  await readAnswerStream(result(reply.events(chunks([delta('a')], cut) as AsyncIterable<Record<string, unknown>>)), async () => undefined).then(
+  await readAnswerStream(
+    result(reply.events(chunks([delta('a')], cut) as AsyncIterable<Record<string, unknown>>)),
+    async () => undefined,
+  ).then(
     () => assert.unreachable(),
     (err: GatewayError) => assert.is(err, cut),
   )
-  await readAnswerStream(result(reply.events(chunks([delta('a')]) as AsyncIterable<Record<string, unknown>>)), async () => undefined).then(
+  await readAnswerStream(
+    result(reply.events(chunks([delta('a')]) as AsyncIterable<Record<string, unknown>>)),
+    async () => undefined,
+  ).then(
     () => assert.unreachable(),
     (err: GatewayError) => assert.match(err.message, /ended the answer stream before it finished/),
   )

@@ -17,6 +17,7 @@ test('useful contexts ranked first score higher than the same ones ranked last',
   assert.ok(averagePrecision([true, true, false]) > averagePrecision([false, true, true]))
 })
 
-test('the RAGAS worked example: [1, 0, 1] → (1/1 + 2/3) / 2', () => close(averagePrecision([true, false, true]), (1 + 2 / 3) / 2))
+test('the RAGAS worked example: [1, 0, 1] → (1/1 + 2/3) / 2', () =>
+  close(averagePrecision([true, false, true]), (1 + 2 / 3) / 2))
 
 test.run()

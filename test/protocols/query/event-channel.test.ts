@@ -45,8 +45,14 @@ test('a reader that leaves refuses the pending pushes, and later ones', async ()
     break
   }
   await first
-  await second.then(() => assert.unreachable('b was never read'), (err: Error) => assert.match(err.message, /reader has gone/))
-  await channel.push('c').then(() => assert.unreachable(), (err: Error) => assert.match(err.message, /ended/))
+  await second.then(
+    () => assert.unreachable('b was never read'),
+    (err: Error) => assert.match(err.message, /reader has gone/),
+  )
+  await channel.push('c').then(
+    () => assert.unreachable(),
+    (err: Error) => assert.match(err.message, /ended/),
+  )
 })
 
 test.run()

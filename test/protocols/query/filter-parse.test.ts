@@ -21,16 +21,76 @@ const meta = (key: string, at: number) => ({ kind: 'metadata', key, at }) as con
 const ACCEPTED: readonly [string, FilterNode][] = [
   ['page_number >= 2', { type: 'compare', left: pn(1), op: '>=', value: 2, at: 1 }],
   ['2 > page_number', { type: 'compare', left: pn(5), op: '<', value: 2, at: 5 }],
-  ['1 < page_number <= 5', { type: 'and', items: [{ type: 'compare', left: pn(5), op: '>', value: 1, at: 5 }, { type: 'compare', left: pn(5), op: '<=', value: 5, at: 5 }] }],
-  ["source_name == 'a\\'b\\u00e9\\x41'", { type: 'compare', left: { kind: 'fixed', name: 'source_name', at: 1 }, op: '==', value: "a'béA", at: 1 }],
+  [
+    '1 < page_number <= 5',
+    {
+      type: 'and',
+      items: [
+        { type: 'compare', left: pn(5), op: '>', value: 1, at: 5 },
+        { type: 'compare', left: pn(5), op: '<=', value: 5, at: 5 },
+      ],
+    },
+  ],
+  [
+    "source_name == 'a\\'b\\u00e9\\x41'",
+    { type: 'compare', left: { kind: 'fixed', name: 'source_name', at: 1 }, op: '==', value: "a'béA", at: 1 },
+  ],
   ['lang NOT IN ["en", "fr",]', { type: 'in', left: meta('lang', 1), values: ['en', 'fr'], negated: true, at: 1 }],
-  ['metadata["year"] != -0x10', { type: 'compare', left: { kind: 'metadata', key: 'year', at: 1, quoted: true } as never, op: '!=', value: -16, at: 1 }],
-  ['!(url like "%a_") || draft == TRUE', { type: 'or', items: [{ type: 'not', item: { type: 'like', field: { kind: 'fixed', name: 'url', at: 3 }, pattern: '%a_', at: 3 } }, { type: 'compare', left: meta('draft', 22), op: '==', value: true, at: 22 }] }],
-  ['url is not null and tags IS NULL', { type: 'and', items: [{ type: 'null', field: { kind: 'fixed', name: 'url', at: 1 }, negated: true, at: 1 }, { type: 'null', field: { kind: 'fixed', name: 'tags', at: 21 }, negated: false, at: 21 }] }],
-  ['array_contains_all(tags, [])', { type: 'contains', mode: 'all', field: { kind: 'fixed', name: 'tags', at: 20 }, values: [], at: 1 }],
-  ['JSON_CONTAINS(authors, "ann")', { type: 'contains', mode: 'one', field: meta('authors', 15), values: ['ann'], at: 1 }],
-  ['array_length(tags) > 1.5e0', { type: 'compare', left: { kind: 'array_length', of: { kind: 'fixed', name: 'tags', at: 14 }, at: 1 }, op: '>', value: 1.5, at: 1 }],
-  ['not not x == false', { type: 'not', item: { type: 'not', item: { type: 'compare', left: meta('x', 9), op: '==', value: false, at: 9 } } }],
+  [
+    'metadata["year"] != -0x10',
+    {
+      type: 'compare',
+      left: { kind: 'metadata', key: 'year', at: 1, quoted: true } as never,
+      op: '!=',
+      value: -16,
+      at: 1,
+    },
+  ],
+  [
+    '!(url like "%a_") || draft == TRUE',
+    {
+      type: 'or',
+      items: [
+        { type: 'not', item: { type: 'like', field: { kind: 'fixed', name: 'url', at: 3 }, pattern: '%a_', at: 3 } },
+        { type: 'compare', left: meta('draft', 22), op: '==', value: true, at: 22 },
+      ],
+    },
+  ],
+  [
+    'url is not null and tags IS NULL',
+    {
+      type: 'and',
+      items: [
+        { type: 'null', field: { kind: 'fixed', name: 'url', at: 1 }, negated: true, at: 1 },
+        { type: 'null', field: { kind: 'fixed', name: 'tags', at: 21 }, negated: false, at: 21 },
+      ],
+    },
+  ],
+  [
+    'array_contains_all(tags, [])',
+    { type: 'contains', mode: 'all', field: { kind: 'fixed', name: 'tags', at: 20 }, values: [], at: 1 },
+  ],
+  [
+    'JSON_CONTAINS(authors, "ann")',
+    { type: 'contains', mode: 'one', field: meta('authors', 15), values: ['ann'], at: 1 },
+  ],
+  [
+    'array_length(tags) > 1.5e0',
+    {
+      type: 'compare',
+      left: { kind: 'array_length', of: { kind: 'fixed', name: 'tags', at: 14 }, at: 1 },
+      op: '>',
+      value: 1.5,
+      at: 1,
+    },
+  ],
+  [
+    'not not x == false',
+    {
+      type: 'not',
+      item: { type: 'not', item: { type: 'compare', left: meta('x', 9), op: '==', value: false, at: 9 } },
+    },
+  ],
 ]
 
 for (const [text, tree] of ACCEPTED) {
@@ -127,7 +187,10 @@ test('bounds: length, nesting, list size, string length, key length', () => {
 test('the committed parser is the one the grammar generates (npm run grammar)', () => {
   const grammar = fs.readFileSync(path.join(repoRoot, 'protocols', 'query', 'filter-grammar.peggy'), 'utf8')
   const committed = fs.readFileSync(path.join(repoRoot, 'protocols', 'query', 'filter-grammar.ts'), 'utf8')
-  assert.ok(peggy.generate(grammar, { output: 'source', format: 'es' }) === committed, 'run npm run grammar and commit filter-grammar.ts')
+  assert.ok(
+    peggy.generate(grammar, { output: 'source', format: 'es' }) === committed,
+    'run npm run grammar and commit filter-grammar.ts',
+  )
 })
 
 test.run()

@@ -13,9 +13,14 @@ const test = suite('protocols/query: media body types')
 
 test('base64: plain or a data URL; anything else undefined', () => {
   assert.equal(decodeBase64Payload('aGVsbG8='), { data: Buffer.from('hello'), base64: 'aGVsbG8=' })
-  assert.equal(decodeBase64Payload('data:audio/WAV;base64,aGVsbG8='), { data: Buffer.from('hello'), base64: 'aGVsbG8=', contentType: 'audio/wav' })
+  assert.equal(decodeBase64Payload('data:audio/WAV;base64,aGVsbG8='), {
+    data: Buffer.from('hello'),
+    base64: 'aGVsbG8=',
+    contentType: 'audio/wav',
+  })
   assert.equal(decodeBase64Payload('data:;base64,aGVsbG8='), { data: Buffer.from('hello'), base64: 'aGVsbG8=' })
-  for (const bad of ['', 'aGVsbG8', 'aGVs bG8=', 'aGVsbG8=!', 'data:audio/wav,aGVsbG8=', '====']) assert.is(decodeBase64Payload(bad), undefined, bad)
+  for (const bad of ['', 'aGVsbG8', 'aGVs bG8=', 'aGVsbG8=!', 'data:audio/wav,aGVsbG8=', '===='])
+    assert.is(decodeBase64Payload(bad), undefined, bad)
 })
 
 const models = [
@@ -36,9 +41,27 @@ test('model: the one asked for, of its kind; else the first enabled of the kind'
 })
 
 test('metadata: sources empty, the tokens as user_query, the cost rounded', () => {
-  const m = mediaMetadata({ queryId: 'q1', modelId: 'img', used: { inputTokens: 4, outputTokens: 66 }, prices: { input: 5e-6, output: 4e-5 }, cost: 0.00266 + 1e-15 }, { size: '256x256' })
-  assert.equal([m.sources, m.query_id, m.model_provider, m.model_name, m.size, m.cost], [{}, 'q1', 'gateway', 'img', '256x256', 0.00266])
-  assert.equal(m.usage_metric.input_token_details, { user_query: 4, incontext_text: 0, system_prompt: 0, knowledge_base: 0, conversation_history: 0 })
+  const m = mediaMetadata(
+    {
+      queryId: 'q1',
+      modelId: 'img',
+      used: { inputTokens: 4, outputTokens: 66 },
+      prices: { input: 5e-6, output: 4e-5 },
+      cost: 0.00266 + 1e-15,
+    },
+    { size: '256x256' },
+  )
+  assert.equal(
+    [m.sources, m.query_id, m.model_provider, m.model_name, m.size, m.cost],
+    [{}, 'q1', 'gateway', 'img', '256x256', 0.00266],
+  )
+  assert.equal(m.usage_metric.input_token_details, {
+    user_query: 4,
+    incontext_text: 0,
+    system_prompt: 0,
+    knowledge_base: 0,
+    conversation_history: 0,
+  })
   assert.is(m.usage_metric.total_token_cost, 0.00266)
 })
 

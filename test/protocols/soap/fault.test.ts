@@ -20,13 +20,20 @@ faults('anything else → Server, leaking nothing', () => {
   const g = describeFault(new GatewayError(500, 'internal error', { cause: new Error('secret') }))
   assert.is(g.faultString, 'Internal server error.')
   const h = describeFault(new GatewayError(502, 'The service catalog is unavailable.', { type: 'Unavailable' }))
-  assert.equal(h, { faultCode: 'Server', faultString: 'The service catalog is unavailable.', detailCode: 'Unavailable' })
+  assert.equal(h, {
+    faultCode: 'Server',
+    faultString: 'The service catalog is unavailable.',
+    detailCode: 'Unavailable',
+  })
 })
 
 faults('fault document: unqualified children, detail only when the Body failed', () => {
   const client = tree(renderFault(describeFault(new SoapFault('Client', 'bad <thing>', 'MalformedXml')), 'urn:f'))
   const fault = child(child(client, 'soap:Body'), 'soap:Fault')
-  assert.equal(fault.children.map((c) => c.name), ['faultcode', 'faultstring', 'detail'])
+  assert.equal(
+    fault.children.map((c) => c.name),
+    ['faultcode', 'faultstring', 'detail'],
+  )
   assert.is(child(fault, 'faultcode').text, 'soap:Client')
   assert.is(child(fault, 'faultstring').text, 'bad <thing>')
   const entry = child(child(fault, 'detail'), 'f:error')
@@ -35,7 +42,10 @@ faults('fault document: unqualified children, detail only when the Body failed',
 
   const vm = tree(renderFault(describeFault(new SoapFault('VersionMismatch', 'v')), 'urn:f'))
   const vmFault = child(child(vm, 'soap:Body'), 'soap:Fault')
-  assert.equal(vmFault.children.map((c) => c.name), ['faultcode', 'faultstring'])
+  assert.equal(
+    vmFault.children.map((c) => c.name),
+    ['faultcode', 'faultstring'],
+  )
   assert.is(child(vmFault, 'faultcode').text, 'soap:VersionMismatch')
 })
 

@@ -1,13 +1,26 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { GatewayError } from '../../../kernel/contract/errors.js'
-import { MessageError, askedFor, errorMessage, eventMessage, matches, readMessage, replyMessage, serializedEventMessage, upgradeRefusal } from '../../../protocols/websocket/envelope.js'
+import {
+  MessageError,
+  askedFor,
+  errorMessage,
+  eventMessage,
+  matches,
+  readMessage,
+  replyMessage,
+  serializedEventMessage,
+  upgradeRefusal,
+} from '../../../protocols/websocket/envelope.js'
 
 const test = suite('protocols/websocket: the envelope')
 const json = (text: string) => () => JSON.parse(text) as unknown
 
 test('readMessage takes the id out and leaves the body', () => {
-  assert.equal(readMessage(json('{"id":"a1","action":"query","query":"hi"}')), { id: 'a1', body: { action: 'query', query: 'hi' } })
+  assert.equal(readMessage(json('{"id":"a1","action":"query","query":"hi"}')), {
+    id: 'a1',
+    body: { action: 'query', query: 'hi' },
+  })
   assert.equal(readMessage(json('{"id":7,"x":1}')), { id: 7, body: { x: 1 } })
   assert.equal(readMessage(json('{"x":1}')), { id: null, body: { x: 1 } })
 })
@@ -42,7 +55,7 @@ test('readMessage refuses what is not a JSON object with a usable id, as 400s', 
   }
 })
 
-test('matches: every field of the route must equal the message\'s', () => {
+test("matches: every field of the route must equal the message's", () => {
   assert.ok(matches(undefined, {}))
   assert.ok(matches({ action: 'query' }, { action: 'query', endpoint: 'query' }))
   assert.not.ok(matches({ action: 'query', endpoint: 'realtime' }, { action: 'query', endpoint: 'query' }))
@@ -54,12 +67,22 @@ test('messages out carry the id first; a serialized event is spliced without a p
   assert.is(eventMessage('a', { type: 'query.delta', delta: 'hi' }), '{"id":"a","type":"query.delta","delta":"hi"}')
   assert.equal(JSON.parse(serializedEventMessage(3, '{"type":"x","n":1}')), { id: 3, type: 'x', n: 1 })
   assert.equal(JSON.parse(serializedEventMessage(null, ' { } ')), { id: null })
-  assert.equal(JSON.parse(replyMessage('r', 200, { ok: true })), { id: 'r', type: 'response', status: 200, body: { ok: true } })
+  assert.equal(JSON.parse(replyMessage('r', 200, { ok: true })), {
+    id: 'r',
+    type: 'response',
+    status: 200,
+    body: { ok: true },
+  })
 })
 
-test('an error message is the pipeline\'s error body with the id, the type and the request id', () => {
+test("an error message is the pipeline's error body with the id, the type and the request id", () => {
   const body = JSON.stringify({ error: { status: 400, type: 'invalid_request', message: 'bad' } })
-  assert.equal(JSON.parse(errorMessage('e', body, 'req-1')), { id: 'e', type: 'error', error: { status: 400, type: 'invalid_request', message: 'bad' }, request_id: 'req-1' })
+  assert.equal(JSON.parse(errorMessage('e', body, 'req-1')), {
+    id: 'e',
+    type: 'error',
+    error: { status: 400, type: 'invalid_request', message: 'bad' },
+    request_id: 'req-1',
+  })
   assert.equal(JSON.parse(errorMessage(null, 'not json')), { id: null, type: 'error', error: { message: 'not json' } })
 })
 

@@ -42,7 +42,11 @@ export function formatOf(declared: { contentType?: string; fileName?: string }):
   const dot = name.lastIndexOf('.')
   const format = dot >= 0 ? BY_EXTENSION[name.slice(dot + 1).toLowerCase()] : undefined
   if (format) return format
-  throw unsupported(name ? `cannot tell the format of ${JSON.stringify(name)} from its extension` : 'the document has neither a content type nor a file name')
+  throw unsupported(
+    name
+      ? `cannot tell the format of ${JSON.stringify(name)} from its extension`
+      : 'the document has neither a content type nor a file name',
+  )
 }
 
 function unsupported(why: string): GatewayError {

@@ -26,15 +26,32 @@ export async function readPdf(bytes: Uint8Array, limits: PdfLimits = DEFAULT_PDF
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 }) // errors only: no warnings on stdout
   } catch (err) {
-    throw new GatewayError(400, `the PDF could not be read: ${err instanceof Error ? err.message : String(err)}`, { code: 'invalid_request', cause: err })
+    throw new GatewayError(400, `the PDF could not be read: ${err instanceof Error ? err.message : String(err)}`, {
+      code: 'invalid_request',
+      cause: err,
+    })
   }
   let timer: NodeJS.Timeout | undefined
   try {
     if (pdf.numPages > limits.maxPages) {
-      throw new GatewayError(400, `the PDF has ${pdf.numPages} pages; at most ${limits.maxPages} are read (knowledge.pdf.max_pages)`, { code: 'invalid_request' })
+      throw new GatewayError(
+        400,
+        `the PDF has ${pdf.numPages} pages; at most ${limits.maxPages} are read (knowledge.pdf.max_pages)`,
+        { code: 'invalid_request' },
+      )
     }
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new GatewayError(400, `the PDF took longer than ${limits.timeoutMs} ms to read (knowledge.pdf.timeout_ms)`, { code: 'invalid_request' })), limits.timeoutMs)
+      timer = setTimeout(
+        () =>
+          reject(
+            new GatewayError(
+              400,
+              `the PDF took longer than ${limits.timeoutMs} ms to read (knowledge.pdf.timeout_ms)`,
+              { code: 'invalid_request' },
+            ),
+          ),
+        limits.timeoutMs,
+      )
     })
     const { text } = await Promise.race([extractText(pdf, { mergePages: false }), timeout])
     return text.flatMap((page, i) => readText(page, i + 1))

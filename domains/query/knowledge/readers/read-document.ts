@@ -16,11 +16,19 @@ export interface DocumentBytes {
   readonly fileName?: string
 }
 
-export async function readDocument(doc: DocumentBytes, pdfLimits: PdfLimits = DEFAULT_PDF_LIMITS): Promise<{ format: DocumentFormat; blocks: Block[] }> {
+export async function readDocument(
+  doc: DocumentBytes,
+  pdfLimits: PdfLimits = DEFAULT_PDF_LIMITS,
+): Promise<{ format: DocumentFormat; blocks: Block[] }> {
   const format = formatOf(doc)
   // The readers and their parsers (~4 MB of heap, ~7 MB of RSS) load at the first document of their format, not at start.
   if (format === 'pdf') return { format, blocks: await (await import('./pdf.js')).readPdf(doc.bytes, pdfLimits) }
   const text = new TextDecoder('utf-8').decode(doc.bytes) // drops a BOM by default
-  const blocks = format === 'markdown' ? (await import('./markdown.js')).readMarkdown(text) : format === 'html' ? (await import('./html.js')).readHtml(text) : readText(text)
+  const blocks =
+    format === 'markdown'
+      ? (await import('./markdown.js')).readMarkdown(text)
+      : format === 'html'
+        ? (await import('./html.js')).readHtml(text)
+        : readText(text)
   return { format, blocks }
 }

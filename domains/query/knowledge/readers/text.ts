@@ -8,7 +8,12 @@ export function readText(text: string, pageNumber?: number): Block[] {
   const blocks: Block[] = []
   for (const part of text.split(/\r?\n[ \t]*\r?\n/)) {
     const paragraph = part.trim()
-    if (paragraph) blocks.push(pageNumber === undefined ? { kind: 'paragraph', text: paragraph } : { kind: 'paragraph', text: paragraph, pageNumber })
+    if (paragraph)
+      blocks.push(
+        pageNumber === undefined
+          ? { kind: 'paragraph', text: paragraph }
+          : { kind: 'paragraph', text: paragraph, pageNumber },
+      )
   }
   return blocks
 }

@@ -41,13 +41,20 @@ export function customFields(fields: readonly string[] | undefined): string[] {
  * The shape of a returned chunk for `fields`; `knownKeys` are the collection's metadata keys
  * (needed only when a custom name is asked for).
  */
-export function chunkShape(fields: readonly string[] | undefined, knownKeys: ReadonlySet<string> = new Set()): ChunkShape {
+export function chunkShape(
+  fields: readonly string[] | undefined,
+  knownKeys: ReadonlySet<string> = new Set(),
+): ChunkShape {
   if (!fields) return fullView
   const unknown = customFields(fields).filter((f) => !knownKeys.has(f))
   if (unknown.length)
-    throw new GatewayError(400, `unknown output_fields: ${unknown.join(', ')} (fields are ${FIXED_OUTPUT_FIELDS.join(', ')} and the collection's metadata keys)`, {
-      code: 'invalid_request',
-    })
+    throw new GatewayError(
+      400,
+      `unknown output_fields: ${unknown.join(', ')} (fields are ${FIXED_OUTPUT_FIELDS.join(', ')} and the collection's metadata keys)`,
+      {
+        code: 'invalid_request',
+      },
+    )
   return (c) => {
     const full = fullView(c)
     const out: ChunkView = { index: c.index }

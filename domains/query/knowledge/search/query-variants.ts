@@ -43,11 +43,18 @@ export async function queryVariants(
   count: number,
   options: { principal: Principal; signal?: AbortSignal; parentId?: string },
 ): Promise<string[]> {
-  const body = { model, messages: [{ role: 'user', content: variantsPrompt(query, count) }], temperature: 0.7, max_tokens: 64 * count }
+  const body = {
+    model,
+    messages: [{ role: 'user', content: variantsPrompt(query, count) }],
+    temperature: 0.7,
+    max_tokens: 64 * count,
+  }
   const { reply } = await call(route, body, options)
   const json = reply.kind === 'json' ? reply.body : reply.kind === 'text' ? safeParse(reply.text) : undefined
-  const content = (json as { choices?: { message?: { content?: unknown } }[] } | undefined)?.choices?.[0]?.message?.content
-  if (reply.status !== 200 || typeof content !== 'string') throw new GatewayError(502, `query variants: chat model ${model} gave no answer`, { code: 'upstream_failed' })
+  const content = (json as { choices?: { message?: { content?: unknown } }[] } | undefined)?.choices?.[0]?.message
+    ?.content
+  if (reply.status !== 200 || typeof content !== 'string')
+    throw new GatewayError(502, `query variants: chat model ${model} gave no answer`, { code: 'upstream_failed' })
   return parseVariants(content, query, count)
 }
 

@@ -29,15 +29,23 @@ export const truthy = (v: boolean | 'true' | 'false' | undefined): boolean => v 
 export function rerankPlan(p: RerankParams, modelOf: (id: string) => ModelConfig | undefined): RerankPlan | undefined {
   const set = (['reranker_model', 'reranker_provider', 'top_n'] as const).filter((f) => p[f] !== undefined)
   if (!truthy(p.rerank)) {
-    if (set.length) throw bad(`rerank, reranker_model and reranker_provider must be set together: ${set.join(', ')} given but rerank is not true`)
+    if (set.length)
+      throw bad(
+        `rerank, reranker_model and reranker_provider must be set together: ${set.join(', ')} given but rerank is not true`,
+      )
     return undefined
   }
   const missing = (['reranker_model', 'reranker_provider'] as const).filter((f) => p[f] === undefined)
-  if (missing.length) throw bad(`rerank, reranker_model and reranker_provider must be set together: ${missing.join(' and ')} missing`)
+  if (missing.length)
+    throw bad(`rerank, reranker_model and reranker_provider must be set together: ${missing.join(' and ')} missing`)
   const model = modelOf(p.reranker_model!)
-  if (!model || model.model_type !== 'rerank') throw bad(`reranker_model ${p.reranker_model} is not a rerank model of this gateway`)
+  if (!model || model.model_type !== 'rerank')
+    throw bad(`reranker_model ${p.reranker_model} is not a rerank model of this gateway`)
   const api = model.rerank_api ?? 'cohere'
-  if (p.reranker_provider !== api) throw bad(`reranker_provider ${p.reranker_provider} does not match reranker_model ${p.reranker_model}, whose server speaks ${api}`)
+  if (p.reranker_provider !== api)
+    throw bad(
+      `reranker_provider ${p.reranker_provider} does not match reranker_model ${p.reranker_model}, whose server speaks ${api}`,
+    )
   return { model: model.id, topN: p.top_n }
 }
 
@@ -64,7 +72,11 @@ export async function rerankItems<T extends object>(
   const results = (body as { results?: { index: number; relevance_score: number }[] } | undefined)?.results
   if (reply.status !== 200 || !Array.isArray(results)) {
     const message = (body as { error?: { message?: string } } | undefined)?.error?.message
-    throw new GatewayError(502, `reranker ${plan.model} failed${message ? `: ${message}` : ''}`, { code: 'upstream_failed' })
+    throw new GatewayError(502, `reranker ${plan.model} failed${message ? `: ${message}` : ''}`, {
+      code: 'upstream_failed',
+    })
   }
-  return results.filter((r) => items[r.index] !== undefined).map((r) => ({ ...items[r.index]!, rerank_score: r.relevance_score }))
+  return results
+    .filter((r) => items[r.index] !== undefined)
+    .map((r) => ({ ...items[r.index]!, rerank_score: r.relevance_score }))
 }

@@ -85,7 +85,9 @@ export interface SearchOutcome {
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
 
 /** The request's filters as one compiled condition; a bad expression is a 400 with its position. */
-export function requestFilter(body: Pick<CollectionSearch, 'expr' | 'tags' | 'source_names'>): CompiledFilter | undefined {
+export function requestFilter(
+  body: Pick<CollectionSearch, 'expr' | 'tags' | 'source_names'>,
+): CompiledFilter | undefined {
   const parts: CompiledFilter[] = []
   if (body.expr !== undefined && body.expr.trim() !== '') {
     try {
@@ -104,7 +106,11 @@ export function requestFilter(body: Pick<CollectionSearch, 'expr' | 'tags' | 'so
  * Runs the search. Checks come first (top_k, the filter, the rerank trio, the collection,
  * output_fields), so a bad request costs no model call.
  */
-export async function searchCollection(s: CollectionSearch, limits: SearchLimits, ctx: SearchContext): Promise<SearchOutcome> {
+export async function searchCollection(
+  s: CollectionSearch,
+  limits: SearchLimits,
+  ctx: SearchContext,
+): Promise<SearchOutcome> {
   if (s.top_k > limits.maxTopK) throw bad(`top_k ${s.top_k} is over this route's limit of ${limits.maxTopK}`)
   const legs = s.legs ?? 'hybrid'
   const filter = requestFilter(s)
@@ -115,10 +121,15 @@ export async function searchCollection(s: CollectionSearch, limits: SearchLimits
   const collection = await kb.getCollection(s.project, s.collection)
   const shape = await shapeFor(s.output_fields, () => kb.store.listDocuments(s.project, collection.name))
   const options = { principal: ctx.principal, signal: ctx.signal, parentId: ctx.parentId }
-  const variants = truthy(s.advanced_rag) ? await queryVariants(ctx.call, ctx.routes.chat, limits.variantsModel, s.query, limits.variants, options) : []
+  const variants = truthy(s.advanced_rag)
+    ? await queryVariants(ctx.call, ctx.routes.chat, limits.variantsModel, s.query, limits.variants, options)
+    : []
   let embeddings: Float32Array[] = []
   if (legs !== 'lexical') {
-    const embed = embedThroughRoute(ctx.call, ctx.routes.embeddings, ctx.principal, { signal: ctx.signal, parentId: ctx.parentId })
+    const embed = embedThroughRoute(ctx.call, ctx.routes.embeddings, ctx.principal, {
+      signal: ctx.signal,
+      parentId: ctx.parentId,
+    })
     embeddings = await kb.embedAll(kb.modelOf(collection), [s.query, ...variants], embed)
   }
   const lexical = legs !== 'vector'
@@ -132,18 +143,30 @@ export async function searchCollection(s: CollectionSearch, limits: SearchLimits
     filter,
     variants: variants.map((v, i) => ({ query: lexical ? v : undefined, embedding: embeddings[i + 1] })),
   }
-  const reranked = <T extends object>(items: T[], textOf: (item: T) => string): Promise<(T & { rerank_score?: number })[]> =>
+  const reranked = <T extends object>(
+    items: T[],
+    textOf: (item: T) => string,
+  ): Promise<(T & { rerank_score?: number })[]> =>
     plan ? rerankItems(ctx.call, ctx.routes.rerank, plan, s.query, items, textOf, options) : Promise.resolve(items)
   let passages: Passage[]
   if (s.retrieval_type === 'chunk') {
     const chunks = await reranked(await retrieveChunks(kb.store, req), (c) => c.content)
-    passages = chunks.map((c) => ({ sourceName: c.sourceName, score: c.score ?? 0, rerankScore: c.rerank_score, text: c.content, chunks: [c], view: shape(c) }))
+    passages = chunks.map((c) => ({
+      sourceName: c.sourceName,
+      score: c.score ?? 0,
+      rerankScore: c.rerank_score,
+      text: c.content,
+      chunks: [c],
+      view: shape(c),
+    }))
   } else if (s.retrieval_type === 'document') {
     const docs = await reranked(await retrieveDocuments(kb.store, req, s.token_budget), (d) => joined(d.chunks))
     passages = docs.map((d) => grouped(d, shape, { truncated: d.truncated }))
   } else {
     const found = await reranked(await retrieveNeighbors(kb.store, req, limits.neighborWindow), (p) => joined(p.chunks))
-    passages = found.map((p) => grouped(p, shape, { hits: p.chunks.filter((c) => p.hits.includes(c.id)).map((c) => c.index) }))
+    passages = found.map((p) =>
+      grouped(p, shape, { hits: p.chunks.filter((c) => p.hits.includes(c.id)).map((c) => c.index) }),
+    )
   }
   return { retrievalType: s.retrieval_type, legs, variants, rerankerModel: plan?.model, passages, shape }
 }
@@ -162,7 +185,13 @@ function grouped(
     rerankScore: g.rerank_score,
     text: joined(g.chunks),
     chunks: g.chunks,
-    view: { source_name: g.sourceName, score: g.score, ...rerankScore(g.rerank_score), ...extra, chunks: g.chunks.map(shape) },
+    view: {
+      source_name: g.sourceName,
+      score: g.score,
+      ...rerankScore(g.rerank_score),
+      ...extra,
+      chunks: g.chunks.map(shape),
+    },
   }
 }
 
@@ -171,7 +200,10 @@ function rerankScore(s: number | undefined): { rerank_score?: number } {
 }
 
 /** The chunk shape of `output_fields`; the collection's metadata keys are read only when a custom field is named. */
-async function shapeFor(fields: readonly string[] | undefined, documents: () => Promise<{ metadata: object }[]>): Promise<ChunkShape> {
+async function shapeFor(
+  fields: readonly string[] | undefined,
+  documents: () => Promise<{ metadata: object }[]>,
+): Promise<ChunkShape> {
   if (!customFields(fields).length) return chunkShape(fields)
   const keys = new Set((await documents()).flatMap((d) => Object.keys(d.metadata)))
   return chunkShape(fields, keys)

@@ -22,15 +22,28 @@ const words = (text: string) => text.match(/[\p{L}\p{N}]+/gu) ?? []
 const test = suite('knowledge chunker')
 
 /** The invariants every chunking must keep. */
-function checkInvariants(blocks: readonly Block[], chunks: readonly Chunk[], maxTokens: number, sources: readonly Block[] = blocks): void {
-  assert.equal(chunks.map((c) => c.index), chunks.map((_, i) => i), 'indexes are contiguous from 0')
+function checkInvariants(
+  blocks: readonly Block[],
+  chunks: readonly Chunk[],
+  maxTokens: number,
+  sources: readonly Block[] = blocks,
+): void {
+  assert.equal(
+    chunks.map((c) => c.index),
+    chunks.map((_, i) => i),
+    'indexes are contiguous from 0',
+  )
   const present = new Set(chunks.flatMap((c) => words(c.content)))
   const missing = sources.flatMap((b) => words(b.text)).filter((w) => !present.has(w))
   assert.equal(missing, [], 'every word of the source is in some chunk')
   const wholeBlocks = new Set(blocks.filter((b) => b.kind === 'code' || b.kind === 'table').map((b) => b.text))
   for (const c of chunks) {
     assert.is(c.tokens, countTokens(c.content), 'tokens counts the content')
-    if (c.tokens > maxTokens) assert.ok(wholeBlocks.has(c.content), `only a lone code block or table may exceed maxTokens: ${c.content.slice(0, 60)}`)
+    if (c.tokens > maxTokens)
+      assert.ok(
+        wholeBlocks.has(c.content),
+        `only a lone code block or table may exceed maxTokens: ${c.content.slice(0, 60)}`,
+      )
   }
 }
 
@@ -42,30 +55,41 @@ test('Markdown: one chunk per section, heading paths, fence and table whole', ()
   const blocks = readMarkdown(fixture('guide.md'))
   const chunks = chunkDocument(blocks)
   checkInvariants(blocks, chunks, 512)
-  assert.equal(chunks.map((c) => c.headingPath), [
-    ['Sluice operations'],
-    ['Sluice operations', 'Install'],
-    ['Sluice operations', 'Install', 'On Debian'],
-    ['Sluice operations', 'Install', 'From source'],
-    ['Sluice operations', 'Tuning'],
-    ['Appendix'],
-  ])
+  assert.equal(
+    chunks.map((c) => c.headingPath),
+    [
+      ['Sluice operations'],
+      ['Sluice operations', 'Install'],
+      ['Sluice operations', 'Install', 'On Debian'],
+      ['Sluice operations', 'Install', 'From source'],
+      ['Sluice operations', 'Tuning'],
+      ['Appendix'],
+    ],
+  )
   const code = blocks.find((b) => b.kind === 'code')!.text
   const table = blocks.find((b) => b.kind === 'table')!.text
   assert.is(chunks.filter((c) => c.content.includes(code)).length, 1)
   assert.is(chunks.filter((c) => c.content.includes(table)).length, 1)
   assert.ok(chunks[2]!.content.startsWith('### On Debian\n\nInstall the package'))
   assert.ok(chunks[4]!.content.includes('| overlap_tokens | 64 |'))
-  assert.ok(chunks[4]!.content.endsWith('- First item about queues.\n- Second item about budgets.'), 'list items stay one per line')
+  assert.ok(
+    chunks[4]!.content.endsWith('- First item about queues.\n- Second item about budgets.'),
+    'list items stay one per line',
+  )
   assert.ok(chunks.every((c) => c.pageNumber === undefined))
 })
 
 test('a code block or table is never cut: small ones move whole, big ones stand alone', () => {
   const sentence = (i: number) => `Sentence number ${i} talks about the harbour and its many boats.`
   const prose = Array.from({ length: 12 }, (_, i) => sentence(i)).join(' ')
-  const smallCode = '```js\n' + Array.from({ length: 8 }, (_, i) => `const v${i} = compute(${i}) // step ${i}`).join('\n') + '\n```'
-  const bigCode = '```py\n' + Array.from({ length: 60 }, (_, i) => `value_${i} = transform(value_${i - 1}, factor=${i})`).join('\n\n') + '\n```'
-  const table = '| a | b |\n| --- | --- |\n' + Array.from({ length: 40 }, (_, i) => `| row ${i} | cell ${i} |`).join('\n')
+  const smallCode =
+    '```js\n' + Array.from({ length: 8 }, (_, i) => `const v${i} = compute(${i}) // step ${i}`).join('\n') + '\n```'
+  const bigCode =
+    '```py\n' +
+    Array.from({ length: 60 }, (_, i) => `value_${i} = transform(value_${i - 1}, factor=${i})`).join('\n\n') +
+    '\n```'
+  const table =
+    '| a | b |\n| --- | --- |\n' + Array.from({ length: 40 }, (_, i) => `| row ${i} | cell ${i} |`).join('\n')
   const blocks: Block[] = [
     { kind: 'heading', level: 1, text: 'Mixed' },
     { kind: 'paragraph', text: prose },
@@ -84,8 +108,14 @@ test('a code block or table is never cut: small ones move whole, big ones stand 
     const fences = chunks.filter((c) => (c.content.match(/```/g) ?? []).length % 2 === 1)
     assert.equal(fences, [], 'no chunk holds half a fence')
   }
-  assert.ok(chunks.some((c) => c.content === bigCode && c.tokens > maxTokens), 'the big code block is its own oversize chunk')
-  assert.ok(chunks.some((c) => c.content === table && c.tokens > maxTokens), 'the big table is its own oversize chunk')
+  assert.ok(
+    chunks.some((c) => c.content === bigCode && c.tokens > maxTokens),
+    'the big code block is its own oversize chunk',
+  )
+  assert.ok(
+    chunks.some((c) => c.content === table && c.tokens > maxTokens),
+    'the big table is its own oversize chunk',
+  )
   assert.ok(chunks.every((c) => c.headingPath.join('/') === 'Mixed'))
 })
 
@@ -109,11 +139,17 @@ test('overlap: consecutive chunks of a section share whole sentences, within ove
     assert.ok(countTokens(shared.join(' ')) <= 20, 'overlap stays within overlapTokens')
   }
   const two = chunks.filter((c) => c.headingPath[0] === 'Two')
-  assert.equal(two.map((c) => c.content), ['# Two\n\nOnly sentence of two.'])
+  assert.equal(
+    two.map((c) => c.content),
+    ['# Two\n\nOnly sentence of two.'],
+  )
   const none = chunkDocument(blocks, { maxTokens: 60, overlapTokens: 0 })
   const total = (cs: Chunk[]) => cs.reduce((n, c) => n + words(c.content).length, 0)
   assert.ok(total(none) < total(chunks), 'without overlap nothing is repeated')
-  assert.is(total(none), blocks.reduce((n, b) => n + words(b.text).length, 0))
+  assert.is(
+    total(none),
+    blocks.reduce((n, b) => n + words(b.text).length, 0),
+  )
 })
 
 test('paragraphs first: a paragraph that fits a chunk is not cut between two', () => {
@@ -130,7 +166,12 @@ test('PDF: each chunk carries the page where it starts', async () => {
   checkInvariants(blocks, chunks, 16)
   assert.equal([...new Set(chunks.map((c) => c.pageNumber))], [1, 2, 3])
   for (const c of chunks) {
-    const expected = c.content.includes('Alpha') || c.content.includes('Boats') ? 1 : c.content.includes('Bravo') || c.content.includes('Fees') ? 2 : 3
+    const expected =
+      c.content.includes('Alpha') || c.content.includes('Boats')
+        ? 1
+        : c.content.includes('Bravo') || c.content.includes('Fees')
+          ? 2
+          : 3
     if (/Alpha|Bravo|Charlie|Boats|Fees|Red means/.test(c.content)) assert.is(c.pageNumber, expected, c.content)
   }
   const merged = chunkDocument(blocks)
@@ -142,23 +183,39 @@ test('HTML: heading paths from h1-h3', () => {
   const blocks = readHtml(fixture('page.html'))
   const chunks = chunkDocument(blocks)
   checkInvariants(blocks, chunks, 512)
-  assert.equal(chunks.map((c) => c.headingPath.join(' > ')), ['Harbour manual', 'Harbour manual > Berths', 'Harbour manual > Berths > Fees', 'Harbour manual > Signals'])
+  assert.equal(
+    chunks.map((c) => c.headingPath.join(' > ')),
+    ['Harbour manual', 'Harbour manual > Berths', 'Harbour manual > Berths > Fees', 'Harbour manual > Signals'],
+  )
 })
 
 test('a sentence longer than a chunk, and a run without spaces, are cut to fit', () => {
   const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ')
   const run = 'x'.repeat(3000) + 'é'.repeat(500)
-  const blocks: Block[] = [{ kind: 'paragraph', text: long }, { kind: 'paragraph', text: run }]
+  const blocks: Block[] = [
+    { kind: 'paragraph', text: long },
+    { kind: 'paragraph', text: run },
+  ]
   const chunks = chunkDocument(blocks, { maxTokens: 50, overlapTokens: 10 })
   // the run without spaces is cut inside its one word: its words are checked by concatenation below
   checkInvariants(blocks, chunks, 50, blocks.slice(0, 1))
   assert.ok(chunks.every((c) => c.tokens <= 50))
-  assert.is(chunks.filter((c) => /x|é/.test(c.content)).map((c) => c.content).join('').replace(/\s/g, ''), run)
+  assert.is(
+    chunks
+      .filter((c) => /x|é/.test(c.content))
+      .map((c) => c.content)
+      .join('')
+      .replace(/\s/g, ''),
+    run,
+  )
 })
 
 test('deterministic, and options are checked', () => {
   const blocks = readMarkdown(fixture('guide.md'))
-  assert.equal(chunkDocument(blocks, { maxTokens: 40, overlapTokens: 8 }), chunkDocument(blocks, { maxTokens: 40, overlapTokens: 8 }))
+  assert.equal(
+    chunkDocument(blocks, { maxTokens: 40, overlapTokens: 8 }),
+    chunkDocument(blocks, { maxTokens: 40, overlapTokens: 8 }),
+  )
   assert.throws(() => chunkDocument(blocks, { maxTokens: 100, overlapTokens: 60 }), /half of maxTokens/)
   assert.throws(() => chunkDocument(blocks, { maxTokens: 4, overlapTokens: 0 }), /at least 16/)
 })
@@ -170,7 +227,10 @@ test('a 2 MB text is chunked, and its chunks cover it (its speed is a benchmark 
   const paragraphs: string[] = []
   let size = 0
   while (size < 2_000_000) {
-    const sentences = Array.from({ length: 1 + (next() % 8) }, () => Array.from({ length: 4 + (next() % 20) }, () => vocabulary[next() % vocabulary.length]).join(' ') + '.')
+    const sentences = Array.from(
+      { length: 1 + (next() % 8) },
+      () => Array.from({ length: 4 + (next() % 20) }, () => vocabulary[next() % vocabulary.length]).join(' ') + '.',
+    )
     const paragraph = sentences.join(' ')
     paragraphs.push(paragraph)
     size += paragraph.length + 2

@@ -10,110 +10,157 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { parseFilter } from '../../../../protocols/query/filter-parse.js'
 import { FilterError } from '../../../../protocols/query/filter-error.js'
-import { andFilters, compileFilter, likeToGlob, noFilter, sourceNamesFilter, tagsFilter } from '../../../../domains/query/knowledge/filter-sql.js'
+import {
+  andFilters,
+  compileFilter,
+  likeToGlob,
+  noFilter,
+  sourceNamesFilter,
+  tagsFilter,
+} from '../../../../domains/query/knowledge/filter-sql.js'
 import type { CompiledFilter, FilterColumns } from '../../../../domains/query/knowledge/model.js'
 import { POSTGRES_URL, uniqueName } from '../../../support/services.js'
 import { suiteNeeding } from '../../../support/needs-server.js'
 
-const SQLITE: FilterColumns = { dialect: 'sqlite', sourceName: 'c.source_name', url: 'c.url', pageNumber: 'c.page_number', tags: 'c.tags', metadata: 'c.metadata' }
+const SQLITE: FilterColumns = {
+  dialect: 'sqlite',
+  sourceName: 'c.source_name',
+  url: 'c.url',
+  pageNumber: 'c.page_number',
+  tags: 'c.tags',
+  metadata: 'c.metadata',
+}
 const POSTGRES: FilterColumns = { ...SQLITE, dialect: 'postgres' }
 
 type Expected = readonly [sql: string, params: readonly unknown[]]
 
 /** Expression, then SQLite's SQL and parameters (from ?), then PostgreSQL's (from $3). */
 const EXACT: readonly [string, Expected, Expected][] = [
+  ['source_name == "a.md"', ['c.source_name = ?', ['a.md']], ['c.source_name = $3::text', ['a.md']]],
+  ['source_name < "b"', ['c.source_name < ?', ['b']], ['c.source_name COLLATE "C" < $3::text', ['b']]],
   [
-    "source_name == \"a.md\"",
-    ["c.source_name = ?", ["a.md"]],
-    ["c.source_name = $3::text", ["a.md"]],
+    'url != "https://x/a"',
+    ['COALESCE(c.url <> ?, FALSE)', ['https://x/a']],
+    ['COALESCE(c.url <> $3::text, FALSE)', ['https://x/a']],
   ],
   [
-    "source_name < \"b\"",
-    ["c.source_name < ?", ["b"]],
-    ["c.source_name COLLATE \"C\" < $3::text", ["b"]],
+    '1 < page_number <= 5',
+    ['(COALESCE(c.page_number > ?, FALSE) AND COALESCE(c.page_number <= ?, FALSE))', [1, 5]],
+    ['(COALESCE(c.page_number > $3::numeric, FALSE) AND COALESCE(c.page_number <= $4::numeric, FALSE))', [1, 5]],
   ],
   [
-    "url != \"https://x/a\"",
-    ["COALESCE(c.url <> ?, FALSE)", ["https://x/a"]],
-    ["COALESCE(c.url <> $3::text, FALSE)", ["https://x/a"]],
+    'page_number in [1, 2]',
+    ['COALESCE(c.page_number IN (SELECT value FROM json_each(?)), FALSE)', ['[1,2]']],
+    ['COALESCE(c.page_number = ANY ($3::numeric[]), FALSE)', [[1, 2]]],
   ],
   [
-    "1 < page_number <= 5",
-    ["(COALESCE(c.page_number > ?, FALSE) AND COALESCE(c.page_number <= ?, FALSE))", [1,5]],
-    ["(COALESCE(c.page_number > $3::numeric, FALSE) AND COALESCE(c.page_number <= $4::numeric, FALSE))", [1,5]],
+    'source_name not in ["a.md", "b.md"]',
+    ['c.source_name NOT IN (SELECT value FROM json_each(?))', ['["a.md","b.md"]']],
+    ['c.source_name <> ALL ($3::text[])', [['a.md', 'b.md']]],
   ],
   [
-    "page_number in [1, 2]",
-    ["COALESCE(c.page_number IN (SELECT value FROM json_each(?)), FALSE)", ["[1,2]"]],
-    ["COALESCE(c.page_number = ANY ($3::numeric[]), FALSE)", [[1,2]]],
+    'year >= 2021',
+    [
+      "COALESCE(json_type(c.metadata, ?) IN ('integer', 'real') AND json_extract(c.metadata, ?) >= ?, FALSE)",
+      ['$.year', '$.year', 2021],
+    ],
+    [
+      "COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'number' AND (c.metadata -> $4::text) >= to_jsonb($5::numeric), FALSE)",
+      ['year', 'year', 2021],
+    ],
   ],
   [
-    "source_name not in [\"a.md\", \"b.md\"]",
-    ["c.source_name NOT IN (SELECT value FROM json_each(?))", ["[\"a.md\",\"b.md\"]"]],
-    ["c.source_name <> ALL ($3::text[])", [["a.md","b.md"]]],
+    'lang == "en"',
+    [
+      "COALESCE(json_type(c.metadata, ?) = 'text' AND json_extract(c.metadata, ?) = ?, FALSE)",
+      ['$.lang', '$.lang', 'en'],
+    ],
+    [
+      "COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'string' AND (c.metadata ->> $4::text) = $5::text, FALSE)",
+      ['lang', 'lang', 'en'],
+    ],
   ],
   [
-    "year >= 2021",
-    ["COALESCE(json_type(c.metadata, ?) IN ('integer', 'real') AND json_extract(c.metadata, ?) >= ?, FALSE)", ["$.year","$.year",2021]],
-    ["COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'number' AND (c.metadata -> $4::text) >= to_jsonb($5::numeric), FALSE)", ["year","year",2021]],
+    'draft == false',
+    [
+      "COALESCE(json_type(c.metadata, ?) IN ('true', 'false') AND json_extract(c.metadata, ?) = ?, FALSE)",
+      ['$.draft', '$.draft', 0],
+    ],
+    [
+      "COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'boolean' AND (c.metadata -> $4::text) = to_jsonb($5::boolean), FALSE)",
+      ['draft', 'draft', false],
+    ],
   ],
   [
-    "lang == \"en\"",
-    ["COALESCE(json_type(c.metadata, ?) = 'text' AND json_extract(c.metadata, ?) = ?, FALSE)", ["$.lang","$.lang","en"]],
-    ["COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'string' AND (c.metadata ->> $4::text) = $5::text, FALSE)", ["lang","lang","en"]],
+    'lang in ["en", 1]',
+    [
+      "(COALESCE(json_type(c.metadata, ?) = 'text' AND json_extract(c.metadata, ?) = ?, FALSE) OR COALESCE(json_type(c.metadata, ?) IN ('integer', 'real') AND json_extract(c.metadata, ?) = ?, FALSE))",
+      ['$.lang', '$.lang', 'en', '$.lang', '$.lang', 1],
+    ],
+    [
+      "(COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'string' AND (c.metadata ->> $4::text) = $5::text, FALSE) OR COALESCE(jsonb_typeof(c.metadata -> $6::text) = 'number' AND (c.metadata -> $7::text) = to_jsonb($8::numeric), FALSE))",
+      ['lang', 'lang', 'en', 'lang', 'lang', 1],
+    ],
   ],
   [
-    "draft == false",
-    ["COALESCE(json_type(c.metadata, ?) IN ('true', 'false') AND json_extract(c.metadata, ?) = ?, FALSE)", ["$.draft","$.draft",0]],
-    ["COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'boolean' AND (c.metadata -> $4::text) = to_jsonb($5::boolean), FALSE)", ["draft","draft",false]],
+    'url like "https://%/e*"',
+    ['COALESCE(c.url GLOB ?, FALSE)', ['https://*/e[*]']],
+    ["COALESCE(c.url LIKE $3::text ESCAPE '', FALSE)", ['https://%/e*']],
   ],
   [
-    "lang in [\"en\", 1]",
-    ["(COALESCE(json_type(c.metadata, ?) = 'text' AND json_extract(c.metadata, ?) = ?, FALSE) OR COALESCE(json_type(c.metadata, ?) IN ('integer', 'real') AND json_extract(c.metadata, ?) = ?, FALSE))", ["$.lang","$.lang","en","$.lang","$.lang",1]],
-    ["(COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'string' AND (c.metadata ->> $4::text) = $5::text, FALSE) OR COALESCE(jsonb_typeof(c.metadata -> $6::text) = 'number' AND (c.metadata -> $7::text) = to_jsonb($8::numeric), FALSE))", ["lang","lang","en","lang","lang",1]],
+    'metadata["lang"] like "E_"',
+    [
+      "COALESCE(json_type(c.metadata, ?) = 'text' AND json_extract(c.metadata, ?) GLOB ?, FALSE)",
+      ['$.lang', '$.lang', 'E?'],
+    ],
+    [
+      "COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'string' AND (c.metadata ->> $4::text) LIKE $5::text ESCAPE '', FALSE)",
+      ['lang', 'lang', 'E_'],
+    ],
+  ],
+  ['url is null', ['c.url IS NULL', []], ['c.url IS NULL', []]],
+  [
+    'year is not null',
+    ["COALESCE(json_type(c.metadata, ?), 'null') <> 'null'", ['$.year']],
+    ["COALESCE(jsonb_typeof((c.metadata -> $3::text)), 'null') <> 'null'", ['year']],
   ],
   [
-    "url like \"https://%/e*\"",
-    ["COALESCE(c.url GLOB ?, FALSE)", ["https://*/e[*]"]],
-    ["COALESCE(c.url LIKE $3::text ESCAPE '', FALSE)", ["https://%/e*"]],
+    'array_contains(tags, "x")',
+    [
+      "COALESCE(json_type(c.tags) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(?) AS w WHERE NOT EXISTS (SELECT 1 FROM json_each(c.tags) AS h WHERE h.value = w.value AND h.type NOT IN ('array', 'object') AND (h.type IN ('true', 'false')) = (w.type IN ('true', 'false')))), FALSE)",
+      ['["x"]'],
+    ],
+    ["COALESCE(jsonb_typeof(c.tags) = 'array' AND c.tags @> $3::jsonb, FALSE)", ['["x"]']],
   ],
   [
-    "metadata[\"lang\"] like \"E_\"",
-    ["COALESCE(json_type(c.metadata, ?) = 'text' AND json_extract(c.metadata, ?) GLOB ?, FALSE)", ["$.lang","$.lang","E?"]],
-    ["COALESCE(jsonb_typeof(c.metadata -> $3::text) = 'string' AND (c.metadata ->> $4::text) LIKE $5::text ESCAPE '', FALSE)", ["lang","lang","E_"]],
+    'array_contains_all(tags, ["x", "intro"])',
+    [
+      "COALESCE(json_type(c.tags) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(?) AS w WHERE NOT EXISTS (SELECT 1 FROM json_each(c.tags) AS h WHERE h.value = w.value AND h.type NOT IN ('array', 'object') AND (h.type IN ('true', 'false')) = (w.type IN ('true', 'false')))), FALSE)",
+      ['["x","intro"]'],
+    ],
+    ["COALESCE(jsonb_typeof(c.tags) = 'array' AND c.tags @> $3::jsonb, FALSE)", ['["x","intro"]']],
   ],
   [
-    "url is null",
-    ["c.url IS NULL", []],
-    ["c.url IS NULL", []],
+    'json_contains_any(authors, ["bob", 1])',
+    [
+      "COALESCE(json_type(c.metadata, ?) = 'array' AND EXISTS (SELECT 1 FROM json_each(?) AS w, json_each(c.metadata, ?) AS h WHERE h.value = w.value AND h.type NOT IN ('array', 'object') AND (h.type IN ('true', 'false')) = (w.type IN ('true', 'false'))), FALSE)",
+      ['$.authors', '["bob",1]', '$.authors'],
+    ],
+    [
+      "COALESCE(jsonb_typeof((c.metadata -> $3::text)) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements($4::jsonb) AS w(v) WHERE (c.metadata -> $5::text) @> jsonb_build_array(w.v)), FALSE)",
+      ['authors', '["bob",1]', 'authors'],
+    ],
   ],
   [
-    "year is not null",
-    ["COALESCE(json_type(c.metadata, ?), 'null') <> 'null'", ["$.year"]],
-    ["COALESCE(jsonb_typeof((c.metadata -> $3::text)), 'null') <> 'null'", ["year"]],
-  ],
-  [
-    "array_contains(tags, \"x\")",
-    ["COALESCE(json_type(c.tags) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(?) AS w WHERE NOT EXISTS (SELECT 1 FROM json_each(c.tags) AS h WHERE h.value = w.value AND h.type NOT IN ('array', 'object') AND (h.type IN ('true', 'false')) = (w.type IN ('true', 'false')))), FALSE)", ["[\"x\"]"]],
-    ["COALESCE(jsonb_typeof(c.tags) = 'array' AND c.tags @> $3::jsonb, FALSE)", ["[\"x\"]"]],
-  ],
-  [
-    "array_contains_all(tags, [\"x\", \"intro\"])",
-    ["COALESCE(json_type(c.tags) = 'array' AND NOT EXISTS (SELECT 1 FROM json_each(?) AS w WHERE NOT EXISTS (SELECT 1 FROM json_each(c.tags) AS h WHERE h.value = w.value AND h.type NOT IN ('array', 'object') AND (h.type IN ('true', 'false')) = (w.type IN ('true', 'false')))), FALSE)", ["[\"x\",\"intro\"]"]],
-    ["COALESCE(jsonb_typeof(c.tags) = 'array' AND c.tags @> $3::jsonb, FALSE)", ["[\"x\",\"intro\"]"]],
-  ],
-  [
-    "json_contains_any(authors, [\"bob\", 1])",
-    ["COALESCE(json_type(c.metadata, ?) = 'array' AND EXISTS (SELECT 1 FROM json_each(?) AS w, json_each(c.metadata, ?) AS h WHERE h.value = w.value AND h.type NOT IN ('array', 'object') AND (h.type IN ('true', 'false')) = (w.type IN ('true', 'false'))), FALSE)", ["$.authors","[\"bob\",1]","$.authors"]],
-    ["COALESCE(jsonb_typeof((c.metadata -> $3::text)) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements($4::jsonb) AS w(v) WHERE (c.metadata -> $5::text) @> jsonb_build_array(w.v)), FALSE)", ["authors","[\"bob\",1]","authors"]],
-  ],
-  [
-    "array_length(tags) >= 2",
+    'array_length(tags) >= 2',
     ["COALESCE(json_type(c.tags) = 'array' AND json_array_length(c.tags) >= ?, FALSE)", [2]],
-    ["COALESCE(CASE WHEN jsonb_typeof(c.tags) = 'array' THEN jsonb_array_length(c.tags) END >= $3::numeric, FALSE)", [2]],
+    [
+      "COALESCE(CASE WHEN jsonb_typeof(c.tags) = 'array' THEN jsonb_array_length(c.tags) END >= $3::numeric, FALSE)",
+      [2],
+    ],
   ],
   [
-    "not (page_number > 2 or tags is null)",
+    'not (page_number > 2 or tags is null)',
     ["NOT ((COALESCE(c.page_number > ?, FALSE) OR COALESCE(json_type(c.tags), 'null') = 'null'))", [2]],
     ["NOT ((COALESCE(c.page_number > $3::numeric, FALSE) OR COALESCE(jsonb_typeof(c.tags), 'null') = 'null'))", [2]],
   ],
@@ -146,8 +193,14 @@ exact('the tags and source_names filters, and the and of filters numbered in ord
   assert.equal(sourceNamesFilter([])(POSTGRES, 1), { sql: 'TRUE', params: [] })
   assert.equal(andFilters()(POSTGRES, 1), { sql: 'TRUE', params: [] })
   assert.is(andFilters(noFilter), noFilter)
-  assert.throws(() => tagsFilter(['a\u0000']), (e: unknown) => e instanceof FilterError)
-  assert.throws(() => sourceNamesFilter(Array.from({ length: 1001 }, (_, i) => `s${i}`)), (e: unknown) => e instanceof FilterError)
+  assert.throws(
+    () => tagsFilter(['a\u0000']),
+    (e: unknown) => e instanceof FilterError,
+  )
+  assert.throws(
+    () => sourceNamesFilter(Array.from({ length: 1001 }, (_, i) => `s${i}`)),
+    (e: unknown) => e instanceof FilterError,
+  )
 })
 
 exact.run()
@@ -161,7 +214,7 @@ const PAYLOADS = [
   '" OR 1=1 --',
   "x' UNION SELECT name, sql FROM sqlite_master --",
   "') OR ('1'='1",
-  '\\\'; SELECT pg_sleep(5); --',
+  "\\'; SELECT pg_sleep(5); --",
   '/* comment */ 1; --',
   'a\\',
   '$1 ?1 ?',
@@ -192,8 +245,16 @@ injection('a payload in a literal changes the parameters, never the SQL', () => 
         assert.is(f.sql, harmless.sql, `${shape(literal(payload))} (${cols.dialect})`)
         // Whole: as itself, as GLOB's translation (SQLite's like), or inside a JSON list parameter.
         const forms = [payload, likeToGlob(payload)]
-        const inParams = f.params.some((p) => forms.includes(p as string) || (Array.isArray(p) && p.includes(payload)) || (typeof p === 'string' && p.startsWith('[') && (JSON.parse(p) as unknown[]).includes(payload)))
-        assert.ok(inParams, `payload ${JSON.stringify(payload)} is a parameter (${cols.dialect}: ${JSON.stringify(f.params)})`)
+        const inParams = f.params.some(
+          (p) =>
+            forms.includes(p as string) ||
+            (Array.isArray(p) && p.includes(payload)) ||
+            (typeof p === 'string' && p.startsWith('[') && (JSON.parse(p) as unknown[]).includes(payload)),
+        )
+        assert.ok(
+          inParams,
+          `payload ${JSON.stringify(payload)} is a parameter (${cols.dialect}: ${JSON.stringify(f.params)})`,
+        )
         assert.not.ok(f.sql.includes(payload), 'and not SQL text')
       }
     }
@@ -222,7 +283,11 @@ const REFUSED = [
 
 injection('expressions that reach for SQL are refused as filter errors', () => {
   for (const text of REFUSED) {
-    assert.throws(() => parseFilter(text), (e: unknown) => e instanceof FilterError, text)
+    assert.throws(
+      () => parseFilter(text),
+      (e: unknown) => e instanceof FilterError,
+      text,
+    )
   }
 })
 
@@ -241,13 +306,55 @@ interface Row {
 }
 
 const ROWS: readonly Row[] = [
-  { id: 1, source_name: 'a.md', url: 'https://x/a', page_number: 1, tags: ['intro', 'x'], metadata: { lang: 'en', year: 2020, draft: false, score: 4.5, authors: ['ann', 'bob'] } },
-  { id: 2, source_name: 'b.md', url: null, page_number: 2, tags: ['x'], metadata: { lang: 'fr', year: 2021, draft: true } },
-  { id: 3, source_name: 'c.pdf', url: 'https://x/c', page_number: 5, tags: [], metadata: { lang: 'EN', year: '2022', n: 1 } },
-  { id: 4, source_name: 'd.pdf', url: null, page_number: null, tags: ['y', '100%'], metadata: { year: null, flag: 1, arr: [1, '1', true] } },
+  {
+    id: 1,
+    source_name: 'a.md',
+    url: 'https://x/a',
+    page_number: 1,
+    tags: ['intro', 'x'],
+    metadata: { lang: 'en', year: 2020, draft: false, score: 4.5, authors: ['ann', 'bob'] },
+  },
+  {
+    id: 2,
+    source_name: 'b.md',
+    url: null,
+    page_number: 2,
+    tags: ['x'],
+    metadata: { lang: 'fr', year: 2021, draft: true },
+  },
+  {
+    id: 3,
+    source_name: 'c.pdf',
+    url: 'https://x/c',
+    page_number: 5,
+    tags: [],
+    metadata: { lang: 'EN', year: '2022', n: 1 },
+  },
+  {
+    id: 4,
+    source_name: 'd.pdf',
+    url: null,
+    page_number: null,
+    tags: ['y', '100%'],
+    metadata: { year: null, flag: 1, arr: [1, '1', true] },
+  },
   { id: 5, source_name: 'e_1.md', url: 'https://x/e*', page_number: 7, tags: ['z'], metadata: {} },
-  { id: 6, source_name: 'Ünï.md', url: 'https://x/ü', page_number: 3, tags: ['ü'], metadata: { lang: 'de', title: 'a\'b"c; --' } },
-  { id: 7, source_name: 'f[1].txt', url: 'HTTPS://X/F', page_number: 10, tags: ['X'], metadata: { lang: 'en-GB', year: 2023.5, flag: true, arr: [[1], '[1]'] } },
+  {
+    id: 6,
+    source_name: 'Ünï.md',
+    url: 'https://x/ü',
+    page_number: 3,
+    tags: ['ü'],
+    metadata: { lang: 'de', title: 'a\'b"c; --' },
+  },
+  {
+    id: 7,
+    source_name: 'f[1].txt',
+    url: 'HTTPS://X/F',
+    page_number: 10,
+    tags: ['X'],
+    metadata: { lang: 'en-GB', year: 2023.5, flag: true, arr: [[1], '[1]'] },
+  },
   { id: 8, source_name: 'zz.md', url: null, page_number: 4, tags: null, metadata: null },
 ]
 
@@ -310,7 +417,7 @@ const SELECTS: readonly [string, readonly number[]][] = [
   ['score > 4 && score < 5', [1]],
   ['year > 2020.5 || n == 1', [2, 3, 7]],
   [`title == ${literal('a\'b"c; --')}`, [6]],
-  ['title == \'a\\\'b"c; --\'', [6]],
+  ["title == 'a\\'b\"c; --'", [6]],
   ['!(year is null) and not draft == true', [1, 3, 7]],
 ]
 
@@ -323,15 +430,27 @@ const schema = uniqueName('filter_sql')
 
 function openSqlite(): void {
   sqlite = new Database(':memory:')
-  sqlite.exec('CREATE TABLE chunks (id INTEGER PRIMARY KEY, source_name TEXT NOT NULL, url TEXT, page_number INTEGER, tags TEXT, metadata TEXT)')
+  sqlite.exec(
+    'CREATE TABLE chunks (id INTEGER PRIMARY KEY, source_name TEXT NOT NULL, url TEXT, page_number INTEGER, tags TEXT, metadata TEXT)',
+  )
   const insert = sqlite.prepare('INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)')
-  for (const r of ROWS) insert.run(r.id, r.source_name, r.url, r.page_number, r.tags === null ? null : JSON.stringify(r.tags), r.metadata === null ? null : JSON.stringify(r.metadata))
+  for (const r of ROWS)
+    insert.run(
+      r.id,
+      r.source_name,
+      r.url,
+      r.page_number,
+      r.tags === null ? null : JSON.stringify(r.tags),
+      r.metadata === null ? null : JSON.stringify(r.metadata),
+    )
 }
 
 function onSqlite(f: CompiledFilter): number[] {
   const { sql, params } = f(SQLITE, 1)
   assert.is((sql.match(/\?/g) ?? []).length, params.length, 'one ? per parameter')
-  const rows = sqlite.prepare(`SELECT c.id FROM chunks AS c WHERE ${sql} ORDER BY c.id`).all(...params) as { id: number }[]
+  const rows = sqlite.prepare(`SELECT c.id FROM chunks AS c WHERE ${sql} ORDER BY c.id`).all(...params) as {
+    id: number
+  }[]
   return rows.map((r) => r.id)
 }
 
@@ -339,12 +458,24 @@ async function onPostgres(f: CompiledFilter): Promise<number[]> {
   // The filter after a parameter of the query's own, as a store would place it.
   const { sql, params } = f(POSTGRES, 2)
   const numbers = [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]))
-  assert.equal(numbers, params.map((_, i) => i + 2), '$n in text order, from the first free number')
-  const result = await client!.query<{ id: number }>(`SELECT c.id FROM ${schema}.chunks AS c WHERE c.id > $1 AND ${sql} ORDER BY c.id`, [0, ...params])
+  assert.equal(
+    numbers,
+    params.map((_, i) => i + 2),
+    '$n in text order, from the first free number',
+  )
+  const result = await client!.query<{ id: number }>(
+    `SELECT c.id FROM ${schema}.chunks AS c WHERE c.id > $1 AND ${sql} ORDER BY c.id`,
+    [0, ...params],
+  )
   return result.rows.map((r) => r.id)
 }
 
-const helperFilters = () => [...EXACT.map(([text]) => compileFilter(parseFilter(text))), tagsFilter(['x', 'ü']), sourceNamesFilter(['a.md', 'Ünï.md']), andFilters(tagsFilter(['x']), sourceNamesFilter(['b.md']), compileFilter(parseFilter('page_number > 1')))]
+const helperFilters = () => [
+  ...EXACT.map(([text]) => compileFilter(parseFilter(text))),
+  tagsFilter(['x', 'ü']),
+  sourceNamesFilter(['a.md', 'Ünï.md']),
+  andFilters(tagsFilter(['x']), sourceNamesFilter(['b.md']), compileFilter(parseFilter('page_number > 1'))),
+]
 
 const onSqliteEngine = suite('kernel/knowledge: filter SQL on SQLite')
 onSqliteEngine.before(openSqlite)
@@ -380,9 +511,18 @@ engines.before(async () => {
   client = new pg.Client({ connectionString: POSTGRES_URL })
   await client.connect()
   await client.query(`CREATE SCHEMA ${schema}`)
-  await client.query(`CREATE TABLE ${schema}.chunks (id integer PRIMARY KEY, source_name text NOT NULL, url text, page_number integer, tags jsonb, metadata jsonb)`)
+  await client.query(
+    `CREATE TABLE ${schema}.chunks (id integer PRIMARY KEY, source_name text NOT NULL, url text, page_number integer, tags jsonb, metadata jsonb)`,
+  )
   for (const r of ROWS) {
-    await client.query(`INSERT INTO ${schema}.chunks VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)`, [r.id, r.source_name, r.url, r.page_number, r.tags === null ? null : JSON.stringify(r.tags), r.metadata === null ? null : JSON.stringify(r.metadata)])
+    await client.query(`INSERT INTO ${schema}.chunks VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb)`, [
+      r.id,
+      r.source_name,
+      r.url,
+      r.page_number,
+      r.tags === null ? null : JSON.stringify(r.tags),
+      r.metadata === null ? null : JSON.stringify(r.metadata),
+    ])
   }
 })
 

@@ -30,12 +30,18 @@ test('each quote is in its page as the reader sees it, and in some chunk', () =>
   const pages = new Map<string, { text: string; chunks: { sourceName: string; content: string }[] }>()
   for (const file of new Set(questions.map((q) => q.file))) {
     const blocks = readPage(file)
-    pages.set(file, { text: collapse(blocks.map((b) => b.text).join('\n\n')), chunks: chunkDocument(blocks).map((c) => ({ sourceName: file, content: c.content })) })
+    pages.set(file, {
+      text: collapse(blocks.map((b) => b.text).join('\n\n')),
+      chunks: chunkDocument(blocks).map((c) => ({ sourceName: file, content: c.content })),
+    })
   }
   for (const q of questions) {
     const page = pages.get(q.file)!
     assert.ok(page.text.includes(collapse(q.quote)), `${q.id}: quote not in ${q.file}`)
-    assert.ok(page.chunks.some((c) => isRelevant(q, c)), `${q.id}: quote split across chunks of ${q.file}`)
+    assert.ok(
+      page.chunks.some((c) => isRelevant(q, c)),
+      `${q.id}: quote split across chunks of ${q.file}`,
+    )
   }
 })
 

@@ -32,7 +32,14 @@ test('Markdown: nested headings, a whole fence with its blank line, a GFM table,
   const blocks = readMarkdown(fixture('guide.md'))
   assert.equal(
     blocks.filter((b) => b.kind === 'heading').map((b) => [b.level, b.text]),
-    [[1, 'Sluice operations'], [2, 'Install'], [3, 'On Debian'], [3, 'From source'], [2, 'Tuning'], [1, 'Appendix']],
+    [
+      [1, 'Sluice operations'],
+      [2, 'Install'],
+      [3, 'On Debian'],
+      [3, 'From source'],
+      [2, 'Tuning'],
+      [1, 'Appendix'],
+    ],
   )
   const code = blocks.filter((b) => b.kind === 'code')
   assert.is(code.length, 1)
@@ -41,7 +48,10 @@ test('Markdown: nested headings, a whole fence with its blank line, a GFM table,
   const tables = blocks.filter((b) => b.kind === 'table')
   assert.is(tables.length, 1)
   assert.is(tables[0]!.text.split('\n').length, 4)
-  assert.equal(blocks.filter((b) => b.kind === 'list').map((b) => b.text), ['- First item about queues.', '- Second item about budgets.'])
+  assert.equal(
+    blocks.filter((b) => b.kind === 'list').map((b) => b.text),
+    ['- First item about queues.', '- Second item about budgets.'],
+  )
   assert.ok(blocks.every((b) => b.pageNumber === undefined))
 })
 
@@ -49,22 +59,35 @@ test('HTML: headings h1-h3, no script, style or noscript, a table and a <pre> ke
   const blocks = readHtml(fixture('page.html'))
   assert.equal(
     blocks.filter((b) => b.kind === 'heading').map((b) => [b.level, b.text]),
-    [[1, 'Harbour manual'], [2, 'Berths'], [3, 'Fees'], [2, 'Signals']],
+    [
+      [1, 'Harbour manual'],
+      [2, 'Berths'],
+      [3, 'Fees'],
+      [2, 'Signals'],
+    ],
   )
   const all = blocks.map((b) => b.text).join('\n')
-  for (const hidden of ['secretscript', 'crimson', 'hiddennoscript', 'example.org']) assert.not.ok(all.includes(hidden), hidden)
+  for (const hidden of ['secretscript', 'crimson', 'hiddennoscript', 'example.org'])
+    assert.not.ok(all.includes(hidden), hidden)
   assert.ok(all.includes('The harbour opens at dawn & closes at dusk.'))
   const table = blocks.find((b) => b.kind === 'table')
   assert.is(table?.text, '| Size | Fee |\n| --- | --- |\n| Small | 10 coins |\n| Large | 25 coins |')
   const code = blocks.find((b) => b.kind === 'code')
   assert.is(code?.text, "```\nfunction signal(flag) {\n  return flag === 'red' ? 'stop' : 'go'\n\n}\n```")
-  assert.equal(blocks.filter((b) => b.kind === 'list').map((b) => b.text), ['* Red means stop.\n * Green means go.'])
+  assert.equal(
+    blocks.filter((b) => b.kind === 'list').map((b) => b.text),
+    ['* Red means stop.\n * Green means go.'],
+  )
 })
 
 test('PDF: text by page, page numbers from 1', async () => {
   const blocks = await readPdf(await threePagePdf())
   assert.equal([...new Set(blocks.map((b) => b.pageNumber))], [1, 2, 3])
-  const onPage = (n: number) => blocks.filter((b) => b.pageNumber === n).map((b) => b.text).join(' ')
+  const onPage = (n: number) =>
+    blocks
+      .filter((b) => b.pageNumber === n)
+      .map((b) => b.text)
+      .join(' ')
   assert.ok(onPage(1).includes('Alpha harbour'))
   assert.ok(onPage(2).includes('Bravo berths'))
   assert.ok(onPage(3).includes('Charlie signals'))
@@ -87,7 +110,7 @@ test('PDF: more pages than allowed is refused before reading; garbage is a 400',
     assert.instance(err, GatewayError)
     assert.is((err as GatewayError).status, 400)
   }
-  assert.is(bytes.length > 0, true, 'the caller\'s bytes are left alone')
+  assert.is(bytes.length > 0, true, "the caller's bytes are left alone")
 })
 
 test('PDF: past its time limit, the extraction is abandoned with a 400', async () => {
@@ -121,7 +144,10 @@ test('readDocument: bytes to blocks by the declared format, UTF-8 with a BOM', a
   const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('# Title\n\nÉté.')])
   const { format, blocks } = await readDocument({ bytes: bom, fileName: 'notes.md' })
   assert.is(format, 'markdown')
-  assert.equal(blocks, [{ kind: 'heading', level: 1, text: 'Title' }, { kind: 'paragraph', text: 'Été.' }])
+  assert.equal(blocks, [
+    { kind: 'heading', level: 1, text: 'Title' },
+    { kind: 'paragraph', text: 'Été.' },
+  ])
   const pdf = await readDocument({ bytes: await threePagePdf(), contentType: 'application/pdf' })
   assert.is(pdf.format, 'pdf')
   assert.is(pdf.blocks.at(-1)?.pageNumber, 3)

@@ -10,7 +10,12 @@ import { searchTerms, STOP_WORDS } from '../../../../domains/query/knowledge/sea
 const test = suite('knowledge search terms')
 
 test('stop words out, lower case, each word once, in query order', () => {
-  assert.equal(searchTerms('How do I make a Column AUTOINCREMENT, and is the column unique?'), ['make', 'column', 'autoincrement', 'unique'])
+  assert.equal(searchTerms('How do I make a Column AUTOINCREMENT, and is the column unique?'), [
+    'make',
+    'column',
+    'autoincrement',
+    'unique',
+  ])
   assert.equal(searchTerms('IS NULL'), ['null'])
   assert.equal(STOP_WORDS.size, 127)
 })
