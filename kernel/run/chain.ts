@@ -22,13 +22,33 @@ export interface ChainState {
   track?: (finishing: Promise<void>, ex: Exchange, outcome: Outcome) => void
 }
 
-export async function runRequest(route: LoadedRoute, ex: Exchange, state: ChainState): Promise<void> {
+/**
+ * `checkBody`, when given, runs once before step `route.bodyAt`: the request's JSON body is
+ * checked only once the route's authenticating steps have let it through (401 before 400).
+ */
+export async function runRequest(
+  route: LoadedRoute,
+  ex: Exchange,
+  state: ChainState,
+  checkBody?: () => void,
+): Promise<void> {
   const steps = route.steps
+  const bodyAt = checkBody ? Math.min(route.bodyAt ?? 0, steps.length) : -1
   let last = -1
   // Not async: the step's own promise is handed back, one promise and one await fewer per step.
   const dispatch = (i: number): Promise<void> => {
     if (i <= last) return Promise.reject(new Error(`step ${steps[i - 1]?.name ?? '?'} called next() more than once`))
     last = i
+    if (i === bodyAt) {
+      try {
+        checkBody!()
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    }
+    return enter(i)
+  }
+  const enter = (i: number): Promise<void> => {
     if (i === steps.length) return Promise.resolve()
     if (state.entered < i + 1) state.entered = i + 1
     const step = steps[i]!

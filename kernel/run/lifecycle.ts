@@ -37,8 +37,8 @@ export async function runExchange(
   let outcome: Outcome | undefined = ABORTED
   try {
     try {
-      if (wire.body && route.body.kind === 'json') ex.body = checkBody(route.body, await wire.body())
-      await runRequest(route, ex, state)
+      const check = wire.body && route.body.kind === 'json' ? await readBody(route, ex, wire) : undefined
+      await runRequest(route, ex, state, check)
       wire.accept?.(ex.reply!)
     } catch (err) {
       outcome = outcomeOf(ex, err)
@@ -62,6 +62,29 @@ export async function runExchange(
     throw err
   } finally {
     if (outcome) await endExchange(route, ex, state, wire, outcome)
+  }
+}
+
+/**
+ * A JSON body is read and parsed before the chain, for an authenticating step that reads it (a
+ * project id); what is wrong with it (unreadable, too large, not JSON, against the route's
+ * schema) is answered by the check the chain runs once the route's authentication let the
+ * request through (route.bodyAt): a request without a key meets 401 before any 400.
+ */
+async function readBody(route: LoadedRoute, ex: KernelExchange, wire: Wire): Promise<(() => void) | undefined> {
+  const mode = route.body
+  if (!wire.body || mode.kind !== 'json') return undefined
+  let parsed: unknown
+  let failure: unknown
+  try {
+    parsed = await wire.body()
+  } catch (err) {
+    failure = err
+  }
+  ex.body = parsed
+  return () => {
+    if (failure !== undefined) throw failure
+    ex.body = checkBody(mode, parsed)
   }
 }
 

@@ -299,6 +299,7 @@ export async function loadPipelines(options: {
                 authSteps: r.steps.findIndex((s) => s.plugin.provides?.includes('principal')) + 1,
               },
         body: r.body,
+        bodyAt: authenticatedFrom(r.steps),
         bodyLimit: r.config.body_limit_bytes,
         errors: errorStyle(r.pipeline.errors),
         steps,
@@ -322,4 +323,16 @@ async function closeAll(phases: Phases[], kernel: Kernel): Promise<void> {
       kernel.log.error('close phase failed', { cause: describeCause(err) })
     }
   }
+}
+
+/**
+ * One past the last step that authenticates a tenant (provides `principal`); 0 when none does.
+ * Admin and portal steps are left out: the portal's sign-in reads its key from the body.
+ */
+function authenticatedFrom(steps: readonly { readonly plugin: AnyPlugin }[]): number {
+  let at = 0
+  steps.forEach((s, i) => {
+    if (s.plugin.provides?.includes('principal')) at = i + 1
+  })
+  return at
 }

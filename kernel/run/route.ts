@@ -29,6 +29,12 @@ export interface LoadedRoute {
     readonly authSteps: number
   }
   readonly body: BodyMode
+  /**
+   * The step before which a JSON body is read and checked: one past the route's authenticating
+   * steps (those providing `principal`), so that a request without a key meets 401 before any
+   * 400 of its body. 0 (the default) when nothing authenticates.
+   */
+  readonly bodyAt?: number
   /** Largest request body (the route's own limit, else the server's). */
   readonly bodyLimit?: number
   /** How the boundary renders this route's errors (the pipeline's `errors:`). */
