@@ -3,6 +3,7 @@
  * `useDefaults`, at load), nested ones included, so plugins read `config.x` without restating
  * the default (`config.x ?? …`); the types say the same (test/kernel/contract.types.ts).
  */
+import { defaultsSchema } from './contract.types.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { definePlugin } from '../../kernel/contract/plugin.js'
@@ -14,20 +15,8 @@ import query from '../../plugins/query/index.js'
 
 const test = suite('kernel: a plugin set up with {} receives the schema defaults')
 
-const schema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    route: { type: 'string', default: 'chat-internal' },
-    model: { type: 'string' },
-    cache: {
-      type: 'object',
-      additionalProperties: false,
-      default: {},
-      properties: { size: { type: 'integer', default: 10 }, label: { type: 'string' } },
-    },
-  },
-} as const
+/** The schema the type test (contract.types.ts, §5) checks, here checked at run time. */
+const schema = defaultsSchema
 
 test('setup sees the defaults, nested ones too, and no value for an option without one', async () => {
   const seen: unknown[] = []

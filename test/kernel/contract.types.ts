@@ -142,7 +142,7 @@ export const withStates: AnyPlugin[] = [withState, syncState, stateless]
 // 5. Defaults: a property whose schema has a `default` is present in `setup`'s config (ajv fills
 //    it in at load, `useDefaults`), so `config.x ?? <default>` is dead code; one without may be absent.
 
-const defaultsSchema = {
+export const defaultsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
