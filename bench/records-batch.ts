@@ -12,7 +12,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { repoRoot } from '../kernel/contract/paths.js'
-import type { Store, UsageRecord } from '../kernel/services/stores/store.js'
+import type { Store } from '../kernel/services/stores/store.js'
+import type { UsageRecord } from '../kernel/contract/records.js'
 import { option } from './bench-setup.js'
 
 const BATCHES = option('batches', 400)

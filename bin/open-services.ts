@@ -23,8 +23,6 @@ import { RecordJournal } from '../kernel/services/records/journal.js'
 import { RequestObserver } from '../kernel/services/observe/request-observer.js'
 import type { KernelServices } from '../kernel/services/kernel-services.js'
 
-export type { KernelServices }
-
 export type StoresConfig = NonNullable<Deployment['server']['stores']>
 
 /** The stores as configured, the environment winning over server.yaml. */

@@ -4,9 +4,7 @@
  * `finish`. The lifecycle (lifecycle.ts) calls both, and passes a stream's events through `chunk`.
  */
 import type { Exchange } from '../contract/exchange.js'
-import { outcomeOf, type Outcome } from '../contract/plugin.js'
-
-export { outcomeOf }
+import type { Outcome } from '../contract/plugin.js'
 import type { LoadedRoute } from './route.js'
 import { GatewayError } from '../contract/errors.js'
 import { describeCause } from '../contract/log.js'

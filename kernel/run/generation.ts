@@ -5,8 +5,8 @@
  */
 import type { Catalog, CallOptions, CallResult, Deployment, Kernel } from '../contract/kernel.js'
 import type { KernelServices } from '../services/kernel-services.js'
-import type { UsageRecords } from '../services/records/records.js'
-import type { Metrics } from '../services/metrics/metrics.js'
+import type { UsageRecords } from '../contract/records.js'
+import type { Metrics } from '../contract/metrics.js'
 import type { Logger } from '../contract/log.js'
 import type { LoadedRoute } from './route.js'
 import type { PluginRegistry } from './registry.js'

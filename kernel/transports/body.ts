@@ -8,8 +8,6 @@ import type { IncomingBody } from '../contract/exchange.js'
 import type { ValidateFunction } from 'ajv'
 import { GatewayError, tooLarge } from '../contract/errors.js'
 
-export { tooLarge }
-
 function declaredLength(req: IncomingMessage): number | undefined {
   const v = req.headers['content-length']
   if (v === undefined) return undefined

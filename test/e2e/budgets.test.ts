@@ -15,7 +15,7 @@ import { startReplica, type Replica } from '../support/replica.js'
 import { POSTGRES_URL, REDIS_URL, uniqueName } from '../support/services.js'
 import { suiteNeeding } from '../support/needs-server.js'
 import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 // A model priced 1 per prompt token and 2 per reply token (prices are per million tokens).
 const models = modelsWith({

@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e knowledge search options')
 const ADMIN = 'sk-admin-kb-search-e2e'

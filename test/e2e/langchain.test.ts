@@ -15,7 +15,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { z } from 'zod'
 import { startTestGateway, type TestGateway } from '../support/gateway.js'
 import { keysFile } from '../support/deployment-files.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e LangChain JS (ChatOpenAI with the Responses API, ChatAnthropic)')
 let gw: TestGateway

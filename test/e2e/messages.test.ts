@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import Anthropic from '@anthropic-ai/sdk'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { keysFile } from '../support/deployment-files.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e the Messages API with @anthropic-ai/sdk')
 let gw: TestGateway

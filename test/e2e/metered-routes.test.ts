@@ -11,7 +11,7 @@ import OpenAI, { toFile } from 'openai'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { keysFile } from '../support/deployment-files.js'
 import { toneWav } from '../support/audio.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e metering on every model-reaching route')
 const ADMIN = 'sk-admin-metered'

@@ -10,7 +10,7 @@ import { startTestGateway, type TestGateway } from '../support/gateway.js'
 import { keysFile, modelsWith } from '../support/deployment-files.js'
 import { startFakeUpstream, sse, type FakeUpstream } from '../support/fake-upstream.js'
 import { estimatePromptTokens } from '../../protocols/openai/token-estimate.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e a server past max_tokens cannot overrun a budget')
 const MAX_TOKENS = 16

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
 import { threePagePdf } from '../support/three-page-pdf.js'
 import { toneWav } from '../support/audio.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e query context: history and in-context files')
 const PNG = Buffer.from(

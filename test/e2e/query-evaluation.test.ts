@@ -7,7 +7,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 import { evaluate, type EvaluateOptions } from '../../plugins/query/evaluation.js'
 
 const test = suite('e2e Query service evaluation through the verdicts route')

@@ -11,7 +11,7 @@ import WebSocket from 'ws'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_KEY, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
 import { QueryWsClient, type Json } from '../support/query-ws-client.js'
 import { parseWav, mp3Header } from '../support/audio.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e query service: realtime and body types over WebSocket')
 const ADMIN = 'sk-admin-query-realtime-e2e'

@@ -8,8 +8,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_KEY, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
-import { hashSecret } from '../../kernel/services/keys/keys.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import { hashSecret } from '../../kernel/contract/secrets.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 import { INPUT_PARTS, type UsageMetric } from '../../protocols/query/usage-metric.js'
 
 const test = suite('e2e query service (REST)')

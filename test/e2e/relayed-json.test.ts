@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { modelsWith } from '../support/deployment-files.js'
 import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e whole replies relayed as the server wrote them')
 let upstream: FakeUpstream

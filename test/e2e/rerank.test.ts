@@ -8,7 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { modelsWith } from '../support/deployment-files.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 import type { RerankReply } from '../../protocols/rerank/ranking.js'
 
 const test = suite('e2e rerank')

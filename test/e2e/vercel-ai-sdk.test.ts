@@ -26,7 +26,7 @@ import { createAnthropic } from '@ai-sdk/anthropic'
 import { z } from 'zod'
 import { startTestGateway, type TestGateway } from '../support/gateway.js'
 import { keysFile } from '../support/deployment-files.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 const test = suite('e2e the Vercel AI SDK (OpenAI and Anthropic providers)')
 let gw: TestGateway

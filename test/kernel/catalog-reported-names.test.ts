@@ -5,7 +5,7 @@ import { configDirWith, makeKernel } from '../../bin/testing/harness.js'
 import { modelsWith } from '../support/deployment-files.js'
 import { loadSimConfig } from '../../sim/index.js'
 import { repoRoot } from '../../kernel/contract/paths.js'
-import { reportedNameOf } from '../../kernel/services/catalog/reported-names.js'
+import { reportedNameOf } from '../../kernel/contract/catalog.js'
 
 const test = suite("catalog: a reply's model maps back to one entry")
 const chat = (id: string, extra: object) => ({ id, model_type: 'chat', backend: 'sim', ...extra })

@@ -5,7 +5,8 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { finishAll, outcomeOf, runRequest, type ChainState } from '../../kernel/run/chain.js'
+import { finishAll, runRequest, type ChainState } from '../../kernel/run/chain.js'
+import { outcomeOf } from '../../kernel/contract/plugin.js'
 import { runExchange } from '../../kernel/run/lifecycle.js'
 import { InProcessCall } from '../../kernel/transports/in-process.js'
 import { createExchange, type KernelExchange } from '../../kernel/run/create-exchange.js'

@@ -1,7 +1,8 @@
 /** The usage-record writer: buffered, written in batches off the request path, never lost to a hiccup. */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { RecordsTable, UsageRecord } from '../../kernel/services/stores/store.js'
+import type { RecordsTable } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'

@@ -3,7 +3,8 @@
  * PostgreSQL (scale-out). Same tests, same expectations.
  */
 import * as assert from 'uvu/assert'
-import type { Store, StoredKey, UsageRecord } from '../../kernel/services/stores/store.js'
+import type { Store, StoredKey } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
 import { suiteNeeding } from '../support/needs-server.js'
 import type { Server } from '../support/services.js'

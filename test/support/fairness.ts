@@ -6,7 +6,7 @@
  * order, never durations).
  */
 import type { TestGateway } from './gateway.js'
-import type { UsageRecord } from '../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../kernel/contract/records.js'
 
 export interface Tenant {
   /** Name in the report. */

@@ -3,7 +3,7 @@
  * requests, ejected (1 or 0) and requests sent, per backend and replica (host:port). Values
  * start again from zero when the configuration is reloaded, as the replica sets are remade.
  */
-import type { Labels, Metrics } from '../metrics/metrics.js'
+import type { Labels, Metrics } from '../../contract/metrics.js'
 import type { ReplicaSet } from './replica-set.js'
 import type { Replica } from './replica.js'
 

@@ -6,7 +6,8 @@
 import type { Catalog, Deployment, KeyStore } from '../../contract/kernel.js'
 import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
 import { groupPermits } from './permits.js'
-import { checkReportedNames, reportedNameOf } from './reported-names.js'
+import { checkReportedNames } from './reported-names.js'
+import { reportedNameOf } from '../../contract/catalog.js'
 
 export interface CatalogOptions {
   /** The groups, for `permits` (they change through the admin API, so they are looked up live). */

@@ -10,8 +10,6 @@ import { ConfigError } from '../../contract/errors.js'
 import type { ModelConfig, ModelsFile } from '../../../schemas/models.schema.js'
 import { reportedNameOf } from '../../contract/catalog.js'
 
-export { reportedNameOf }
-
 /** Throws a ConfigError naming both entries when a reported name would map back ambiguously. */
 export function checkReportedNames(configDir: string, file: ModelsFile): void {
   const where = path.join(configDir, 'models.yaml')

@@ -22,8 +22,6 @@ import type { Logger } from '../../contract/log.js'
 import type { StoredKey } from '../stores/store.js'
 import type { StoredKeys } from './stored-keys.js'
 import { DigestIndex, demoSecretDigest, hashSecret, newSecret } from '../../contract/secrets.js'
-
-export { demoSecretDigest, formatHash, hashSecret, newSecret, type DemoSecret } from '../../contract/secrets.js'
 import { GatewayError } from '../../contract/errors.js'
 import { describeErrors, validatorFor } from '../../contract/ajv.js'
 

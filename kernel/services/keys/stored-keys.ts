@@ -9,8 +9,6 @@ import type { Logger } from '../../contract/log.js'
 import { PolledSnapshot } from '../../contract/polled-snapshot.js'
 import { DigestIndex } from '../../contract/secrets.js'
 
-export { DigestIndex }
-
 export class StoredKeys {
   private byId = new Map<string, StoredKey>()
   private index = new DigestIndex<StoredKey>()

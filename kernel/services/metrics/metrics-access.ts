@@ -8,8 +8,6 @@ import crypto from 'node:crypto'
 import type { ServerFile } from '../../../schemas/server.schema.js'
 import type { MetricsAccess } from '../../contract/metrics.js'
 
-export type { MetricsAccess }
-
 const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest()
 
 export function metricsAccess(settings: ServerFile['metrics'], env: NodeJS.ProcessEnv): MetricsAccess {

@@ -8,8 +8,6 @@ import type { MetricsAccess } from '../../contract/metrics.js'
 
 import type { Labels, Counter, Histogram, GaugeCollector, Metrics } from '../../contract/metrics.js'
 
-export type { Labels, Counter, Histogram, GaugeCollector, Metrics }
-
 const labelKey = (labels: Labels): string => {
   const names = Object.keys(labels).sort()
   return names.map((n) => `${n}="${escapeLabel(labels[n]!)}"`).join(',')

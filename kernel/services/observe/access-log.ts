@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Writable } from 'node:stream'
-import type { Counter } from '../metrics/metrics.js'
+import type { Counter } from '../../contract/metrics.js'
 
 export interface AccessLogSettings {
   /** `stdout`, `stderr`, or a file (relative to the data folder), appended to. */

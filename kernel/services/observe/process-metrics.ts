@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import type { Metrics } from '../metrics/metrics.js'
+import type { Metrics } from '../../contract/metrics.js'
 
 const NO_LABELS = {}
 const one = (v: number) => [[NO_LABELS, v] as const]

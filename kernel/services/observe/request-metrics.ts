@@ -13,7 +13,7 @@
  */
 import type { Exchange } from '../../contract/exchange.js'
 import type { Outcome } from '../../contract/plugin.js'
-import type { Counter, Histogram, Metrics } from '../metrics/metrics.js'
+import type { Counter, Histogram, Metrics } from '../../contract/metrics.js'
 
 // Bucket boundaries advised by the semantic conventions.
 const HTTP_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]

@@ -7,7 +7,7 @@
  */
 import type { Exchange } from '../../contract/exchange.js'
 import type { Outcome } from '../../contract/plugin.js'
-import type { Metrics } from '../metrics/metrics.js'
+import type { Metrics } from '../../contract/metrics.js'
 import { AccessLog, type AccessLogSettings } from './access-log.js'
 import { RequestMetrics } from './request-metrics.js'
 import { registerProcessMetrics } from './process-metrics.js'

@@ -16,7 +16,8 @@
  */
 import fs from 'node:fs'
 import path from 'node:path'
-import type { RecordsTable, UsageRecord } from '../stores/store.js'
+import type { RecordsTable } from '../stores/store.js'
+import type { UsageRecord } from '../../contract/records.js'
 
 const NAME = /^records-(\d+)\.journal$/
 

@@ -6,7 +6,7 @@
  * (journal.ts), `add` also appends the record to a file first, so a crash loses none.
  */
 import type { Logger } from '../../contract/log.js'
-import type { Metrics } from '../metrics/metrics.js'
+import type { Metrics } from '../../contract/metrics.js'
 import type { RecordsTable } from '../stores/store.js'
 import type {
   SpendScope,
@@ -16,8 +16,6 @@ import type {
   UsageRecords,
   UsageRow,
 } from '../../contract/records.js'
-
-export type { UsageRecords }
 import type { RecordJournal } from './journal.js'
 import { describeCause } from '../../contract/log.js'
 

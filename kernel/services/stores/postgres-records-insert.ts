@@ -6,7 +6,7 @@
  * new statement text for every batch size; here it is 20 parameters and a plan kept per
  * connection, whatever the batch holds (docs/performance.md, "Scale-out: CPU a request").
  */
-import type { UsageRecord } from './store.js'
+import type { UsageRecord } from '../../contract/records.js'
 import { recordColumns, recordValues } from './sql.js'
 
 /** PostgreSQL's type of each column of usage_records, in recordColumns' order (postgres-store.ts's table). */

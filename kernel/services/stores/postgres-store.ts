@@ -6,17 +6,8 @@
 import pg from 'pg'
 import { withTimeout } from '../../contract/with-timeout.js'
 import { inTransaction as transaction } from '../../contract/pg-transaction.js'
-import type {
-  KeysSnapshot,
-  KeysTable,
-  RecordsTable,
-  Store,
-  StoredGroup,
-  StoredKey,
-  UsageDimension,
-  UsagePeriod,
-  UsageRecord,
-} from './store.js'
+import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey } from './store.js'
+import type { UsageDimension, UsagePeriod, UsageRecord } from '../../contract/records.js'
 import {
   addedRecordColumns,
   dimensionColumn,

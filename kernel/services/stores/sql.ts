@@ -3,7 +3,8 @@
  * and the store's types. Dialect differences (placeholders, types, upserts) stay in each store.
  */
 import type { GroupConfig } from '../../../schemas/keys.schema.js'
-import type { StoredGroup, StoredKey, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from './store.js'
+import type { StoredGroup, StoredKey } from './store.js'
+import type { UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../../contract/records.js'
 
 /** Columns of usage_records, in insert order. */
 export const recordColumns = [

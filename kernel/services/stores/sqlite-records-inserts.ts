@@ -3,7 +3,7 @@
  * The records' writer thread (sqlite-records-worker.ts) runs them on a connection of its own.
  */
 import type Database from 'better-sqlite3'
-import type { UsageRecord } from './store.js'
+import type { UsageRecord } from '../../contract/records.js'
 import { recordColumns, recordValues } from './sql.js'
 
 export interface RecordInserts {

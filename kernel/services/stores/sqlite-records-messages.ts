@@ -1,5 +1,5 @@
 /** What the embedded store and its records' writer thread say to each other. */
-import type { UsageRecord } from './store.js'
+import type { UsageRecord } from '../../contract/records.js'
 
 export type RecordsJob =
   | { id: number; kind: 'insert' | 'insertMissing'; records: readonly UsageRecord[] }

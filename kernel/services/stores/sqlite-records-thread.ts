@@ -8,7 +8,7 @@
  * started again by the next one.
  */
 import { Worker } from 'node:worker_threads'
-import type { UsageRecord } from './store.js'
+import type { UsageRecord } from '../../contract/records.js'
 import type { RecordsJob, RecordsReply, RecordsWorkerData } from './sqlite-records-messages.js'
 
 const YOUNG_GENERATION_MB = 4

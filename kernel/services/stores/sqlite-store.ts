@@ -6,16 +6,8 @@
  * (sqlite-records-thread.ts) on a second connection, so they never hold the event loop.
  */
 import { openSqliteFile } from '../../contract/sqlite-file.js'
-import type {
-  KeysSnapshot,
-  KeysTable,
-  RecordsTable,
-  Store,
-  StoredGroup,
-  StoredKey,
-  UsageDimension,
-  UsagePeriod,
-} from './store.js'
+import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey } from './store.js'
+import type { UsageDimension, UsagePeriod } from '../../contract/records.js'
 import {
   addedRecordColumns,
   dimensionColumn,

@@ -5,7 +5,6 @@
  */
 import type { GroupConfig } from '../../../schemas/keys.schema.js'
 
-export type { SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../../contract/records.js'
 import type { SpendScope, UsageDimension, UsagePeriod, UsageRecord, UsageRow } from '../../contract/records.js'
 
 export interface RecordsTable {

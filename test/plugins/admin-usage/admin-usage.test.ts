@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import adminUsage from '../../../plugins/admin-usage/index.js'
 import { makeServedKernel, runPlugin } from '../../../bin/testing/harness.js'
 import type { Kernel } from '../../../kernel/contract/kernel.js'
-import type { UsageRecord } from '../../../kernel/services/stores/store.js'
+import type { UsageRecord } from '../../../kernel/contract/records.js'
 
 const test = suite('plugin admin-usage')
 const NOW = Date.UTC(2026, 4, 14, 12)
