@@ -158,12 +158,12 @@ const linesUnder = (dir: string) =>
 
 /**
  * The design's budgets are 2,000 lines for contract + run and 7,000 for all of kernel/
- * (ARCHITECTURE.md). Formatted at 120 columns the tree is at 2,728 and 7,935 (issue 27's note
+ * (ARCHITECTURE.md). Formatted at 120 columns the tree is at 2,726 and 7,904 (issue 27's note
  * says where the rest would come from): until then these ceilings hold the line where it is, so
  * that the kernel can shrink but not grow.
  */
 const BUDGET = { contractAndRun: 2000, kernel: 7000 }
-const CEILING = { contractAndRun: 2730, kernel: 7940 }
+const CEILING = { contractAndRun: 2730, kernel: 7905 }
 
 test('kernel/contract plus kernel/run: no larger than today (the budget is 2,000 lines)', () => {
   const lines = linesUnder(CONTRACT) + linesUnder(path.join('kernel', 'run'))
