@@ -47,6 +47,10 @@ function record(i: number, now: number): UsageRecord {
     queueMs: 0,
     ttftMs: 1,
     totalMs: 3,
+    parentRequestId: null,
+    charged: 0,
+    cached: false,
+    fallbackFrom: null,
   }
 }
 

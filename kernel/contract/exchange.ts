@@ -68,6 +68,8 @@ export interface Exchange {
   readonly id: string
   readonly route: RouteInfo
   readonly transport: Transport
+  /** Id of the request an in-process call was made for (`kernel.call`'s `parentId`); undefined on client requests. */
+  readonly parentId?: string
   readonly method: string
   /** The path as received (without the query string). */
   readonly path: string

@@ -38,7 +38,7 @@ export interface CallOptions {
   signal?: AbortSignal
   /** Request headers, by lower-case name. */
   headers?: Record<string, string>
-  /** Request id of the calling request, for logs. */
+  /** Request id of the calling request: logs, and the call's record (`parent_request_id`). */
   parentId?: string
 }
 

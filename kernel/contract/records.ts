@@ -37,6 +37,21 @@ export interface UsageRecord {
   /** From the request's start to the first token, ms (null when no token came). */
   readonly ttftMs: number | null
   readonly totalMs: number
+  /**
+   * The client request this call was made for (boon rounds, drafts and checks, verdict
+   * questions, Query service calls); null on a client request's own record.
+   */
+  readonly parentRequestId: string | null
+  /**
+   * Indicative value charged to budgets for this record's own model calls. A client request
+   * answered through internal calls tells the client their usage (`value`, tokens) but is
+   * charged nothing itself: each internal call is charged its own (docs/decisions.md).
+   */
+  readonly charged: number
+  /** Answered from the response cache: no model server was called. */
+  readonly cached: boolean
+  /** The model that failed before this one answered (models.yaml `fallbacks`); null otherwise. */
+  readonly fallbackFrom: string | null
 }
 
 export interface UsagePeriod {

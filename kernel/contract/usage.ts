@@ -64,6 +64,14 @@ export class Usage {
   firstTokenAt: number | undefined
   /** Pieces streamed so far (one per choice event with content): a stream's size without a report. */
   streamed = 0
+  /**
+   * Set when the reply came from the response cache: no model server ran, and the tokens told
+   * are the cached reply's (the cache relays them, so they are recorded, not charged).
+   */
+  cached = false
+  /** Catalog id of the model that failed before `model` answered (models.yaml `fallbacks`). */
+  fallbackFrom: string | undefined
+  private relayed_: { used: Used; model: string } | undefined
   private report_: ReportedUsage | undefined
   private demand_: Demand | undefined
   /** Output tokens (all choices) the request was held to, once a budget lowered or set its limit. */
@@ -74,6 +82,37 @@ export class Usage {
   /** Whether a model server was called for this request. */
   get reached(): boolean {
     return this.model !== undefined
+  }
+
+  /**
+   * Usage of internal calls (boon rounds, an accepted draft, verdict questions) or of a cached
+   * reply that this request's reply tells the client as its own. It is recorded on this
+   * request (`told()`) but never charged here: each internal call is charged on its own record.
+   */
+  relay(used: Used, model: string): void {
+    const sum = this.relayed_?.used
+    this.relayed_ = {
+      model: this.relayed_?.model ?? model,
+      used: sum ? addUsed(sum, used) : used,
+    }
+  }
+
+  /** Whether the reply told the client of any model's work: its own call, or relayed usage. */
+  get answered(): boolean {
+    return this.reached || this.relayed_ !== undefined
+  }
+
+  /** The model the client was told answered: the one called, else the first relayed. */
+  get toldModel(): string | undefined {
+    return this.model ?? this.relayed_?.model
+  }
+
+  /** What the client was told: its own call's usage (`used()`) plus what was relayed. */
+  told(): Used {
+    const own = this.used()
+    const relayed = this.relayed_?.used
+    if (!relayed) return own
+    return own.source === 'none' ? relayed : addUsed(own, relayed)
   }
 
   /** What the request may cost (computed once, by the route's model-reaching step). */
@@ -140,5 +179,22 @@ export class Usage {
       audioSeconds: demand.audioSeconds ?? 0,
       source: 'estimated',
     }
+  }
+}
+
+/** Two usages summed; the sum is `estimated` when either part was. */
+function addUsed(a: Used, b: Used): Used {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cachedTokens: a.cachedTokens + b.cachedTokens,
+    characters: a.characters + b.characters,
+    audioSeconds: a.audioSeconds + b.audioSeconds,
+    source:
+      a.source === 'estimated' || b.source === 'estimated'
+        ? 'estimated'
+        : a.source === 'none'
+          ? b.source
+          : a.source,
   }
 }

@@ -11,6 +11,7 @@ export interface ExchangeInit {
   id?: string
   route: RouteInfo
   transport: Transport
+  parentId?: string
   method: string
   path: string
   params?: Record<string, string>
@@ -60,6 +61,7 @@ class RequestExchange implements Exchange {
   readonly id: string
   readonly route: RouteInfo
   readonly transport: Transport
+  readonly parentId?: string
   readonly method: string
   readonly path: string
   readonly params: Readonly<Record<string, string>>
@@ -85,6 +87,7 @@ class RequestExchange implements Exchange {
     this.id = init.id ?? crypto.randomUUID()
     this.route = init.route
     this.transport = init.transport
+    this.parentId = init.parentId
     this.method = init.method
     this.path = init.path
     this.params = init.params ?? {}

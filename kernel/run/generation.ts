@@ -178,6 +178,7 @@ export class Generation implements Kernel {
     const ex = createExchange({
       route: route.info,
       transport: 'internal',
+      parentId: options.parentId,
       method: route.method ?? 'POST',
       path: route.path ?? `internal:${routeId}`,
       headers: options.headers,

@@ -5,6 +5,9 @@
  * output and cached tokens, audio seconds and characters, whether the figures were reported
  * or estimated, indicative value, status and timing (queue wait, time to first token, total).
  * Never prompt or reply text. Every figure comes from `ex.usage`, by the kernel's one rule.
+ * A request answered through internal calls (boon rounds, a draft, verdict questions) or the
+ * response cache records what the client was told (`ex.usage.told()`), and is charged only its
+ * own call; each internal call has its own record, linked by `parent_request_id`.
  * A whole reply or an error is recorded just before the kernel writes it (so a kill -9 after
  * the client got it cannot lose its record); a stream, when it has ended.
  * `kernel.records.add` only buffers: the record reaches the store in the next batch, off the
@@ -17,18 +20,21 @@ import { configSchema } from './schema.js'
 export default definePlugin({
   name: 'usage-records',
   config: configSchema,
-  requires: ['principal', 'model'],
+  requires: ['principal'],
   provides: [],
   meters: 'records',
   setup(_config, kernel) {
     const record = (ex: Exchange, outcome: Outcome): void => {
-      // Only requests that reached a model are recorded: a model server was called.
+      // Only requests that told of a model's work are recorded: a model server was called, or
+      // internal calls (or the cache) answered for it.
       const usage = ex.usage
-      const model = ex.state.model
-      if (!usage.reached || !model) return
-      const used = usage.used()
+      if (!usage.answered) return
+      const chosen = ex.state.model
+      const told = usage.told()
+      const answeredId = usage.toldModel!
       const answered =
-        usage.model === model.model.id ? model.model : (kernel.catalog.model(usage.model!) ?? model.model)
+        answeredId === chosen?.model.id ? chosen.model : (kernel.catalog.model(answeredId) ?? chosen?.model)
+      const prices = answered?.prices
       const now = kernel.now()
       kernel.records.add({
         at: ex.startedAt,
@@ -36,21 +42,26 @@ export default definePlugin({
         keyId: ex.principal?.keyId ?? '',
         group: ex.principal?.group ?? '',
         route: ex.route.id,
-        modelRequested: model.requested,
-        model: answered.id,
+        modelRequested: chosen?.requested ?? answeredId,
+        model: answered?.id ?? answeredId,
         upstreamModel: usage.upstreamModel ?? null,
-        promptTokens: used.inputTokens,
-        completionTokens: used.outputTokens,
-        cachedTokens: used.cachedTokens,
-        audioSeconds: used.audioSeconds,
-        characters: used.characters,
-        usageSource: used.source,
-        value: valueOf(answered.prices, used),
+        promptTokens: told.inputTokens,
+        completionTokens: told.outputTokens,
+        cachedTokens: told.cachedTokens,
+        audioSeconds: told.audioSeconds,
+        characters: told.characters,
+        usageSource: told.source,
+        value: prices ? valueOf(prices, told) : 0,
         status: outcome.status,
         outcome: outcome.kind,
         queueMs: ex.state.queue?.waitedMs ?? null,
         ttftMs: usage.firstTokenAt === undefined ? null : Math.max(0, usage.firstTokenAt - ex.startedAt),
         totalMs: Math.max(0, now - ex.startedAt),
+        parentRequestId: ex.parentId ?? null,
+        // Only this request's own model call is charged (the budget plugin settles `used()`).
+        charged: prices && usage.reached ? valueOf(prices, usage.used()) : 0,
+        cached: usage.cached,
+        fallbackFrom: usage.fallbackFrom ?? null,
       } satisfies UsageRecord)
     }
     // Requests recorded before their reply left; their finish has nothing more to say.

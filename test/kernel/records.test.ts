@@ -38,6 +38,10 @@ function rec(i: number, at = NOW): UsageRecord {
     queueMs: 0,
     ttftMs: 0,
     totalMs: 1,
+    parentRequestId: null,
+    charged: 0,
+    cached: false,
+    fallbackFrom: null,
   }
 }
 

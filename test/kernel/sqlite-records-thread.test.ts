@@ -43,6 +43,10 @@ function rec(i: number): UsageRecord {
     queueMs: 0,
     ttftMs: 0,
     totalMs: 1,
+    parentRequestId: null,
+    charged: 0.25,
+    cached: false,
+    fallbackFrom: null,
   }
 }
 

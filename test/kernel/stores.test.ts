@@ -33,7 +33,11 @@ function record(i: number, over: Partial<UsageRecord> = {}): UsageRecord {
     queueMs: 3,
     ttftMs: 12,
     totalMs: 40,
+    parentRequestId: null,
+    cached: false,
+    fallbackFrom: null,
     ...over,
+    charged: over.charged ?? over.value ?? 0.5,
   }
 }
 

@@ -29,5 +29,9 @@ export function recordSearch(kernel: Kernel, ex: Exchange, provider: string, out
     queueMs: null,
     ttftMs: null,
     totalMs: Math.max(0, kernel.now() - ex.startedAt),
+    parentRequestId: ex.parentId ?? null,
+    charged: 0,
+    cached: false,
+    fallbackFrom: null,
   })
 }

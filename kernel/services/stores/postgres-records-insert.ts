@@ -31,6 +31,10 @@ const recordColumnTypes: Record<(typeof recordColumns)[number], string> = {
   queue_ms: 'integer',
   ttft_ms: 'integer',
   total_ms: 'integer',
+  parent_request_id: 'text',
+  charged: 'double precision',
+  cached: 'smallint',
+  fallback_from: 'text',
 }
 
 /** A named statement: pg prepares it on a connection the first time and reuses it there. */

@@ -135,7 +135,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
     async spent(scope, since, until = Number.MAX_SAFE_INTEGER) {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
       const { rows } = await pool.query(
-        `SELECT COALESCE(SUM(value), 0)::float8 AS spent FROM usage_records WHERE ${column} = $1 AND at >= $2 AND at < $3`,
+        `SELECT COALESCE(SUM(COALESCE(charged, value)), 0)::float8 AS spent FROM usage_records WHERE ${column} = $1 AND at >= $2 AND at < $3`,
         [value, since, until],
       )
       return Number(rows[0]?.spent ?? 0)

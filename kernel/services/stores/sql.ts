@@ -28,6 +28,10 @@ export const recordColumns = [
   'queue_ms',
   'ttft_ms',
   'total_ms',
+  'parent_request_id',
+  'charged',
+  'cached',
+  'fallback_from',
 ] as const
 
 /** Columns added after the first release: each store adds them to an older table at start. */
@@ -35,6 +39,11 @@ export const addedRecordColumns = [
   { name: 'audio_seconds', sqlite: 'REAL NOT NULL DEFAULT 0', postgres: 'DOUBLE PRECISION NOT NULL DEFAULT 0' },
   { name: 'characters', sqlite: 'INTEGER NOT NULL DEFAULT 0', postgres: 'INTEGER NOT NULL DEFAULT 0' },
   { name: 'usage_source', sqlite: "TEXT NOT NULL DEFAULT 'reported'", postgres: "TEXT NOT NULL DEFAULT 'reported'" },
+  { name: 'parent_request_id', sqlite: 'TEXT', postgres: 'TEXT' },
+  // NULL on rows older than the column: their value was what was charged (spent() reads COALESCE(charged, value)).
+  { name: 'charged', sqlite: 'REAL', postgres: 'DOUBLE PRECISION' },
+  { name: 'cached', sqlite: 'INTEGER NOT NULL DEFAULT 0', postgres: 'SMALLINT NOT NULL DEFAULT 0' },
+  { name: 'fallback_from', sqlite: 'TEXT', postgres: 'TEXT' },
 ] as const
 
 export function recordValues(r: UsageRecord): (string | number | null)[] {
@@ -59,12 +68,18 @@ export function recordValues(r: UsageRecord): (string | number | null)[] {
     r.queueMs,
     r.ttftMs,
     r.totalMs,
+    // A journal written before these fields existed replays records without them.
+    r.parentRequestId ?? null,
+    r.charged ?? r.value,
+    r.cached ? 1 : 0,
+    r.fallbackFrom ?? null,
   ]
 }
 
 type Row = Record<string, unknown>
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0))
+const strOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
 
 export function recordFromRow(row: Row): UsageRecord {
@@ -76,7 +91,7 @@ export function recordFromRow(row: Row): UsageRecord {
     route: String(row.route),
     modelRequested: String(row.model_requested),
     model: String(row.model),
-    upstreamModel: row.upstream_model === null || row.upstream_model === undefined ? null : String(row.upstream_model),
+    upstreamModel: strOrNull(row.upstream_model),
     promptTokens: num(row.prompt_tokens),
     completionTokens: num(row.completion_tokens),
     cachedTokens: num(row.cached_tokens),
@@ -89,6 +104,10 @@ export function recordFromRow(row: Row): UsageRecord {
     queueMs: numOrNull(row.queue_ms),
     ttftMs: numOrNull(row.ttft_ms),
     totalMs: num(row.total_ms),
+    parentRequestId: strOrNull(row.parent_request_id),
+    charged: row.charged === null || row.charged === undefined ? num(row.value) : num(row.charged),
+    cached: Boolean(num(row.cached)),
+    fallbackFrom: strOrNull(row.fallback_from),
   }
 }
 

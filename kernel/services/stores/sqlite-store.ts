@@ -108,7 +108,7 @@ export function openSqliteStore(dataDir: string): Store {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
       return Number(
         db
-          .prepare(`SELECT COALESCE(SUM(value), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`)
+          .prepare(`SELECT COALESCE(SUM(COALESCE(charged, value)), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`)
           .pluck()
           .get(value, since, until),
       )

@@ -31,6 +31,10 @@ const rec = (i: number, keyId: string, model: string, at = NOW - 1000 * i): Usag
   queueMs: 1,
   ttftMs: 2,
   totalMs: 3,
+  parentRequestId: null,
+  charged: 0.25,
+  cached: false,
+  fallbackFrom: null,
 })
 
 test.before(async () => {

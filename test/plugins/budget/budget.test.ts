@@ -326,6 +326,10 @@ test('a term budget first seen starts from what the records say was spent this t
     queueMs: 0,
     ttftMs: 1,
     totalMs: 2,
+    parentRequestId: null,
+    charged: 240,
+    cached: false,
+    fallbackFrom: null,
   })
   await kernel.records.flush()
   const run = await runPlugin(
