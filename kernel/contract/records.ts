@@ -62,6 +62,8 @@ export interface UsagePeriod {
   readonly keyId?: string
   readonly group?: string
   readonly model?: string
+  /** A client request's record and the records of its internal calls (`parent_request_id`). */
+  readonly requestId?: string
 }
 
 export type UsageDimension = 'key' | 'model' | 'group'
@@ -69,6 +71,7 @@ export type UsageDimension = 'key' | 'model' | 'group'
 /** Usage summed over a period for one key, model or group. */
 export interface UsageRow {
   readonly name: string
+  /** Client requests; the figures below up to `value` are what those requests were told. */
   readonly requests: number
   readonly promptTokens: number
   readonly completionTokens: number
@@ -76,6 +79,12 @@ export interface UsageRow {
   readonly audioSeconds: number
   readonly characters: number
   readonly value: number
+  /** Internal calls (with a parent request), shown apart from client requests. */
+  readonly internalRequests: number
+  readonly internalPromptTokens: number
+  readonly internalCompletionTokens: number
+  /** Indicative value charged to budgets, client requests and internal calls together. */
+  readonly charged: number
   /** Start of the period's latest request (epoch ms): a key's "last use" in the portal. */
   readonly lastAt: number
 }

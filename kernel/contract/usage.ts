@@ -64,14 +64,11 @@ export class Usage {
   firstTokenAt: number | undefined
   /** Pieces streamed so far (one per choice event with content): a stream's size without a report. */
   streamed = 0
-  /**
-   * Set when the reply came from the response cache: no model server ran, and the tokens told
-   * are the cached reply's (the cache relays them, so they are recorded, not charged).
-   */
+  /** The reply came from the response cache (which relays the cached reply's usage). */
   cached = false
   /** Catalog id of the model that failed before `model` answered (models.yaml `fallbacks`). */
   fallbackFrom: string | undefined
-  private relayed_: { used: Used; model: string } | undefined
+  private relayed: { used: Used; model: string } | undefined
   private report_: ReportedUsage | undefined
   private demand_: Demand | undefined
   /** Output tokens (all choices) the request was held to, once a budget lowered or set its limit. */
@@ -85,34 +82,27 @@ export class Usage {
   }
 
   /**
-   * Usage of internal calls (boon rounds, an accepted draft, verdict questions) or of a cached
-   * reply that this request's reply tells the client as its own. It is recorded on this
-   * request (`told()`) but never charged here: each internal call is charged on its own record.
+   * Usage this request's reply tells the client as its own though internal calls (boon rounds,
+   * an accepted draft, verdict questions) or the cache did the work: recorded on this request
+   * (`told()`), never charged here (each internal call is charged on its own record).
    */
   relay(used: Used, model: string): void {
-    const sum = this.relayed_?.used
-    this.relayed_ = {
-      model: this.relayed_?.model ?? model,
-      used: sum ? addUsed(sum, used) : used,
-    }
+    this.relayed = { model: this.relayed?.model ?? model, used: addUsed(this.relayed?.used ?? NOTHING, used) }
   }
 
   /** Whether the reply told the client of any model's work: its own call, or relayed usage. */
   get answered(): boolean {
-    return this.reached || this.relayed_ !== undefined
+    return this.reached || this.relayed !== undefined
   }
 
   /** The model the client was told answered: the one called, else the first relayed. */
   get toldModel(): string | undefined {
-    return this.model ?? this.relayed_?.model
+    return this.model ?? this.relayed?.model
   }
 
   /** What the client was told: its own call's usage (`used()`) plus what was relayed. */
   told(): Used {
-    const own = this.used()
-    const relayed = this.relayed_?.used
-    if (!relayed) return own
-    return own.source === 'none' ? relayed : addUsed(own, relayed)
+    return this.relayed ? addUsed(this.used(), this.relayed.used) : this.used()
   }
 
   /** What the request may cost (computed once, by the route's model-reaching step). */
@@ -191,10 +181,6 @@ function addUsed(a: Used, b: Used): Used {
     characters: a.characters + b.characters,
     audioSeconds: a.audioSeconds + b.audioSeconds,
     source:
-      a.source === 'estimated' || b.source === 'estimated'
-        ? 'estimated'
-        : a.source === 'none'
-          ? b.source
-          : a.source,
+      a.source === 'estimated' || b.source === 'estimated' ? 'estimated' : a.source === 'none' ? b.source : a.source,
   }
 }

@@ -2,7 +2,10 @@
  * admin-usage: usage per key, per model or per group over a period — requests, tokens and
  * indicative value (no charge) — and the usage records themselves. Query: `from`, `to` (ISO
  * 8601 or epoch ms; default this month so far), `key`, `group`, `model` (filters), `by`
- * (`key`, `model` or `group`; summary), `limit` (records). Buffered records are written before
+ * (`key`, `model` or `group`; summary), `limit` (records), `request_id` (records: a client
+ * request's record and those of the internal calls it caused). A summary counts client
+ * requests and what they were told; internal calls are shown apart, and `charged` is what
+ * budgets were charged for both. Buffered records are written before
  * the query runs, so the answer includes the last requests.
  */
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
@@ -25,12 +28,19 @@ function recordView(r: UsageRecord) {
     prompt_tokens: r.promptTokens,
     completion_tokens: r.completionTokens,
     cached_tokens: r.cachedTokens,
+    audio_seconds: r.audioSeconds,
+    characters: r.characters,
+    usage_source: r.usageSource,
     value: r.value,
+    charged: r.charged,
     status: r.status,
     outcome: r.outcome,
     queue_ms: r.queueMs,
     ttft_ms: r.ttftMs,
     total_ms: r.totalMs,
+    parent_request_id: r.parentRequestId,
+    cached: r.cached,
+    fallback_from: r.fallbackFrom,
   }
 }
 
@@ -74,6 +84,12 @@ export default definePlugin({
             audio_seconds: r.audioSeconds,
             characters: r.characters,
             value: r.value,
+            internal: {
+              requests: r.internalRequests,
+              prompt_tokens: r.internalPromptTokens,
+              completion_tokens: r.internalCompletionTokens,
+            },
+            charged: r.charged,
             last_at: new Date(r.lastAt).toISOString(),
           })),
         })

@@ -16,12 +16,16 @@ function time(query: URLSearchParams, name: string, fallback: number): number {
   return t
 }
 
-/** Default period: from the start of the current month (UTC) to now. */
+/**
+ * Default period: from the start of the current month (UTC) to now; with `request_id`, all
+ * time (a request is looked up by its id, whenever it ran).
+ */
 export function usagePeriod(query: URLSearchParams, now: number): UsagePeriod {
   const d = new Date(now)
-  const from = time(query, 'from', Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1))
+  const requestId = query.get('request_id') || undefined
+  const from = time(query, 'from', requestId ? 0 : Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1))
   const to = time(query, 'to', now + 1)
   if (to <= from) throw new GatewayError(400, 'invalid request: to must be after from', { code: 'invalid_request' })
   const text = (name: string) => query.get(name) || undefined
-  return { from, to, keyId: text('key'), group: text('group'), model: text('model') }
+  return { from, to, keyId: text('key'), group: text('group'), model: text('model'), requestId }
 }

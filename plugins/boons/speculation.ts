@@ -157,6 +157,9 @@ export async function speculate(
   const verdict = readCheck(checked.reply.body as CheckReply, options.minYes)
   if (!verdict.accepted) return { kind: 'rejected', reason: 'check', yes: verdict.yes }
 
+  // The client is told the draft's usage under the model it asked for; the draft and the check
+  // are each charged on their own records.
+  ex.usage.relay(drafted.usage.used(), options.largeModel)
   const shape = { model: options.servedName, includeUsage: body.stream_options?.include_usage === true }
   const answer =
     body.stream === true

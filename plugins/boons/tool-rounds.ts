@@ -115,6 +115,15 @@ class Rounds {
     return kernel.call(route, this.body(stream), { principal: ex.principal, signal: ex.signal, parentId: ex.id })
   }
 
+  /**
+   * A round has ended: its usage, summed into what the client is told, is recorded on the
+   * client request too (the round's own record is charged; the client request is not).
+   */
+  told(res: CallResult): void {
+    const model = res.usage.model
+    if (model !== undefined) this.s.ex.usage.relay(res.usage.used(), model)
+  }
+
   isBoonCall(call: ToolCall): boolean {
     return this.byName.has(call.function.name)
   }
@@ -157,6 +166,8 @@ class Rounds {
 /** The answering round's response headers (reasoning effort, model …) become the request's. */
 function copyHeaders(ex: Exchange, from: CallResult): void {
   for (const [name, value] of from.headers) if (!name.endsWith('request-id')) ex.headers.set(name, value)
+  // The answering round's first token is the client's first token.
+  ex.usage.firstTokenAt ??= from.usage.firstTokenAt
 }
 
 const notAs = (kind: string) =>
@@ -170,6 +181,7 @@ export async function answerWhole(s: RoundsSetup, base: Body): Promise<unknown> 
   const rounds = new Rounds(s, base)
   for (;;) {
     const res = await rounds.call(false)
+    rounds.told(res)
     if (res.reply.kind !== 'json') throw notAs(res.reply.kind)
     const chat = res.reply.body as {
       choices?: { message?: Message & { tool_calls?: ToolCall[] }; finish_reason?: string }[]
@@ -279,6 +291,7 @@ export async function* answerStreamed(
         if (v) yield v
       }
     }
+    rounds.told(res)
     const all = calls.filter(Boolean)
     if (rounds.runsTools(all)) {
       await rounds.runTools(content, all)

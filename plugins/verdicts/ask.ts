@@ -3,7 +3,7 @@
  * recorded like a client request): one token, greedy, the top 20 logprobs. A model whose first
  * token is thinking is asked once more with thinking skipped; both calls count in the usage.
  */
-import { GatewayError, type Kernel, type Principal } from '../../kernel/contract/index.js'
+import { GatewayError, type Kernel, type Principal, type Usage } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { LabelReader } from './labels.js'
 import { questionMessage, type ChatMessage } from './prompt.js'
@@ -22,6 +22,8 @@ export interface AskContext {
   readonly principal: Principal | undefined
   readonly signal: AbortSignal
   readonly parentId: string
+  /** The verdicts request's usage: each call's usage is told to the client, so recorded there too. */
+  readonly told: Usage
   readonly choice: ModelChoice
   readonly shared: readonly ChatMessage[]
 }
@@ -73,6 +75,7 @@ async function call(
   } catch (err) {
     throw questionFailure(err)
   }
+  if (result.usage.model !== undefined) ctx.told.relay(result.usage.used(), result.usage.model)
   const { reply } = result
   if (reply.kind !== 'json' || reply.status !== 200)
     throw new GatewayError(502, 'upstream request failed', {

@@ -47,6 +47,7 @@ export default definePlugin({
           principal: ex.principal,
           signal: AbortSignal.any([ex.signal, cancel.signal]),
           parentId: ex.id,
+          told: ex.usage,
           choice,
           shared: sharedMessages(job.state, job.images),
         }

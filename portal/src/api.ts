@@ -106,6 +106,8 @@ export interface UsageRow {
 export interface UsageRecord {
   at: string
   request_id: string
+  /** The client request an internal call was made for; null on a client request's own record. */
+  parent_request_id: string | null
   key: string
   group: string
   route: string
@@ -114,6 +116,9 @@ export interface UsageRecord {
   completion_tokens: number
   cached_tokens: number
   value: number
+  charged: number
+  cached: boolean
+  fallback_from: string | null
   status: number
   outcome: string
   total_ms: number | null

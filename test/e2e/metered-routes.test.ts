@@ -92,7 +92,7 @@ const calls: Record<string, (client: OpenAI) => Promise<unknown>> = {
     c.images.generate({ model: 'sim-image', prompt: 'a small boat', size: '256x256', response_format: 'b64_json' }),
 }
 
-/** The route id records carry for each (verdicts are recorded as their chat-internal calls). */
+/** The route id each client request's record carries. */
 const recordedRoute: Record<string, string> = {
   chat: 'chat',
   responses: 'responses',
@@ -100,7 +100,7 @@ const recordedRoute: Record<string, string> = {
   messages: 'messages',
   embeddings: 'embeddings',
   rerank: 'rerank',
-  verdicts: 'chat-internal',
+  verdicts: 'verdicts',
   speech: 'audio-speech',
   transcription: 'audio-transcriptions',
   translation: 'audio-translations',
@@ -137,9 +137,15 @@ for (const [route, call] of Object.entries(calls)) {
     const records = (await gw
       .generation()
       .records.list({ from: 0, to: Date.now() + 1, keyId: `m-${route}` }, 100)) as UsageRecord[]
-    // A one-question verdict is one chat-internal call: one record.
-    assert.is(records.length, 1, 'exactly one record')
-    const r = records[0]!
+    const own = records.filter((r) => r.parentRequestId === null)
+    assert.is(own.length, 1, 'exactly one record of the client request')
+    const r = own[0]!
+    // A one-question verdict is one chat-internal call, recorded apart and linked to its request.
+    const internal = records.filter((c) => c.parentRequestId !== null)
+    assert.equal(
+      internal.map((c) => [c.route, c.parentRequestId]),
+      route === 'verdicts' ? [['chat-internal', r.requestId]] : [],
+    )
     assert.is(r.route, recordedRoute[route])
     assert.is(r.status, 200)
     assert.is(r.usageSource, 'reported')

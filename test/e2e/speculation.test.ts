@@ -128,8 +128,9 @@ test('accepted: the reply is the draft, under the large model’s name; x-gatewa
   assert.is(reply!.model, 'sim-large-70b', "the large model's server name, which maps back to sim-large")
   assert.is((await client.models.retrieve(reply!.model)).id, 'sim-large')
   assert.ok(reply!.usage!.completion_tokens > 1, "usage is the draft's: the tokens of the text the client got")
-  // The draft and a one-token check, both under the caller's key; the large model wrote nothing else.
-  assert.equal(added, ['chat-internal sim-draft', 'chat-internal sim-large 1'])
+  // The client request's own record (the draft's usage, under the model asked for), the draft
+  // and a one-token check, all under the caller's key; the large model wrote nothing else.
+  assert.equal(added, ['chat sim-large', 'chat-internal sim-draft', 'chat-internal sim-large 1'])
 })
 
 test("rejected: the reply is the large model's own answer; the draft and the check are still recorded", async () => {

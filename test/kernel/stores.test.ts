@@ -121,6 +121,10 @@ function storeContract(
         audioSeconds: 0,
         characters: 0,
         value: 600,
+        internalRequests: 0,
+        internalPromptTokens: 0,
+        internalCompletionTokens: 0,
+        charged: 600,
         lastAt: T0 + 1299 * 1000,
       },
     ])
@@ -138,6 +142,10 @@ function storeContract(
         audioSeconds: 0,
         characters: 0,
         value: 0.5,
+        internalRequests: 0,
+        internalPromptTokens: 0,
+        internalCompletionTokens: 0,
+        charged: 0.5,
         lastAt: T0 + 2000,
       },
       {
@@ -149,6 +157,10 @@ function storeContract(
         audioSeconds: 0,
         characters: 0,
         value: 1,
+        internalRequests: 0,
+        internalPromptTokens: 0,
+        internalCompletionTokens: 0,
+        charged: 1,
         lastAt: T0 + 3000,
       },
     ])

@@ -30,6 +30,8 @@ export interface AccessEntry {
   path: string
   pipeline: string
   route: string
+  /** The client request an internal call was made for. */
+  parent_request_id?: string
   key_id: string | null
   group: string | null
   model: string | null

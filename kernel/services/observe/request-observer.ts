@@ -56,7 +56,8 @@ export class RequestObserver {
 
   private log(ex: Exchange, outcome: Outcome, end: number): void {
     const usage = ex.usage
-    const used = usage.used()
+    // What the client was told: a reply composed from internal calls tells their usage.
+    const used = usage.told()
     const trace = traceOf(ex)
     // One shape for every line (absent fields are undefined, which JSON leaves out): no spreads.
     this.accessLog!.write({
@@ -70,9 +71,10 @@ export class RequestObserver {
       path: ex.path,
       pipeline: ex.route.pipeline,
       route: ex.route.id,
+      parent_request_id: ex.parentId,
       key_id: ex.principal?.keyId ?? null,
       group: ex.principal?.group ?? null,
-      model: usage.model ?? null,
+      model: usage.toldModel ?? null,
       status: outcome.status,
       outcome: outcome.kind,
       error_code: outcome.error?.code === undefined ? undefined : String(outcome.error.code),

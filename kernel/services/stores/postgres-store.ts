@@ -10,6 +10,7 @@ import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredK
 import type { UsageDimension, UsagePeriod, UsageRecord } from '../../contract/records.js'
 import {
   addedRecordColumns,
+  addedRecordIndexes,
   dimensionColumn,
   groupFromRow,
   keyColumns,
@@ -74,6 +75,7 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       await client.query(schemaSql)
       for (const c of addedRecordColumns)
         await client.query(`ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
+      for (const index of addedRecordIndexes) await client.query(index)
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-schema'])
     }

@@ -34,6 +34,12 @@ export const recordColumns = [
   'fallback_from',
 ] as const
 
+/** Indexes on columns added after the first release: made after the columns are (a request's record and its internal calls). */
+export const addedRecordIndexes = [
+  'CREATE INDEX IF NOT EXISTS usage_records_request ON usage_records (request_id)',
+  'CREATE INDEX IF NOT EXISTS usage_records_parent ON usage_records (parent_request_id)',
+] as const
+
 /** Columns added after the first release: each store adds them to an older table at start. */
 export const addedRecordColumns = [
   { name: 'audio_seconds', sqlite: 'REAL NOT NULL DEFAULT 0', postgres: 'DOUBLE PRECISION NOT NULL DEFAULT 0' },
@@ -121,6 +127,10 @@ export function usageRowFromRow(row: Row): UsageRow {
     audioSeconds: num(row.audio_seconds),
     characters: num(row.characters),
     value: num(row.value),
+    internalRequests: num(row.internal_requests),
+    internalPromptTokens: num(row.internal_prompt_tokens),
+    internalCompletionTokens: num(row.internal_completion_tokens),
+    charged: num(row.charged),
     lastAt: num(row.last_at),
   }
 }
@@ -143,13 +153,27 @@ export function periodWhere(
   add('key_id', period.keyId)
   add('grp', period.group)
   add('model', period.model)
+  if (period.requestId !== undefined) {
+    // Twice: SQLite's placeholders are positional.
+    values.push(period.requestId, period.requestId)
+    parts.push(`(request_id = ${ph(values.length - 1)} OR parent_request_id = ${ph(values.length)})`)
+  }
   return { sql: parts.join(' AND '), values }
 }
 
-export const summaryColumns = `COUNT(*) AS requests, COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,
-  COALESCE(SUM(completion_tokens), 0) AS completion_tokens, COALESCE(SUM(cached_tokens), 0) AS cached_tokens,
-  COALESCE(SUM(audio_seconds), 0) AS audio_seconds, COALESCE(SUM(characters), 0) AS characters,
-  COALESCE(SUM(value), 0) AS value, MAX(at) AS last_at`
+/**
+ * A summary's figures: client requests (no parent) and what they were told, internal calls
+ * (boon rounds, drafts, verdict questions, Query service calls) apart, and what all of them
+ * were charged. Told and charged differ where internal calls answered for a client request.
+ */
+const client = (column: string) => `COALESCE(SUM(CASE WHEN parent_request_id IS NULL THEN ${column} ELSE 0 END), 0)`
+const internal = (column: string) => `COALESCE(SUM(CASE WHEN parent_request_id IS NULL THEN 0 ELSE ${column} END), 0)`
+export const summaryColumns = `${client('1')} AS requests, ${client('prompt_tokens')} AS prompt_tokens,
+  ${client('completion_tokens')} AS completion_tokens, ${client('cached_tokens')} AS cached_tokens,
+  ${client('audio_seconds')} AS audio_seconds, ${client('characters')} AS characters,
+  ${client('value')} AS value, ${internal('1')} AS internal_requests,
+  ${internal('prompt_tokens')} AS internal_prompt_tokens, ${internal('completion_tokens')} AS internal_completion_tokens,
+  COALESCE(SUM(COALESCE(charged, value)), 0) AS charged, MAX(at) AS last_at`
 
 export function keyFromRow(row: Row): StoredKey {
   const budget = row.budget ? (JSON.parse(String(row.budget)) as StoredKey['budget']) : undefined

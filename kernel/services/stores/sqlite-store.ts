@@ -10,6 +10,7 @@ import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredK
 import type { UsageDimension, UsagePeriod } from '../../contract/records.js'
 import {
   addedRecordColumns,
+  addedRecordIndexes,
   dimensionColumn,
   groupFromRow,
   keyColumns,
@@ -55,6 +56,7 @@ export function openSqliteStore(dataDir: string): Store {
   )
   for (const c of addedRecordColumns)
     if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
+  for (const index of addedRecordIndexes) db.exec(index)
 
   // The schema is in place before the writer thread opens its connection (on the first batch).
   const writer = new RecordsWriterThread({ dataDir, file: FILE })
@@ -108,7 +110,9 @@ export function openSqliteStore(dataDir: string): Store {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
       return Number(
         db
-          .prepare(`SELECT COALESCE(SUM(COALESCE(charged, value)), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`)
+          .prepare(
+            `SELECT COALESCE(SUM(COALESCE(charged, value)), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`,
+          )
           .pluck()
           .get(value, since, until),
       )

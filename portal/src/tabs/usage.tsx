@@ -28,6 +28,7 @@ function localInput(t: number): string {
 const RECORD_COLUMNS = [
   'at',
   'request_id',
+  'parent_request_id',
   'key',
   'group',
   'route',
@@ -36,6 +37,9 @@ const RECORD_COLUMNS = [
   'completion_tokens',
   'cached_tokens',
   'value',
+  'charged',
+  'cached',
+  'fallback_from',
   'status',
   'outcome',
   'total_ms',
@@ -149,7 +153,8 @@ export function UsageTab() {
         <TimeChart
           title="Requests over time"
           buckets={bucketize(
-            (timeline.data?.data ?? []).map((r) => Date.parse(r.at)),
+            // Client requests only: the calls they caused have a parent.
+            (timeline.data?.data ?? []).filter((r) => r.parent_request_id === null).map((r) => Date.parse(r.at)),
             from,
             to,
             24,

@@ -70,6 +70,8 @@ test('per key this month (the default period): requests, tokens, value', async (
       audio_seconds: 0,
       characters: 0,
       value: 0.5,
+      internal: { requests: 0, prompt_tokens: 0, completion_tokens: 0 },
+      charged: 0.5,
       last_at: '2026-05-14T11:59:59.000Z',
     },
     {
@@ -82,6 +84,8 @@ test('per key this month (the default period): requests, tokens, value', async (
       audio_seconds: 0,
       characters: 0,
       value: 0.25,
+      internal: { requests: 0, prompt_tokens: 0, completion_tokens: 0 },
+      charged: 0.25,
       last_at: '2026-05-14T11:59:57.000Z',
     },
   ])
@@ -116,13 +120,19 @@ test('the records themselves, newest first, with a limit', async () => {
   )
   assert.equal(Object.keys(b.data[0]!).sort(), [
     'at',
+    'audio_seconds',
+    'cached',
     'cached_tokens',
+    'characters',
+    'charged',
     'completion_tokens',
+    'fallback_from',
     'group',
     'key',
     'model',
     'model_requested',
     'outcome',
+    'parent_request_id',
     'prompt_tokens',
     'queue_ms',
     'request_id',
@@ -131,6 +141,7 @@ test('the records themselves, newest first, with a limit', async () => {
     'total_ms',
     'ttft_ms',
     'upstream_model',
+    'usage_source',
     'value',
   ])
 })

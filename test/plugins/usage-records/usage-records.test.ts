@@ -51,7 +51,7 @@ test('a request that reached a model: one record with every figure, no text', as
   assert.is(records.length, 1)
   const r = records[0]!
   assert.equal(
-    { ...r, value: Math.round(r.value * 1e9) },
+    { ...r, value: Math.round(r.value * 1e9), charged: Math.round(r.charged * 1e9) },
     {
       at: NOW,
       requestId: run.ex.id,
@@ -73,6 +73,10 @@ test('a request that reached a model: one record with every figure, no text', as
       queueMs: 12,
       ttftMs: 30,
       totalMs: 50,
+      parentRequestId: null,
+      charged: Math.round(((1000 * 0.1 + 2000 * 0.3) / 1e6) * 1e9),
+      cached: false,
+      fallbackFrom: null,
     },
   )
   assert.not.ok(JSON.stringify(records).includes('swordfish'), 'no prompt text')
