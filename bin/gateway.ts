@@ -17,6 +17,7 @@ import { createApp, mountRoutes } from '../kernel/transports/server.js'
 import { serveWebSockets } from '../kernel/transports/websocket.js'
 import { refusalResponse } from '../protocols/http/refusal.js'
 import { createLogger, describeCause, type Logger } from '../kernel/contract/log.js'
+import type { Announce } from '../kernel/contract/secrets.js'
 import { PluginRegistry } from '../kernel/run/registry.js'
 import { PluginStates } from '../kernel/run/plugin-states.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../kernel/contract/paths.js'
@@ -43,7 +44,7 @@ export interface GatewayOptions {
   /** Clock override (tests of retirement and budgets). */
   now?: () => number
   /** Where the one-time demo key line goes (default stdout). */
-  announce?: (line: string) => void
+  announce?: Announce
   /** Listen for SIGHUP/SIGTERM/SIGINT (the CLI does; tests don't). */
   signals?: boolean
 }

@@ -10,6 +10,7 @@ import type { Deployment } from '../kernel/contract/kernel.js'
 import type { DomainDefinition } from '../kernel/contract/domain.js'
 import type { Domains } from '../kernel/contract/kernel.js'
 import type { Logger } from '../kernel/contract/log.js'
+import type { Announce } from '../kernel/contract/secrets.js'
 import type { Store } from '../kernel/services/stores/store.js'
 import { openSqliteStore } from '../kernel/services/stores/sqlite-store.js'
 import { RecordWriter } from '../kernel/services/records/records.js'
@@ -47,7 +48,7 @@ export async function openServices(
     env: NodeJS.ProcessEnv
     log: Logger
     now?: () => number
-    announce?: (line: string) => void
+    announce?: Announce
     domains?: readonly DomainDefinition[]
   },
 ): Promise<KernelServices> {

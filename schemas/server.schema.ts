@@ -296,7 +296,13 @@ export const serverFileSchema = {
           type: 'string',
           pattern: '^sha256:[0-9a-f]{64}$',
           description:
-            'sha256 of the admin key, hex (SLUICE_ADMIN_KEY, the secret itself, overrides). Neither set: the admin API answers 403.',
+            'sha256 of the admin key, hex (SLUICE_ADMIN_KEY, the secret itself, overrides). Neither set: the admin API answers 403, unless `generate_key`.',
+        },
+        generate_key: {
+          type: 'boolean',
+          default: false,
+          description:
+            'Neither `key_hash` nor SLUICE_ADMIN_KEY set: make an admin key at first start, print it once and keep only its hash (`admin-key.json` in the data folder), as the demo key is. The embedded default turns it on.',
         },
       },
     },

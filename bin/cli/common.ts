@@ -115,8 +115,19 @@ function errorMessage(body: unknown): string | undefined {
 }
 
 /** Plain aligned columns, header first; numbers right-aligned so they compare at a glance. */
+const whole = new Intl.NumberFormat('en-US')
+const fraction = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 4 })
+
+/** A number for people: whole numbers grouped (12,345), others to four significant digits (0.0001589, not 0.00015889999999999999). */
+export function formatNumber(n: number): string {
+  return Number.isInteger(n) ? whole.format(n) : fraction.format(n)
+}
+
+/** Rows as aligned columns; numbers formatted for people (`--json` prints them raw). */
 export function table(header: string[], rows: (string | number | boolean | null | undefined)[][]): string {
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))))
+  const cells = rows.map((r) =>
+    r.map((c) => (c === null || c === undefined ? '-' : typeof c === 'number' ? formatNumber(c) : String(c))),
+  )
   const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number'))
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)))
   const line = (r: string[]) =>

@@ -20,6 +20,8 @@ export interface QueryDomain extends QueryServices {
   /** Collections of projects, their documents and chunks. */
   readonly knowledge: KnowledgeBase
   readonly routes: QueryRoutes
+  /** The first start's sample collection (sample-collection.ts), while it is being ingested: readiness waits for it. */
+  sampleSeeding?: Promise<unknown>
 }
 
 declare module '../../kernel/contract/index.js' {

@@ -2,6 +2,7 @@
 import type { ProjectAdmin, Projects } from './projects.js'
 import type { ConversationHistory } from './history.js'
 import type { ChatUploads } from './uploads.js'
+import type { Announce } from '../../kernel/contract/index.js'
 
 export interface QueryServices {
   readonly projects: Projects & ProjectAdmin
@@ -27,5 +28,5 @@ export interface QueryStoreOptions {
   /** server.yaml `query:` (history retention and cap, upload limits, purge period); defaults when absent. */
   readonly settings?: import('./query-settings.js').QuerySettings
   /** Where a generated demo token is shown once (default: stdout). */
-  readonly announce?: (line: string) => void
+  readonly announce?: Announce
 }

@@ -26,8 +26,22 @@ function sampleFiles(folder: string): string[] {
     .sort()
 }
 
-/** Ingests the sample collection when configured and missing; resolves with what it did, never rejects. */
-export async function seedSampleCollection(kernel: Kernel): Promise<SampleOutcome> {
+/**
+ * Ingests the sample collection when configured and missing; resolves with what it did, never
+ * rejects. Until it has, the readiness probe says so (503), so that a newcomer who waits for
+ * `/readyz` finds the collection.
+ */
+export function seedSampleCollection(kernel: Kernel): Promise<SampleOutcome> {
+  const seeding = seed(kernel)
+  const query = kernel.domains.query
+  query.sampleSeeding = seeding
+  void seeding.finally(() => {
+    if (query.sampleSeeding === seeding) query.sampleSeeding = undefined
+  })
+  return seeding
+}
+
+async function seed(kernel: Kernel): Promise<SampleOutcome> {
   const settings = kernel.config.server.query?.sample_collection
   if (!settings || settings.enabled === false) return 'disabled'
   const projectId = settings.project ?? 'demo'

@@ -9,6 +9,7 @@
 import type { Deployment, Domains } from './kernel.js'
 import type { Logger } from './log.js'
 import type { Stores } from './stores.js'
+import type { Announce } from './secrets.js'
 
 /** What a domain is given when it opens: the deployment and the process's context. */
 export interface DomainContext {
@@ -17,7 +18,7 @@ export interface DomainContext {
   readonly env: NodeJS.ProcessEnv
   now(): number
   /** Where a secret generated at first start is shown once (default: stdout). */
-  announce?(line: string): void
+  announce?: Announce
   /** The scale-out database when configured (`stores.postgres_url`), else the embedded SQLite files. */
   readonly postgres?: { readonly url: string; readonly schema: string }
   /** The database seam (`kernel.stores`) for the domain's own tables. */

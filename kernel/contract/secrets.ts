@@ -40,6 +40,19 @@ export class DigestIndex<T> {
   }
 }
 
+/** A secret generated at first start, shown once (the start banner prints it), kept only hashed. */
+export interface Announcement {
+  /** What it is ("Demo API key"). */
+  readonly label: string
+  readonly secret: string
+  /** The variable that chooses your own instead. */
+  readonly envVar: string
+  /** The file in the data folder that keeps its hash. */
+  readonly file: string
+}
+
+export type Announce = (announcement: Announcement) => void
+
 export interface DemoSecret {
   readonly id: string
   /** What the announcement calls it ("Demo API key"). */
@@ -58,7 +71,7 @@ export interface DemoSecret {
  */
 export function demoSecretDigest(
   demo: DemoSecret,
-  options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void },
+  options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: Announce },
 ): Buffer {
   const fromEnv = options.env[demo.envVar]
   if (fromEnv) return hashSecret(fromEnv)
@@ -77,10 +90,14 @@ export function demoSecretDigest(
     JSON.stringify({ id: demo.id, hash: formatHash(digest), created: new Date().toISOString() }, null, 2) + '\n',
     { mode: 0o600 },
   )
-  const announce = options.announce ?? ((line: string) => process.stdout.write(line + '\n'))
-  announce(
-    `${demo.label} (shown once, kept only hashed in ${file}):\n  ${secret}\nSet ${demo.envVar} to choose your own.`,
-  )
+  const announcement = { label: demo.label, secret, envVar: demo.envVar, file }
+  if (options.announce) options.announce(announcement)
+  else process.stdout.write(`${describeAnnouncement(announcement)}\n`)
   options.log.info('demo secret generated', { id: demo.id })
   return digest
+}
+
+/** An announcement in plain lines: what it is, the secret, where its hash is, how to choose one's own. */
+export function describeAnnouncement(a: Announcement): string {
+  return `${a.label} (shown once, kept only hashed in ${a.file}):\n  ${a.secret}\nSet ${a.envVar} to choose your own.`
 }

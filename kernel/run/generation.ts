@@ -8,6 +8,7 @@ import type { KernelServices } from '../services/kernel-services.js'
 import type { UsageRecords } from '../contract/records.js'
 import type { Metrics } from '../contract/metrics.js'
 import type { Logger } from '../contract/log.js'
+import type { Announce } from '../contract/secrets.js'
 import type { LoadedRoute } from './route.js'
 import type { PluginRegistry } from './registry.js'
 import type { PluginStates } from './plugin-states.js'
@@ -30,7 +31,7 @@ export interface GenerationOptions {
   env: NodeJS.ProcessEnv
   embeddedUrls?: CatalogOptions['embeddedUrls']
   now?: () => number
-  announce?: (line: string) => void
+  announce?: Announce
   /** The process's shared services (made once, in gateway.ts, so they outlive the generation). */
   services: KernelServices
   /** The plugins' states (made once, in gateway.ts): a plugin used for the first time opens here. */
@@ -76,6 +77,7 @@ export class Generation implements Kernel {
       announce: options.announce,
       stored: options.services.storedKeys,
       adminKeyHash: options.deployment.server.admin?.key_hash,
+      generateAdminKey: options.deployment.server.admin?.generate_key,
       now: this.now,
     })
     this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id), options.services.metrics)

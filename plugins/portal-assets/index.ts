@@ -3,7 +3,8 @@
  * its content type and caching headers: the page is revalidated on every load (`no-cache`),
  * assets named by their content hash are immutable for a year. A strict Content-Security-Policy
  * keeps the page to its own scripts and its own origin. When the front end was not built, the
- * route answers 503 with the command to run, instead of stopping the boot.
+ * route answers 503 with the command to run, instead of stopping the boot. With `redirect`, a
+ * route sends the browser there (`/` → the portal).
  */
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
@@ -19,6 +20,11 @@ export default definePlugin({
     const files = readBuilt()
     return {
       async request(ex) {
+        if (config.redirect) {
+          ex.headers.set('location', config.redirect)
+          ex.reply = reply.text('text/plain; charset=utf-8', `The portal is at ${config.redirect}\n`, 302)
+          return
+        }
         if (files.size === 0) throw new GatewayError(503, 'the portal is not built: run `npm run build`')
         const name = config.file ?? ex.params.file ?? ''
         const file = files.get(name)

@@ -4,6 +4,11 @@ export const configSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    redirect: {
+      type: 'string',
+      pattern: '^/[A-Za-z0-9/._-]*$',
+      description: 'Answer 302 to this path of the gateway instead of serving a file (`/` → the portal).',
+    },
     file: {
       type: 'string',
       pattern: '^[A-Za-z0-9._-]+$',

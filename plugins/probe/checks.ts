@@ -51,6 +51,11 @@ export async function readiness(kernel: Kernel): Promise<Record<string, CheckRes
   }
   const redis = kernel.redis
   if (redis) checks.redis = () => redis.ping()
+  // The first start's sample collection: ready once a first query can find it.
+  if (kernel.domains.query.sampleSeeding)
+    checks.sample_collection = async () => {
+      if (kernel.domains.query.sampleSeeding) throw new Error('the sample collection is being ingested (first start)')
+    }
   const names = Object.keys(checks)
   const results = await Promise.all(names.map((n) => outcome(checks[n]!)))
   return Object.fromEntries(names.map((n, i) => [n, results[i]!]))

@@ -12,36 +12,9 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { repoRoot } from '../../kernel/contract/paths.js'
 import { thirdPartyPackage, type ThirdPartyPackage } from '../support/third-party-package.js'
+import { fencedBlocks, type Block } from '../support/fenced-blocks.js'
 
 const GUIDE = 'docs/plugin-author-guide.md'
-
-interface Block {
-  /** 1-based line of the opening fence: the block's first line is `line + 1`. */
-  line: number
-  lang: string
-  words: string[]
-  text: string
-}
-
-/** Fenced blocks at the start of a line, with their info string. */
-export function fencedBlocks(markdown: string): Block[] {
-  const lines = markdown.split('\n')
-  const blocks: Block[] = []
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,})(\w*)(.*)$/.exec(lines[i]!)
-    if (!open) continue
-    const end = lines.findIndex((l, j) => j > i && l.trimEnd() === open[1])
-    if (end < 0) throw new Error(`${GUIDE}:${i + 1}: fence never closed`)
-    blocks.push({
-      line: i + 1,
-      lang: open[2]!,
-      words: open[3]!.trim().split(/\s+/).filter(Boolean),
-      text: lines.slice(i + 1, end).join('\n'),
-    })
-    i = end
-  }
-  return blocks
-}
 
 const fileOf = (b: Block) => b.words.find((w) => w.startsWith('file='))?.slice('file='.length)
 
@@ -51,7 +24,7 @@ const allowedImport = (specifier: string) =>
 
 const test = suite('docs: the plugin author guide compiles, and its test passes')
 const guide = fs.readFileSync(path.join(repoRoot, GUIDE), 'utf8')
-const blocks = fencedBlocks(guide)
+const blocks = fencedBlocks(guide, GUIDE)
 const ts = blocks.filter((b) => b.lang === 'ts')
 const compiled = ts.filter((b) => !b.words.includes('skip'))
 let pkg: ThirdPartyPackage

@@ -21,7 +21,7 @@ import { groupSchema, type GroupConfig, type KeysFile } from '../../../schemas/k
 import type { Logger } from '../../contract/log.js'
 import type { StoredKey } from '../stores/store.js'
 import type { StoredKeys } from './stored-keys.js'
-import { DigestIndex, demoSecretDigest, hashSecret, newSecret } from '../../contract/secrets.js'
+import { DigestIndex, demoSecretDigest, hashSecret, newSecret, type Announce } from '../../contract/secrets.js'
 import { GatewayError } from '../../contract/errors.js'
 import { describeErrors, validatorFor } from '../../contract/ajv.js'
 
@@ -37,11 +37,13 @@ export interface KeyStoreOptions {
   dataDir: string
   env: NodeJS.ProcessEnv
   log: Logger
-  announce?: (line: string) => void
+  announce?: Announce
   /** The store's keys (the admin API); without it the seed is all there is and changes are refused. */
   stored?: StoredKeys
   /** `admin.key_hash` of server.yaml; SLUICE_ADMIN_KEY overrides it. */
   adminKeyHash?: string
+  /** `admin.generate_key`: with neither of the above, an admin key made at first start and kept hashed. */
+  generateAdminKey?: boolean
   now?: () => number
 }
 
@@ -88,6 +90,11 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     const fromEnv = options.env.SLUICE_ADMIN_KEY
     if (fromEnv) this.adminDigest = hashSecret(fromEnv)
     else if (options.adminKeyHash) this.adminDigest = Buffer.from(options.adminKeyHash.slice('sha256:'.length), 'hex')
+    else if (options.generateAdminKey)
+      this.adminDigest = demoSecretDigest(
+        { id: 'admin', label: 'Admin key', envVar: 'SLUICE_ADMIN_KEY', fileName: 'admin-key.json', prefix: 'sk-admin-' },
+        options,
+      )
     this.rebuildStored()
     this.unsubscribe = options.stored?.onChange(() => this.rebuildStored())
   }
@@ -304,7 +311,7 @@ export function createKeyStore(file: KeysFile, options: KeyStoreOptions): Layere
 
 function demoKeyDigest(
   id: string,
-  options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: (line: string) => void },
+  options: { dataDir: string; env: NodeJS.ProcessEnv; log: Logger; announce?: Announce },
 ): Buffer {
   return demoSecretDigest({ id, label: 'Demo API key', envVar: 'SLUICE_DEMO_KEY', fileName: 'demo-key.json' }, options)
 }
