@@ -2,12 +2,14 @@
  * The response-cache step alone, between a prepared exchange and a fake model step: what is kept,
  * what a later request gets (whole or streamed), what it is told it used, and what is never kept.
  */
+import net from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import responseCache from '../../../plugins/response-cache/index.js'
 import {
   answeredWith,
   closePluginStates,
+  harnessLogs,
   makeKernel,
   runPlugin,
   setupPlugin,
@@ -18,6 +20,8 @@ import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
 import type { Kernel } from '../../../kernel/contract/kernel.js'
 import { GatewayError } from '../../../kernel/contract/errors.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
+import type { RedisService } from '../../../kernel/contract/redis.js'
+import { Redis } from 'ioredis'
 
 const test = suite('plugin response-cache')
 const alice: Principal = { keyId: 'alice', group: 'research', legacy: false }
@@ -403,6 +407,56 @@ test('bounded: an answer over max_entry_bytes is served but not kept; past max_e
   assert.is(cacheHeader(await call(kernel, { body: question('c'), options })), 'hit')
   assert.is(cacheHeader(await call(kernel, { body: question('b'), options })), 'miss')
   await closePluginStates(kernel)
+})
+
+/** The deployment's Redis as the kernel would hand it, over a client the test made. */
+function redisService(client: Redis): RedisService & { close(): Promise<void> } {
+  const unused = () => {
+    throw new Error('not used by the response cache')
+  }
+  return {
+    client,
+    prefix: 'test-cache:',
+    leaseMs: 1000,
+    turn: { define: unused, onFlush: unused, wake: unused, add: unused, flush: unused },
+    connect: unused,
+    ping: unused,
+    close: async () => undefined, // the test disconnects its clients itself
+  }
+}
+
+test('a Redis that is down or silent is a miss, never an error: the request is served, a warning logged', async () => {
+  // Down: nothing listens, and commands fail at once.
+  const down = new Redis({ port: 9, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 })
+  // Silent: accepts the connection and never answers, so only the step's own wait ends a command.
+  const silent = net.createServer(() => undefined)
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+  const port = (silent.address() as net.AddressInfo).port
+  const hung = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: null })
+  for (const client of [down, hung]) client.on('error', () => undefined)
+  try {
+    for (const client of [down, hung]) {
+      const kernel = makeKernel({ services: { redis: redisService(client) } })
+      const logged = harnessLogs.length
+      for (let i = 0; i < 2; i++) {
+        const run = await call(kernel, { options: { redis_timeout_ms: 20 } })
+        assert.is(run.nextCalled, true)
+        assert.is(run.reply?.status, 200)
+        assert.is(cacheHeader(run), 'miss')
+      }
+      const warnings = harnessLogs.slice(logged).filter((l) => l.includes('response cache'))
+      assert.ok(
+        warnings.some((l) => l.includes('lookup failed')) && warnings.some((l) => l.includes('not kept')),
+        warnings.join('\n'),
+      )
+      assert.not.ok(warnings.join('').includes('What is a sluice'), 'no request text in the log')
+      await closePluginStates(kernel)
+    }
+  } finally {
+    down.disconnect()
+    hung.disconnect()
+    silent.close()
+  }
 })
 
 test.run()
