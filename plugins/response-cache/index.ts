@@ -112,7 +112,7 @@ export default definePlugin({
           legacy: ex.principal.legacy,
           model: ex.state.model.model.id,
           body,
-          headers: forwardedHeaders(ex, kernel.catalog.backend(ex.state.model.model.backend)?.forward_headers),
+          headers: answerHeaders(ex, kernel.catalog.backend(ex.state.model.model.backend)?.forward_headers),
         })
         const found = await lookup(store, ex, key, kernel.now())
         if (found) {
@@ -163,13 +163,19 @@ async function lookup(store: CacheStore, ex: Exchange, key: string, now: number)
   return answer.expiresAt > now ? answer : undefined
 }
 
-/** The request headers the model's backend passes to its server, as sent: they may change the answer. */
-function forwardedHeaders(ex: Exchange, names: readonly string[] | undefined): Record<string, string> {
+/**
+ * The request headers that may change the answer: those the model's backend passes to its
+ * server, as sent, and the gateway's own that a later step reads (`<prefix>boons: off` turns
+ * the add-ons off).
+ */
+function answerHeaders(ex: Exchange, forwarded: readonly string[] | undefined): Record<string, string> {
   const headers: Record<string, string> = {}
-  for (const name of names ?? []) {
+  for (const name of forwarded ?? []) {
     const value = ex.header(name)
     if (value !== undefined) headers[name] = value
   }
+  const boons = ex.header(`${ex.headerPrefix}boons`)
+  if (boons !== undefined) headers['gateway-boons'] = boons.trim().toLowerCase()
   return headers
 }
 

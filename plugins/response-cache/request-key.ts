@@ -4,7 +4,7 @@
  * replaced by the catalog model that answers (a family or `auto` resolved), top-level nulls
  * dropped (they mean "the default", as absence does), and the fields that do not change the
  * answer left out. The caller's group is part of it, so groups never share answers; so are the
- * request headers the model's backend forwards to its server (they may change the answer).
+ * request headers that may change the answer (the caller gives them: index.ts, answerHeaders).
  */
 import crypto from 'node:crypto'
 

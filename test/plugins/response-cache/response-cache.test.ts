@@ -224,6 +224,8 @@ test('the key ignores delivery (stream, user, key order) but not what changes th
   }
   const forwarded = await call(kernel, { headers: { 'x-sim-ttft-ms': '5' } })
   assert.is(cacheHeader(forwarded), 'miss', 'headers forwarded to the model server are part of the key')
+  const noBoons = await call(kernel, { headers: { 'x-gateway-boons': 'off' } })
+  assert.is(cacheHeader(noBoons), 'miss', 'add-ons off is another answer')
   await closePluginStates(kernel)
 })
 
