@@ -119,14 +119,14 @@ export default definePlugin({
           hit.inc()
           ex.headers.set(`${ex.headerPrefix}cache`, 'hit')
           ex.usage.cached = true
-          ex.usage.relay(found.used, found.model)
+          ex.usage.relay(found.answer.used, found.answer.model)
           ex.usage.firstTokenAt = kernel.now()
-          const completion = JSON.parse(found.body) as Json
+          const completion = found.completion
           ex.reply = streamed
             ? reply.events(replay(ex, completionChunks(completion, body.stream_options?.include_usage === true)), {
                 terminator: '[DONE]',
               })
-            : new RelayedJson(found.body, completion, 200)
+            : new RelayedJson(found.answer.body, completion, 200)
           return
         }
         miss.inc()
@@ -149,8 +149,16 @@ export default definePlugin({
   },
 })
 
-/** The cached answer under `key`, unexpired by the kernel's clock; a store that fails is a miss (logged). */
-async function lookup(store: CacheStore, ex: Exchange, key: string, now: number): Promise<CachedAnswer | undefined> {
+/**
+ * The cached answer under `key`, unexpired by the kernel's clock, with its completion parsed.
+ * A store that fails, or an entry that does not parse (written by another version), is a miss.
+ */
+async function lookup(
+  store: CacheStore,
+  ex: Exchange,
+  key: string,
+  now: number,
+): Promise<{ answer: CachedAnswer; completion: Json } | undefined> {
   let text: string | undefined
   try {
     text = await store.get(key, now)
@@ -159,8 +167,15 @@ async function lookup(store: CacheStore, ex: Exchange, key: string, now: number)
     return undefined
   }
   if (text === undefined) return undefined
-  const answer = JSON.parse(text) as CachedAnswer
-  return answer.expiresAt > now ? answer : undefined
+  try {
+    const answer = JSON.parse(text) as CachedAnswer
+    if (!(answer.expiresAt > now) || typeof answer.body !== 'string') return undefined
+    const completion = JSON.parse(answer.body) as unknown
+    return isCompletion(completion) ? { answer, completion } : undefined
+  } catch (err) {
+    ex.log.warn('response cache: an entry did not parse, served as a miss', { cause: describeCause(err) })
+    return undefined
+  }
 }
 
 /**
