@@ -52,6 +52,7 @@ import adminModels from './admin-models/index.js'
 import portalAuth from './portal-auth/index.js'
 import portalAssets from './portal-assets/index.js'
 import webSearch from './web-search/index.js'
+import responseCache from './response-cache/index.js'
 
 export const builtinPlugins = [
   auth,
@@ -104,4 +105,5 @@ export const builtinPlugins = [
   portalAuth,
   portalAssets,
   webSearch,
+  responseCache,
 ]

@@ -135,6 +135,36 @@ const outlierSchema = {
   },
 } as const
 
+/**
+ * The model's opt-in to the exact-match response cache (the `response-cache` step of a route;
+ * plugins/response-cache/README.md). Absent or `false`: its answers are never cached.
+ */
+const modelCacheSchema = {
+  description:
+    "Opts the model in to the response cache: `true` (the route's TTL, every request), or `{ttl_s, requests}`. Absent or false: never cached. A request's `x-gateway-cache: off` always skips it.",
+  anyOf: [
+    { type: 'boolean' },
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        ttl_s: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 2592000,
+          description: "Seconds an answer is served from the cache (default: the route's `ttl_s`, 300).",
+        },
+        requests: {
+          type: 'string',
+          enum: ['all', 'opt_in'],
+          description:
+            '`all` (default): every request uses the cache unless it sends `x-gateway-cache: off`; `opt_in`: only requests that send `x-gateway-cache: on`.',
+        },
+      },
+    },
+  ],
+} as const
+
 export const backendSchema = {
   type: 'object',
   additionalProperties: false,
@@ -311,6 +341,7 @@ export const modelSchema = {
       },
     },
     audio: audioSettingsSchema,
+    cache: modelCacheSchema,
   },
 } as const
 
