@@ -31,6 +31,8 @@ function recordView(r: UsageRecord) {
     queue_ms: r.queueMs,
     ttft_ms: r.ttftMs,
     total_ms: r.totalMs,
+    // The model that failed before `model` answered for it (models.yaml `fallbacks`), else null.
+    fallback_from: r.fallbackFrom,
   }
 }
 

@@ -118,6 +118,7 @@ test('the records themselves, newest first, with a limit', async () => {
     'at',
     'cached_tokens',
     'completion_tokens',
+    'fallback_from',
     'group',
     'key',
     'model',
