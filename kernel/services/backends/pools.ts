@@ -72,8 +72,13 @@ export class BackendPools implements Backends {
     }
   }
 
-  async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+  call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+    // Not async: a model without fallbacks costs no more than before.
     if (!call.model.fallbacks?.length) return this.callModel(ex, call, false)
+    return this.callOrFallBack(ex, call)
+  }
+
+  private async callOrFallBack(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
     try {
       return await this.callModel(ex, call, true)
     } catch (err) {
@@ -99,8 +104,12 @@ export class BackendPools implements Backends {
   }
 
   /** `call` for a reply read whole: the same headers, retries, fallbacks and errors, without a body stream (whole-reply.ts). */
-  async callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
+  callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
     if (!call.model.fallbacks?.length) return this.textFrom(ex, call)
+    return this.textOrFallBack(ex, call)
+  }
+
+  private async textOrFallBack(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
     try {
       return await this.textFrom(ex, call)
     } catch (err) {
