@@ -72,6 +72,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     pipelinesDir: path.resolve(options.pipelinesDir ?? env.SLUICE_PIPELINES ?? defaultPipelinesDir),
     dataDir: path.resolve(options.dataDir ?? env.SLUICE_DATA ?? './data'),
     server: { ...options.server },
+    env,
   }
   if (env.PORT && options.server?.port === undefined) load.server!.port = Number(env.PORT)
   if (env.HOST && options.server?.host === undefined) load.server!.host = env.HOST

@@ -180,7 +180,7 @@ export const backendSchema = {
       minItems: 1,
       maxItems: 31,
       uniqueItems: true,
-      items: { type: 'string', pattern: '^https?://' },
+      items: { type: 'string', pattern: '^(https?://|\\$\\{)' },
       description:
         'Base URLs of several replicas of the same model server (beside `url`, which is then the first, or instead of it; 32 in all at most). Load is spread and failing replicas are taken out (docs/operator-guide.md, "Replicas").',
     },
@@ -195,7 +195,18 @@ export const backendSchema = {
       description: 'Concurrent requests the server runs at once (the fair queue keeps to it).',
     },
     connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive connections in the pool.' },
-    api_key: { type: 'string', description: 'Bearer token the model server expects, if any.' },
+    api_key: {
+      type: 'string',
+      description:
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: models.yaml's own ${NAME} syntax, not a template
+        'Bearer token the model server expects, if any. Write `${NAME}` to read it from the environment variable NAME at load (any string of a backend may name variables so).',
+    },
+    timeout_ms: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        "Longest wait for a replica to start answering: its response headers and, for a stream, its first bytes; for a reply read whole, its end. Past it the attempt fails as an unreachable replica does: another replica is tried, then the model's fallbacks. Unset: only the request's own time limit applies.",
+    },
     headers: {
       type: 'object',
       additionalProperties: { type: 'string' },
@@ -230,6 +241,14 @@ export const modelSchema = {
       description: "The model server's own name as it reports it in `model` (defaults to served_name).",
     },
     enabled: { type: 'boolean', default: true, description: 'Off: requests get 403 "model is disabled".' },
+    fallbacks: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      uniqueItems: true,
+      maxItems: 8,
+      description:
+        'Catalog ids of models of the same model_type that answer, in this order, when every replica of this one fails before anything reached the client (unreachable, timed out, a 5xx or a 429). Only this list is tried, not the fallbacks of its models (docs/operator-guide.md, "Fallbacks").',
+    },
     context_window: { type: 'integer', minimum: 1, default: 8192 },
     supports_function_calling: { type: 'boolean', default: false },
     supports_response_schema: { type: 'boolean', default: false },

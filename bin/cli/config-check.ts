@@ -51,6 +51,7 @@ export async function configCommand(args: string[], io: Io): Promise<number> {
       configDir,
       pipelinesDir,
       dataDir: path.resolve(io.env.SLUICE_DATA || './data'),
+      env: io.env,
     })
     // Every check of loadPipelines runs before any plugin's open and setup; those are what open
     // stores, pools and files, so here each plugin has no open and a no-op setup, and nothing is

@@ -12,6 +12,13 @@ export interface UpstreamCall {
   /** JSON text (sent as application/json) or a multipart form. */
   readonly body: string | FormData
   readonly accept?: string
+  /**
+   * The same request for another model, a fallback of `model` (models.yaml `fallbacks`), or
+   * undefined when that model cannot take it (it is skipped). Called only when every replica of
+   * `model` failed. Without it, the body's `model` (JSON or form field) is set to the fallback's
+   * served name and the rest is sent as it was.
+   */
+  readonly refit?: (model: ModelConfig) => UpstreamCall | undefined
 }
 
 /** A model server's successful answer (errors have been thrown as GatewayError). */

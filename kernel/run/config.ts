@@ -1,8 +1,8 @@
 /**
  * Loads the deployment: server.yaml, models.yaml and keys.yaml from the config folder, each
  * validated by its schema (defaults applied), and cross-checked (every model's backend exists,
- * every family member and replacement is a model, every key's group exists). Any error names
- * the file and the place in it.
+ * every family member, replacement and fallback is a model, every key's group exists, every
+ * environment variable a backend names is set). Any error names the file and the place in it.
  */
 import fs from 'node:fs'
 import path from 'node:path'
@@ -12,6 +12,7 @@ import type { Deployment } from '../contract/kernel.js'
 import { ConfigError } from '../contract/errors.js'
 import { modelsFileSchema, type ModelsFile } from '../../schemas/models.schema.js'
 import { checkModels } from '../services/catalog/check-models.js'
+import { checkBackendEnv } from '../services/catalog/env-refs.js'
 import { keysFileSchema, type KeysFile } from '../../schemas/keys.schema.js'
 import { checkKeys } from '../services/keys/check-keys.js'
 import { serverFileSchema, type ServerOverrides } from '../../schemas/server.schema.js'
@@ -44,6 +45,8 @@ export interface LoadOptions {
   dataDir: string
   /** Overrides of server.yaml (tests set port 0, short limits …). */
   server?: ServerOverrides
+  /** Where models.yaml's `${NAME}` are read (default: the process's environment). */
+  env?: NodeJS.ProcessEnv
 }
 
 export function loadDeployment(options: LoadOptions): Deployment {
@@ -56,6 +59,8 @@ export function loadDeployment(options: LoadOptions): Deployment {
   const keysPath = path.join(options.configDir, 'keys.yaml')
   const keys = validated<KeysFile>(keysPath, keysFileSchema, readYaml(keysPath))
   checkModels(modelsPath, models)
+  // Every variable a backend names is set; the values are read again by the catalog, never kept here.
+  checkBackendEnv(modelsPath, models.backends, options.env ?? process.env)
   checkKeys(keysPath, keys)
 
   const files = new Map<string, unknown>()

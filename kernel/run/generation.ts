@@ -68,6 +68,7 @@ export class Generation implements Kernel {
     // it reads the groups through the key store made next.
     this.catalog = createCatalog(options.deployment, {
       embeddedUrls: options.embeddedUrls,
+      env: options.env,
       keys: { group: (id) => this.keys.group(id) },
     })
     this.keys = createKeyStore(options.deployment.keys, {

@@ -3,7 +3,9 @@
  * resolved model, over the backend's keep-alive pool, as an OpenAI-compatible call; relays a
  * stream event by event; normalizes the servers' differences; passes upstream errors through
  * with their status and message; 502 "upstream request failed" when the server cannot be
- * reached; aborts the upstream request when the client goes.
+ * reached; aborts the upstream request when the client goes. For a model with fallbacks, it
+ * tells the backends service how the request is made for each (`refit`): the fallback's served
+ * name, its own reasoning level fields, its own `dimensions` rule.
  */
 import {
   GatewayError,
@@ -16,7 +18,9 @@ import {
   type Narrowed,
   type StreamItem,
 } from '../../kernel/contract/index.js'
-import type { UpstreamResponse } from '../../kernel/contract/index.js'
+import type { UpstreamCall, UpstreamResponse } from '../../kernel/contract/index.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
+import { chooseLevel, mergeFields, unmerge } from '../../domains/gateway/reasoning-levels.js'
 import { configSchema } from './schema.js'
 import { SseParser } from './sse-parser.js'
 import { normalizeChunk, normalizeCompletion } from './openai-normalize.js'
@@ -48,19 +52,20 @@ export default definePlugin({
     return {
       async request(ex, next) {
         const model = ex.state.model.model
-        const upstreamBody: Body = { ...(ex.body as Body), model: model.served_name ?? model.id }
-        const streaming = upstreamBody.stream === true
-        const clientWantsUsage = upstreamBody.stream_options?.include_usage === true
-        // Always ask for usage upstream: the gateway counts tokens whatever the client asked.
-        if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
-        const call = {
+        const sent = ex.body as Body
+        const streaming = sent.stream === true
+        const clientWantsUsage = sent.stream_options?.include_usage === true
+        const accept = streaming ? 'text/event-stream' : 'application/json'
+        const call: UpstreamCall = {
           model,
           path,
-          body: JSON.stringify(upstreamBody),
-          accept: streaming ? 'text/event-stream' : 'application/json',
+          body: chatBody(sent, model, streaming),
+          accept,
+          refit: model.fallbacks?.length ? (other) => chatFor(ex, other, path, accept, streaming) : undefined,
         }
         if (!streaming) {
           const text = (await kernel.backends.callText(ex, call)).text
+          if (ex.usage.fallbackFrom !== undefined) reasoningServedBy(ex, kernel)
           const body = parseUpstream(text) as Record<string, unknown>
           const { usage, changed } = normalizeCompletion(body)
           if (usage) ex.usage.report(reportedUsage(usage))
@@ -69,15 +74,62 @@ export default definePlugin({
           // Unchanged, the server's text leaves as it came unless a later step reads the body.
           ex.reply = changed ? reply.json(body, 200) : new RelayedJson(text, body, 200)
         } else {
-          ex.reply = reply.events(relay(ex, await kernel.backends.call(ex, call), clientWantsUsage, kernel), {
-            terminator: '[DONE]',
-          })
+          const res = await kernel.backends.call(ex, call)
+          if (ex.usage.fallbackFrom !== undefined) reasoningServedBy(ex, kernel)
+          ex.reply = reply.events(relay(ex, res, clientWantsUsage, kernel), { terminator: '[DONE]' })
         }
         await next()
       },
     }
   },
 })
+
+/** The upstream body of a chat or completion for `model`: its served name, and usage asked for. */
+function chatBody(sent: Body, model: ModelConfig, streaming: boolean): string {
+  const upstreamBody: Body = { ...sent, model: model.served_name ?? model.id }
+  // Always ask for usage upstream: the gateway counts tokens whatever the client asked.
+  if (streaming) upstreamBody.stream_options = { ...(upstreamBody.stream_options ?? {}), include_usage: true }
+  return JSON.stringify(upstreamBody)
+}
+
+/**
+ * The request made for a fallback model: the client's body with the reasoning fields of the
+ * first model taken out and the fallback's own merged in (the level asked for, or the nearest
+ * it has). A completion needs a model that serves completions. What other steps did for the
+ * first model (a boon's image descriptions, a budget's lowered max_tokens) stays as it was.
+ */
+function chatFor(
+  ex: Narrowed<'model'>,
+  model: ModelConfig,
+  path: string,
+  accept: string,
+  streaming: boolean,
+): UpstreamCall | undefined {
+  if (path === PATHS.completions && !model.supports_completions) return undefined
+  let sent = ex.body as Body
+  const reasoning = ex.state.reasoning
+  if (reasoning?.prior) {
+    sent = { ...sent }
+    unmerge(sent, reasoning.prior)
+    mergeFields(sent, chooseLevel(model, ex.state.model.familyLevel ?? reasoning.requested).fields)
+  }
+  return { model, path, body: chatBody(sent, model, streaming), accept }
+}
+
+/** Once a fallback answered: the reasoning headers say the level it served. */
+function reasoningServedBy(ex: Narrowed<'model'>, kernel: Kernel): void {
+  const reasoning = ex.state.reasoning
+  const answered = ex.usage.model === undefined ? undefined : kernel.catalog.model(ex.usage.model)
+  if (!reasoning || !answered) return
+  const wanted = ex.state.model.familyLevel ?? reasoning.requested
+  const served = chooseLevel(answered, wanted).served
+  reasoning.served = served
+  const prefix = ex.headerPrefix
+  ex.headers.set(`${prefix}reasoning-effort`, served)
+  if (reasoning.requested !== undefined && reasoning.requested !== served)
+    ex.headers.set(`${prefix}reasoning-effort-requested`, reasoning.requested)
+  else ex.headers.delete(`${prefix}reasoning-effort-requested`)
+}
 
 /**
  * POST /v1/embeddings: one JSON reply, never a stream. `dimensions` reaches the server only for
@@ -86,22 +138,29 @@ export default definePlugin({
  */
 async function embeddings(ex: Narrowed<'model'>, next: () => Promise<void>, kernel: Kernel): Promise<void> {
   const model = ex.state.model.model
-  const sent = ex.body as Body & { encoding_format?: 'float' | 'base64'; dimensions?: number }
-  const upstreamBody: Body = { ...sent, model: model.served_name ?? model.id }
-  delete upstreamBody.stream
-  delete upstreamBody.stream_options
-  if (!model.supports_dimensions) delete upstreamBody.dimensions
+  const sent = ex.body as EmbeddingsBody
   const res = await kernel.backends.callText(ex, {
     model,
     path: PATHS.embeddings,
-    body: JSON.stringify(upstreamBody),
+    body: embeddingsBody(sent, model),
     accept: 'application/json',
+    refit: model.fallbacks?.length
+      ? (other) => ({
+          model: other,
+          path: PATHS.embeddings,
+          body: embeddingsBody(sent, other),
+          accept: 'application/json',
+        })
+      : undefined,
   })
+  // A fallback of the same dimensions (checked at load) may differ in taking `dimensions`.
+  const answered =
+    ex.usage.fallbackFrom === undefined ? model : (kernel.catalog.model(ex.usage.model ?? model.id) ?? model)
   const text = res.text
   const body = parseUpstream(text) as Record<string, unknown>
   const { usage, changed } = normalizeEmbeddings(body, {
     format: sent.encoding_format ?? 'float',
-    dimensions: model.supports_dimensions ? sent.dimensions : undefined,
+    dimensions: answered.supports_dimensions ? sent.dimensions : undefined,
   })
   if (usage) ex.usage.report(reportedUsage(usage))
   ex.usage.upstreamModel = typeof body.model === 'string' ? body.model : undefined
@@ -109,6 +168,17 @@ async function embeddings(ex: Narrowed<'model'>, next: () => Promise<void>, kern
   // Unchanged, the server's own text leaves as it came: no second serialization of the floats.
   ex.reply = changed ? reply.json(body, 200) : reply.text('application/json', text)
   await next()
+}
+
+type EmbeddingsBody = Body & { encoding_format?: 'float' | 'base64'; dimensions?: number }
+
+/** The upstream body of an embeddings request for `model`: `dimensions` only for a model that takes it. */
+function embeddingsBody(sent: EmbeddingsBody, model: ModelConfig): string {
+  const upstreamBody: Body = { ...sent, model: model.served_name ?? model.id }
+  delete upstreamBody.stream
+  delete upstreamBody.stream_options
+  if (!model.supports_dimensions) delete upstreamBody.dimensions
+  return JSON.stringify(upstreamBody)
 }
 
 function parseUpstream(text: string): unknown {

@@ -6,7 +6,8 @@
  * or `default_max_tokens` when it sets none) — in one atomic step across all its budgets; when
  * the budgets afford less than that but at least `min_tokens` of reply, the reply length is
  * lowered to what they afford. When the reply ends, however it ends, the reservation is
- * settled to what `ex.usage.used()` says, never past what was reserved. The ledger is the
+ * settled to what `ex.usage.used()` says at the prices of the model that answered (a fallback's,
+ * when one did), never past what was reserved. The ledger is the
  * plugin's state (ledger/open-ledger.ts): opened once per process, kept across reloads.
  */
 import {
@@ -147,7 +148,11 @@ export default definePlugin({
         const b = ex.state.budget
         if (!b) return
         const used = ex.usage.used()
-        const model = ex.state.model!.model
+        // Priced as the model that answered (a fallback's, when one did), not the one asked for.
+        const chosen = ex.state.model!.model
+        const answered = ex.usage.model
+        const model =
+          answered === undefined || answered === chosen.id ? chosen : (kernel.catalog.model(answered) ?? chosen)
         const amounts = b.kinds.map((kind) =>
           kind === 'key_term' || kind === 'group_term'
             ? valueOf(model.prices, used)

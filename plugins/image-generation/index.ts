@@ -60,7 +60,8 @@ export default definePlugin({
         const size = typeof (sent as { size?: unknown }).size === 'string' ? (sent as { size: string }).size : body.size
         ex.usage.report(imageReport(sent, body.prompt, data.length, size))
         ex.usage.firstTokenAt = kernel.now()
-        ex.state.imageGeneration = { modelId: model.id, images: data.length, size }
+        // The model that drew them: a fallback's (models.yaml `fallbacks`) when one answered.
+        ex.state.imageGeneration = { modelId: ex.usage.model ?? model.id, images: data.length, size }
         ex.reply = reply.json(sent)
         await next()
       },

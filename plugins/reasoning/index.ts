@@ -9,11 +9,19 @@ import { definePlugin } from '../../kernel/contract/index.js'
 import { parseEffort } from '../../protocols/openai/reasoning-effort.js'
 import type { ReasoningLevel } from '../../schemas/models.schema.js'
 import { configSchema } from './schema.js'
-import { chooseLevel, mergeFields, type ServedLevel } from './level-mapping.js'
+import { chooseLevel, mergeFields, priorValues, type ServedLevel } from '../../domains/gateway/reasoning-levels.js'
 
 declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
-    reasoning?: { requested?: ReasoningLevel; served: ServedLevel }
+    reasoning?: {
+      requested?: ReasoningLevel
+      served: ServedLevel
+      /**
+       * For a model with fallbacks only: what the merge replaced in the body (its top-level
+       * keys' values before it), so the backend can shape the request anew for a fallback.
+       */
+      prior?: Record<string, unknown>
+    }
   }
 }
 
@@ -31,8 +39,9 @@ export default definePlugin({
         // A family already chose its member for the level; the member maps that level.
         const choice = chooseLevel(model, familyLevel ?? requested)
         if (!config.keep_effort_field) delete body.reasoning_effort
+        const prior = model.fallbacks?.length ? priorValues(body, choice.fields) : undefined
         mergeFields(body, choice.fields)
-        ex.state.reasoning = { requested, served: choice.served }
+        ex.state.reasoning = { requested, served: choice.served, prior }
         const prefix = ex.headerPrefix
         ex.headers.set(`${prefix}reasoning-effort`, choice.served)
         if (requested !== undefined && requested !== choice.served)

@@ -18,6 +18,7 @@ import {
 } from '../../protocols/rerank/ranking.js'
 import { configSchema } from './schema.js'
 import { rerankApiOf } from './rerank-api.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
 
 /** The texts of a request's documents (the body schema has checked their shape). */
 function documentsOf(body: unknown): string[] {
@@ -48,11 +49,24 @@ export default definePlugin({
         // A top_n beyond the documents keeps them all; servers differ on whether it is an error.
         const topN = body.top_n === undefined ? undefined : Math.min(body.top_n, documents.length)
         const ask = { query: body.query, documents, topN }
-        const { api, path } = rerankApiOf(model)
-        const upstreamBody = JSON.stringify(api.request(ask, model.served_name ?? model.id))
-        const res = await kernel.backends.callText(ex, { model, path, body: upstreamBody, accept: 'application/json' })
+        // Each model is asked in its own server's API (a fallback's may differ from the first's).
+        const callFor = (m: ModelConfig) => {
+          const { api, path } = rerankApiOf(m)
+          return {
+            model: m,
+            path,
+            body: JSON.stringify(api.request(ask, m.served_name ?? m.id)),
+            accept: 'application/json',
+          }
+        }
+        const res = await kernel.backends.callText(ex, {
+          ...callFor(model),
+          refit: model.fallbacks?.length ? callFor : undefined,
+        })
+        const answered =
+          ex.usage.fallbackFrom === undefined ? model : (kernel.catalog.model(ex.usage.model ?? model.id) ?? model)
         const sent = parseUpstream(res.text)
-        const read = api.read(sent, documents.length)
+        const read = rerankApiOf(answered).api.read(sent, documents.length)
         if ('malformed' in read)
           throw new GatewayError(502, `upstream sent a malformed rerank reply: ${read.malformed}`, {
             code: 'upstream_failed',
@@ -65,7 +79,7 @@ export default definePlugin({
         ex.reply = reply.json(
           rerankReply(
             `rerank-${ex.id}`,
-            model.id,
+            answered.id,
             ranked(read.scores, topN),
             documents,
             body.return_documents === true,

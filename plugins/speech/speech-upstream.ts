@@ -3,7 +3,7 @@
  * kernel's one upstream call (errors pass through with the server's status and message; a
  * server that cannot be reached is 502; the client going away aborts the call).
  */
-import type { Exchange, Kernel } from '../../kernel/contract/index.js'
+import type { Exchange, Kernel, UpstreamCall } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 
 export interface UpstreamSpeech {
@@ -14,12 +14,18 @@ export interface UpstreamSpeech {
   destroy(): void
 }
 
+/** The call that asks `model` to speak, with the body planned for it. */
+export function speechCall(model: ModelConfig, body: Record<string, unknown>): UpstreamCall {
+  return { model, path: '/v1/audio/speech', body: JSON.stringify(body) }
+}
+
+/** `refit`: the call for a fallback model (models.yaml `fallbacks`), planned for it. */
 export async function requestSpeech(
   kernel: Kernel,
   ex: Exchange,
-  model: ModelConfig,
-  body: Record<string, unknown>,
+  call: UpstreamCall,
+  refit?: UpstreamCall['refit'],
 ): Promise<UpstreamSpeech> {
-  const res = await kernel.backends.call(ex, { model, path: '/v1/audio/speech', body: JSON.stringify(body) })
+  const res = await kernel.backends.call(ex, refit ? { ...call, refit } : call)
   return { contentType: res.contentType, body: res.chunks(), destroy: () => res.body.destroy() }
 }

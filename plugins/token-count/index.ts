@@ -80,7 +80,13 @@ async function countTexts(
           prompt: texts[name],
           add_special_tokens: false,
         })
-        const res = await kernel.backends.callText(ex, { model, path: '/tokenize', body, accept: 'application/json' })
+        const res = await kernel.backends.callText(ex, {
+          model,
+          path: '/tokenize',
+          body,
+          accept: 'application/json',
+          refit: ownTokenizer,
+        })
         const count = (JSON.parse(res.text) as { count?: unknown }).count
         if (typeof count !== 'number' || !Number.isInteger(count) || count < 0)
           throw new GatewayError(502, 'the model server answered /tokenize without a count', {
@@ -94,6 +100,11 @@ async function countTexts(
     if (strict || ex.signal.aborted) throw err
     return { counts: Object.fromEntries(names.map((n) => [n, countTokens(texts[n]!)])), method: 'local' }
   }
+}
+
+/** A count is the model's own tokenizer's: a fallback model (models.yaml `fallbacks`) never counts for it. */
+function ownTokenizer(): undefined {
+  return undefined
 }
 
 /** vLLM's /tokenize with the chat messages: `{"count": N, ...}`. */
@@ -111,6 +122,7 @@ async function tokenizerCount(ex: Narrowed<'model'>, kernel: Kernel): Promise<nu
     path: '/tokenize',
     body: JSON.stringify(request),
     accept: 'application/json',
+    refit: ownTokenizer,
   })
   const text = res.text
   const count = (JSON.parse(text) as { count?: unknown }).count

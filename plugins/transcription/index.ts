@@ -5,10 +5,11 @@
  * normalized: `duration` a number, languages by name); the others (srt and vtt from vLLM, say)
  * are rendered by the gateway from the server's verbose_json segments.
  */
-import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
+import { GatewayError, definePlugin, reply, type UpstreamCall } from '../../kernel/contract/index.js'
+import type { ModelConfig } from '../../schemas/models.schema.js'
 import { configSchema } from './schema.js'
 import { transcriptionSettings } from './transcription-settings.js'
-import { requestTranscript } from './transcription-upstream.js'
+import { requestTranscript, transcriptCall } from './transcription-upstream.js'
 import { languageName, readTranscript } from './transcript.js'
 import { render, type TranscriptFormat } from './subtitle-render.js'
 import { transcriptionDemand, transcriptionReport } from './transcription-usage.js'
@@ -63,22 +64,43 @@ export default definePlugin({
         if (!FORMATS.includes(asked as TranscriptFormat))
           throw bad(`response_format ${asked} is not one of ${FORMATS.join(', ')}`)
         const format = asked as TranscriptFormat
-        // Ask for verbose_json when the server has it: it says the audio's duration, which is what
-        // the request is metered by, and every format renders from it. Else the format itself, or JSON.
-        const upstreamFormat: TranscriptFormat = settings.formats.has('verbose_json')
-          ? 'verbose_json'
-          : settings.formats.has(format)
-            ? format
-            : 'json'
-        const fields: Record<string, string | string[]> = {
-          ...upload.fields,
-          model: model.served_name ?? model.id,
-          response_format: upstreamFormat,
+        const fieldsFor = (m: ModelConfig, formats: ReadonlySet<string>) => {
+          // Ask for verbose_json when the server has it: it says the audio's duration, which is what
+          // the request is metered by, and every format renders from it. Else the format itself, or JSON.
+          const upstreamFormat: TranscriptFormat = formats.has('verbose_json')
+            ? 'verbose_json'
+            : formats.has(format)
+              ? format
+              : 'json'
+          const fields: Record<string, string | string[]> = {
+            ...upload.fields,
+            model: m.served_name ?? m.id,
+            response_format: upstreamFormat,
+          }
+          // Streamed transcripts differ per server (vLLM's chat-like chunks, OpenAI's events): not offered.
+          delete fields.stream
+          return { fields, upstreamFormat }
         }
-        // Streamed transcripts differ per server (vLLM's chat-like chunks, OpenAI's events): not offered.
-        delete fields.stream
-        ex.state.transcription = { modelId: model.id, task, format, upstreamFormat }
-        const answer = await requestTranscript(kernel, ex, model, task, { file: upload.file, fields })
+        const first = fieldsFor(model, settings.formats)
+        const state = { modelId: model.id, task, format, upstreamFormat: first.upstreamFormat }
+        ex.state.transcription = state
+        // A fallback is asked in its own formats; one that cannot translate is skipped.
+        const refit = model.fallbacks?.length
+          ? (other: ModelConfig): UpstreamCall | undefined => {
+              const os = transcriptionSettings(other)
+              if (task === 'translate' && !os.translation) return undefined
+              const shaped = fieldsFor(other, os.formats)
+              Object.assign(state, { modelId: other.id, upstreamFormat: shaped.upstreamFormat })
+              return transcriptCall(other, task, { file: upload.file, fields: shaped.fields })
+            }
+          : undefined
+        const answer = await requestTranscript(
+          kernel,
+          ex,
+          transcriptCall(model, task, { file: upload.file, fields: first.fields }),
+          refit,
+        )
+        const upstreamFormat = state.upstreamFormat
         ex.usage.firstTokenAt = kernel.now()
 
         if (upstreamFormat === 'text' || upstreamFormat === 'srt' || upstreamFormat === 'vtt') {

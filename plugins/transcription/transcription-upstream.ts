@@ -4,7 +4,7 @@
  * one upstream call. Errors the server answers pass through with its status and message.
  */
 import { FormData } from 'undici'
-import { GatewayError, type Exchange, type Kernel } from '../../kernel/contract/index.js'
+import { GatewayError, type Exchange, type Kernel, type UpstreamCall } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 
 export interface UpstreamForm {
@@ -18,13 +18,8 @@ export interface UpstreamAnswer {
   readonly text: string
 }
 
-export async function requestTranscript(
-  kernel: Kernel,
-  ex: Exchange,
-  model: ModelConfig,
-  task: 'transcribe' | 'translate',
-  form: UpstreamForm,
-): Promise<UpstreamAnswer> {
+/** The call that asks `model` for a transcript (or translation) of the upload, as a multipart form. */
+export function transcriptCall(model: ModelConfig, task: 'transcribe' | 'translate', form: UpstreamForm): UpstreamCall {
   const body = new FormData()
   for (const [name, value] of Object.entries(form.fields)) {
     for (const v of Array.isArray(value) ? value : [value]) body.append(name, v)
@@ -32,7 +27,17 @@ export async function requestTranscript(
   const type = form.file.contentType ?? 'application/octet-stream'
   body.append('file', new Blob([form.file.data], { type }), form.file.filename ?? 'audio')
   const path = task === 'translate' ? '/v1/audio/translations' : '/v1/audio/transcriptions'
-  const res = await kernel.backends.call(ex, { model, path, body })
+  return { model, path, body }
+}
+
+/** `refit`: the call for a fallback model (models.yaml `fallbacks`), asked in its own formats. */
+export async function requestTranscript(
+  kernel: Kernel,
+  ex: Exchange,
+  call: UpstreamCall,
+  refit?: UpstreamCall['refit'],
+): Promise<UpstreamAnswer> {
+  const res = await kernel.backends.call(ex, refit ? { ...call, refit } : call)
   const text = await res.text()
   if (res.status !== 200)
     throw new GatewayError(502, 'upstream request failed', {

@@ -5,7 +5,9 @@
  * through with its status and message, turns a failure to reach it into 502 (or the request's
  * own stop reason), aborts with the request, and marks `ex.usage` as having reached a model.
  * A backend with several replicas (replica-set.ts) picks one per attempt and retries on
- * another while nothing has reached the client (retry.ts).
+ * another while nothing has reached the client (retry.ts); when every replica failed so, the
+ * model's fallbacks answer in turn (fallbacks.ts). A backend's `timeout_ms` bounds each
+ * attempt's wait for a replica to start answering (attempt-deadline.ts).
  */
 import type { Dispatcher } from 'undici'
 import type { Backends, Catalog } from '../../contract/kernel.js'
@@ -22,6 +24,8 @@ import { ReplicaSet, type Tried } from './replica-set.js'
 import type { Replica } from './replica.js'
 import { firstChunk, retriable } from './retry.js'
 import { registerReplicaGauges } from './replica-metrics.js'
+import { fallBack } from './fallbacks.js'
+import { AttemptDeadline } from './attempt-deadline.js'
 
 export type { UpstreamCall, UpstreamResponse, UpstreamText }
 
@@ -68,9 +72,24 @@ export class BackendPools implements Backends {
     }
   }
 
-  async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+  call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+    // Not async: a model without fallbacks costs no more than before.
+    if (!call.model.fallbacks?.length) return this.callModel(ex, call, false)
+    return this.callOrFallBack(ex, call)
+  }
+
+  private async callOrFallBack(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+    try {
+      return await this.callModel(ex, call, true)
+    } catch (err) {
+      return fallBack(ex, this.catalog, call, err, (next) => this.callModel(ex, next, true))
+    }
+  }
+
+  /** `chained`: a fallback may follow, so a stream is held until its first bytes (nothing relayed yet). */
+  private async callModel(ex: Exchange, call: UpstreamCall, chained: boolean): Promise<UpstreamResponse> {
     const { set, headers } = this.begin(ex, call)
-    return this.attempt(ex, set, call, headers, 0)
+    return this.attempt(ex, set, call, headers, 0, chained)
   }
 
   /** The replica set and upstream headers of a call; from here on the request has reached a model (metered whatever happens next). */
@@ -84,14 +103,28 @@ export class BackendPools implements Backends {
     return { set, headers }
   }
 
-  /** `call` for a reply read whole: the same headers, retries and errors, without a body stream (whole-reply.ts). */
-  async callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
+  /** `call` for a reply read whole: the same headers, retries, fallbacks and errors, without a body stream (whole-reply.ts). */
+  callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
+    if (!call.model.fallbacks?.length) return this.textFrom(ex, call)
+    return this.textOrFallBack(ex, call)
+  }
+
+  private async textOrFallBack(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
+    try {
+      return await this.textFrom(ex, call)
+    } catch (err) {
+      return fallBack(ex, this.catalog, call, err, (next) => this.textFrom(ex, next))
+    }
+  }
+
+  private async textFrom(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
     const { set, headers } = this.begin(ex, call)
     let tried: Tried = 0
     let lastError: GatewayError | DOMException | undefined
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
+      const deadline = set.timeoutMs === undefined ? undefined : new AttemptDeadline(ex.signal, set.timeoutMs)
       let res: WholeReply
       try {
         res = await dispatchWhole(replica.pool, {
@@ -100,13 +133,15 @@ export class BackendPools implements Backends {
           method: 'POST',
           headers,
           body: call.body,
-          signal: ex.signal,
+          signal: deadline?.signal ?? ex.signal,
         })
       } catch (err) {
         // A body that broke before its end is retried as one that never came (nothing was relayed).
-        lastError = unreached(ex, set, replica, err)
+        deadline?.clear()
+        lastError = unreached(ex, set, replica, deadline?.error ?? err)
         continue
       }
+      deadline?.clear()
       set.end(replica)
       if (res.status >= 400) {
         lastError = refusedBy(ex, set, replica, res.status, res.text)
@@ -122,7 +157,7 @@ export class BackendPools implements Backends {
    * One attempt on a replica not yet tried. Another follows, on another replica, for what
    * cannot have reached the client: a connection refused or reset before the answer's headers,
    * a 502 or 503, a body that broke before its first byte (streams) or before its end (JSON,
-   * which is read whole before anything is relayed).
+   * which is read whole before anything is relayed). `chained`: a fallback model may follow.
    */
   private async attempt(
     ex: Exchange,
@@ -130,11 +165,17 @@ export class BackendPools implements Backends {
     call: UpstreamCall,
     headers: Record<string, string>,
     tried: Tried,
+    chained: boolean,
   ): Promise<UpstreamResponse> {
     let lastError: GatewayError | DOMException | undefined
+    // Nothing is relayed before a stream's first bytes: a replica that dies (or, with timeout_ms,
+    // stays silent) before them is retried, on another replica or another model.
+    const holdStream =
+      call.accept === 'text/event-stream' && (set.replicas.length > 1 || chained || set.timeoutMs !== undefined)
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
+      const deadline = set.timeoutMs === undefined ? undefined : new AttemptDeadline(ex.signal, set.timeoutMs)
       let res: Dispatcher.ResponseData
       try {
         res = await replica.pool.request({
@@ -143,36 +184,40 @@ export class BackendPools implements Backends {
           method: 'POST',
           headers,
           body: call.body,
-          signal: ex.signal,
+          signal: deadline?.signal ?? ex.signal,
         })
       } catch (err) {
-        lastError = unreached(ex, set, replica, err)
+        deadline?.clear()
+        lastError = unreached(ex, set, replica, deadline?.error ?? err)
         continue
       }
       if (res.statusCode >= 400) {
         const text = await res.body.text().catch(() => '')
+        deadline?.clear()
         set.end(replica)
         lastError = refusedBy(ex, set, replica, res.statusCode, text)
         continue
       }
       res.body.once('close', () => set.end(replica))
-      if (set.replicas.length > 1 && call.accept === 'text/event-stream') {
-        // Nothing is relayed before the stream's first bytes: a replica that dies before them is retried.
+      if (holdStream) {
         const ok = await firstChunk(res.body).then(
           () => true,
           (err: unknown) => {
-            lastError = transportFailure(ex.signal, err, false)
+            lastError = deadline?.error ?? transportFailure(ex.signal, err, false)
             return false
           },
         )
+        deadline?.clear()
         if (!ok) {
           if (ex.signal.aborted) throw lastError!
+          res.body.destroy()
           set.failed(replica)
           continue
         }
       }
+      deadline?.clear()
       set.succeeded(replica)
-      return this.response(ex, set, call, headers, tried, replica, res)
+      return this.response(ex, set, call, headers, tried, replica, res, chained)
     }
   }
 
@@ -184,6 +229,7 @@ export class BackendPools implements Backends {
     tried: Tried,
     replica: Replica,
     res: Dispatcher.ResponseData,
+    chained: boolean,
   ): UpstreamResponse {
     const body = res.body
     const failure = (err: unknown, streaming: boolean) => {
@@ -211,7 +257,7 @@ export class BackendPools implements Backends {
           const error = failure(err, false)
           // Read whole before anything is relayed: another replica may still answer.
           if (ex.signal.aborted || !set.untried(tried)) throw error
-          return (await pools.attempt(ex, set, call, headers, tried)).text()
+          return (await pools.attempt(ex, set, call, headers, tried, chained)).text()
         }
       },
     }

@@ -20,6 +20,8 @@ export type Tried = number
 
 export class ReplicaSet {
   readonly replicas: readonly Replica[]
+  /** The backend's `timeout_ms`: how long an attempt waits for a replica to start answering. */
+  readonly timeoutMs: number | undefined
   private readonly policy: Policy
   private readonly hasher: PrefixHasher
   private readonly index: PrefixIndex
@@ -43,6 +45,7 @@ export class ReplicaSet {
   ) {
     const urls = [...new Set([config.baseUrl, ...(config.replicas ?? [])].map((u) => u.replace(/\/+$/, '')))]
     this.replicas = urls.map((u, i) => new Replica(i, u, config.connections ?? 64))
+    this.timeoutMs = config.timeout_ms
     const routing = config.routing ?? {}
     this.policy = routing.policy ?? 'prefix_aware'
     this.hasher = new PrefixHasher(routing.prefix_block_chars ?? 256)

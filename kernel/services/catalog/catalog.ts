@@ -3,11 +3,13 @@
  * the permission check. Made at load; a catalog whose reported names would map a reply back to
  * the wrong entry is refused (ConfigError), like any other bad config.
  */
+import path from 'node:path'
 import type { Catalog, Deployment, KeyStore } from '../../contract/kernel.js'
 import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
 import { groupPermits } from './permits.js'
 import { checkReportedNames } from './reported-names.js'
 import { reportedNameOf } from '../../contract/catalog.js'
+import { resolveBackend } from './env-refs.js'
 
 export interface CatalogOptions {
   /** The groups, for `permits` (they change through the admin API, so they are looked up live). */
@@ -18,6 +20,8 @@ export interface CatalogOptions {
    * naming one that was not started is left out.
    */
   embeddedUrls?: Readonly<Partial<Record<'embedded' | 'embedded-embedder', string>>>
+  /** Where the backends' `${NAME}` are read (default: the process's environment). */
+  env?: NodeJS.ProcessEnv
 }
 
 export function createCatalog(deployment: Deployment, options: CatalogOptions): Catalog {
@@ -36,7 +40,10 @@ export function createCatalog(deployment: Deployment, options: CatalogOptions): 
     if (!reported.has(name)) reported.set(name, m)
   }
   const backends = new Map<string, BackendConfig & { name: string; baseUrl: string }>()
-  for (const [name, b] of Object.entries(file.backends)) {
+  const where = path.join(deployment.configDir, 'models.yaml')
+  for (const [name, written] of Object.entries(file.backends)) {
+    // The values of `${NAME}` live here only, where the upstream call reads them (env-refs.ts).
+    const b = resolveBackend(where, name, written, options.env ?? process.env)
     // With `replicas` only, the first names the backend (the backends service spreads load over all).
     let baseUrl = b.url ?? b.replicas?.[0] ?? ''
     if (b.url === 'embedded' || b.url === 'embedded-embedder') {

@@ -1,7 +1,8 @@
 /**
  * Chooses the level a model serves for a requested one, and merges the model's declared
  * request fields for that level into the upstream body. Nothing here knows a vendor: the
- * fields come from models.yaml.
+ * fields come from models.yaml. Shared by the `reasoning` plugin, which shapes the request for
+ * the model chosen, and the `backend` plugin, which shapes it anew for a fallback model.
  */
 import { LEVELS, nearestLevel } from '../../protocols/openai/reasoning-effort.js'
 import type { ModelConfig, ReasoningLevel } from '../../schemas/models.schema.js'
@@ -29,6 +30,26 @@ export function chooseLevel(model: ModelConfig, wanted: ReasoningLevel | undefin
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * What `fields` will replace in `body`: the values its top-level keys had before the merge
+ * (undefined for a key the body lacked), so that a request shaped for one model can be shaped
+ * for another (`unmerge`). Merging replaces merged objects, never changes them in place, so
+ * these values stay as they were.
+ */
+export function priorValues(body: Record<string, unknown>, fields: Record<string, unknown>): Record<string, unknown> {
+  const prior: Record<string, unknown> = {}
+  for (const k of Object.keys(fields)) prior[k] = body[k]
+  return prior
+}
+
+/** Puts back what a merge replaced (`priorValues` taken before it). */
+export function unmerge(body: Record<string, unknown>, prior: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(prior)) {
+    if (v === undefined) delete body[k]
+    else body[k] = v
+  }
 }
 
 /** Deep-merges `fields` into `body` (objects merge, anything else is replaced). */
