@@ -92,7 +92,13 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     else if (options.adminKeyHash) this.adminDigest = Buffer.from(options.adminKeyHash.slice('sha256:'.length), 'hex')
     else if (options.generateAdminKey)
       this.adminDigest = demoSecretDigest(
-        { id: 'admin', label: 'Admin key', envVar: 'SLUICE_ADMIN_KEY', fileName: 'admin-key.json', prefix: 'sk-admin-' },
+        {
+          id: 'admin',
+          label: 'Admin key',
+          envVar: 'SLUICE_ADMIN_KEY',
+          fileName: 'admin-key.json',
+          prefix: 'sk-admin-',
+        },
         options,
       )
     this.rebuildStored()
