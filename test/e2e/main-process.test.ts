@@ -19,9 +19,16 @@ const start = startMainProcess
 test('without SLUICE_DEMO_KEY: a key is printed once, kept hashed, and works; the next start prints none', async () => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-main-'))
   const first = await start({ SLUICE_DATA: data })
-  // The demo project's Query tokens are printed first (same sk-sluice- form): take the line after "Demo API key".
-  const key = /Demo API key[^\n]*\n\s*(sk-sluice-\S+)/.exec(first.stdout())?.[1]
+  const out = first.stdout()
+  assert.match(out, /^Sluice is serving on http:\/\/\S+\n/, 'the banner comes first, in plain lines')
+  const key = /Demo API key\s+(sk-sluice-\S+)/.exec(out)?.[1]
   assert.ok(key, 'the key is printed')
+  assert.ok(out.includes(`curl -H "Authorization: Bearer ${key}"`), 'a copy-ready command with the key')
+  // An admin key is made too: the portal and the admin API are open to it at once.
+  const admin = /Admin key\s+(sk-admin-\S+)/.exec(out)?.[1]
+  assert.ok(admin, 'the admin key is printed')
+  assert.is((await fetch(`${first.url}/admin/keys`, { headers: { authorization: `Bearer ${admin}` } })).status, 200)
+  assert.is((await fetch(`${first.url}/`, { redirect: 'manual' })).headers.get('location'), '/portal/')
   const res = await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
   assert.is(res.status, 200)
   const saved = fs.readFileSync(path.join(data, 'demo-key.json'), 'utf8')
@@ -31,7 +38,7 @@ test('without SLUICE_DEMO_KEY: a key is printed once, kept hashed, and works; th
   assert.is(await first.exited, 0)
 
   const second = await start({ SLUICE_DATA: data })
-  assert.not.ok(/sk-sluice-/.test(second.stdout()), 'not printed again')
+  assert.not.ok(/sk-sluice-|sk-admin-/.test(second.stdout()), 'not printed again')
   assert.is((await fetch(`${second.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200)
   second.child.kill('SIGTERM')
   await second.exited

@@ -197,7 +197,7 @@ run('the usage records download as CSV, matching the records', async () => {
   assert.is(download.suggestedFilename(), 'usage-records.csv')
   const file = await download.path()
   const [header, ...rows] = parseCsv(fs.readFileSync(file, 'utf8'))
-  assert.equal(header!.slice(0, 6), ['at', 'request_id', 'key', 'group', 'route', 'model'])
+  assert.equal(header!.slice(0, 7), ['at', 'request_id', 'parent_request_id', 'key', 'group', 'route', 'model'])
   const records = await adminGet<{ data: { request_id: string; key: string; prompt_tokens: number }[] }>(
     `/records?from=${Date.now() - 86_400_000}`,
   )

@@ -121,7 +121,12 @@ test('npm ci --omit=dev in an empty folder, then node dist/bin/sluice-server.js:
 
     const started = await startServer(dir)
     child = started.child
-    const ready = await fetch(`${started.url}/readyz`)
+    // Ready once the first start's sample collection is in (503 until then), as an orchestrator waits.
+    let ready = await fetch(`${started.url}/readyz`)
+    for (let i = 0; i < 600 && ready.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      ready = await fetch(`${started.url}/readyz`)
+    }
     assert.is(ready.status, 200, await ready.text())
     const res = await fetch(`${started.url}/v1/chat/completions`, {
       method: 'POST',
