@@ -8,6 +8,7 @@
  * transcribed, so a refused upload costs nothing and stores nothing.
  */
 import crypto from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { querySettings } from '../../domains/query/query-settings.js'
 import type { UploadedFile } from '../../domains/query/uploads.js'
@@ -73,6 +74,7 @@ export default definePlugin({
         })
         // The first refusal ends the reading of the other documents (their workers are freed).
         const reading = new AbortController()
+        setMaxListeners(checked.length + 10, reading.signal) // one per document read at once
         const stop = () => reading.abort()
         ex.signal.addEventListener('abort', stop, { once: true })
         await Promise.all(

@@ -74,8 +74,16 @@ export class ReaderPool extends Readers {
   protected run(task: ReaderTask, signal?: AbortSignal): Promise<ReadOutcome> {
     if (this.closed) return Promise.reject(new Error('the reader pool is closed'))
     return new Promise<ReadOutcome>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, task, signal, resolve, reject }
-      signal?.addEventListener('abort', () => this.abandon(job), { once: true })
+      const onAbort = () => this.abandon(job)
+      const settled = () => signal?.removeEventListener('abort', onAbort)
+      const job: Job = {
+        id: this.nextId++,
+        task,
+        signal,
+        resolve: (outcome) => (settled(), resolve(outcome)),
+        reject: (err) => (settled(), reject(err)),
+      }
+      signal?.addEventListener('abort', onAbort, { once: true })
       this.queue.push(job)
       this.dispatch()
     })
