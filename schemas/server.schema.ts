@@ -362,20 +362,67 @@ export const serverFileSchema = {
         pdf: {
           type: 'object',
           additionalProperties: false,
-          default: {},
-          description: 'Limits on reading PDFs.',
+          description:
+            'Older names of two reader limits, still read: `max_pages` and `timeout_ms` here count when `readers` does not set them.',
           properties: {
+            max_pages: { type: 'integer', minimum: 1, description: 'See readers.max_pages.' },
+            timeout_ms: { type: 'integer', minimum: 100, description: 'See readers.timeout_ms.' },
+          },
+        },
+        readers: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          description:
+            'The document readers of knowledge ingestion and chat uploads (PDF, HTML, Markdown, text). They run on worker threads, off the event loop; a document over a limit is refused with 413 (a size) or 422 (nesting, time, memory) naming the limit and the document, and the other documents go on.',
+          properties: {
+            max_depth: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 10000,
+              default: 128,
+              description: 'Nesting of HTML elements and of Markdown block quotes and lists; deeper → 422.',
+            },
+            max_text_bytes: {
+              type: 'integer',
+              minimum: 1024,
+              default: 8388608,
+              description:
+                'UTF-8 bytes of text one document may yield (8 MiB); a text or Markdown source is its text. Larger → 413.',
+            },
             max_pages: {
               type: 'integer',
               minimum: 1,
-              default: 2000,
-              description: 'Pages a PDF may have; checked before any page is read.',
+              description:
+                'Pages a PDF may have, checked before any page is read (default 2000, or pdf.max_pages); more → 413.',
+            },
+            max_inflated_bytes: {
+              type: 'integer',
+              minimum: 1024,
+              default: 134217728,
+              description:
+                "Bytes a PDF's compressed streams (images aside) may inflate to in total (128 MiB), measured before PDF.js decodes them; more → 413.",
             },
             timeout_ms: {
               type: 'integer',
               minimum: 100,
-              default: 60000,
-              description: 'Milliseconds the text extraction of one PDF may take.',
+              description:
+                'Wall-clock milliseconds one document may take to read (default 30000, or pdf.timeout_ms); past it its worker is ended and replaced → 422.',
+            },
+            memory_mb: {
+              type: 'integer',
+              minimum: 32,
+              default: 512,
+              description:
+                "Heap of one reader worker in MiB (V8's maxOldGenerationSizeMb); a document that needs more ends its worker → 422.",
+            },
+            workers: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 64,
+              default: 2,
+              description:
+                'Reader worker threads at most (started at the first document, ended after a minute idle); further documents wait their turn.',
             },
           },
         },

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { defineDomain, redactUrl, type Deployment, type DomainContext } from '../../kernel/contract/index.js'
 import { DEFAULT_VECTOR_WINDOWS, KnowledgeBase, type KnowledgeSettings } from './knowledge/knowledge-base.js'
+import { DEFAULT_READER_LIMITS, type ReaderLimits } from './knowledge/readers/limits.js'
 import { openSqliteKnowledge } from './knowledge/sqlite-knowledge.js'
 import type { KnowledgeStore } from './knowledge/store.js'
 import { openQueryServices } from './open-query.js'
@@ -36,8 +37,23 @@ export function knowledgeSettings(k: Deployment['server']['knowledge']): Knowled
     embeddingModel: k?.embedding_model ?? 'use-lite',
     embeddingKey: k?.embedding_key ?? 'demo',
     chunking: { maxTokens: k?.chunking?.max_tokens ?? 512, overlapTokens: k?.chunking?.overlap_tokens ?? 64 },
-    pdf: { maxPages: k?.pdf?.max_pages ?? 2000, timeoutMs: k?.pdf?.timeout_ms ?? 60_000 },
+    readers: readerLimits(k),
     vectorWindows: { maxTokens: k?.vector_windows?.max_tokens ?? DEFAULT_VECTOR_WINDOWS.maxTokens },
+  }
+}
+
+/** `knowledge.readers` with its defaults; the older `knowledge.pdf` settings still count when `readers` leaves them out. */
+export function readerLimits(k: Deployment['server']['knowledge']): ReaderLimits {
+  const r = k?.readers
+  const d = DEFAULT_READER_LIMITS
+  return {
+    maxDepth: r?.max_depth ?? d.maxDepth,
+    maxTextBytes: r?.max_text_bytes ?? d.maxTextBytes,
+    maxPages: r?.max_pages ?? k?.pdf?.max_pages ?? d.maxPages,
+    maxInflatedBytes: r?.max_inflated_bytes ?? d.maxInflatedBytes,
+    timeoutMs: r?.timeout_ms ?? k?.pdf?.timeout_ms ?? d.timeoutMs,
+    memoryMb: r?.memory_mb ?? d.memoryMb,
+    workers: r?.workers ?? d.workers,
   }
 }
 

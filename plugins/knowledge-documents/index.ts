@@ -108,6 +108,7 @@ export default definePlugin({
         { sourceName, ...fields },
         content,
         embed,
+        ex.signal,
       )
       ex.reply = reply.json(documentView(doc))
     }

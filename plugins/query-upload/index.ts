@@ -8,13 +8,13 @@
  * transcribed, so a refused upload costs nothing and stores nothing.
  */
 import crypto from 'node:crypto'
+import { setMaxListeners } from 'node:events'
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { querySettings } from '../../domains/query/query-settings.js'
 import type { UploadedFile } from '../../domains/query/uploads.js'
 import { countTokens } from '../../domains/query/knowledge/tokens.js'
 import { configSchema } from './schema.js'
 import { checkUpload, type CheckedFile } from './upload-check.js'
-import { docText } from './doc-text.js'
 import { transcribe } from './transcribe.js'
 
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
@@ -34,8 +34,6 @@ export default definePlugin({
   requires: ['queryAuth', 'upload'],
   setup(config, kernel) {
     const settings = querySettings(kernel.config.server.query)
-    const pdf = kernel.config.server.knowledge?.pdf
-    const pdfLimits = { maxPages: pdf?.max_pages ?? 2000, timeoutMs: pdf?.timeout_ms ?? 60_000 }
     const route = config.transcription_route
     const model =
       config.transcription_model ??
@@ -74,16 +72,27 @@ export default definePlugin({
           contentType: f.contentType,
           bytes: f.data.length,
         })
+        // The first refusal ends the reading of the other documents (their workers are freed).
+        const reading = new AbortController()
+        setMaxListeners(checked.length + 10, reading.signal) // one per document read at once
+        const stop = () => reading.abort()
+        ex.signal.addEventListener('abort', stop, { once: true })
         await Promise.all(
           checked.map(async (f) => {
             if (f.kind === 'image')
               ready.set(f, { ...base(f), dataUrl: `data:${f.contentType};base64,${f.data.toString('base64')}` })
             else if (f.kind === 'doc') {
-              const text = await named(f.name, docText(f.data, f.format!, f.contentType, pdfLimits))
-              ready.set(f, { ...base(f), text, tokens: countTokens(text) })
+              // Read on a reader worker (the knowledge base's pool), its tokens counted there too.
+              const doc = { bytes: f.data, contentType: f.contentType, fileName: `document.${f.format!}` }
+              const read = kernel.domains.query.knowledge.readers.text(doc, reading.signal)
+              const { text, tokens } = await named(f.name, read).catch((err: unknown) => {
+                stop()
+                throw err
+              })
+              ready.set(f, { ...base(f), text, tokens })
             }
           }),
-        )
+        ).finally(() => ex.signal.removeEventListener('abort', stop))
         await Promise.all(
           checked.map(async (f) => {
             if (f.kind !== 'audio') return

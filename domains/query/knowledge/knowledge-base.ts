@@ -12,11 +12,12 @@
  * Idempotent per `source_name`: the same document ingested twice leaves one copy.
  */
 import { GatewayError } from '../../../kernel/contract/index.js'
-import { chunkDocument, DEFAULT_CHUNKING, type ChunkingOptions } from './chunker.js'
+import { DEFAULT_CHUNKING, type ChunkingOptions } from './chunker.js'
 import type { DocumentInput } from './model.js'
 import { formatOf } from './readers/format.js'
-import { DEFAULT_PDF_LIMITS, type PdfLimits } from './readers/pdf.js'
-import { readDocument, type DocumentBytes } from './readers/read-document.js'
+import { DEFAULT_READER_LIMITS, type ReaderLimits } from './readers/limits.js'
+import type { DocumentBytes } from './readers/read-document.js'
+import { ReaderPool, type DocumentReaders } from './readers/reader-pool.js'
 import { vectorWindows } from './windows.js'
 import {
   collectionExists,
@@ -35,7 +36,8 @@ export interface KnowledgeSettings {
   /** Id of the key whose budget and records carry the embedding calls made for the API. */
   readonly embeddingKey: string
   readonly chunking: ChunkingOptions
-  readonly pdf: PdfLimits
+  /** `knowledge.readers`: the limits on reading one document, and the reader workers. */
+  readonly readers: ReaderLimits
   /**
    * `knowledge.vector_windows.max_tokens`: each chunk is also embedded as windows of whole
    * sentences up to this many tokens, and the vector leg scores a chunk by its best window;
@@ -51,7 +53,7 @@ export const DEFAULT_KNOWLEDGE_SETTINGS: KnowledgeSettings = {
   embeddingModel: 'use-lite',
   embeddingKey: 'demo',
   chunking: DEFAULT_CHUNKING,
-  pdf: DEFAULT_PDF_LIMITS,
+  readers: DEFAULT_READER_LIMITS,
   vectorWindows: DEFAULT_VECTOR_WINDOWS,
 }
 
@@ -95,10 +97,16 @@ export function textContentType(sourceName: string, contentType?: string): strin
 }
 
 export class KnowledgeBase {
+  /** Where documents are read: worker threads (readers/reader-pool.ts), shared with chat uploads. */
+  readonly readers: DocumentReaders
+
   constructor(
     readonly store: KnowledgeStore,
     readonly settings: KnowledgeSettings = DEFAULT_KNOWLEDGE_SETTINGS,
-  ) {}
+    readers?: DocumentReaders,
+  ) {
+    this.readers = readers ?? new ReaderPool(settings.readers)
+  }
 
   /** The dimension is learnt by embedding one probe with the collection's model (one metered call). */
   async createCollection(
@@ -148,11 +156,12 @@ export class KnowledgeBase {
     input: DocumentInput,
     content: DocumentBytes,
     embed: Embed,
+    signal?: AbortSignal,
   ): Promise<StoredDocument> {
     checkSourceName(input.sourceName)
     const collection = await this.getCollection(project, collectionName)
-    const { blocks } = await readDocument(content, this.settings.pdf)
-    const chunks = chunkDocument(blocks, this.settings.chunking)
+    // Read and chunked off the event loop; a document over a reader limit is refused by name.
+    const chunks = await namedRefusal(input.sourceName, this.readers.chunks(content, this.settings.chunking, signal))
     if (chunks.length === 0) {
       throw new GatewayError(
         400,
@@ -231,7 +240,21 @@ export class KnowledgeBase {
     return out
   }
 
-  close(): Promise<void> {
-    return this.store.close()
+  async close(): Promise<void> {
+    await this.readers.close()
+    await this.store.close()
+  }
+}
+
+/** A document over a reader limit (413, 422) is named in the refusal, so a bulk load says which one. */
+async function namedRefusal<T>(sourceName: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (err) {
+    if (err instanceof GatewayError && (err.status === 413 || err.status === 422))
+      throw new GatewayError(err.status, `document ${JSON.stringify(sourceName)}: ${err.message}`, {
+        code: 'invalid_request',
+      })
+    throw err
   }
 }

@@ -4,17 +4,22 @@
  * by our own formatters with a marker line around them; the marked text is then cut into
  * blocks. Headings h1-h6 become heading blocks (so heading paths work as in Markdown), <pre>
  * stays one code block with its line breaks, and a table becomes one Markdown table block.
- * Scripts, styles, images and link targets are dropped.
+ * Scripts, styles, images and link targets are dropped. html-to-text recurses once per level
+ * of elements, so nesting is measured first (depth.ts) and a document over the limit refused.
  */
 import { convert, type FormatCallback } from 'html-to-text'
 import type { Block } from '../blocks.js'
+import { htmlNesting } from './depth.js'
+import { DEFAULT_READER_LIMITS, overLimit } from './limits.js'
 
 // html-to-text strips private-use characters, so the marker is a visible symbol (U+241E,
 // "symbol for record separator") that we remove from the input first.
 const MARK = '\u241E'
 type DomNode = { type?: string; name?: string; data?: string; children?: DomNode[] }
 
-export function readHtml(html: string): Block[] {
+export function readHtml(html: string, maxDepth = DEFAULT_READER_LIMITS.maxDepth): Block[] {
+  if (htmlNesting(html, maxDepth) > maxDepth)
+    throw overLimit('maxDepth', maxDepth, `the HTML nests more than ${maxDepth} elements`)
   const marked = convert(html.replaceAll(MARK, ''), {
     wordwrap: false,
     selectors: [
@@ -49,7 +54,7 @@ const markedCode: FormatCallback = (elem, _walk, builder) => {
 const markedTable: FormatCallback = (elem, _walk, builder) => {
   const rows = rowsOf(elem as DomNode)
   if (rows.length === 0) return
-  const width = Math.max(...rows.map((r) => r.length))
+  const width = rows.reduce((w, r) => Math.max(w, r.length), 0) // no spread: a table may have a million rows
   const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`
   const table = [line(rows[0]!), line(Array(width).fill('---')), ...rows.slice(1).map(line)].join('\n')
   builder.openBlock({ leadingLineBreaks: 2, isPre: true })

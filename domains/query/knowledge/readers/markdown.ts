@@ -2,16 +2,24 @@
  * Markdown (CommonMark with GFM tables) through mdast. Each top-level node becomes a block
  * whose text is the node's own source, so a chunk quotes the document exactly: a fenced code
  * block keeps its fences and a table its pipes. A list becomes one block per item, so a long
- * list can be cut between items rather than inside one.
+ * list can be cut between items rather than inside one. Nesting is bounded (depth.ts): the
+ * containers opened on each line are counted before parsing, the parsed tree after.
  */
 import { fromMarkdown } from 'mdast-util-from-markdown'
 import { gfmFromMarkdown } from 'mdast-util-gfm'
 import { gfm } from 'micromark-extension-gfm'
 import type { Nodes, RootContent } from 'mdast'
 import type { Block } from '../blocks.js'
+import { markdownNesting, treeDepth } from './depth.js'
+import { DEFAULT_READER_LIMITS, overLimit } from './limits.js'
 
-export function readMarkdown(source: string): Block[] {
+export function readMarkdown(source: string, maxDepth = DEFAULT_READER_LIMITS.maxDepth): Block[] {
+  const opened = markdownNesting(source, maxDepth)
+  if (opened > maxDepth) throw tooDeep(maxDepth, `a line opens more than ${maxDepth} nested block quotes or lists`)
   const tree = fromMarkdown(source, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
+  // The tree nests deeper than the containers: a list item holds a paragraph, a table rows and cells.
+  if (treeDepth(tree, maxDepth + 4) > maxDepth + 4)
+    throw tooDeep(maxDepth, `the Markdown nests more than ${maxDepth} levels`)
   const blocks: Block[] = []
   for (const node of tree.children) {
     switch (node.type) {
@@ -40,6 +48,8 @@ export function readMarkdown(source: string): Block[] {
   }
   return blocks
 }
+
+const tooDeep = (maxDepth: number, what: string) => overLimit('maxDepth', maxDepth, what)
 
 function sourceOf(source: string, node: RootContent): string {
   const start = node.position?.start.offset

@@ -1,28 +1,32 @@
 /**
- * PDF text by page through unpdf (a serverless build of PDF.js). PDFs come from users, so the
- * page count is checked before any page is read and the whole extraction runs under a time
- * limit (PDF.js runs on this thread but yields between its steps, so the timer is checked
- * between them; one pathological step is not interrupted); past either, the document is refused (400) rather than read in part, so a
- * collection never holds half a document that looks whole. Scanned pages without a text layer
- * yield nothing: there is no OCR.
+ * PDF text by page through unpdf (a serverless build of PDF.js). PDFs come from users, so
+ * before any page is read the page count is checked and the compressed streams are measured
+ * inflated (pdf-streams.ts); pages are then read one after the other and the text is counted
+ * as it grows. Past any limit, or past the time limit, the document is refused rather than read
+ * in part, so a collection never holds half a document that looks whole. This runs in a reader
+ * worker (reader-pool.ts), which is ended if one pathological step outlasts the deadline.
+ * Scanned pages without a text layer yield nothing: there is no OCR.
  */
-import { extractText, getDocumentProxy } from 'unpdf'
+import { getDocumentProxy } from 'unpdf'
 import { GatewayError } from '../../../../kernel/contract/index.js'
 import type { Block } from '../blocks.js'
+import { DEFAULT_READER_LIMITS, overLimit, utf8Bytes, type ReaderLimits } from './limits.js'
+import { inflatedBytes } from './pdf-streams.js'
 import { readText } from './text.js'
 
-export interface PdfLimits {
-  /** Pages a PDF may have (`knowledge.pdf.max_pages`). */
-  readonly maxPages: number
-  /** Milliseconds the text extraction may take (`knowledge.pdf.timeout_ms`). */
-  readonly timeoutMs: number
-}
+export type PdfLimits = Pick<ReaderLimits, 'maxPages' | 'timeoutMs' | 'maxTextBytes' | 'maxInflatedBytes'>
 
-export const DEFAULT_PDF_LIMITS: PdfLimits = { maxPages: 2000, timeoutMs: 60_000 }
+export const DEFAULT_PDF_LIMITS: PdfLimits = DEFAULT_READER_LIMITS
 
-export async function readPdf(bytes: Uint8Array, limits: PdfLimits = DEFAULT_PDF_LIMITS): Promise<Block[]> {
+type Pdf = Awaited<ReturnType<typeof getDocumentProxy>>
+
+export async function readPdf(bytes: Uint8Array, limits: Partial<PdfLimits> = {}): Promise<Block[]> {
+  const { maxPages, timeoutMs, maxTextBytes, maxInflatedBytes } = { ...DEFAULT_PDF_LIMITS, ...limits }
+  const inflated = await inflatedBytes(bytes, maxInflatedBytes)
+  if (inflated > maxInflatedBytes)
+    throw overLimit('maxInflatedBytes', maxInflatedBytes, `the PDF's streams inflate to more than ${inflated} bytes`)
   // PDF.js may detach the buffer it is given: hand it a copy, never the caller's bytes.
-  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>
+  let pdf: Pdf
   try {
     pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 }) // errors only: no warnings on stdout
   } catch (err) {
@@ -33,31 +37,39 @@ export async function readPdf(bytes: Uint8Array, limits: PdfLimits = DEFAULT_PDF
   }
   let timer: NodeJS.Timeout | undefined
   try {
-    if (pdf.numPages > limits.maxPages) {
-      throw new GatewayError(
-        400,
-        `the PDF has ${pdf.numPages} pages; at most ${limits.maxPages} are read (knowledge.pdf.max_pages)`,
-        { code: 'invalid_request' },
-      )
-    }
+    if (pdf.numPages > maxPages)
+      throw overLimit('maxPages', maxPages, `the PDF has ${pdf.numPages} pages, more than are read`)
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () =>
-          reject(
-            new GatewayError(
-              400,
-              `the PDF took longer than ${limits.timeoutMs} ms to read (knowledge.pdf.timeout_ms)`,
-              { code: 'invalid_request' },
-            ),
-          ),
-        limits.timeoutMs,
+        () => reject(overLimit('timeoutMs', timeoutMs, `the PDF took longer than ${timeoutMs} ms to read`)),
+        timeoutMs,
       )
     })
-    const { text } = await Promise.race([extractText(pdf, { mergePages: false }), timeout])
-    return text.flatMap((page, i) => readText(page, i + 1))
+    const pages = await Promise.race([pageTexts(pdf, maxTextBytes), timeout])
+    return pages.flatMap((page, i) => readText(page, i + 1))
   } finally {
     clearTimeout(timer)
     // Frees PDF.js's resources; on a timeout this also stops the extraction still under way.
     void pdf.destroy()
   }
+}
+
+/** Each page's text as unpdf's extractText gives it, read in order and counted as it grows. */
+async function pageTexts(pdf: Pdf, maxTextBytes: number): Promise<string[]> {
+  const texts: string[] = []
+  let size = 0
+  for (let n = 1; n <= pdf.numPages; n++) {
+    const page = await pdf.getPage(n)
+    const content = await page.getTextContent()
+    const text = content.items
+      .filter((item) => 'str' in item && item.str != null)
+      .map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : ''))
+      .join('')
+    page.cleanup()
+    size += utf8Bytes(text)
+    if (size > maxTextBytes)
+      throw overLimit('maxTextBytes', maxTextBytes, `the PDF's text reaches ${size} bytes by page ${n}`)
+    texts.push(text)
+  }
+  return texts
 }

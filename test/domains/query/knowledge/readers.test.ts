@@ -93,15 +93,18 @@ test('PDF: text by page, page numbers from 1', async () => {
   assert.ok(onPage(3).includes('Charlie signals'))
 })
 
-test('PDF: more pages than allowed is refused before reading; garbage is a 400', async () => {
+test('PDF: more pages than allowed is refused before reading (413); garbage is a 400', async () => {
   const bytes = await threePagePdf()
   try {
     await readPdf(bytes, { maxPages: 2, timeoutMs: 10_000 })
     assert.unreachable('should refuse')
   } catch (err) {
     assert.instance(err, GatewayError)
-    assert.is((err as GatewayError).status, 400)
-    assert.match((err as GatewayError).message, /3 pages; at most 2.*knowledge\.pdf\.max_pages/)
+    assert.is((err as GatewayError).status, 413)
+    assert.match(
+      (err as GatewayError).message,
+      /3 pages, more than are read; the limit is 2 \(knowledge\.readers\.max_pages\)/,
+    )
   }
   try {
     await readPdf(new TextEncoder().encode('not a pdf at all'))
@@ -113,13 +116,13 @@ test('PDF: more pages than allowed is refused before reading; garbage is a 400',
   assert.is(bytes.length > 0, true, "the caller's bytes are left alone")
 })
 
-test('PDF: past its time limit, the extraction is abandoned with a 400', async () => {
+test('PDF: past its time limit, the extraction is abandoned with a 422', async () => {
   try {
     await readPdf(await threePagePdf(), { maxPages: 10, timeoutMs: 0 })
     assert.unreachable('should time out')
   } catch (err) {
     assert.instance(err, GatewayError)
-    assert.match((err as GatewayError).message, /longer than 0 ms.*knowledge\.pdf\.timeout_ms/)
+    assert.match((err as GatewayError).message, /longer than 0 ms.*knowledge\.readers\.timeout_ms/)
   }
 })
 
