@@ -56,7 +56,7 @@ export function loadDeployment(options: LoadOptions): Deployment {
   const keysPath = path.join(options.configDir, 'keys.yaml')
   const keys = validated<KeysFile>(keysPath, keysFileSchema, readYaml(keysPath))
   checkModels(modelsPath, models)
-  checkKeys(keysPath, keys)
+  checkKeys(keysPath, keys, models)
 
   const files = new Map<string, unknown>()
   return {

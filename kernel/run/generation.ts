@@ -67,7 +67,7 @@ export class Generation implements Kernel {
     // it reads the groups through the key store made next.
     this.catalog = createCatalog(options.deployment, {
       embeddedUrls: options.embeddedUrls,
-      keys: { group: (id) => this.keys.group(id) },
+      keys: { group: (id) => this.keys.group(id), key: (id) => this.keys.key(id) },
     })
     this.keys = createKeyStore(options.deployment.keys, {
       dataDir: options.deployment.dataDir,
@@ -77,6 +77,7 @@ export class Generation implements Kernel {
       stored: options.services.storedKeys,
       adminKeyHash: options.deployment.server.admin?.key_hash,
       now: this.now,
+      catalog: this.catalog,
     })
     this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id), options.services.metrics)
     this.records = options.services.records

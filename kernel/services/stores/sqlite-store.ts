@@ -9,6 +9,7 @@ import { openSqliteFile } from '../../contract/sqlite-file.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey } from './store.js'
 import type { UsageDimension, UsagePeriod } from '../../contract/records.js'
 import {
+  addedKeyColumns,
   addedRecordColumns,
   dimensionColumn,
   groupFromRow,
@@ -55,6 +56,11 @@ export function openSqliteStore(dataDir: string): Store {
   )
   for (const c of addedRecordColumns)
     if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
+  const keyColumnsNow = new Set(
+    (db.prepare('PRAGMA table_info(api_keys)').all() as { name: string }[]).map((c) => c.name),
+  )
+  for (const c of addedKeyColumns)
+    if (!keyColumnsNow.has(c.name)) db.exec(`ALTER TABLE api_keys ADD COLUMN ${c.name} ${c.sqlite}`)
 
   // The schema is in place before the writer thread opens its connection (on the first batch).
   const writer = new RecordsWriterThread({ dataDir, file: FILE })
@@ -108,7 +114,9 @@ export function openSqliteStore(dataDir: string): Store {
       const [column, value] = 'keyId' in scope ? ['key_id', scope.keyId] : ['grp', scope.group]
       return Number(
         db
-          .prepare(`SELECT COALESCE(SUM(COALESCE(charged, value)), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`)
+          .prepare(
+            `SELECT COALESCE(SUM(COALESCE(charged, value)), 0) FROM usage_records WHERE ${column} = ? AND at >= ? AND at < ?`,
+          )
           .pluck()
           .get(value, since, until),
       )
