@@ -211,6 +211,18 @@ one('admin API: an expiry set here ends the key when it comes', async () => {
   }
   assert.equal(last, { status: 401, message: 'api key expired' })
   assert.is((await admin('GET', '/keys/short-lived')).body.expired, true)
+  // A Query project running as the expired key is refused too.
+  assert.is((await admin('PUT', '/projects/expired-project', { key: 'short-lived' })).status, 201)
+  const token = await admin('POST', '/projects/expired-project/tokens', { kind: 'service' })
+  const probe = await fetch(`${gw.url}/query/v1/query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token.body.secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ project_id: 'expired-project', query: 'hello' }),
+  })
+  assert.equal(
+    [probe.status, ((await probe.json()) as { error: { message: string } }).error.message],
+    [403, 'the gateway key of project expired-project has expired'],
+  )
 })
 
 one('admin API: bad values are 400 with a clear message, and change nothing', async () => {
