@@ -41,6 +41,27 @@ export const groupSchema = {
   },
 } as const
 
+/** The key's own limits (keys.yaml and the admin API take the same three). */
+export const keyExpiresAt = {
+  type: ['string', 'integer'],
+  description:
+    'When the key stops working (401 "api key expired" from then on): an ISO 8601 date-time with its zone (`2027-01-31T00:00:00Z`), or epoch milliseconds.',
+} as const
+
+export const keyModels = {
+  type: 'array',
+  items: { type: 'string', minLength: 1 },
+  minItems: 1,
+  description:
+    "Catalog ids and family names this key may use, within its group's `models` (each must be one the group may use). Unset: whatever the group may use.",
+} as const
+
+export const keyRequestsPerMinute = {
+  type: 'integer',
+  minimum: 1,
+  description: 'Requests the key may make in any one minute; past it, 429 with Retry-After. Unset: no limit.',
+} as const
+
 export const keySchema = {
   type: 'object',
   additionalProperties: false,
@@ -63,6 +84,9 @@ export const keySchema = {
     },
     budget: groupSchema.properties.budget,
     tokens_per_minute: groupSchema.properties.tokens_per_minute,
+    expires_at: keyExpiresAt,
+    models: keyModels,
+    requests_per_minute: keyRequestsPerMinute,
   },
 } as const
 

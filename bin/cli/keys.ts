@@ -5,14 +5,20 @@ export const KEYS_USAGE = `usage: sluice keys <action> [options]
 
 actions:
   create --group <g> [--id <id>] [--budget <n> [--term day|week|month]] [--tpm <n>]
+         [--expires <time>] [--models <a,b>] [--rpm <n>]
                        make a key; its secret is printed once, never again
-  list                 a table of keys: id, group, enabled, budget, source
+  list                 a table of keys: id, group, enabled, budget, expiry, models, rpm, source
+  set <id> [--expires <time>|none] [--models <a,b>|none] [--rpm <n>|none]
+                       change a key's expiry, own models or requests per minute (none clears)
   enable <id>          switch a key on
   disable <id>         switch a key off (its requests get 403)
   rotate <id>          a new secret, printed once; the old one stops at once
   delete <id> --yes    delete a key (--yes is required: the id is never reused)
 
 options:
+  --expires <time>     when the key stops working: ISO 8601 with its zone (2027-01-31T00:00:00Z) or epoch ms
+  --models <a,b>       catalog ids and families the key may use, within its group's
+  --rpm <n>            requests per minute; past it 429 with Retry-After
   --url <url>          the gateway (default $SLUICE_URL or http://127.0.0.1:8080)
   --admin-key <key>    the admin key (default $SLUICE_ADMIN_KEY)
   --json               print the API's JSON instead of text
@@ -24,6 +30,10 @@ interface Key {
   group: string
   enabled: boolean
   budget: { amount: number; term: string } | null
+  expires_at: string | null
+  expired: boolean
+  models: string[] | null
+  requests_per_minute: number | null
   source: string
 }
 interface Secret {
@@ -37,6 +47,9 @@ const options = {
   budget: { type: 'string' },
   term: { type: 'string' },
   tpm: { type: 'string' },
+  expires: { type: 'string' },
+  models: { type: 'string' },
+  rpm: { type: 'string' },
   yes: { type: 'boolean', default: false },
   json: { type: 'boolean', default: false },
 } as const
@@ -48,18 +61,19 @@ export async function keysCommand(args: string[], io: Io): Promise<number> {
     return 0
   }
   const [action, id, ...extra] = positionals
-  if (action === undefined) throw new UsageError('keys needs an action: create, list, enable, disable, rotate, delete')
+  if (action === undefined)
+    throw new UsageError('keys needs an action: create, list, set, enable, disable, rotate, delete')
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`)
-  const needsId = ['enable', 'disable', 'rotate', 'delete'].includes(action)
+  const needsId = ['set', 'enable', 'disable', 'rotate', 'delete'].includes(action)
   if (!needsId && !['create', 'list'].includes(action))
     throw new UsageError(
-      `unknown keys action ${JSON.stringify(action)}: expected create, list, enable, disable, rotate or delete`,
+      `unknown keys action ${JSON.stringify(action)}: expected create, list, set, enable, disable, rotate or delete`,
     )
   if (needsId && id === undefined) throw new UsageError(`keys ${action} needs a key <id>`)
   if (!needsId && id !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(id)}`)
   if (action === 'delete' && !values.yes)
     throw new UsageError('keys delete needs --yes (a deleted key cannot come back)')
-  const body = action === 'create' ? createBody(values) : undefined
+  const body = action === 'create' ? createBody(values) : action === 'set' ? setBody(values) : undefined
   const api = adminClient(values, io.env)
   const path = `/keys/${encodeURIComponent(id ?? '')}`
   const print = (value: unknown, text: string): void =>
@@ -79,15 +93,27 @@ export async function keysCommand(args: string[], io: Io): Promise<number> {
       print(
         list,
         table(
-          ['id', 'group', 'enabled', 'budget', 'source'],
+          ['id', 'group', 'enabled', 'budget', 'expires', 'models', 'rpm', 'source'],
           list.data.map((k) => [
             k.id,
             k.group,
             k.enabled,
             k.budget ? `${k.budget.amount}/${k.budget.term}` : null,
+            k.expires_at && (k.expired ? `expired:${k.expires_at}` : k.expires_at),
+            k.models?.join(','),
+            k.requests_per_minute,
             k.source,
           ]),
         ),
+      )
+      return 0
+    }
+    case 'set': {
+      const key = (await api.call('PATCH', path, body)) as Key
+      print(
+        key,
+        `key ${key.id}: expires ${key.expires_at ?? 'never'}; models ${key.models?.join(', ') ?? "the group's"}; ` +
+          `${key.requests_per_minute ?? 'no limit of'} requests per minute\n`,
       )
       return 0
     }
@@ -114,13 +140,15 @@ export async function keysCommand(args: string[], io: Io): Promise<number> {
   throw new FailedError(`unhandled action ${action}`)
 }
 
-function createBody(values: {
-  group?: string
-  id?: string
-  budget?: string
-  term?: string
-  tpm?: string
-}): Record<string, unknown> {
+function createBody(
+  values: {
+    group?: string
+    id?: string
+    budget?: string
+    term?: string
+    tpm?: string
+  } & LimitFlags,
+): Record<string, unknown> {
   if (!values.group) throw new UsageError('keys create needs --group <g>')
   const body: Record<string, unknown> = { group: values.group }
   if (values.id !== undefined) body.id = values.id
@@ -131,5 +159,41 @@ function createBody(values: {
   if (amount !== undefined) body.budget = { amount, term: values.term ?? 'month' }
   const tpm = positiveNumber(values.tpm, '--tpm', true)
   if (tpm !== undefined) body.tokens_per_minute = tpm
+  return { ...body, ...limits(values, false) }
+}
+
+/** The body of `keys set`: at least one of the three, `none` clearing it. */
+function setBody(values: LimitFlags): Record<string, unknown> {
+  const body = limits(values, true)
+  if (Object.keys(body).length === 0) throw new UsageError('keys set needs --expires, --models or --rpm')
+  return body
+}
+
+interface LimitFlags {
+  expires?: string
+  models?: string
+  rpm?: string
+}
+
+/** --expires, --models, --rpm as the admin API takes them (the gateway checks the values and names what is wrong). */
+function limits(values: LimitFlags, clearable: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  const cleared = (raw: string | undefined) => clearable && raw === 'none'
+  if (values.expires !== undefined)
+    body.expires_at = cleared(values.expires)
+      ? null
+      : /^\d+$/.test(values.expires)
+        ? Number(values.expires)
+        : values.expires
+  if (values.models !== undefined) {
+    const names = values.models
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean)
+    if (!cleared(values.models) && names.length === 0) throw new UsageError('--models names at least one model')
+    body.models = cleared(values.models) ? null : names
+  }
+  if (values.rpm !== undefined)
+    body.requests_per_minute = cleared(values.rpm) ? null : positiveNumber(values.rpm, '--rpm', true)
   return body
 }

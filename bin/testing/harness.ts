@@ -90,6 +90,7 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
     stored: overrides.services?.storedKeys,
     adminKeyHash: overrides.adminKeyHash,
     now,
+    catalog: () => catalog,
   })
   const catalog = createCatalog(deployment, {
     embeddedUrls: {

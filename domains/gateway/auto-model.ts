@@ -23,8 +23,9 @@ export interface AutoNeeds {
   toolChoice?: boolean
   /** A json_schema response format: models that enforce schemas come first. */
   schema?: boolean
-  /** The caller's group, whose permitted models bound the choice. */
+  /** The caller's group and key, whose permitted models bound the choice. */
   group?: string
+  keyId?: string
 }
 
 /** How busy a model is; lower is chosen first. */
@@ -61,9 +62,10 @@ export function chooseAutoModel(
   now: number,
   loadOf: LoadOf = () => 0,
 ): ModelConfig {
+  const caller = needs.group === undefined ? undefined : { group: needs.group, keyId: needs.keyId }
   const candidates = catalog.models().filter((m) => {
     if (!usable(m, now)) return false
-    if (!catalog.permits(needs.group, [m.id])) return false
+    if (!catalog.permits(caller, [m.id])) return false
     if (needs.images && !m.supports_vision) return false
     if (needs.tools && !m.supports_function_calling) return false
     if (needs.toolChoice && !m.supports_tool_choice) return false

@@ -12,10 +12,17 @@ export interface Catalog {
   families(): readonly FamilyConfig[]
   backend(name: string): (BackendConfig & { name: string; baseUrl: string }) | undefined
   /**
-   * Whether the caller's group may use a model asked for by any of these names (the name sent,
-   * the catalog id, the family). No group: yes; a group the key store does not know: no.
+   * Whether the caller (`ex.principal`) may use a model asked for by any of these names (the
+   * name sent, the catalog id, the family): its group must permit one of them, and so must the
+   * key's own `models` when it has them. No caller: yes; a group the key store does not know: no.
    */
-  permits(group: string | undefined, names: readonly string[]): boolean
+  permits(caller: PermitCaller | undefined, names: readonly string[]): boolean
+}
+
+/** Who asks: the caller's group and, when a key made the request, its id (a Principal is one). */
+export interface PermitCaller {
+  readonly group: string
+  readonly keyId?: string
 }
 
 /** What the model's server reports in `model`: reported_name, else served_name, else the id. */

@@ -14,6 +14,12 @@ export interface KeyRecord {
   readonly legacy: boolean
   readonly budget?: TermBudget
   readonly tokensPerMinute?: number
+  /** Epoch ms from which the key gets 401 "api key expired". */
+  readonly expiresAt?: number
+  /** Catalog ids and families the key may use, within its group's (catalog.permits checks both). */
+  readonly models?: readonly string[]
+  /** Requests a minute (the auth step counts them; 429 past it). */
+  readonly requestsPerMinute?: number
   /** Where the key is defined: `config` (keys.yaml, the static seed) or `store` (the admin API). */
   readonly source: 'config' | 'store'
   /** Epoch ms; keys of the seed have none. */
@@ -52,14 +58,22 @@ export interface NewKey {
   legacy?: boolean
   budget?: TermBudget
   tokensPerMinute?: number
+  /** ISO 8601 date-time with its zone, or epoch ms; checked (and refused with 400) by the store. */
+  expiresAt?: string | number
+  /** Checked against the catalog and the group's models (400 for a name the group may not use). */
+  models?: readonly string[]
+  requestsPerMinute?: number
 }
 
-/** A change to a key; `null` clears a budget. */
+/** A change to a key; `null` clears a budget, a limit, an expiry or the key's own models. */
 export interface KeyChange {
   group?: string
   enabled?: boolean
   budget?: TermBudget | null
   tokensPerMinute?: number | null
+  expiresAt?: string | number | null
+  models?: readonly string[] | null
+  requestsPerMinute?: number | null
 }
 
 /** Changes made through the admin API; they live in the store and apply without a restart. */

@@ -61,7 +61,7 @@ export function loadDeployment(options: LoadOptions): Deployment {
   checkModels(modelsPath, models)
   // Every variable a backend names is set; the values are read again by the catalog, never kept here.
   checkBackendEnv(modelsPath, models.backends, options.env ?? process.env)
-  checkKeys(keysPath, keys)
+  checkKeys(keysPath, keys, models)
 
   const files = new Map<string, unknown>()
   return {

@@ -69,7 +69,7 @@ export class Generation implements Kernel {
     this.catalog = createCatalog(options.deployment, {
       embeddedUrls: options.embeddedUrls,
       env: options.env,
-      keys: { group: (id) => this.keys.group(id) },
+      keys: { group: (id) => this.keys.group(id), key: (id) => this.keys.key(id) },
     })
     this.keys = createKeyStore(options.deployment.keys, {
       dataDir: options.deployment.dataDir,
@@ -80,6 +80,7 @@ export class Generation implements Kernel {
       adminKeyHash: options.deployment.server.admin?.key_hash,
       generateAdminKey: options.deployment.server.admin?.generate_key,
       now: this.now,
+      catalog: this.catalog,
     })
     this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id), options.services.metrics)
     this.records = options.services.records

@@ -1,5 +1,5 @@
 /** Request bodies of the keys admin routes, validated through the kernel's ajv. */
-import { groupSchema } from '../../schemas/keys.schema.js'
+import { groupSchema, keyExpiresAt, keyModels, keyRequestsPerMinute } from '../../schemas/keys.schema.js'
 
 const termBudget = {
   type: 'object',
@@ -22,6 +22,9 @@ export const createKeyBody = {
     legacy: { type: 'boolean' },
     budget: termBudget,
     tokens_per_minute: groupSchema.properties.tokens_per_minute,
+    expires_at: keyExpiresAt,
+    models: keyModels,
+    requests_per_minute: keyRequestsPerMinute,
   },
 } as const
 
@@ -34,5 +37,8 @@ export const updateKeyBody = {
     enabled: { type: 'boolean' },
     budget: { anyOf: [termBudget, { type: 'null' }] },
     tokens_per_minute: { anyOf: [groupSchema.properties.tokens_per_minute, { type: 'null' }] },
+    expires_at: { anyOf: [keyExpiresAt, { type: 'null' }] },
+    models: { anyOf: [keyModels, { type: 'null' }] },
+    requests_per_minute: { anyOf: [keyRequestsPerMinute, { type: 'null' }] },
   },
 } as const

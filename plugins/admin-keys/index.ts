@@ -28,10 +28,13 @@ interface KeyBody {
   legacy?: boolean
   budget?: TermBudget | null
   tokens_per_minute?: number | null
+  expires_at?: string | number | null
+  models?: string[] | null
+  requests_per_minute?: number | null
 }
 
-/** A key as the admin API shows it: no secret, no digest. */
-function keyView(k: KeyRecord) {
+/** A key as the admin API shows it: no secret, no digest. `expired`: past its `expires_at` at `now`. */
+function keyView(k: KeyRecord, now: number) {
   return {
     id: k.id,
     group: k.group,
@@ -39,6 +42,10 @@ function keyView(k: KeyRecord) {
     legacy: k.legacy,
     budget: k.budget ?? null,
     tokens_per_minute: k.tokensPerMinute ?? null,
+    expires_at: k.expiresAt === undefined ? null : new Date(k.expiresAt).toISOString(),
+    expired: k.expiresAt !== undefined && now >= k.expiresAt,
+    models: k.models ?? null,
+    requests_per_minute: k.requestsPerMinute ?? null,
     source: k.source,
     created_at: k.createdAt === undefined ? null : new Date(k.createdAt).toISOString(),
     updated_at: k.updatedAt === undefined ? null : new Date(k.updatedAt).toISOString(),
@@ -61,12 +68,12 @@ export default definePlugin({
     const id = (ex: Exchange) => ex.params.id ?? ''
     const actions: Record<AdminKeysConfig['action'], (ex: Exchange) => Promise<void>> = {
       async list(ex) {
-        ex.reply = reply.json({ object: 'list', data: kernel.keys.keys().map(keyView) })
+        ex.reply = reply.json({ object: 'list', data: kernel.keys.keys().map((k) => keyView(k, kernel.now())) })
       },
       async get(ex) {
         const key = kernel.keys.key(id(ex))
         if (!key) throw new GatewayError(404, `key ${id(ex)} does not exist`)
-        ex.reply = reply.json(keyView(key))
+        ex.reply = reply.json(keyView(key, kernel.now()))
       },
       async create(ex) {
         const body = validBody(ex, createKeyBody)
@@ -77,9 +84,12 @@ export default definePlugin({
           legacy: body.legacy,
           budget: body.budget ?? undefined,
           tokensPerMinute: body.tokens_per_minute ?? undefined,
+          expiresAt: body.expires_at ?? undefined,
+          models: body.models ?? undefined,
+          requestsPerMinute: body.requests_per_minute ?? undefined,
         }
         const made = await kernel.keyAdmin.createKey(input)
-        ex.reply = reply.json({ key: keyView(made.key), secret: made.secret }, 201)
+        ex.reply = reply.json({ key: keyView(made.key, kernel.now()), secret: made.secret }, 201)
       },
       async update(ex) {
         const body = validBody(ex, updateKeyBody)
@@ -88,12 +98,15 @@ export default definePlugin({
           enabled: body.enabled,
           budget: body.budget,
           tokensPerMinute: body.tokens_per_minute,
+          expiresAt: body.expires_at,
+          models: body.models,
+          requestsPerMinute: body.requests_per_minute,
         }
-        ex.reply = reply.json(keyView(await kernel.keyAdmin.updateKey(id(ex), change)))
+        ex.reply = reply.json(keyView(await kernel.keyAdmin.updateKey(id(ex), change), kernel.now()))
       },
       async rotate(ex) {
         const rotated = await kernel.keyAdmin.rotateKey(id(ex))
-        ex.reply = reply.json({ key: keyView(rotated.key), secret: rotated.secret })
+        ex.reply = reply.json({ key: keyView(rotated.key, kernel.now()), secret: rotated.secret })
       },
       async delete(ex) {
         await kernel.keyAdmin.deleteKey(id(ex))

@@ -3,12 +3,17 @@ import type { FamilyConfig, ModelConfig } from '../../schemas/models.schema.js'
 import { LEVELS } from '../../protocols/openai/reasoning-effort.js'
 import { boonActs, type BoonName } from '../../kernel/contract/index.js'
 
+/** The spec's six values of `model_type`: a client may hold the list to them. */
+export type EntryModelType = 'chat' | 'embedding' | 'image' | 'audio_speech' | 'audio_transcription' | 'video'
+
 export interface ModelEntry {
   id: string
   object: 'model'
   created: number
   owned_by: string
-  model_type: string
+  model_type: EntryModelType
+  /** On rerank models only (POST /rerank): they are listed as `embedding`, the spec having no rerank type. */
+  supports_rerank?: true
   context_window: number
   supports_function_calling: boolean
   supports_response_schema: boolean
@@ -36,7 +41,10 @@ export function modelEntry(m: ModelConfig, ownedBy: string): ModelEntry {
     object: 'model',
     created: CREATED,
     owned_by: ownedBy,
-    model_type: m.model_type,
+    // A cross-encoder reranker is an encoder served by the embedding servers (TEI, Infinity,
+    // vLLM's pooling runner): `embedding` with supports_rerank (docs/decisions.md).
+    model_type: m.model_type === 'rerank' ? 'embedding' : m.model_type,
+    ...(m.model_type === 'rerank' ? { supports_rerank: true } : {}),
     context_window: m.context_window ?? 8192,
     supports_function_calling: m.supports_function_calling ?? false,
     supports_response_schema: m.supports_response_schema ?? false,

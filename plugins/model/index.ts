@@ -88,6 +88,7 @@ export default definePlugin({
               toolChoice: b.tool_choice !== undefined,
               schema: b.response_format?.type === 'json_schema',
               group: ex.principal?.group,
+              keyId: ex.principal?.keyId,
             },
             kernel.now(),
             queueLoadOf(kernel),
@@ -106,7 +107,7 @@ export default definePlugin({
         if (config.endpoint === 'completions' && !model.supports_completions)
           throw new GatewayError(400, `model ${requested} does not support completions`, { code: 'invalid_request' })
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')
-        if (!catalog.permits(ex.principal?.group, [requested, model.id, ...(family ? [family.id] : [])]))
+        if (!catalog.permits(ex.principal, [requested, model.id, ...(family ? [family.id] : [])]))
           throw new GatewayError(403, 'model not permitted for tenant')
         ex.state.model = { requested, model, family, familyLevel }
         if (family) ex.headers.set(`${ex.headerPrefix}model-variant`, family.id)

@@ -43,6 +43,8 @@ export default definePlugin({
           throw new GatewayError(503, `project ${project.id} has no usable gateway key`)
         }
         if (!key.enabled) throw new GatewayError(403, `the gateway key of project ${project.id} is disabled`)
+        if (key.expiresAt !== undefined && kernel.now() >= key.expiresAt)
+          throw new GatewayError(403, `the gateway key of project ${project.id} has expired`)
         ex.principal = { keyId: key.id, group: key.group, legacy: key.legacy }
         ex.state.queryAuth = { project, token }
         await next()

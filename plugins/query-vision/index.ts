@@ -36,7 +36,7 @@ export default definePlugin({
         const { project, token } = ex.state.queryAuth
         checkOwnParams(token.kind, body, OWN_PARAMS)
         const url = imageUrlOf(body.image, body.image_content_type, maxImageBytes)
-        const model = visionModel(kernel, body, project.defaults, ex.principal.group)
+        const model = visionModel(kernel, body, project.defaults, ex.principal)
         // A request's own value overrides the project's default, field by field.
         const params: VisionParams = { ...pick(project.defaults.model_params ?? {}), ...body.model_params }
         const system = params.system_prompt

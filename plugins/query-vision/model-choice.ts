@@ -5,7 +5,7 @@
  * is in service and that the project's key may use (the operator's order in models.yaml).
  * Only the gateway's own catalog serves vision here (`model_provider: gateway`).
  */
-import { GatewayError, type Kernel } from '../../kernel/contract/index.js'
+import { GatewayError, type Kernel, type PermitCaller } from '../../kernel/contract/index.js'
 import type { QueryDefaults } from '../../schemas/query-request.schema.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 
@@ -21,7 +21,7 @@ export function visionModel(
   kernel: Kernel,
   asked: { model_provider?: string; model_name?: string },
   defaults: QueryDefaults,
-  group: string,
+  caller: PermitCaller,
 ): string {
   const provider = asked.model_provider ?? PROVIDER
   if (provider !== PROVIDER)
@@ -35,7 +35,7 @@ export function visionModel(
   if (fallback?.supports_vision && inService(fallback, kernel.now())) return fallback.id
   const first = kernel.catalog
     .models()
-    .find((m) => m.supports_vision && inService(m, kernel.now()) && kernel.catalog.permits(group, [m.id]))
+    .find((m) => m.supports_vision && inService(m, kernel.now()) && kernel.catalog.permits(caller, [m.id]))
   if (!first) throw new GatewayError(503, 'no vision model is available: name one with model_name')
   return first.id
 }

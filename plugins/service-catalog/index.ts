@@ -50,7 +50,9 @@ function checkAccess(ex: Exchange, kernel: Kernel): void {
     })
   }
   const key = kernel.keys.lookup(token)
-  if (key === undefined || !key.enabled) throw new GatewayError(401, 'Invalid token.', { type: 'Unauthorized' })
+  const expired = key?.expiresAt !== undefined && kernel.now() >= key.expiresAt
+  if (key === undefined || !key.enabled || expired)
+    throw new GatewayError(401, 'Invalid token.', { type: 'Unauthorized' })
 }
 
 export default definePlugin({

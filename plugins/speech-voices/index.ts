@@ -34,7 +34,7 @@ export default definePlugin({
         if (!model) throw new GatewayError(404, `model ${requested} is not registered`)
         if (model.model_type !== 'audio_speech') throw notSpeech(requested)
         if (model.enabled === false) throw new GatewayError(403, 'model is disabled')
-        if (!kernel.catalog.permits(ex.principal?.group, [requested, model.id]))
+        if (!kernel.catalog.permits(ex.principal, [requested, model.id]))
           throw new GatewayError(403, 'model not permitted for tenant')
         const list: VoiceList = { voices: [...(model.audio?.voices ?? [])], uploaded_voices: [] }
         ex.reply = reply.json(list)

@@ -29,7 +29,7 @@ export function chooseModel(
   if (name === 'auto') {
     const model = chooseAutoModel(
       catalog,
-      { images: hasImages, group: principal?.group },
+      { images: hasImages, group: principal?.group, keyId: principal?.keyId },
       kernel.now(),
       queueLoadOf(kernel),
     )

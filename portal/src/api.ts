@@ -79,6 +79,12 @@ export interface Key {
   legacy: boolean
   budget: { amount: number; term?: string } | null
   tokens_per_minute: number | null
+  /** ISO 8601; past it the key gets 401 "api key expired". */
+  expires_at: string | null
+  expired: boolean
+  /** The key's own models, within its group's; null: the group's. */
+  models: string[] | null
+  requests_per_minute: number | null
   source: string
   created_at: string | null
 }

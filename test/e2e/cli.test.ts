@@ -82,9 +82,9 @@ test('keys: create, disable, enable, rotate, list, delete', async () => {
   const list = await run(['keys', 'list'])
   assert.is(list.code, 0)
   const [header, ...rows] = list.stdout.trimEnd().split('\n')
-  assert.equal(header.split(/\s+/), ['id', 'group', 'enabled', 'budget', 'source'])
+  assert.equal(header.split(/\s+/), ['id', 'group', 'enabled', 'budget', 'expires', 'models', 'rpm', 'source'])
   assert.ok(
-    rows.some((r) => r.split(/\s+/).join(' ') === 'cli-one demo true 5/month store'),
+    rows.some((r) => r.split(/\s+/).join(' ') === 'cli-one demo true 5/month - - - store'),
     list.stdout,
   )
   assert.ok(!list.stdout.includes(fresh), 'never a secret')
@@ -93,6 +93,63 @@ test('keys: create, disable, enable, rotate, list, delete', async () => {
   assert.is((await run(['keys', 'delete', 'cli-one', '--yes'])).code, 0)
   assert.is(await models(fresh), 401)
   assert.not.ok((await run(['keys', 'list'])).stdout.includes('cli-one'))
+})
+
+test("keys: create and set a key's expiry, own models and requests per minute; none clears; bad values exit 1 with the gateway's message", async () => {
+  const made = await run([
+    'keys',
+    'create',
+    '--group',
+    'demo',
+    '--id',
+    'cli-limits',
+    '--expires',
+    '2099-01-01T00:00:00Z',
+    '--models',
+    'sim-vision, sim-chat',
+    '--rpm',
+    '1',
+  ])
+  assert.is(made.code, 0, made.stderr)
+  const secret = secretOf(made)
+  assert.is(await models(secret), 200)
+  assert.is(await models(secret), 429, 'one request a minute')
+  const row = (await run(['keys', 'list'])).stdout.split('\n').find((r) => r.startsWith('cli-limits'))
+  assert.is(row?.split(/\s+/).join(' '), 'cli-limits demo true - 2099-01-01T00:00:00.000Z sim-vision,sim-chat 1 store')
+
+  const set = await run([
+    'keys',
+    'set',
+    'cli-limits',
+    '--rpm',
+    'none',
+    '--models',
+    'sim-vision',
+    '--expires',
+    '4102444800000',
+  ])
+  assert.is(set.code, 0, set.stderr)
+  assert.is(
+    set.stdout,
+    'key cli-limits: expires 2100-01-01T00:00:00.000Z; models sim-vision; no limit of requests per minute\n',
+  )
+  assert.is(await models(secret), 200, 'the limit is gone')
+  const json = JSON.parse(
+    (await run(['keys', 'set', 'cli-limits', '--expires', 'none', '--models', 'none', '--json'])).stdout,
+  )
+  assert.equal([json.expires_at, json.models, json.requests_per_minute], [null, null, null])
+
+  const past = await run(['keys', 'set', 'cli-limits', '--expires', '2001-01-01T00:00:00Z'])
+  assert.is(past.code, 1)
+  assert.match(past.stderr, /400: invalid request: expires_at 2001-01-01T00:00:00Z is in the past/)
+  const outside = await run(['keys', 'create', '--group', 'demo', '--models', 'gpt-9'])
+  assert.is(outside.code, 1)
+  assert.match(outside.stderr, /400: invalid request: models: gpt-9 is not a model or family of the catalog/)
+  const zero = await run(['keys', 'set', 'cli-limits', '--rpm', '0'])
+  assert.is(zero.code, 1)
+  assert.match(zero.stderr, /400: invalid request: \/requests_per_minute/)
+  assert.is((await run(['keys', 'set', 'cli-limits'])).code, 2, 'set needs a field')
+  assert.is((await run(['keys', 'set', 'cli-limits', '--rpm', 'many'])).code, 2)
 })
 
 test('an HTTP error: exit 1 with the API message', async () => {

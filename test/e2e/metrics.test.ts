@@ -171,7 +171,9 @@ test('protected by a metrics token: 401 without or with a wrong one; the token o
 })
 
 test('require_admin_key without an admin key configured: 403, never open', async () => {
-  const strict = await startTestGateway({ server: { metrics: { require_admin_key: true }, admin: { generate_key: false } } })
+  const strict = await startTestGateway({
+    server: { metrics: { require_admin_key: true }, admin: { generate_key: false } },
+  })
   try {
     assert.is((await fetch(`${strict.url}/metrics`)).status, 403)
   } finally {

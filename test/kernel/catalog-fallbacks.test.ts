@@ -111,7 +111,7 @@ test("${NAME} in a backend: the catalog's backend holds the values, the deployme
   const d = load(secretModels, ENV)
   assert.equal(d.models.backends.vault, { ...d.models.backends.vault, ...secretBackend })
   assert.not.ok(JSON.stringify(d.models).includes('tok-s3cr3t-value'), 'the loaded config holds no value')
-  const catalog = createCatalog(d, { keys: { group: () => undefined }, env: ENV })
+  const catalog = createCatalog(d, { keys: { group: () => undefined, key: () => undefined }, env: ENV })
   const b = catalog.backend('vault')!
   assert.is(b.api_key, 'tok-s3cr3t-value')
   assert.is(b.baseUrl, 'http://127.0.0.1:9')

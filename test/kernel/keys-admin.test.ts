@@ -14,10 +14,14 @@ import { GatewayError } from '../../kernel/contract/errors.js'
 import { createLogger } from '../../kernel/contract/log.js'
 import type { KeysFile } from '../../schemas/keys.schema.js'
 import { postgresTestStore, sqliteTestStore } from '../support/test-stores.js'
+import { makeKernel } from '../../bin/testing/harness.js'
 import { suiteNeeding } from '../support/needs-server.js'
 import type { Server } from '../support/services.js'
 
 const log = createLogger({ level: 'error', sink: { write: () => undefined } })
+/** The embedded default's catalog, against which keys' own models are checked. */
+const { catalog } = makeKernel()
+const NOW = Date.parse('2026-12-01T00:00:00Z')
 const seed: KeysFile = {
   groups: {
     research: { models: ['*'], weight: 1, forward_headers: false },
@@ -75,7 +79,7 @@ function keysContract(
   test.before(async () => {
     opened = await open()
     stored = await StoredKeys.open(opened.store.keys, { refreshMs: 50, log })
-    keys = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, stored })
+    keys = createKeyStore(seed, { dataDir: os.tmpdir(), env: {}, log, stored, catalog, now: () => NOW })
   })
   test.after(async () => {
     stored?.close()
@@ -91,6 +95,9 @@ function keysContract(
       group: 'research',
       budget: { amount: 3, term: 'day' },
       tokensPerMinute: 500,
+      expiresAt: '2027-01-31T12:00:00+01:00',
+      models: ['sim-vision', 'sim-chat'],
+      requestsPerMinute: 60,
     })
     assert.match(made.secret, /^sk-sluice-/)
     const found = keys.lookup(made.secret)
@@ -103,6 +110,9 @@ function keysContract(
         legacy: false,
         budget: { amount: 3, term: 'day' },
         tokensPerMinute: 500,
+        expiresAt: Date.parse('2027-01-31T11:00:00Z'),
+        models: ['sim-vision', 'sim-chat'],
+        requestsPerMinute: 60,
         source: 'store',
         createdAt: undefined,
         updatedAt: undefined,
@@ -125,6 +135,78 @@ function keysContract(
     assert.equal([bob.enabled, bob.group, bob.budget], [true, 'ops', { amount: 1, term: 'month' }])
     await keys.updateKey('bob', { budget: null, tokensPerMinute: null })
     assert.is(keys.key('bob')!.budget, undefined, 'null clears a budget')
+  })
+
+  it("expiry, own models and request limit: changed, kept by other changes, cleared by null; the store's row holds them", async () => {
+    const made = await keys.createKey({ id: 'erin', group: 'research', expiresAt: NOW + 3_600_000 })
+    assert.is(keys.lookup(made.secret)?.expiresAt, NOW + 3_600_000, 'epoch milliseconds taken as they are')
+    await keys.updateKey('erin', { models: ['sim-chat-instruct'], requestsPerMinute: 2 })
+    await keys.updateKey('erin', { enabled: false })
+    let erin = keys.key('erin')!
+    assert.equal(
+      [erin.expiresAt, erin.models, erin.requestsPerMinute, erin.enabled],
+      [NOW + 3_600_000, ['sim-chat-instruct'], 2, false],
+      'a change of one field keeps the others',
+    )
+    const row = (await opened!.store.keys.load()).keys.find((k) => k.id === 'erin')!
+    assert.equal([row.expiresAt, row.models, row.requestsPerMinute], [NOW + 3_600_000, ['sim-chat-instruct'], 2])
+    await keys.updateKey('erin', { expiresAt: null, models: null, requestsPerMinute: null })
+    erin = keys.key('erin')!
+    assert.equal([erin.expiresAt, erin.models, erin.requestsPerMinute], [undefined, undefined, undefined])
+    // A seed key changed here keeps its own fields when copied.
+    await keys.updateKey('old', { requestsPerMinute: 5 })
+    assert.equal([keys.key('old')!.requestsPerMinute, keys.key('old')!.legacy], [5, true])
+  })
+
+  it('bad expiry, models or limit: 400 naming the field, and nothing changes', async () => {
+    await keys.createKey({ id: 'frank', group: 'ops', models: ['sim-chat'] })
+    const before = (await opened!.store.keys.load()).version
+    const message = async (p: Promise<unknown>) => {
+      try {
+        await p
+        return 'ok'
+      } catch (err) {
+        return err instanceof GatewayError ? `${err.status} ${err.message}` : String(err)
+      }
+    }
+    assert.is(
+      await message(keys.createKey({ group: 'research', expiresAt: NOW - 1000 })),
+      '400 invalid request: expires_at 2026-11-30T23:59:59.000Z is in the past',
+    )
+    assert.is(
+      await message(keys.createKey({ group: 'research', expiresAt: 'tomorrow' })),
+      '400 invalid request: expires_at "tomorrow" is not an ISO 8601 date-time with its zone (2027-01-31T00:00:00Z) or epoch milliseconds',
+    )
+    assert.is(
+      await message(keys.createKey({ group: 'research', expiresAt: 1893456000 })),
+      '400 invalid request: expires_at 1893456000 looks like epoch seconds: give epoch milliseconds or an ISO 8601 date-time',
+    )
+    assert.is(
+      await message(keys.createKey({ group: 'ops', models: ['sim-vision'] })),
+      '400 invalid request: models: sim-vision is not permitted to group ops',
+    )
+    assert.is(
+      await message(keys.createKey({ group: 'research', models: ['gpt-9'] })),
+      '400 invalid request: models: gpt-9 is not a model or family of the catalog',
+    )
+    assert.is(
+      await message(keys.updateKey('frank', { expiresAt: '2020-01-01T00:00:00Z' })),
+      '400 invalid request: expires_at 2020-01-01T00:00:00Z is in the past',
+    )
+    assert.is(
+      await message(keys.updateKey('alice', { group: 'ops' })),
+      '400 invalid request: models: sim-vision is not permitted to group ops',
+      'moving a key to a group that may not use its models',
+    )
+    assert.is(
+      await message(keys.updateKey('frank', { models: ['*'] })),
+      '400 invalid request: models: * is more than group ops may use',
+    )
+    // A member reached through the group's family is within it.
+    assert.is(await message(keys.updateKey('frank', { models: ['sim-chat-thinking'] })), 'ok')
+    await keys.updateKey('frank', { models: ['sim-chat'] })
+    assert.is((await opened!.store.keys.load()).version, before + 2, 'only the two good changes were written')
+    assert.equal(keys.key('alice')!.group, 'research')
   })
 
   it('a seed key switched off here is overridden by the store', async () => {

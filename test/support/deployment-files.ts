@@ -33,6 +33,9 @@ export interface TestKey {
   budget?: { amount: number; term?: 'day' | 'week' | 'month' }
   tokens_per_minute?: number
   legacy?: boolean
+  expires_at?: string | number
+  models?: string[]
+  requests_per_minute?: number
 }
 
 /** keys.yaml with these groups and keys (the demo key stays, in group `demo`). */

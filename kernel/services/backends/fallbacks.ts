@@ -27,12 +27,12 @@ export function fallsBack(signal: AbortSignal, err: unknown): boolean {
   return err.code === 'upstream_error' && (err.status >= 500 || err.status === 429)
 }
 
-/** A fallback the caller could call by its own name: enabled, not retired, permitted to its group. */
+/** A fallback the caller could call by its own name: enabled, not retired, permitted to its group and key. */
 function callable(catalog: Catalog, ex: Exchange, model: ModelConfig): boolean {
   if (model.enabled === false) return false
   if (model.status === 'deprecated' && model.retire_at !== undefined && Date.parse(model.retire_at) <= Date.now())
     return false
-  return catalog.permits(ex.principal?.group, [model.id])
+  return catalog.permits(ex.principal, [model.id])
 }
 
 /**

@@ -6,14 +6,14 @@
 import path from 'node:path'
 import type { Catalog, Deployment, KeyStore } from '../../contract/kernel.js'
 import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
-import { groupPermits } from './permits.js'
+import { callerPermits } from './permits.js'
 import { checkReportedNames } from './reported-names.js'
 import { reportedNameOf } from '../../contract/catalog.js'
 import { resolveBackend } from './env-refs.js'
 
 export interface CatalogOptions {
-  /** The groups, for `permits` (they change through the admin API, so they are looked up live). */
-  keys: Pick<KeyStore, 'group'>
+  /** The groups and keys, for `permits` (they change through the admin API, so they are looked up live). */
+  keys: Pick<KeyStore, 'group' | 'key'>
   /**
    * Base URLs of the in-process model servers, by the name a backend's url gives them:
    * `embedded` (the simulator) and `embedded-embedder` (the sentence encoder). A backend
@@ -63,6 +63,6 @@ export function createCatalog(deployment: Deployment, options: CatalogOptions): 
     models: () => modelList,
     families: () => familyList,
     backend: (name) => backends.get(name),
-    permits: (group, names) => groupPermits(options.keys, group, names),
+    permits: (caller, names) => callerPermits(options.keys, caller, names),
   }
 }

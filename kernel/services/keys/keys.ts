@@ -24,8 +24,14 @@ import type { StoredKeys } from './stored-keys.js'
 import { DigestIndex, demoSecretDigest, hashSecret, newSecret, type Announce } from '../../contract/secrets.js'
 import { GatewayError } from '../../contract/errors.js'
 import { describeErrors, validatorFor } from '../../contract/ajv.js'
+import { keyModelsProblem, type CatalogNames } from '../catalog/permits.js'
+import { expiryTime } from './expiry.js'
 
 const KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/
+
+const invalid = (problem: string): never => {
+  throw new GatewayError(400, `invalid request: ${problem}`, { code: 'invalid_request' })
+}
 const GROUP_ID = /^[A-Za-z0-9_.-]{1,64}$/
 
 interface SeedKey {
@@ -45,6 +51,8 @@ export interface KeyStoreOptions {
   /** `admin.generate_key`: with neither of the above, an admin key made at first start and kept hashed. */
   generateAdminKey?: boolean
   now?: () => number
+  /** The catalog, against which a key's own `models` are checked (unchecked without it). */
+  catalog?: CatalogNames | (() => CatalogNames)
 }
 
 function seedRecord(k: KeysFile['keys'][number]): KeyRecord {
@@ -55,6 +63,15 @@ function seedRecord(k: KeysFile['keys'][number]): KeyRecord {
     legacy: k.legacy ?? false,
     budget: k.budget ? { amount: k.budget.amount, term: k.budget.term ?? 'month' } : undefined,
     tokensPerMinute: k.tokens_per_minute,
+    // checkKeys has read it at load.
+    expiresAt:
+      k.expires_at === undefined
+        ? undefined
+        : expiryTime(k.expires_at, (problem) => {
+            throw new Error(problem)
+          }),
+    models: k.models,
+    requestsPerMinute: k.requests_per_minute,
     source: 'config',
   }
 }
@@ -67,6 +84,9 @@ function storedRecord(k: StoredKey): KeyRecord {
     legacy: k.legacy,
     budget: k.budget ? { amount: k.budget.amount, term: k.budget.term ?? 'month' } : undefined,
     tokensPerMinute: k.tokensPerMinute,
+    expiresAt: k.expiresAt,
+    models: k.models,
+    requestsPerMinute: k.requestsPerMinute,
     source: 'store',
     createdAt: k.createdAt,
     updatedAt: k.updatedAt,
@@ -177,6 +197,22 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     if (!this.group(id)) throw new GatewayError(400, `group ${id} does not exist`, { code: 'invalid_request' })
   }
 
+  /** A new `expires_at` in epoch ms: a time to come (400 otherwise). */
+  private futureExpiry(raw: string | number): number {
+    const at = expiryTime(raw, invalid)
+    if (at <= this.now())
+      invalid(`expires_at ${typeof raw === 'string' ? raw : new Date(raw).toISOString()} is in the past`)
+    return at
+  }
+
+  /** A key's own `models`, checked against the catalog and its group's (400 for one the group may not use). */
+  private checkModels(group: string, models: readonly string[] | undefined): void {
+    const catalog = typeof this.options.catalog === 'function' ? this.options.catalog() : this.options.catalog
+    if (!models || !catalog) return
+    const problem = keyModelsProblem(group, this.group(group)?.models ?? ['*'], models, catalog)
+    if (problem) invalid(problem)
+  }
+
   /** The key as the store would keep it: the stored row, or the seed key copied. */
   private storedOrSeed(id: string): StoredKey {
     const stored = this.store.key(id)
@@ -193,6 +229,9 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
       legacy: r.legacy,
       budget: r.budget,
       tokensPerMinute: r.tokensPerMinute,
+      expiresAt: r.expiresAt,
+      models: r.models,
+      requestsPerMinute: r.requestsPerMinute,
       createdAt: now,
       updatedAt: now,
       deleted: false,
@@ -204,6 +243,8 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     if (!KEY_ID.test(id))
       throw new GatewayError(400, `invalid request: key id must match ${KEY_ID.source}`, { code: 'invalid_request' })
     this.requireGroup(input.group)
+    this.checkModels(input.group, input.models)
+    const expiresAt = input.expiresAt === undefined ? undefined : this.futureExpiry(input.expiresAt)
     if (this.seedById.has(id)) throw new GatewayError(409, `key ${id} already exists`)
     const secret = newSecret()
     const now = this.now()
@@ -215,6 +256,9 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
       legacy: input.legacy ?? false,
       budget: input.budget,
       tokensPerMinute: input.tokensPerMinute,
+      expiresAt,
+      models: input.models,
+      requestsPerMinute: input.requestsPerMinute,
       createdAt: now,
       updatedAt: now,
       deleted: false,
@@ -230,14 +274,25 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     if (change.group !== undefined) this.requireGroup(change.group)
     const budget: TermBudget | undefined =
       change.budget === null ? undefined : ((change.budget ?? current.budget) as TermBudget | undefined)
-    const tokensPerMinute =
-      change.tokensPerMinute === null ? undefined : (change.tokensPerMinute ?? current.tokensPerMinute)
+    const kept = <T>(next: T | null | undefined, now: T | undefined): T | undefined =>
+      next === null ? undefined : (next ?? now)
+    const group = change.group ?? current.group
+    // New models, or a new group: the models kept must be within the group the key ends in.
+    const models = kept(change.models, current.models)
+    if (change.models !== undefined || change.group !== undefined) this.checkModels(group, models)
+    const expiresAt =
+      change.expiresAt === null || change.expiresAt === undefined
+        ? kept(change.expiresAt, current.expiresAt)
+        : this.futureExpiry(change.expiresAt)
     await this.store.table.putKey({
       ...current,
-      group: change.group ?? current.group,
+      group,
       enabled: change.enabled ?? current.enabled,
       budget,
-      tokensPerMinute,
+      tokensPerMinute: kept(change.tokensPerMinute, current.tokensPerMinute),
+      expiresAt,
+      models,
+      requestsPerMinute: kept(change.requestsPerMinute, current.requestsPerMinute),
       updatedAt: this.now(),
     })
     await this.store.reload()

@@ -9,6 +9,7 @@ import { inTransaction as transaction } from '../../contract/pg-transaction.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey } from './store.js'
 import type { UsageDimension, UsagePeriod, UsageRecord } from '../../contract/records.js'
 import {
+  addedKeyColumns,
   addedRecordColumns,
   addedRecordIndexes,
   dimensionColumn,
@@ -76,6 +77,8 @@ export async function openPostgresStore(options: PostgresOptions): Promise<Store
       for (const c of addedRecordColumns)
         await client.query(`ALTER TABLE usage_records ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
       for (const index of addedRecordIndexes) await client.query(index)
+      for (const c of addedKeyColumns)
+        await client.query(`ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS ${c.name} ${c.postgres}`)
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', ['sluice-schema'])
     }

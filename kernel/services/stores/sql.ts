@@ -185,6 +185,9 @@ export function keyFromRow(row: Row): StoredKey {
     legacy: Boolean(num(row.legacy)),
     budget,
     tokensPerMinute: numOrNull(row.tokens_per_minute) ?? undefined,
+    expiresAt: numOrNull(row.expires_at) ?? undefined,
+    models: row.models ? (JSON.parse(String(row.models)) as string[]) : undefined,
+    requestsPerMinute: numOrNull(row.requests_per_minute) ?? undefined,
     createdAt: num(row.created_at),
     updatedAt: num(row.updated_at),
     deleted: Boolean(num(row.deleted)),
@@ -203,6 +206,9 @@ export function keyValues(k: StoredKey): (string | number | null)[] {
     k.createdAt,
     k.updatedAt,
     k.deleted ? 1 : 0,
+    k.expiresAt ?? null,
+    k.models ? JSON.stringify(k.models) : null,
+    k.requestsPerMinute ?? null,
   ]
 }
 
@@ -217,6 +223,16 @@ export const keyColumns = [
   'created_at',
   'updated_at',
   'deleted',
+  'expires_at',
+  'models',
+  'requests_per_minute',
+] as const
+
+/** Columns of api_keys added after the first release: each store adds them to an older table at start. */
+export const addedKeyColumns = [
+  { name: 'expires_at', sqlite: 'INTEGER', postgres: 'BIGINT' },
+  { name: 'models', sqlite: 'TEXT', postgres: 'TEXT' },
+  { name: 'requests_per_minute', sqlite: 'INTEGER', postgres: 'INTEGER' },
 ] as const
 
 export function groupFromRow(row: Row): StoredGroup {

@@ -9,6 +9,7 @@ import { openSqliteFile } from '../../contract/sqlite-file.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey } from './store.js'
 import type { UsageDimension, UsagePeriod } from '../../contract/records.js'
 import {
+  addedKeyColumns,
   addedRecordColumns,
   addedRecordIndexes,
   dimensionColumn,
@@ -57,6 +58,11 @@ export function openSqliteStore(dataDir: string): Store {
   for (const c of addedRecordColumns)
     if (!columns.has(c.name)) db.exec(`ALTER TABLE usage_records ADD COLUMN ${c.name} ${c.sqlite}`)
   for (const index of addedRecordIndexes) db.exec(index)
+  const keyColumnsNow = new Set(
+    (db.prepare('PRAGMA table_info(api_keys)').all() as { name: string }[]).map((c) => c.name),
+  )
+  for (const c of addedKeyColumns)
+    if (!keyColumnsNow.has(c.name)) db.exec(`ALTER TABLE api_keys ADD COLUMN ${c.name} ${c.sqlite}`)
 
   // The schema is in place before the writer thread opens its connection (on the first batch).
   const writer = new RecordsWriterThread({ dataDir, file: FILE })

@@ -35,6 +35,10 @@ export interface StoredKey {
   readonly legacy: boolean
   readonly budget?: { amount: number; term?: 'day' | 'week' | 'month' }
   readonly tokensPerMinute?: number
+  /** Epoch ms. */
+  readonly expiresAt?: number
+  readonly models?: readonly string[]
+  readonly requestsPerMinute?: number
   readonly createdAt: number
   readonly updatedAt: number
   /** A deleted key stays as a tombstone, so its id is never reused and a seed key it overrides stays gone. */

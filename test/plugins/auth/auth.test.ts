@@ -22,9 +22,15 @@ keys:
   - { id: demo, group: demo, demo: true }
   - { id: off, group: demo, enabled: false, hash: "${formatHash(hashSecret('sk-off'))}" }
   - { id: old, group: other, legacy: true, hash: "${formatHash(hashSecret('sk-legacy'))}" }
+  - { id: gone, group: demo, expires_at: "2026-06-01T00:00:00Z", hash: "${formatHash(hashSecret('sk-gone'))}" }
+  - { id: gone-off, group: demo, enabled: false, expires_at: 1780272000000, hash: "${formatHash(hashSecret('sk-gone-off'))}" }
+  - { id: two, group: demo, requests_per_minute: 2, hash: "${formatHash(hashSecret('sk-two'))}" }
 `,
 )
-const kernel = makeKernel({ configDir })
+// A clock the tests move: 2026-06-01T00:00:00Z is when `gone` expires.
+const EXPIRY = Date.parse('2026-06-01T00:00:00Z')
+let clock = EXPIRY - 1
+const kernel = makeKernel({ configDir, now: () => clock })
 
 test('no Authorization header: 401 missing bearer token, next not called', async () => {
   const run = await runPlugin(auth, {}, { kernel })
@@ -105,6 +111,49 @@ test('key_header: the key may come as x-api-key, only where the route allows it;
     { kernel, headers: { 'x-api-key': TEST_KEY, authorization: 'Bearer sk-nope' } },
   )
   assert.is(both.error?.message, 'invalid api key', 'Authorization is read first')
+})
+
+test('a key past its expires_at: 401 api key expired (before the on/off switch); until then it is served', async () => {
+  clock = EXPIRY - 1
+  const before = await runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-gone' } })
+  assert.is(before.ex.principal?.keyId, 'gone')
+  clock = EXPIRY
+  const after = await runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-gone' } })
+  assert.equal([after.error?.status, after.error?.message], [401, 'api key expired'])
+  assert.is(after.error?.headers['www-authenticate'], 'Bearer')
+  assert.is(after.nextCalled, false)
+  const off = await runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-gone-off' } })
+  assert.equal([off.error?.status, off.error?.message], [401, 'api key expired'])
+})
+
+test('requests_per_minute: 2 → the third request in the minute is 429 with Retry-After until the oldest leaves', async () => {
+  const call = () => runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-two' } })
+  const start = Date.parse('2026-07-01T00:00:00Z')
+  clock = start + 500
+  assert.ok((await call()).nextCalled)
+  clock = start + 10_000
+  assert.ok((await call()).nextCalled)
+  clock = start + 20_250
+  const third = await call()
+  assert.equal([third.error?.status, third.error?.message], [429, 'request limit exceeded: 2 requests per minute'])
+  // The first request's second (start … start+1 s) leaves the window at start + 60 s: 39.75 s, rounded up.
+  assert.is(third.error?.headers['retry-after'], '40')
+  assert.is(third.nextCalled, false)
+  clock = start + 59_999
+  assert.is((await call()).error?.headers['retry-after'], '1', 'a refused request is not counted')
+  clock = start + 60_000
+  assert.ok((await call()).nextCalled, 'the first has left the window')
+  assert.is((await call()).error?.headers['retry-after'], '10', 'the second leaves at start + 70 s')
+})
+
+test('a key without requests_per_minute is not counted; in-process calls are not counted', async () => {
+  clock = Date.parse('2026-08-01T00:00:00Z')
+  for (let i = 0; i < 5; i++)
+    assert.ok((await runPlugin(auth, {}, { kernel, headers: { authorization: `Bearer ${TEST_KEY}` } })).nextCalled)
+  const principal = { keyId: 'two', group: 'demo', legacy: false }
+  for (let i = 0; i < 5; i++)
+    assert.ok((await runPlugin(auth, {}, { kernel, transport: 'internal', principal })).nextCalled)
+  assert.ok((await runPlugin(auth, {}, { kernel, headers: { authorization: 'Bearer sk-two' } })).nextCalled)
 })
 
 test('options are validated like the loader does', async () => {

@@ -200,4 +200,74 @@ test('retrieve: an unknown id is 404 model X is not registered', async () => {
   assert.is(r.error?.message, 'model nope is not registered')
 })
 
+test("model_type keeps to the spec's six values: a rerank model is listed as embedding with supports_rerank", async () => {
+  const six = ['chat', 'embedding', 'image', 'audio_speech', 'audio_transcription', 'video']
+  const body = await list()
+  for (const m of body.data) assert.ok(six.includes(m.model_type), `${m.id}: ${m.model_type}`)
+  const rerank = body.data.find((m) => m.id === 'sim-rerank')!
+  assert.equal([rerank.model_type, rerank.supports_rerank], ['embedding', true])
+  assert.equal(((await get('sim-rerank')).reply as { body: ModelEntry }).body, rerank)
+  assert.not.ok(
+    body.data.some((m) => m.id !== 'sim-rerank' && 'supports_rerank' in m),
+    'only rerank models say it',
+  )
+})
+
+test('a caller sees only what its group and its key may use; another name answers as an unknown one', async () => {
+  const h = (n: number) => `"sha256:${String(n).repeat(64)}"`
+  const k = makeKernel({
+    configDir: configDirWith({
+      'keys.yaml': `groups:
+  demo: {}
+  narrow: { models: [sim-chat-instruct, sim-vision] }
+  family: { models: [sim-chat] }
+keys:
+  - { id: demo, group: demo, demo: true }
+  - { id: n, group: narrow, hash: ${h(1)} }
+  - { id: one, group: narrow, models: [sim-vision], hash: ${h(2)} }
+  - { id: f, group: family, hash: ${h(3)} }
+  - { id: thinking, group: demo, models: [sim-chat-thinking], hash: ${h(4)} }
+`,
+    }),
+  })
+  const seen = async (principal: { keyId: string; group: string }) =>
+    (
+      (await runPlugin(modelCatalog, { action: 'list' }, { kernel: k, principal: { ...principal, legacy: false } }))
+        .reply as { body: { data: ModelEntry[] } }
+    ).body.data.map((m) => m.id)
+  const retrieve = (id: string, principal: { keyId: string; group: string }) =>
+    runPlugin(
+      modelCatalog,
+      { action: 'retrieve' },
+      { kernel: k, params: { id }, principal: { ...principal, legacy: false } },
+    )
+  // The group lists the family's `none` member: the family too (asked for at level none, it is permitted).
+  assert.equal((await seen({ keyId: 'n', group: 'narrow' })).sort(), ['sim-chat', 'sim-chat-instruct', 'sim-vision'])
+  assert.equal(await seen({ keyId: 'one', group: 'narrow' }), ['sim-vision'])
+  // A family listed: the family entry, not its members by their own names.
+  assert.equal(await seen({ keyId: 'f', group: 'family' }), ['sim-chat'])
+  // A key limited to one member: that member, and the family (a request for it at the member's levels is permitted).
+  assert.equal(await seen({ keyId: 'thinking', group: 'demo' }), ['sim-chat-thinking', 'sim-chat'])
+
+  const hidden = await retrieve('sim-chat-instruct', { keyId: 'one', group: 'narrow' })
+  const unknown = await retrieve('no-such-model', { keyId: 'one', group: 'narrow' })
+  assert.equal([hidden.error?.status, hidden.error?.message], [404, 'model sim-chat-instruct is not registered'])
+  assert.equal([unknown.error?.status, unknown.error?.message], [404, 'model no-such-model is not registered'])
+  assert.is(
+    (await retrieve('sim-instruct-8b', { keyId: 'one', group: 'narrow' })).error?.status,
+    404,
+    'nor by its server name',
+  )
+  assert.is(
+    (await retrieve('sim-chat', { keyId: 'n', group: 'narrow' })).error,
+    undefined,
+    'its default member is listed',
+  )
+  assert.is((await retrieve('sim-chat', { keyId: 'one', group: 'narrow' })).error?.status, 404)
+  assert.is(
+    ((await retrieve('sim-vision', { keyId: 'one', group: 'narrow' })).reply as { body: ModelEntry }).body.id,
+    'sim-vision',
+  )
+})
+
 test.run()

@@ -6,6 +6,7 @@ import path from 'node:path'
 import serviceCatalog from '../../../plugins/service-catalog/index.js'
 import soapCodec from '../../../plugins/soap-codec/index.js'
 import { defaultConfigDir } from '../../../kernel/contract/paths.js'
+import { formatHash, hashSecret } from '../../../kernel/contract/secrets.js'
 import type { Exchange, ExchangeState } from '../../../kernel/contract/exchange.js'
 import type { TextReply } from '../../../kernel/contract/reply.js'
 import type { SoapCall, SoapRecord, SoapResult } from '../../../protocols/soap/contract.js'
@@ -190,6 +191,24 @@ test('access.require_token: no token → 401 Unauthorized; a gateway key as ?tok
     { kernel: k, state: callState('GetFolders'), principal: { keyId: 'demo', group: 'demo', legacy: false } },
   )
   assert.is(principal.error, undefined)
+})
+
+test('access.require_token: a gateway key past its expires_at is an invalid token', async () => {
+  const dir = configWith(`namespace: ${NS}\naccess: { require_token: true }\n`)
+  fs.writeFileSync(
+    path.join(dir, 'keys.yaml'),
+    `groups: { demo: {} }\nkeys:\n  - { id: demo, group: demo, demo: true }\n  - { id: soon, group: demo, expires_at: "2030-01-01T00:00:00Z", hash: "${formatHash(hashSecret('sk-soon'))}" }\n`,
+  )
+  let now = Date.parse('2029-12-31T23:59:59Z')
+  const k = makeKernel({ configDir: dir, now: () => now })
+  const ask = () => runPlugin(serviceCatalog, {}, { kernel: k, state: callState('GetFolders'), query: 'token=sk-soon' })
+  assert.is((await ask()).error, undefined)
+  now = Date.parse('2030-01-01T00:00:00Z')
+  const expired = await ask()
+  assert.equal(
+    [expired.error?.status, expired.error?.type, expired.error?.message],
+    [401, 'Unauthorized', 'Invalid token.'],
+  )
 })
 
 test('a bad catalog file stops setup with the reason', async () => {
