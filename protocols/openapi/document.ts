@@ -100,8 +100,9 @@ const errorComponent = (style: string) => ERROR_COMPONENTS[style] ?? ERROR_COMPO
 function bodyErrors(body: string | undefined): Record<number, string> {
   if (!body) return {}
   if (body === 'raw') return { 413: 'request body too large' }
+  const json = 'request body is not valid JSON · nested deeper than limits.json_max_depth'
   return {
-    400: "request body is not valid JSON · nested deeper than limits.json_max_depth · invalid request: … (the body breaks the route's schema)",
+    400: body === 'json' ? json : `${json} · invalid request: … (the body breaks the route's schema)`,
     413: 'request body too large',
   }
 }
