@@ -4,6 +4,7 @@
  * options are validated against its plugin's own schema by the loader.
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import { responseNames } from './responses.js'
 
 const step = {
   description: 'A plugin name alone, or a one-key object {plugin-name: options}.',
@@ -53,6 +54,12 @@ export const routeSchema = {
       type: 'string',
       description:
         'Name of a schema in schemas/ (e.g. chat-request) the JSON body must satisfy; `json` for any JSON; `raw` to leave the body unread for a plugin.',
+    },
+    response: {
+      type: 'string',
+      enum: responseNames,
+      description:
+        'Name of what the route answers when it succeeds, from schemas/responses.ts (e.g. chat-completion): its statuses, content types and body schemas, for the OpenAPI document. Only these names load.',
     },
     body_limit_bytes: {
       type: 'integer',

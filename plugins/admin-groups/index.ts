@@ -5,9 +5,10 @@
  * request. The body is the group as keys.yaml writes it (same schema, same defaults).
  */
 import { GatewayError, definePlugin, reply, type Exchange, type GroupRecord } from '../../kernel/contract/index.js'
+import type { GroupView } from '../../schemas/admin-response.schema.js'
 import { configSchema, type AdminGroupsConfig } from './schema.js'
 
-function groupView(g: GroupRecord) {
+function groupView(g: GroupRecord): GroupView {
   return {
     id: g.id,
     models: g.config.models ?? ['*'],

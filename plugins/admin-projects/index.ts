@@ -15,17 +15,18 @@ import {
   type Exchange,
 } from '../../kernel/contract/index.js'
 import type { Project, ProjectToken } from '../../domains/query/projects.js'
+import type { ProjectTokenView, ProjectView } from '../../schemas/admin-response.schema.js'
 import { configSchema, createTokenBody, type AdminProjectsConfig, type CreateTokenBody } from './schema.js'
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString())
 
 /** A project as the admin API shows it. */
-function projectView(p: Project) {
+function projectView(p: Project): ProjectView {
   return {
     id: p.id,
     key: p.keyId,
     defaults: p.defaults,
-    compare_models: p.compareModels,
+    compare_models: [...p.compareModels],
     source: p.source,
     created_at: iso(p.createdAt),
     updated_at: iso(p.updatedAt),
@@ -33,7 +34,7 @@ function projectView(p: Project) {
 }
 
 /** A token as the admin API shows it: no secret, no digest. */
-function tokenView(t: ProjectToken) {
+function tokenView(t: ProjectToken): ProjectTokenView {
   return { id: t.id, project: t.projectId, kind: t.kind, source: t.source, created_at: iso(t.createdAt) }
 }
 

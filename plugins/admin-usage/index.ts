@@ -12,10 +12,11 @@ import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.j
 import type { UsageDimension, UsageRecord } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { usagePeriod } from './period.js'
+import type { UsageRecordView } from '../../schemas/admin-response.schema.js'
 
 const dimensions: readonly UsageDimension[] = ['key', 'model', 'group']
 
-function recordView(r: UsageRecord) {
+function recordView(r: UsageRecord): UsageRecordView {
   return {
     at: new Date(r.at).toISOString(),
     request_id: r.requestId,

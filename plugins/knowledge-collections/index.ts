@@ -13,9 +13,10 @@ import {
 } from '../../kernel/contract/index.js'
 import type { CollectionInfo } from '../../domains/query/knowledge/store.js'
 import { embeddingPrincipal, embedThroughRoute } from '../../domains/query/knowledge/embed-route.js'
+import type { CollectionView } from '../../schemas/knowledge-response.schema.js'
 import { configSchema, createCollectionBody, type KnowledgeCollectionsConfig } from './schema.js'
 
-export function collectionView(c: CollectionInfo) {
+export function collectionView(c: CollectionInfo): CollectionView {
   return {
     object: 'knowledge.collection',
     name: c.name,

@@ -19,6 +19,7 @@ import type { StoredDocument } from '../../domains/query/knowledge/store.js'
 import type { DocumentBytes } from '../../domains/query/knowledge/readers/read-document.js'
 import { textContentType } from '../../domains/query/knowledge/knowledge-base.js'
 import { embeddingPrincipal, embedThroughRoute } from '../../domains/query/knowledge/embed-route.js'
+import type { DocumentView } from '../../schemas/knowledge-response.schema.js'
 import { configSchema, documentFields, putDocumentBody, type KnowledgeDocumentsConfig } from './schema.js'
 
 interface Fields {
@@ -27,12 +28,12 @@ interface Fields {
   metadata?: Metadata
 }
 
-function documentView(d: StoredDocument) {
+function documentView(d: StoredDocument): DocumentView {
   return {
     object: 'knowledge.document',
     source_name: d.sourceName,
     url: d.url,
-    tags: d.tags,
+    tags: [...d.tags],
     metadata: d.metadata,
     chunks: d.chunks,
     updated_at: new Date(d.updatedAt).toISOString(),

@@ -5,10 +5,12 @@
  */
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { bodySchemas } from '../../schemas/bodies.js'
+import { responseSchemas } from '../../schemas/responses.js'
 import { buildOpenApi, type OpenApiPipeline } from '../../protocols/openapi/document.js'
 import { referencePage } from '../../protocols/openapi/reference-page.js'
 import { configSchema } from './schema.js'
 import { httpPipelines } from './pipelines.js'
+import { stepErrors } from './step-errors.js'
 
 /** The steps that authenticate a caller by bearer token (they provide the principal). */
 const AUTH_STEPS = new Set(['auth', 'admin-auth', 'query-auth'])
@@ -16,7 +18,16 @@ const AUTH_STEPS = new Set(['auth', 'admin-auth', 'query-auth'])
 const COOKIE_STEPS = new Set(['portal-auth', 'portal-auth:session', 'portal-auth:status', 'portal-auth:sign-out'])
 
 function documentOf(pipelines: readonly OpenApiPipeline[], title: string) {
-  return buildOpenApi({ title, version: '1', pipelines, bodySchemas, authSteps: AUTH_STEPS, cookieSteps: COOKIE_STEPS })
+  return buildOpenApi({
+    title,
+    version: '1',
+    pipelines,
+    bodySchemas,
+    responseSchemas,
+    stepErrors,
+    authSteps: AUTH_STEPS,
+    cookieSteps: COOKIE_STEPS,
+  })
 }
 
 export default definePlugin({

@@ -13,6 +13,7 @@ interface RawRoute {
   id?: string
   http?: string
   body?: string
+  response?: string
   internal?: boolean
   steps?: unknown[]
 }
@@ -24,11 +25,15 @@ interface RawPipeline {
   routes?: RawRoute[]
 }
 
-/** A step is `name` or `{ name: options }`; one with an `action` option reads `name:action`. */
+/**
+ * A step is `name` or `{ name: options }`; one whose options choose what it does (`action`, or
+ * `view` for openapi) reads `name:action`.
+ */
 function stepName(step: unknown): string {
   if (typeof step === 'string') return step
   const [name, options] = Object.entries(step as object)[0] ?? ['', undefined]
-  const action = (options as { action?: unknown } | null | undefined)?.action
+  const o = options as { action?: unknown; view?: unknown } | null | undefined
+  const action = o?.action ?? o?.view
   return typeof action === 'string' ? `${name}:${action}` : name
 }
 
@@ -38,7 +43,13 @@ export function httpPipelines(config: Deployment): OpenApiPipeline[] {
     const doc = loadYaml(fs.readFileSync(path.resolve(config.pipelinesDir, file), 'utf8')) as RawPipeline
     const routes: OpenApiRoute[] = (doc.routes ?? [])
       .filter((r) => r.http && !r.internal)
-      .map((r) => ({ id: r.id ?? '', http: r.http!, body: r.body, steps: (r.steps ?? []).map(stepName) }))
+      .map((r) => ({
+        id: r.id ?? '',
+        http: r.http!,
+        body: r.body,
+        response: r.response,
+        steps: (r.steps ?? []).map(stepName),
+      }))
     if (routes.length === 0) continue
     const errors = typeof doc.errors === 'object' ? (doc.errors.style ?? 'openai') : (doc.errors ?? 'openai')
     out.push({

@@ -10,6 +10,7 @@
 import { GatewayError, definePlugin, reply, type Exchange } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
 import { PortalSessions, sameSecret, type PortalSession } from './sessions.js'
+import type { PortalSessionView } from '../../schemas/portal-response.schema.js'
 
 declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
@@ -45,7 +46,10 @@ export default definePlugin({
       if (id === undefined || !session) throw noSession()
       return { id, session }
     }
-    const view = (s: PortalSession) => ({ csrf_token: s.csrfToken, expires_at: new Date(s.expiresAt).toISOString() })
+    const view = (s: PortalSession): PortalSessionView => ({
+      csrf_token: s.csrfToken,
+      expires_at: new Date(s.expiresAt).toISOString(),
+    })
 
     const actions = {
       async session(ex: Exchange, next: () => Promise<void>) {

@@ -7,12 +7,7 @@
  */
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
 import { configSchema } from './schema.js'
-
-export interface VoiceList {
-  voices: string[]
-  /** Voices uploaded by clients; the gateway has no upload route, so always empty. */
-  uploaded_voices: string[]
-}
+import type { VoiceList } from '../../schemas/audio-response.schema.js'
 
 const notSpeech = (name: string) =>
   new GatewayError(400, `model ${name} is not a speech model`, { code: 'invalid_request' })

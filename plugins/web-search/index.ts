@@ -10,6 +10,7 @@ import { outcomeOf } from '../../kernel/contract/index.js'
 import { webSearchSettings } from '../../domains/query/web-search/provider.js'
 import { recordSearch } from '../../domains/query/web-search/search-record.js'
 import { webSearchRequestSchema } from '../../schemas/web-search-request.schema.js'
+import type { WebSearchResponse } from '../../schemas/web-search-response.schema.js'
 import { configSchema } from './schema.js'
 
 export default definePlugin({
@@ -36,12 +37,13 @@ export default definePlugin({
             signal: ex.signal,
           })
           recordSearch(kernel, ex, provider.name, { kind: 'done', status: 200 })
-          ex.reply = reply.json({
+          const answer: WebSearchResponse = {
             query: body.query,
             provider: provider.name,
             provider_description: provider.description,
             results,
-          })
+          }
+          ex.reply = reply.json(answer)
         } catch (err) {
           recordSearch(kernel, ex, provider.name, outcomeOf(ex, err))
           throw err

@@ -8,6 +8,10 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { startTestGateway, type TestGateway } from '../support/gateway.js'
+import { PipelineError } from '../../kernel/run/loader.js'
+import { defaultPipelinesDir } from '../../kernel/contract/paths.js'
+import fs from 'node:fs'
+import path from 'node:path'
 
 const test = suite('e2e OpenAPI documents')
 let gateway: TestGateway | undefined
@@ -18,8 +22,19 @@ interface Doc {
   tags: { name: string }[]
   paths: Record<
     string,
-    Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>
+    Record<
+      string,
+      {
+        security?: unknown[]
+        requestBody?: unknown
+        responses: Record<
+          string,
+          { description: string; content?: Record<string, { schema: Record<string, unknown> }> }
+        >
+      }
+    >
   >
+  components: { schemas: Record<string, unknown> }
 }
 
 test.before(async () => {
@@ -74,6 +89,66 @@ test('the merged document is valid OpenAPI 3.1 and holds every loaded HTTP route
   assert.is(doc.paths['/portal']!.get!.security, undefined)
 })
 
+test("responses: success schemas from the route's response:, error statuses from its steps, in its error shape", async () => {
+  const doc = await getDoc('/openapi.json')
+  const chat = doc.paths['/v1/chat/completions']!.post!.responses
+  assert.equal(Object.keys(chat['200']!.content!), ['application/json', 'text/event-stream'])
+  assert.equal(chat['200']!.content!['application/json']!.schema.required, [
+    'id',
+    'object',
+    'created',
+    'model',
+    'choices',
+  ])
+  // auth, body, model, budget, fair queue, backend: each step's statuses, and no other.
+  assert.equal(
+    Object.keys(chat).filter((s) => s !== '200'),
+    ['400', '401', '403', '404', '410', '413', '429', '502', '503', '504', 'default'],
+  )
+  assert.match(chat['401']!.description, 'missing bearer token')
+  assert.match(chat['429']!.description, 'token budget exceeded')
+  assert.equal(chat['404']!.content, { 'application/json': { schema: { $ref: '#/components/schemas/OpenAIError' } } })
+  // Per pipeline style: Anthropic's, the Query service's; SOAP faults fold into 500.
+  assert.equal(doc.paths['/v1/messages']!.post!.responses['401']!.content, {
+    'application/json': { schema: { $ref: '#/components/schemas/AnthropicError' } },
+  })
+  assert.equal(doc.paths['/query/v1/query']!.post!.responses['401']!.content, {
+    'application/json': { schema: { $ref: '#/components/schemas/QueryError' } },
+  })
+  assert.equal(Object.keys(doc.paths['/catalog']!.post!.responses), ['200', '500', 'default'])
+  assert.ok(doc.components.schemas.OpenAIError && doc.components.schemas.SoapFault)
+  // Statuses follow the steps and their actions: a key is created with 201 and may conflict; a
+  // list does neither; readiness answers 503 with its own body; the liveness probe has no error.
+  const keys = doc.paths['/admin/keys']!
+  assert.equal(Object.keys(keys.post!.responses), ['201', '400', '401', '403', '409', '413', '503', 'default'])
+  assert.equal(Object.keys(keys.get!.responses), ['200', '401', '403', 'default'])
+  assert.ok(doc.paths['/readyz']!.get!.responses['503']!.content!['application/json']!.schema.properties)
+  assert.equal(Object.keys(doc.paths['/healthz']!.get!.responses), ['200', 'default'])
+  assert.ok(doc.paths['/v1/audio/speech']!.post!.responses['200']!.content!['audio/mpeg'])
+})
+
+test('a route whose response: names no known schema stops the boot, naming the place', async () => {
+  const gatewayYaml = fs.readFileSync(path.join(defaultPipelinesDir, 'gateway.yaml'), 'utf8')
+  assert.match(gatewayYaml, 'response: chat-completion\n')
+  let error: unknown
+  try {
+    const gw = await startTestGateway({
+      files: {
+        'pipelines/gateway.yaml': gatewayYaml.replace('response: chat-completion\n', 'response: chat-complete\n'),
+      },
+    })
+    await gw.close()
+  } catch (err) {
+    error = err
+  }
+  assert.ok(error instanceof PipelineError, String(error))
+  assert.is(error.code, 'PIPELINE_INVALID')
+  assert.match(
+    error.message,
+    /gateway\.yaml: \/routes\/\d+\/response: must be equal to one of the allowed values \(model-list, /,
+  )
+})
+
 test('each HTTP pipeline has its own valid document; an unknown one is 404', async () => {
   const merged = await getDoc('/openapi.json')
   for (const { name } of merged.tags) {
@@ -95,6 +170,10 @@ test('the reference page is self-contained HTML listing the routes', async () =>
   assert.not.match(html, /<script|<link|src=|href="https?:/)
   assert.match(html, '/v1/chat/completions')
   assert.match(html, '/readyz')
+  // Each route's responses: success schemas to unfold, error statuses with their reasons.
+  assert.match(html, '<summary>200 text/event-stream</summary>')
+  assert.match(html, /<abbr title="Too many requests: token budget exceeded[^"]*">429<\/abbr>/)
+  assert.match(html, '<td>portalSession</td>')
 })
 
 test.run()
