@@ -61,7 +61,7 @@ async function seed(kernel: Kernel): Promise<SampleOutcome> {
       keyId: key.id,
       group: key.group,
       legacy: key.legacy,
-    })
+    }, {}, (model) => kernel.catalog.model(model)?.context_window)
     await kernel.domains.query.knowledge.createCollection(projectId, name, undefined, embed)
     created = true
     for (const file of files) {

@@ -129,7 +129,7 @@ export async function searchCollection(
     const embed = embedThroughRoute(ctx.call, ctx.routes.embeddings, ctx.principal, {
       signal: ctx.signal,
       parentId: ctx.parentId,
-    })
+    }, (model) => ctx.modelOf(model)?.context_window)
     embeddings = await kb.embedAll(kb.modelOf(collection), [s.query, ...variants], embed)
   }
   const lexical = legs !== 'vector'
