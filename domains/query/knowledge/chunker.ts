@@ -136,7 +136,13 @@ export function chunkDocument(blocks: readonly Block[], options: ChunkingOptions
     if (block.kind === 'code' || block.kind === 'table') {
       const pieces = splitOversizeBlock(block, maxTokens)
       for (const piece of pieces) {
-        const unit: Unit = { text: piece.text, tokens: countTokens(piece.text), kind: 'whole', separator: '\n\n', pageNumber }
+        const unit: Unit = {
+          text: piece.text,
+          tokens: countTokens(piece.text),
+          kind: 'whole',
+          separator: '\n\n',
+          pageNumber,
+        }
         if (!fits(unit.tokens)) makeRoom(unit.tokens)
         add(unit)
       }

@@ -126,10 +126,16 @@ export async function searchCollection(
     : []
   let embeddings: Float32Array[] = []
   if (legs !== 'lexical') {
-    const embed = embedThroughRoute(ctx.call, ctx.routes.embeddings, ctx.principal, {
-      signal: ctx.signal,
-      parentId: ctx.parentId,
-    }, (model) => ctx.modelOf(model)?.context_window)
+    const embed = embedThroughRoute(
+      ctx.call,
+      ctx.routes.embeddings,
+      ctx.principal,
+      {
+        signal: ctx.signal,
+        parentId: ctx.parentId,
+      },
+      (model) => ctx.modelOf(model)?.context_window,
+    )
     embeddings = await kb.embedAll(kb.modelOf(collection), [s.query, ...variants], embed)
   }
   const lexical = legs !== 'vector'
