@@ -9,10 +9,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
-import {
-  searchCollection,
-  type SearchLimits,
-} from '../../domains/query/knowledge/search/search-collection.js'
+import { searchCollection, type SearchLimits } from '../../domains/query/knowledge/search/search-collection.js'
 import type { QuerySearchRequest } from '../../schemas/query-bodies.schema.js'
 import { checkOwnParams } from '../../protocols/query/own-params.js'
 import { queryResponse } from '../../protocols/query/response.js'

@@ -16,6 +16,7 @@ export function sourcesOf(
     else bySource.set(p.sourceName, [p.view])
   }
   const sources = Object.create(null) as Record<string, unknown[]>
-  for (const [name, list] of bySource) Object.defineProperty(sources, name, { value: list, enumerable: true, writable: true, configurable: true })
+  for (const [name, list] of bySource)
+    Object.defineProperty(sources, name, { value: list, enumerable: true, writable: true, configurable: true })
   return sources
 }

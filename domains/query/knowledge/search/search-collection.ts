@@ -86,9 +86,10 @@ export interface SearchOutcome {
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
 
 /** The request's filters as one compiled condition; a bad expression is a 400 with its position. */
-export function requestFilter(
-  body: Pick<CollectionSearch, 'expr' | 'tags' | 'source_names'>,
-): { filter: CompiledFilter | undefined; metadataKeys: { key: string; at: number }[] } {
+export function requestFilter(body: Pick<CollectionSearch, 'expr' | 'tags' | 'source_names'>): {
+  filter: CompiledFilter | undefined
+  metadataKeys: { key: string; at: number }[]
+} {
   const parts: CompiledFilter[] = []
   let metadataKeys: { key: string; at: number }[] = []
   if (body.expr !== undefined && body.expr.trim() !== '') {
@@ -217,9 +218,13 @@ function grouped(
 ): Passage {
   const text = joined(g.chunks)
   const first = g.chunks[0]
-  const { index: _index, heading_path: _path, score: _score, rerank_score: _rerank, ...top } = first
-    ? shape({ ...first, content: text })
-    : { source_name: g.sourceName }
+  const {
+    index: _index,
+    heading_path: _path,
+    score: _score,
+    rerank_score: _rerank,
+    ...top
+  } = first ? shape({ ...first, content: text }) : { source_name: g.sourceName }
   return {
     sourceName: g.sourceName,
     score: g.score,
