@@ -6,6 +6,7 @@
  * `top_k` is Sluice's addition (the project default otherwise).
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import { sessionIdSchema } from './query-request.schema.js'
 
 const name = { type: 'string', minLength: 1, maxLength: 256 } as const
 
@@ -20,7 +21,9 @@ export const queryCompareRequestSchema = {
     model_provider: { type: 'string', minLength: 1, maxLength: 64 },
     model_name: name,
     project_id: name,
-    session_id: { type: 'string', minLength: 1, maxLength: 128 },
+    /** Spec 001, Authentication 2: what a service token sends with its own parameters (only `override_params`). */
+    request_source: { type: 'string', maxLength: 64 },
+    session_id: sessionIdSchema,
     enable_search: { type: 'boolean' },
     search_params: {
       type: 'object',

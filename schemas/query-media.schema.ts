@@ -9,6 +9,7 @@
  * `request_source: "override_params"` (protocols/query/own-params.ts).
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import { sessionIdSchema } from './query-request.schema.js'
 
 const name = { type: 'string', minLength: 1, maxLength: 256 } as const
 
@@ -16,7 +17,7 @@ const envelope = {
   action: { type: 'string', maxLength: 64 },
   request_source: { type: 'string', maxLength: 64 },
   project_id: name,
-  session_id: { type: 'string', minLength: 1, maxLength: 128 },
+  session_id: sessionIdSchema,
   model_provider: { type: 'string', minLength: 1, maxLength: 64 },
   model_name: name,
 } as const

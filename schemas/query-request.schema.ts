@@ -35,6 +35,13 @@ const tool = {
   },
 } as const
 
+/**
+ * A session id, as every Query service body and the chat upload take it: one rule, so an upload
+ * never hands out (or accepts) a session id that a query then refuses.
+ */
+export const SESSION_ID_MAX_LENGTH = 128
+export const sessionIdSchema = { type: 'string', minLength: 1, maxLength: SESSION_ID_MAX_LENGTH } as const
+
 export const modelParamsSchema = {
   type: 'object',
   additionalProperties: false,
@@ -170,7 +177,7 @@ export const queryRequestSchema = {
     request_source: { type: 'string', maxLength: 64 },
     query: { type: 'string', minLength: 1, maxLength: 1048576 },
     project_id: name,
-    session_id: { type: 'string', minLength: 1, maxLength: 128 },
+    session_id: sessionIdSchema,
     query_id: { type: 'string', minLength: 1, maxLength: 128 },
     history: { type: 'array', maxItems: 1000, items: historyItemSchema },
     chat_upload: {

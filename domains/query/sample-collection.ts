@@ -57,11 +57,17 @@ async function seed(kernel: Kernel): Promise<SampleOutcome> {
     const folder = path.resolve(kernel.config.configDir, settings.folder ?? 'sample')
     const files = sampleFiles(folder)
     if (files.length === 0) throw new Error(`no .md or .txt files in ${folder}`)
-    const embed = embedThroughRoute((id, body, o) => kernel.call(id, body, o), kernel.domains.query.routes.embeddings, {
-      keyId: key.id,
-      group: key.group,
-      legacy: key.legacy,
-    })
+    const embed = embedThroughRoute(
+      (id, body, o) => kernel.call(id, body, o),
+      kernel.domains.query.routes.embeddings,
+      {
+        keyId: key.id,
+        group: key.group,
+        legacy: key.legacy,
+      },
+      {},
+      (model) => kernel.catalog.model(model)?.context_window,
+    )
     await kernel.domains.query.knowledge.createCollection(projectId, name, undefined, embed)
     created = true
     for (const file of files) {

@@ -289,6 +289,7 @@ export async function loadPipelines(options: {
         info: { id: r.config.id, pipeline: r.pipeline.pipeline, file: r.file },
         method,
         path: p === undefined ? undefined : routerPath(r.pipeline.prefix ?? '', p),
+        prefix: r.pipeline.prefix ?? '',
         internal: r.config.internal ?? false,
         ws:
           r.config.ws === undefined

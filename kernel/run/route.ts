@@ -21,6 +21,8 @@ export interface LoadedRoute {
   readonly method?: string
   /** Full path with the pipeline prefix, in the router's syntax. */
   readonly path?: string
+  /** The pipeline's `prefix:` ('' when none): a 404 or 405 under it is rendered in the route's `errors` style. */
+  readonly prefix?: string
   readonly internal: boolean
   /** WebSocket path with the prefix; `match` picks this route among the path's; `authSteps` authenticate the upgrade. */
   readonly ws?: {

@@ -18,7 +18,7 @@ import type { Generation } from '../run/generation.js'
 import type { LoadedRoute } from '../run/route.js'
 import { GatewayError, toGatewayError } from '../contract/errors.js'
 import { describeCause, type Logger } from '../contract/log.js'
-import { defaultErrorStyle } from '../run/error-styles.js'
+import { defaultErrorStyle, type ErrorStyle } from '../run/error-styles.js'
 import { applyCors, mountPreflights } from './cors/cors.js'
 import { serveHttp } from './http.js'
 
@@ -43,14 +43,27 @@ export class HttpRoutes {
   readonly idHeader: string
   private readonly router = new Router()
   private readonly seen = new Map<string, Map<string, Hit>>()
+  /** Pipeline prefixes with their error style, longest first: what a 404 or 405 under one looks like. */
+  private readonly prefixes: { readonly prefix: string; readonly errors: ErrorStyle }[] = []
 
   constructor(gen: Generation) {
     this.idHeader = `${gen.config.server.header_prefix}request-id`
+    for (const route of gen.routes.values()) {
+      const prefix = route.prefix ?? ''
+      if (prefix !== '' && !route.internal && !this.prefixes.some((p) => p.prefix === prefix))
+        this.prefixes.push({ prefix, errors: route.errors })
+    }
+    this.prefixes.sort((a, b) => b.prefix.length - a.prefix.length)
     for (const route of gen.routes.values()) {
       if (route.internal || !route.method || route.path === undefined) continue
       this.router.register(route.path, [route.method], (ctx) => serveRoute(gen, route, ctx))
     }
     mountPreflights(this.router, gen.routes.values())
+  }
+
+  /** The error style of the pipeline whose prefix holds `path` (the first mounted of the longest), else the default. */
+  errorsFor(path: string): ErrorStyle {
+    return this.prefixes.find((p) => path === p.prefix || path.startsWith(`${p.prefix}/`))?.errors ?? defaultErrorStyle
   }
 
   /** The route that serves `method` on `path`, as the router picks it (the first mounted); a 404 or 405 when none does. */
@@ -103,20 +116,23 @@ export function createApp(holder: GenerationHolder, log: Logger): Koa {
       ctx.params = hit.params
       await hit.handler(ctx, nothing)
     } catch (err) {
-      lastResort(ctx, err, requestId, log)
+      lastResort(ctx, err, requestId, log, routes.errorsFor(ctx.path))
     }
   })
   return app
 }
 
-/** The last-resort boundary: an internal error logged with the request id, the error in the default style. */
-function lastResort(ctx: RouterContext, err: unknown, requestId: string, log: Logger): void {
+/**
+ * The last-resort boundary: an internal error logged with the request id; the error (a 404 or
+ * 405 of the router, mostly) in the style of the pipeline whose prefix holds the path.
+ */
+function lastResort(ctx: RouterContext, err: unknown, requestId: string, log: Logger, style: ErrorStyle): void {
   const error = toGatewayError(err)
   if (error.code === 'internal')
     log.error('request failed', { req: requestId, cause: describeCause(error.cause ?? error) })
   // Once the headers are out there is no other reply to give.
   if (ctx.res.headersSent) return void ctx.res.end()
-  const rendered = defaultErrorStyle(error)
+  const rendered = style(error)
   ctx.respond = true
   ctx.status = rendered.status
   ctx.set(error.headers)

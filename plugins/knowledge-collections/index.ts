@@ -49,6 +49,7 @@ export default definePlugin({
           kernel.domains.query.routes.embeddings,
           principal,
           { signal: ex.signal, parentId: ex.id },
+          (model) => kernel.catalog.model(model)?.context_window,
         )
         ex.reply = reply.json(collectionView(await kb().createCollection(project, name, embedding_model, embed)), 201)
       },

@@ -102,6 +102,7 @@ export default definePlugin({
         kernel.domains.query.routes.embeddings,
         principal,
         { signal: ex.signal, parentId: ex.id },
+        (model) => kernel.catalog.model(model)?.context_window,
       )
       const doc = await kb().ingest(
         ex.params.project ?? '',

@@ -21,6 +21,7 @@ import type { QueryCompareRequest } from '../../schemas/query-compare-request.sc
 import { buildPrompt } from '../../protocols/query/prompt.js'
 import { resolveModel } from '../../protocols/query/provider.js'
 import { sourcesOf } from '../../protocols/query/sources.js'
+import { checkOwnParams } from '../../protocols/query/own-params.js'
 import { queryResponse } from '../../protocols/query/response.js'
 import { queryErrorBody } from '../../protocols/query/error-body.js'
 import { usageMetric, type InputBreakdown, type UsageMetric } from '../../protocols/query/usage-metric.js'
@@ -55,6 +56,9 @@ export default definePlugin({
       async request(ex) {
         const { project, token } = ex.state.queryAuth
         const body = ex.body as QueryCompareRequest
+        // A compare always names its model (the spec's required fields), so those are not "own
+        // parameters" here; `request_source`, which service-token clients send, is checked for its value.
+        checkOwnParams(token.kind, body, [])
         const defaults = project.defaults
         const requested = resolveModel(kernel.catalog, providers, body.model_provider, body.model_name)
         const models = [...new Set([requested, ...project.compareModels])].slice(0, config.max_models)

@@ -9,14 +9,11 @@
  */
 import { randomUUID } from 'node:crypto'
 import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.js'
-import {
-  searchCollection,
-  type Passage,
-  type SearchLimits,
-} from '../../domains/query/knowledge/search/search-collection.js'
+import { searchCollection, type SearchLimits } from '../../domains/query/knowledge/search/search-collection.js'
 import type { QuerySearchRequest } from '../../schemas/query-bodies.schema.js'
 import { checkOwnParams } from '../../protocols/query/own-params.js'
 import { queryResponse } from '../../protocols/query/response.js'
+import { sourcesOf } from '../../protocols/query/sources.js'
 import { configSchema } from './schema.js'
 import { MeteredCalls } from './metered-calls.js'
 
@@ -92,10 +89,3 @@ export default definePlugin({
     }
   },
 })
-
-/** `metadata.sources` as a query gives it: by source name, that source's results in rank order. */
-function sourcesOf(passages: readonly Passage[]): Record<string, unknown[]> {
-  const sources: Record<string, unknown[]> = {}
-  for (const p of passages) (sources[p.sourceName] ??= []).push(p.view)
-  return sources
-}

@@ -13,6 +13,7 @@ import { GatewayError, definePlugin, reply } from '../../kernel/contract/index.j
 import { querySettings } from '../../domains/query/query-settings.js'
 import type { UploadedFile } from '../../domains/query/uploads.js'
 import { countTokens } from '../../domains/query/knowledge/tokens.js'
+import { SESSION_ID_MAX_LENGTH } from '../../schemas/query-request.schema.js'
 import { configSchema } from './schema.js'
 import { checkUpload, type CheckedFile } from './upload-check.js'
 import { transcribe } from './transcribe.js'
@@ -26,7 +27,8 @@ function single(fields: Record<string, string | string[]>, name: string): string
 }
 
 /** A session id the client chose: printable, bounded; it is only ever a bound parameter. */
-const SESSION_ID = /^[^\p{Cc}]{1,256}$/u
+/** The query's own session_id rule (schemas/query-request.schema.ts), without control characters. */
+const SESSION_ID = new RegExp(`^[^\\p{Cc}]{1,${SESSION_ID_MAX_LENGTH}}$`, 'u')
 
 export default definePlugin({
   name: 'query-upload',
@@ -56,7 +58,7 @@ export default definePlugin({
           throw new GatewayError(403, `this token is not valid for project ${asked}`)
         const sent = single(upload.fields, 'session_id')
         if (sent !== undefined && !SESSION_ID.test(sent))
-          throw bad('session_id must be 1 to 256 characters, none of them control characters')
+          throw bad(`session_id must be 1 to ${SESSION_ID_MAX_LENGTH} characters, none of them control characters`)
         const sessionId = sent ?? crypto.randomUUID()
 
         const checked = checkUpload(upload.files, settings.uploads)

@@ -45,3 +45,29 @@ export type FilterNode =
       readonly values: readonly Scalar[]
       readonly at: number
     }
+
+/** The custom metadata keys a filter names, each with its first position, in order of appearance. */
+export function metadataKeysOf(node: FilterNode): { readonly key: string; readonly at: number }[] {
+  const found = new Map<string, number>()
+  const field = (f: FieldRef) => {
+    if (f.kind === 'metadata' && !found.has(f.key)) found.set(f.key, f.at)
+  }
+  const operand = (o: Operand) => field(o.kind === 'array_length' ? o.of : o)
+  const walk = (n: FilterNode): void => {
+    switch (n.type) {
+      case 'and':
+      case 'or':
+        n.items.forEach(walk)
+        return
+      case 'not':
+        return walk(n.item)
+      case 'compare':
+      case 'in':
+        return operand(n.left)
+      default:
+        return field(n.field)
+    }
+  }
+  walk(node)
+  return [...found].map(([key, at]) => ({ key, at }))
+}

@@ -248,7 +248,7 @@ const refusals: {
     parts: [{ field: 'docs', name: 'a.txt', data: 'x' }],
     fields: { project_id: 'demo', session_id: 'a\u0001b' },
     status: 400,
-    message: 'session_id must be 1 to 256 characters, none of them control characters',
+    message: 'session_id must be 1 to 128 characters, none of them control characters',
   },
 ]
 

@@ -4,18 +4,20 @@
  * whole while they fit; a paragraph that does not fit in the chunk being filled starts the
  * next one; only a paragraph bigger than a whole chunk is cut, at sentences (then at spaces).
  *
- * Code blocks and tables are never cut. One that is bigger than `maxTokens` becomes a chunk of
- * its own, oversize: cutting a table from its header or a function in half makes both halves
- * useless to a reader, and the embedding server truncates what it cannot take (the lexical
- * leg still sees all of it). This is the one case where `tokens` may exceed `maxTokens`.
- *
+ * Code blocks and tables are kept whole while they fit in a chunk. One bigger than `maxTokens`
+ * is split (blocks.ts, `splitOversizeBlock`): code by lines, each piece inside the block's own
+ * fence with its language; a table by rows, each piece under the header row and its
+ * separator; so every piece reads on its own and no chunk exceeds `maxTokens` (the embedding
+ * model's own limit is met separately, at embedding: knowledge-base.ts, `fitInputs`). Nothing
+ * of the document is dropped.
+
  * Overlap: the next chunk of the same section repeats the last whole sentences of the previous
  * one, up to `overlapTokens` (none when the last sentence alone is longer; never a code block,
  * table or heading; never across a heading).
  *
  * One pass over the blocks, each piece of text counted once: linear in the document's size.
  */
-import type { Block } from './blocks.js'
+import { splitOversizeBlock, type Block } from './blocks.js'
 import type { Chunk } from './model.js'
 import { splitSentences, splitToFit } from './sentences.js'
 import { countTokens } from './tokens.js'
@@ -30,7 +32,7 @@ export interface ChunkingOptions {
 /** reference/retrieval.md §5: about 512-800 tokens with 10-20% overlap; 512 and 64 (12.5%). */
 export const DEFAULT_CHUNKING: ChunkingOptions = { maxTokens: 512, overlapTokens: 64 }
 
-/** What the chunker packs: a sentence (or piece), a heading line, or a whole code block or table. */
+/** What the chunker packs: a sentence (or piece), a heading line, or a code block or table (or a piece of one). */
 interface Unit {
   readonly text: string
   readonly tokens: number
@@ -132,19 +134,15 @@ export function chunkDocument(blocks: readonly Block[], options: ChunkingOptions
     }
 
     if (block.kind === 'code' || block.kind === 'table') {
-      const unit: Unit = {
-        text: block.text,
-        tokens: countTokens(block.text),
-        kind: 'whole',
-        separator: '\n\n',
-        pageNumber,
-      }
-      if (unit.tokens > maxTokens) {
-        // Oversize: alone in its chunk, with neither overlap before nor anything after it.
-        if (hasBody) emit(false)
-        add(unit)
-        emit(false)
-      } else {
+      const pieces = splitOversizeBlock(block, maxTokens)
+      for (const piece of pieces) {
+        const unit: Unit = {
+          text: piece.text,
+          tokens: countTokens(piece.text),
+          kind: 'whole',
+          separator: '\n\n',
+          pageNumber,
+        }
         if (!fits(unit.tokens)) makeRoom(unit.tokens)
         add(unit)
       }

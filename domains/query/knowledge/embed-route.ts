@@ -33,12 +33,22 @@ export function embedThroughRoute(
   route: string,
   principal: Principal,
   context: { signal?: AbortSignal; parentId?: string } = {},
+  /** The model's input limit in its own tokens: the catalog's `context_window` (knowledge-base.ts fits inputs to it). */
+  inputTokens?: (model: string) => number | undefined,
 ): Embed {
-  return async (model, input) => {
+  const embed = async (model: string, input: readonly string[]) => {
     const { reply } = await call(route, { model, input, encoding_format: 'float' }, { principal, ...context })
     // The backend relays the server's JSON as text when it has nothing to change in it.
     const body = reply.kind === 'json' ? reply.body : reply.kind === 'text' ? parse(reply.text) : undefined
-    if (reply.status !== 200 || !body) throw new GatewayError(502, `embedding model ${model} gave no JSON answer`)
+    if (reply.status !== 200) {
+      const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message
+      throw new GatewayError(
+        502,
+        `embedding model ${model} refused the input (${reply.status})${typeof message === 'string' ? `: ${message}` : ''}`,
+        { code: 'upstream_failed' },
+      )
+    }
+    if (!body) throw new GatewayError(502, `embedding model ${model} gave no JSON answer`)
     const data = (body as { data?: { index: number; embedding: unknown }[] }).data
     if (!Array.isArray(data)) throw new GatewayError(502, `embedding model ${model} answered without data`)
     const out: Float32Array[] = []
@@ -49,6 +59,7 @@ export function embedThroughRoute(
     }
     return out
   }
+  return inputTokens ? Object.assign(embed, { inputTokens }) : embed
 }
 
 function parse(text: string): unknown {

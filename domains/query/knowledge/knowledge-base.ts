@@ -18,6 +18,7 @@ import { formatOf } from './readers/format.js'
 import { DEFAULT_READER_LIMITS, type ReaderLimits } from './readers/limits.js'
 import type { DocumentBytes } from './readers/read-document.js'
 import { ReaderPool, type DocumentReaders } from './readers/reader-pool.js'
+import { CAUTIOUS_TOKEN_RATIO, cl100kBudget, fitToTokens, isInputTooLong, SAFE_TOKEN_RATIO } from './input-fit.js'
 import { vectorWindows } from './windows.js'
 import {
   collectionExists,
@@ -28,7 +29,14 @@ import {
 } from './store.js'
 
 /** Embeds `input` with `model`, one vector per input, in order. */
-export type Embed = (model: string, input: readonly string[]) => Promise<Float32Array[]>
+export interface Embed {
+  (model: string, input: readonly string[]): Promise<Float32Array[]>
+  /**
+   * The model's input limit in its own tokens (the catalog's `context_window`), when known:
+   * `embedAll` fits every input to it (input-fit.ts) before sending.
+   */
+  readonly inputTokens?: (model: string) => number | undefined
+}
 
 export interface KnowledgeSettings {
   /** The embedding model of a collection created without one. */
@@ -224,12 +232,28 @@ export class KnowledgeBase {
     return texts.map((t, i) => (own[i] ? [chunkVectors[i]!] : t.map(() => flat[next++]!)))
   }
 
-  /** Embeds in batches of EMBED_BATCH, checking that each answer has one vector per input. */
+  /**
+   * Embeds in batches of EMBED_BATCH, checking that each answer has one vector per input.
+   * Every input is first fitted to the model's input limit (`embed.inputTokens`, the catalog's
+   * `context_window`) by the safe estimate of input-fit.ts: a longer text keeps its head. Such
+   * a text is a chunk's own vector input (its windows, of `vector_windows.max_tokens`, cover the
+   * whole chunk) or a query. When the server still refuses a batch as too long, it is refitted
+   * once at the cautious ratio; a second refusal fails with the server's message (502).
+   */
   async embedAll(model: string, texts: readonly string[], embed: Embed): Promise<Float32Array[]> {
+    const limit = embed.inputTokens?.(model)
+    const fit = (batch: readonly string[], ratio: number) =>
+      limit === undefined ? batch : batch.map((t) => fitToTokens(t, cl100kBudget(limit, ratio)).text)
     const out: Float32Array[] = []
     for (let i = 0; i < texts.length; i += EMBED_BATCH) {
       const batch = texts.slice(i, i + EMBED_BATCH)
-      const vectors = await embed(model, batch)
+      let vectors: Float32Array[]
+      try {
+        vectors = await embed(model, fit(batch, SAFE_TOKEN_RATIO))
+      } catch (err) {
+        if (limit === undefined || !(err instanceof GatewayError) || !isInputTooLong(err.message)) throw err
+        vectors = await embed(model, fit(batch, CAUTIOUS_TOKEN_RATIO))
+      }
       if (vectors.length !== batch.length)
         throw new GatewayError(
           502,

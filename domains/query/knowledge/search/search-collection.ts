@@ -9,6 +9,7 @@ import { GatewayError, type Principal } from '../../../../kernel/contract/index.
 import type { ModelConfig } from '../../../../schemas/models.schema.js'
 import { FilterError } from '../../../../protocols/query/filter-error.js'
 import { checkFilter, parseFilter } from '../../../../protocols/query/filter-parse.js'
+import { FIXED_FIELDS, metadataKeysOf } from '../../../../protocols/query/filter-ast.js'
 import { andFilters, compileFilter, sourceNamesFilter, tagsFilter } from '../filter-sql.js'
 import { retrieveChunks, retrieveDocuments, retrieveNeighbors, type SearchRequest } from '../retrieve.js'
 import type { CompiledFilter } from '../model.js'
@@ -85,13 +86,17 @@ export interface SearchOutcome {
 const bad = (message: string) => new GatewayError(400, message, { code: 'invalid_request' })
 
 /** The request's filters as one compiled condition; a bad expression is a 400 with its position. */
-export function requestFilter(
-  body: Pick<CollectionSearch, 'expr' | 'tags' | 'source_names'>,
-): CompiledFilter | undefined {
+export function requestFilter(body: Pick<CollectionSearch, 'expr' | 'tags' | 'source_names'>): {
+  filter: CompiledFilter | undefined
+  metadataKeys: { key: string; at: number }[]
+} {
   const parts: CompiledFilter[] = []
+  let metadataKeys: { key: string; at: number }[] = []
   if (body.expr !== undefined && body.expr.trim() !== '') {
     try {
-      parts.push(compileFilter(checkFilter(parseFilter(body.expr))))
+      const node = checkFilter(parseFilter(body.expr))
+      metadataKeys = metadataKeysOf(node)
+      parts.push(compileFilter(node))
     } catch (err) {
       if (err instanceof FilterError) throw bad(err.message)
       throw err
@@ -99,7 +104,21 @@ export function requestFilter(
   }
   if (body.tags?.length) parts.push(tagsFilter([...body.tags]))
   if (body.source_names?.length) parts.push(sourceNamesFilter([...body.source_names]))
-  return parts.length ? andFilters(...parts) : undefined
+  return { filter: parts.length ? andFilters(...parts) : undefined, metadataKeys }
+}
+
+/**
+ * A name in `expr` that is neither a fixed field nor a metadata key of any document of the
+ * collection is a 400 naming it and the known fields: a misspelt field would otherwise match
+ * nothing, silently.
+ */
+function checkFilterFields(named: readonly { key: string; at: number }[], keys: ReadonlySet<string>): void {
+  const unknown = named.find((n) => !keys.has(n.key))
+  if (!unknown) return
+  const custom = [...keys].sort()
+  throw bad(
+    `expr names an unknown field ${JSON.stringify(unknown.key)} at character ${unknown.at}; the fields are ${FIXED_FIELDS.join(', ')}${custom.length ? ` and the collection's metadata keys ${custom.join(', ')}` : ' (the collection has no metadata keys)'}`,
+  )
 }
 
 /**
@@ -113,23 +132,35 @@ export async function searchCollection(
 ): Promise<SearchOutcome> {
   if (s.top_k > limits.maxTopK) throw bad(`top_k ${s.top_k} is over this route's limit of ${limits.maxTopK}`)
   const legs = s.legs ?? 'hybrid'
-  const filter = requestFilter(s)
+  const { filter, metadataKeys } = requestFilter(s)
   const asked = rerankPlan(s, ctx.modelOf)
   // Without top_n, reranking keeps top_k.
   const plan = asked && { ...asked, topN: asked.topN ?? s.top_k }
   const kb = ctx.knowledge
   const collection = await kb.getCollection(s.project, s.collection)
-  const shape = await shapeFor(s.output_fields, () => kb.store.listDocuments(s.project, collection.name))
+  let known: Promise<Set<string>> | undefined
+  const metadataKeysOfCollection = () =>
+    (known ??= kb.store
+      .listDocuments(s.project, collection.name)
+      .then((docs) => new Set(docs.flatMap((d) => Object.keys(d.metadata)))))
+  if (metadataKeys.length) checkFilterFields(metadataKeys, await metadataKeysOfCollection())
+  const shape = await shapeFor(s.output_fields, metadataKeysOfCollection)
   const options = { principal: ctx.principal, signal: ctx.signal, parentId: ctx.parentId }
   const variants = truthy(s.advanced_rag)
     ? await queryVariants(ctx.call, ctx.routes.chat, limits.variantsModel, s.query, limits.variants, options)
     : []
   let embeddings: Float32Array[] = []
   if (legs !== 'lexical') {
-    const embed = embedThroughRoute(ctx.call, ctx.routes.embeddings, ctx.principal, {
-      signal: ctx.signal,
-      parentId: ctx.parentId,
-    })
+    const embed = embedThroughRoute(
+      ctx.call,
+      ctx.routes.embeddings,
+      ctx.principal,
+      {
+        signal: ctx.signal,
+        parentId: ctx.parentId,
+      },
+      (model) => ctx.modelOf(model)?.context_window,
+    )
     embeddings = await kb.embedAll(kb.modelOf(collection), [s.query, ...variants], embed)
   }
   const lexical = legs !== 'vector'
@@ -173,19 +204,35 @@ export async function searchCollection(
 
 const joined = (chunks: readonly StoredChunk[]): string => chunks.map((c) => c.content).join('\n')
 
-/** A document or a neighbourhood as one passage; `extra` is what its view adds (`truncated`, `hits`). */
+/**
+ * A document or a neighbourhood as one passage; `extra` is what its view adds (`truncated`,
+ * `hits`). Its view has the same shape as a chunk's: the fields `output_fields` asks for at the
+ * top (`content` is the passage's text, `page_number` its first chunk's; the document's fields
+ * are its own), then what places it (`score`, `rerank_score`), then the details beside:
+ * `extra` and its `chunks`, each shaped as in chunk retrieval.
+ */
 function grouped(
   g: { sourceName: string; score: number; rerank_score?: number; chunks: readonly StoredChunk[] },
   shape: ChunkShape,
   extra: Record<string, unknown>,
 ): Passage {
+  const text = joined(g.chunks)
+  const first = g.chunks[0]
+  const {
+    index: _index,
+    heading_path: _path,
+    score: _score,
+    rerank_score: _rerank,
+    ...top
+  } = first ? shape({ ...first, content: text }) : { source_name: g.sourceName }
   return {
     sourceName: g.sourceName,
     score: g.score,
     rerankScore: g.rerank_score,
-    text: joined(g.chunks),
+    text,
     chunks: g.chunks,
     view: {
+      ...top,
       source_name: g.sourceName,
       score: g.score,
       ...rerankScore(g.rerank_score),
@@ -202,9 +249,8 @@ function rerankScore(s: number | undefined): { rerank_score?: number } {
 /** The chunk shape of `output_fields`; the collection's metadata keys are read only when a custom field is named. */
 async function shapeFor(
   fields: readonly string[] | undefined,
-  documents: () => Promise<{ metadata: object }[]>,
+  metadataKeys: () => Promise<ReadonlySet<string>>,
 ): Promise<ChunkShape> {
   if (!customFields(fields).length) return chunkShape(fields)
-  const keys = new Set((await documents()).flatMap((d) => Object.keys(d.metadata)))
-  return chunkShape(fields, keys)
+  return chunkShape(fields, await metadataKeys())
 }
