@@ -184,6 +184,9 @@ export const responseSchemas = {
   },
   'openapi-document': json(openApiDocumentSchema),
   'html-page': { '200': { description: 'An HTML page.', content: { 'text/html': text('HTML.') } } },
+  redirect: {
+    '302': { description: 'Elsewhere: the `Location` header names where.', content: { 'text/plain': text('Where.') } },
+  },
   // portal.yaml
   'portal-asset': {
     '200': {

@@ -57,7 +57,15 @@ test('every other sh block and the ts client run in order against the server the
   const child = spawn('bash', [client], {
     cwd: repoRoot,
     detached: true,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, SLUICE_DATA: data, SLUICE_LOG_LEVEL: 'warn' },
+    // No pre-scripts: `npm test` built the tree just now, and a rebuild here would rewrite dist/
+    // under the suite's feet if a source was touched since (a lead editing while tests run).
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      SLUICE_DATA: data,
+      SLUICE_LOG_LEVEL: 'warn',
+      npm_config_ignore_scripts: 'true',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

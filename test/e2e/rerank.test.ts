@@ -153,10 +153,13 @@ test('400s: not a reranker, no documents, too many, an empty one, top_n 0; 404 a
   assert.is((await post({ model: 'sim-nope', query, documents })).status, 404)
 })
 
-test('a document beyond the model window: the server’s 400 passes through', async () => {
-  const r = await post({ model: 'sim-rerank', query, documents: ['word '.repeat(2000)] })
-  assert.is(r.status, 400)
-  assert.match(r.body.error!.message, /context length is only 512 tokens/)
+test('a document beyond the model window is cut to fit it: scored, and given back whole', async () => {
+  const long = 'word '.repeat(2000)
+  const r = await post({ model: 'sim-rerank', query, documents: [long, 'cats sleep'], return_documents: true })
+  assert.is(r.status, 200, JSON.stringify(r.body).slice(0, 200))
+  const results = r.body.results as { index: number; document?: { text: string } }[]
+  assert.equal(results.map((x) => x.index).sort(), [0, 1])
+  assert.is(results.find((x) => x.index === 0)!.document?.text, long, 'the client gets its own document back')
 })
 
 test('more than the route’s 4 MiB: 413', async () => {
