@@ -10,10 +10,10 @@ import { EMBEDDER_URL, startEmbedder, type RunningEmbedder } from '../kernel/ser
 import { startEmbeddedSimulator } from './embedded-simulator.js'
 
 // Named through its starter, so that sim/ stays imported in one place (test/kernel/import-rules.test.ts).
-type RunningSimulator = NonNullable<Awaited<ReturnType<typeof startEmbeddedSimulator>>>
+type SimulatorThread = NonNullable<Awaited<ReturnType<typeof startEmbeddedSimulator>>>
 
 export interface EmbeddedServers {
-  simulator?: RunningSimulator
+  simulator?: SimulatorThread
   embedder?: RunningEmbedder
   /** For the catalog: base URLs by the name a backend's url gives them. */
   urls: NonNullable<CatalogOptions['embeddedUrls']>

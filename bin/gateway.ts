@@ -25,7 +25,7 @@ import { builtinPlugins } from '../plugins/registry.js'
 import { builtinDomains } from './domains.js'
 import type { DomainDefinition } from '../kernel/contract/domain.js'
 import { startEmbeddedServers } from './embedded-servers.js'
-import type { RunningSimulator } from '../sim/index.js'
+import type { SimulatorThread } from '../sim/thread.js'
 import type { ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from '../kernel/contract/plugin.js'
 
@@ -61,7 +61,8 @@ export interface RunningGateway {
   close(): Promise<void>
   /** What the plugins' `open` made (their ledgers, queues, stores), kept across reloads. */
   readonly plugins: PluginStates
-  readonly simulator?: RunningSimulator
+  /** The embedded simulator's thread: its URL, its counters (by message). */
+  readonly simulator?: SimulatorThread
 }
 
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {

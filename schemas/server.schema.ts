@@ -130,12 +130,20 @@ export const serverFileSchema = {
         enabled: {
           type: 'boolean',
           default: true,
-          description: 'Start the model-server simulator in-process (backends with url `embedded`).',
+          description:
+            'Start the model-server simulator (backends with url `embedded`) in its own worker thread of the gateway process, on a loopback port.',
         },
         config: {
           type: 'string',
           default: 'simulator.yaml',
           description: 'Simulator settings file, relative to the config folder.',
+        },
+        heap_mb: {
+          type: 'integer',
+          minimum: 64,
+          default: 1024,
+          description:
+            "The simulator thread's heap (old generation), in MB. A thread that fills it dies and is started again on the same port; the requests it was serving fail as a crashed model server's do.",
         },
       },
     },
