@@ -24,10 +24,12 @@ export async function startEmbeddedServers(deployment: Deployment, log: Logger):
   const simulator = await startEmbeddedSimulator(deployment, log)
   let embedder: RunningEmbedder | undefined
   if (Object.values(deployment.models.backends).some((b) => b.url === EMBEDDER_URL)) {
-    embedder = await startEmbedder().catch(async (err: unknown) => {
-      await simulator?.close()
-      throw err
-    })
+    embedder = await startEmbedder({ deadlineMs: deployment.server.embedder.deadline_ms }).catch(
+      async (err: unknown) => {
+        await simulator?.close()
+        throw err
+      },
+    )
     log.info('embedder started; its model loads on the first request', { url: embedder.url })
   }
   return {

@@ -26,6 +26,7 @@ import { builtinDomains } from './domains.js'
 import type { DomainDefinition } from '../kernel/contract/domain.js'
 import { startEmbeddedServers } from './embedded-servers.js'
 import type { SimulatorThread } from '../sim/thread.js'
+import type { RunningEmbedder } from '../kernel/services/embedder/index.js'
 import type { ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from '../kernel/contract/plugin.js'
 
@@ -63,6 +64,8 @@ export interface RunningGateway {
   readonly plugins: PluginStates
   /** The embedded simulator's thread: its URL, its counters (by message). */
   readonly simulator?: SimulatorThread
+  /** The in-process embedder, when a backend's url is `embedded-embedder` (tests hang it through it). */
+  readonly embedder?: RunningEmbedder
 }
 
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
@@ -232,5 +235,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     process.once('SIGINT', stop)
   }
 
-  return { url, port, generation: () => current, reload, close, plugins, simulator: embedded.simulator }
+  return {
+    url,
+    port,
+    generation: () => current,
+    reload,
+    close,
+    plugins,
+    simulator: embedded.simulator,
+    embedder: embedded.embedder,
+  }
 }

@@ -147,6 +147,21 @@ export const serverFileSchema = {
         },
       },
     },
+    embedder: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The in-process embedder (backends with url `embedded-embedder`).',
+      properties: {
+        deadline_ms: {
+          type: 'integer',
+          minimum: 100,
+          default: 60000,
+          description:
+            'Longest one embeddings or tokenize job may take in its worker thread (a 2,048-text batch takes about 30 s on one core). Past it the request gets 504, the thread is terminated and started again, and the jobs behind it go on.',
+        },
+      },
+    },
     watch: {
       type: 'boolean',
       default: true,
