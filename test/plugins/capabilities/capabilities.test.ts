@@ -132,7 +132,6 @@ test('embeddings: token-id inputs longer than the context window are refused; te
   assert.ok((await run('sim-embed', { input: 'x'.repeat(100_000) })).nextCalled)
 })
 
-
 // Request bounds (models.yaml `limits`): refused before anything is reserved, naming the field and the limit.
 const ask = (id: string, body: Record<string, unknown>, model: object = {}, state: object = {}) =>
   runPlugin(
