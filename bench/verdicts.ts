@@ -104,7 +104,7 @@ try {
   const one: number[] = []
   const many: number[] = []
   let last: Usage | undefined
-  const hitsBefore = gateway.simulator!.stats().models['sim-vision-7b']!.prefixCacheHits
+  const hitsBefore = (await gateway.simulator!.stats()).models['sim-vision-7b']!.prefixCacheHits
   for (let i = 0; i < runs; i++) {
     // Alternate the order so neither request always runs on a warmer process.
     if (i % 2 === 0) {
@@ -119,7 +119,7 @@ try {
       one.push((await verdict(1, ++nonce)).ms)
     }
   }
-  const hits = gateway.simulator!.stats().models['sim-vision-7b']!.prefixCacheHits - hitsBefore
+  const hits = (await gateway.simulator!.stats()).models['sim-vision-7b']!.prefixCacheHits - hitsBefore
   const ratio = median(many) / median(one)
   const perQuestion = last!.prompt_tokens / 32
   console.log(

@@ -10,10 +10,10 @@ import { EMBEDDER_URL, startEmbedder, type RunningEmbedder } from '../kernel/ser
 import { startEmbeddedSimulator } from './embedded-simulator.js'
 
 // Named through its starter, so that sim/ stays imported in one place (test/kernel/import-rules.test.ts).
-type RunningSimulator = NonNullable<Awaited<ReturnType<typeof startEmbeddedSimulator>>>
+type SimulatorThread = NonNullable<Awaited<ReturnType<typeof startEmbeddedSimulator>>>
 
 export interface EmbeddedServers {
-  simulator?: RunningSimulator
+  simulator?: SimulatorThread
   embedder?: RunningEmbedder
   /** For the catalog: base URLs by the name a backend's url gives them. */
   urls: NonNullable<CatalogOptions['embeddedUrls']>
@@ -24,10 +24,12 @@ export async function startEmbeddedServers(deployment: Deployment, log: Logger):
   const simulator = await startEmbeddedSimulator(deployment, log)
   let embedder: RunningEmbedder | undefined
   if (Object.values(deployment.models.backends).some((b) => b.url === EMBEDDER_URL)) {
-    embedder = await startEmbedder().catch(async (err: unknown) => {
-      await simulator?.close()
-      throw err
-    })
+    embedder = await startEmbedder({ deadlineMs: deployment.server.embedder.deadline_ms }).catch(
+      async (err: unknown) => {
+        await simulator?.close()
+        throw err
+      },
+    )
     log.info('embedder started; its model loads on the first request', { url: embedder.url })
   }
   return {

@@ -25,7 +25,8 @@ import { builtinPlugins } from '../plugins/registry.js'
 import { builtinDomains } from './domains.js'
 import type { DomainDefinition } from '../kernel/contract/domain.js'
 import { startEmbeddedServers } from './embedded-servers.js'
-import type { RunningSimulator } from '../sim/index.js'
+import type { SimulatorThread } from '../sim/thread.js'
+import type { RunningEmbedder } from '../kernel/services/embedder/index.js'
 import type { ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from '../kernel/contract/plugin.js'
 
@@ -61,7 +62,10 @@ export interface RunningGateway {
   close(): Promise<void>
   /** What the plugins' `open` made (their ledgers, queues, stores), kept across reloads. */
   readonly plugins: PluginStates
-  readonly simulator?: RunningSimulator
+  /** The embedded simulator's thread: its URL, its counters (by message). */
+  readonly simulator?: SimulatorThread
+  /** The in-process embedder, when a backend's url is `embedded-embedder` (tests hang it through it). */
+  readonly embedder?: RunningEmbedder
 }
 
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
@@ -231,5 +235,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     process.once('SIGINT', stop)
   }
 
-  return { url, port, generation: () => current, reload, close, plugins, simulator: embedded.simulator }
+  return {
+    url,
+    port,
+    generation: () => current,
+    reload,
+    close,
+    plugins,
+    simulator: embedded.simulator,
+    embedder: embedded.embedder,
+  }
 }

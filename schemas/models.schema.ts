@@ -165,6 +165,38 @@ const modelCacheSchema = {
   ],
 } as const
 
+/**
+ * What one request may ask of a chat model, checked by the `capabilities` step before any
+ * budget, queue slot or model server is spent on it (docs/operator-guide.md, "Request bounds").
+ */
+const requestLimitsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  description: 'The most a request may ask of this model; more gets 400 naming the field and the limit.',
+  properties: {
+    max_n: {
+      type: 'integer',
+      minimum: 1,
+      default: 16,
+      description: 'Most choices per request (`n`; `best_of` of /v1/completions too).',
+    },
+    max_output_tokens: {
+      type: 'integer',
+      minimum: 1,
+      description:
+        "Most output tokens per choice (`max_tokens`, `max_completion_tokens`, the Responses API's `max_output_tokens`). Default: the model's context_window.",
+    },
+    max_top_logprobs: {
+      type: 'integer',
+      minimum: 0,
+      default: 20,
+      description:
+        "Most alternatives per token (`top_logprobs`; the integer `logprobs` of /v1/completions). vLLM's own default cap is 20.",
+    },
+  },
+} as const
+
 export const backendSchema = {
   type: 'object',
   additionalProperties: false,
@@ -250,6 +282,7 @@ export const modelSchema = {
         'Catalog ids of models of the same model_type that answer, in this order, when every replica of this one fails before anything reached the client (unreachable, timed out, a 5xx or a 429). Only this list is tried, not the fallbacks of its models (docs/operator-guide.md, "Fallbacks").',
     },
     context_window: { type: 'integer', minimum: 1, default: 8192 },
+    limits: requestLimitsSchema,
     supports_function_calling: { type: 'boolean', default: false },
     supports_response_schema: { type: 'boolean', default: false },
     supports_vision: { type: 'boolean', default: false },

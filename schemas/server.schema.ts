@@ -130,12 +130,35 @@ export const serverFileSchema = {
         enabled: {
           type: 'boolean',
           default: true,
-          description: 'Start the model-server simulator in-process (backends with url `embedded`).',
+          description:
+            'Start the model-server simulator (backends with url `embedded`) in its own worker thread of the gateway process, on a loopback port.',
         },
         config: {
           type: 'string',
           default: 'simulator.yaml',
           description: 'Simulator settings file, relative to the config folder.',
+        },
+        heap_mb: {
+          type: 'integer',
+          minimum: 64,
+          default: 1024,
+          description:
+            "The simulator thread's heap (old generation), in MB. A thread that fills it dies and is started again on the same port; the requests it was serving fail as a crashed model server's do.",
+        },
+      },
+    },
+    embedder: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      description: 'The in-process embedder (backends with url `embedded-embedder`).',
+      properties: {
+        deadline_ms: {
+          type: 'integer',
+          minimum: 100,
+          default: 60000,
+          description:
+            'Longest one embeddings or tokenize job may take in its worker thread (a 2,048-text batch takes about 30 s on one core). Past it the request gets 504, the thread is terminated and started again, and the jobs behind it go on.',
         },
       },
     },

@@ -5,7 +5,9 @@
  * supports_tool_choice, image parts for a model that neither reads images nor has its vision
  * boon on. For embedding models: `dimensions` the model does not allow, and token-id inputs
  * longer than its context window (text is counted by the model server, whose 400 passes
- * through). Everything else of the request (response_format included) passes through as sent.
+ * through). For chat and completions bodies: what a request may ask of the model (models.yaml
+ * `limits`: `n`, output tokens, top logprobs; request-bounds.ts). Everything else of the
+ * request (response_format included) passes through as sent.
  */
 import { GatewayError, boonActs, definePlugin } from '../../kernel/contract/index.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
@@ -13,6 +15,7 @@ import { hasImageParts } from '../../domains/gateway/auto-model.js'
 import { IMAGE_URL_RULE, breaksImageRule, imageParts } from '../../protocols/openai/image-url.js'
 import { dimensionsRefusal, inputList } from '../../protocols/openai/embeddings.js'
 import { configSchema } from './schema.js'
+import { checkRequestBounds } from './request-bounds.js'
 
 /** Whether the model's vision boon will describe images for it on this request. */
 export function visionBoonOn(model: ModelConfig, boonsHeader: string | undefined): boolean {
@@ -37,6 +40,12 @@ export default definePlugin({
           return next()
         }
         const body = ex.body as { tools?: unknown[]; tool_choice?: unknown; messages?: unknown }
+        checkRequestBounds(ex.body as object, {
+          model: ex.state.model.model,
+          requested: ex.state.model.requested,
+          // Set by the openai-responses step: the body was a Responses request, whose field this is.
+          outputField: ex.state.responses ? 'max_output_tokens' : undefined,
+        })
         const images = imageParts(body.messages)
         if (images.length > config.max_images)
           throw new GatewayError(

@@ -42,12 +42,12 @@ async function stream(headers: Record<string, string>): Promise<StreamLog> {
 }
 
 test('nine concurrent streams against 8 slots: all nine complete, the ninth starts only when a slot is freed', async () => {
-  const orpheus = () => gw.simulator!.stats().models['sim-orpheus']!
+  const orpheus = async () => (await gw.simulator!.stats()).models['sim-orpheus']!
   let maxRunning = 0
   let polling = true
   const poll = (async () => {
     while (polling) {
-      maxRunning = Math.max(maxRunning, orpheus().running)
+      maxRunning = Math.max(maxRunning, (await orpheus()).running)
       await new Promise((r) => setTimeout(r, 1))
     }
   })()
@@ -55,7 +55,7 @@ test('nine concurrent streams against 8 slots: all nine complete, the ninth star
   const eight = Array.from({ length: 8 }, () =>
     stream({ 'x-sim-first-audio-ms': '800', 'x-sim-realtime-factor': '40' }),
   )
-  while (orpheus().running < 8) await new Promise((r) => setTimeout(r, 1))
+  while ((await orpheus()).running < 8) await new Promise((r) => setTimeout(r, 1))
   // The ninth comes while all eight run. It waits (in the gateway's fair queue, which keeps the
   // backend to its capacity of 8, or in the server's own line without it) and is not refused.
   const ninth = await stream({ 'x-sim-first-audio-ms': '0', 'x-sim-realtime-factor': '40' })

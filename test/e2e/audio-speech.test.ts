@@ -203,7 +203,7 @@ test('streamed pcm: the first bytes arrive while the server is still generating,
   for (;;) {
     const { value, done } = await reader.read()
     if (done) break
-    if (reads.length === 0) runningAtFirstRead = gw.simulator!.stats().models['sim-orpheus']!.running
+    if (reads.length === 0) runningAtFirstRead = (await gw.simulator!.stats()).models['sim-orpheus']!.running
     reads.push(value.length)
   }
   const total = reads.reduce((a, b) => a + b, 0)

@@ -177,7 +177,8 @@ test.after(async () => {
 })
 
 /** Chat requests the simulator received for one of its models. */
-const simRequests = (served: string): number => gw.simulator!.stats().models[served]?.requests ?? 0
+const simRequests = async (served: string): Promise<number> =>
+  (await gw.simulator!.stats()).models[served]?.requests ?? 0
 
 async function recordOf(requestId: string): Promise<UsageRecord> {
   let found: UsageRecord | undefined
@@ -193,12 +194,12 @@ async function recordOf(requestId: string): Promise<UsageRecord> {
 const ask = (model: string) => ({ model, messages: [{ role: 'user' as const, content: 'hello there' }], max_tokens: 8 })
 
 test('a model whose server is down: its fallback answers, the header and the record name both', async () => {
-  const before = simRequests(SPARE_SERVED)
+  const before = await simRequests(SPARE_SERVED)
   const { data, response } = await gw.openai().chat.completions.create(ask('fb-down')).withResponse()
   assert.is(data.model, SPARE_SERVED, 'the reply names the model that answered')
   assert.ok(data.choices[0]!.message.content)
   assert.is(response.headers.get('x-gateway-fallback'), 'fb-down')
-  assert.is(simRequests(SPARE_SERVED), before + 1)
+  assert.is(await simRequests(SPARE_SERVED), before + 1)
   const record = await recordOf(response.headers.get('x-gateway-request-id')!)
   assert.is(record.modelRequested, 'fb-down')
   assert.is(record.model, 'fb-spare')
@@ -253,7 +254,7 @@ test('a 5xx and a 429 of the model server fall back; a 400 does not', async () =
     const record = await recordOf(response.headers.get('x-gateway-request-id')!)
     assert.equal({ model: record.model, from: record.fallbackFrom }, { model: 'fb-spare', from: 'fb-loud' })
   }
-  const before = simRequests(SPARE_SERVED)
+  const before = await simRequests(SPARE_SERVED)
   let status = 0
   try {
     await gw.openai().chat.completions.create(ask('fb-loud'), { headers: { 'x-return-error': '400' } })
@@ -261,7 +262,7 @@ test('a 5xx and a 429 of the model server fall back; a 400 does not', async () =
     status = (err as InstanceType<typeof OpenAI.APIError>).status ?? -1
   }
   assert.is(status, 400, "the request's own fault is no reason to ask another model")
-  assert.is(simRequests(SPARE_SERVED), before, 'the spare was not asked')
+  assert.is(await simRequests(SPARE_SERVED), before, 'the spare was not asked')
 })
 
 test('a replica silent past timeout_ms: the fallback answers', async () => {
@@ -274,7 +275,7 @@ test('a replica silent past timeout_ms: the fallback answers', async () => {
 })
 
 test('a stream cut after its first bytes is not retried anywhere: the client sees the error', async () => {
-  const before = simRequests(SPARE_SERVED)
+  const before = await simRequests(SPARE_SERVED)
   const { data, response } = await gw
     .openai()
     .chat.completions.create(
@@ -297,7 +298,7 @@ test('a stream cut after its first bytes is not retried anywhere: the client see
   }
   assert.ok(chunks > 0, 'bytes reached the client')
   assert.ok(failed, 'the cut stream fails as it did before fallbacks')
-  assert.is(simRequests(SPARE_SERVED), before, 'the spare was never asked')
+  assert.is(await simRequests(SPARE_SERVED), before, 'the spare was never asked')
   const record = await recordOf(response.headers.get('x-gateway-request-id')!)
   assert.is(record.model, 'fb-loud')
   assert.is(record.fallbackFrom, null)

@@ -76,7 +76,7 @@ const records = async () => (await gw.generation().records.list({ from: 0, to: D
 
 test('400 for file:, http:, loopback, private, link-local and metadata addresses; nothing reaches a model', async () => {
   const client = gw.openai('sk-tight')
-  const simBefore = gw.simulator!.stats().requests
+  const simBefore = (await gw.simulator!.stats()).requests
   const recordsBefore = await records()
   for (const url of refusedUrls) {
     await expect400(
@@ -92,7 +92,7 @@ test('400 for file:, http:, loopback, private, link-local and metadata addresses
       `${url} (auto, streamed)`,
     )
   }
-  assert.is(gw.simulator!.stats().requests, simBefore, 'no request reached the model server')
+  assert.is((await gw.simulator!.stats()).requests, simBefore, 'no request reached the model server')
   assert.is(await records(), recordsBefore, 'no usage record')
   // The per-minute budget is whole: one full request still fits (ignore_eos: the reply is max_tokens long unless shortened).
   const body = { model: 'sim-vision', messages: withImage(png), max_tokens: MAX_TOKENS, ignore_eos: true }

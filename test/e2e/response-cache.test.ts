@@ -46,7 +46,7 @@ const keys = keysFile({ demo: { models: ['*'] }, other: { models: ['*'] } }, [
 ])
 
 /** Requests the simulator's instruct server has served so far. */
-const served = (gw: TestGateway) => gw.simulator!.stats().models['sim-instruct-8b']?.requests ?? 0
+const served = async (gw: TestGateway) => (await gw.simulator!.stats()).models['sim-instruct-8b']?.requests ?? 0
 
 const ask = (content: string) => ({
   model: 'sim-cached',
@@ -73,15 +73,15 @@ const ids: Record<string, string> = {}
 
 test('a whole answer: miss, then a hit served without a call to the model server', async () => {
   const client = gw.openai()
-  const before = served(gw)
+  const before = await served(gw)
   const first = await client.chat.completions.create(ask('What holds back water?')).withResponse()
   assert.is(first.response.headers.get('x-gateway-cache'), 'miss')
-  assert.is(served(gw), before + 1)
+  assert.is(await served(gw), before + 1)
   ids.miss = first.response.headers.get('x-gateway-request-id')!
 
   const second = await client.chat.completions.create(ask('What holds back water?')).withResponse()
   assert.is(second.response.headers.get('x-gateway-cache'), 'hit')
-  assert.is(served(gw), before + 1, 'the model server was not called')
+  assert.is(await served(gw), before + 1, 'the model server was not called')
   assert.equal(second.data, first.data, 'the same answer, word for word')
   ids.hit = second.response.headers.get('x-gateway-request-id')!
 })
@@ -89,7 +89,7 @@ test('a whole answer: miss, then a hit served without a call to the model server
 test('a streamed request is answered from the cache as a stream, with its usage chunk and [DONE]', async () => {
   const client = gw.openai()
   const whole = await client.chat.completions.create(ask('What holds back water?'))
-  const before = served(gw)
+  const before = await served(gw)
   const stream = await client.chat.completions
     .create({ ...ask('What holds back water?'), stream: true, stream_options: { include_usage: true } })
     .withResponse()
@@ -107,7 +107,7 @@ test('a streamed request is answered from the cache as a stream, with its usage 
   assert.is(text, whole.choices[0]!.message.content)
   assert.is(finish, whole.choices[0]!.finish_reason)
   assert.equal(usage, whole.usage)
-  assert.is(served(gw), before, 'the model server was not called')
+  assert.is(await served(gw), before, 'the model server was not called')
 
   // On the wire: SSE data lines ending with the terminator.
   const raw = await fetch(`${gw.url}/v1/chat/completions`, {
@@ -119,32 +119,32 @@ test('a streamed request is answered from the cache as a stream, with its usage 
   const body = await raw.text()
   assert.match(body, /^data: \{"id":/)
   assert.ok(body.trimEnd().endsWith('data: [DONE]'), body.slice(-80))
-  assert.is(served(gw), before)
+  assert.is(await served(gw), before)
 })
 
 test('a streamed miss fills the cache: the same request, whole, is then a hit', async () => {
   const client = gw.openai()
-  const before = served(gw)
+  const before = await served(gw)
   const stream = await client.chat.completions.create({ ...ask('Name a kind of dam.'), stream: true }).withResponse()
   assert.is(stream.response.headers.get('x-gateway-cache'), 'miss')
   let text = ''
   for await (const chunk of stream.data) text += chunk.choices[0]?.delta.content ?? ''
-  assert.is(served(gw), before + 1)
+  assert.is(await served(gw), before + 1)
   const whole = await client.chat.completions.create(ask('Name a kind of dam.')).withResponse()
   assert.is(whole.response.headers.get('x-gateway-cache'), 'hit')
   assert.is(whole.data.choices[0]!.message.content, text)
   assert.ok(whole.data.usage!.completion_tokens > 0, 'the usage the stream told')
-  assert.is(served(gw), before + 1)
+  assert.is(await served(gw), before + 1)
 })
 
 test('x-gateway-cache: off skips the cache; a model that did not opt in never uses it', async () => {
   const client = gw.openai()
-  const before = served(gw)
+  const before = await served(gw)
   const off = await client.chat.completions
     .create(ask('What holds back water?'), { headers: { 'x-gateway-cache': 'off' } })
     .withResponse()
   assert.is(off.response.headers.get('x-gateway-cache'), null, 'the cache did not apply')
-  assert.is(served(gw), before + 1)
+  assert.is(await served(gw), before + 1)
 
   for (let i = 0; i < 2; i++) {
     const plain = await client.chat.completions
@@ -152,7 +152,7 @@ test('x-gateway-cache: off skips the cache; a model that did not opt in never us
       .withResponse()
     assert.is(plain.response.headers.get('x-gateway-cache'), null)
   }
-  assert.is(served(gw), before + 3)
+  assert.is(await served(gw), before + 3)
 
   const bad = await fetch(`${gw.url}/v1/chat/completions`, {
     method: 'POST',
@@ -161,14 +161,14 @@ test('x-gateway-cache: off skips the cache; a model that did not opt in never us
   })
   assert.is(bad.status, 400)
   assert.equal(await bad.json(), { error: { message: 'x-gateway-cache must be on or off', type: 'gateway_error' } })
-  assert.is(served(gw), before + 3)
+  assert.is(await served(gw), before + 3)
 })
 
 test("another group's request misses: groups never share answers", async () => {
-  const before = served(gw)
+  const before = await served(gw)
   const other = await gw.openai('sk-other-group').chat.completions.create(ask('What holds back water?')).withResponse()
   assert.is(other.response.headers.get('x-gateway-cache'), 'miss')
-  assert.is(served(gw), before + 1)
+  assert.is(await served(gw), before + 1)
 })
 
 test("the hit's record: the tokens it was told, marked cached, charged nothing", async () => {
@@ -195,7 +195,7 @@ test('the legacy completions route: miss, hit, and the hit streamed as text_comp
   const body = { model: 'sim-cached', prompt: 'Once upon a time', max_tokens: 8, temperature: 0 }
   const first = await client.completions.create(body).withResponse()
   assert.is(first.response.headers.get('x-gateway-cache'), 'miss')
-  const before = served(gw)
+  const before = await served(gw)
   const second = await client.completions.create(body).withResponse()
   assert.is(second.response.headers.get('x-gateway-cache'), 'hit')
   assert.equal(second.data, first.data)
@@ -205,7 +205,7 @@ test('the legacy completions route: miss, hit, and the hit streamed as text_comp
     text += chunk.choices[0]?.text ?? ''
   }
   assert.is(text, first.data.choices[0]!.text)
-  assert.is(served(gw), before)
+  assert.is(await served(gw), before)
 })
 
 test('the Messages and Responses doors run the chat steps: a repeated request is a hit there too', async () => {
@@ -217,7 +217,7 @@ test('the Messages and Responses doors run the chat steps: a repeated request is
   }
   const first = await anthropic.messages.create(message).withResponse()
   assert.is(first.response.headers.get('x-gateway-cache'), 'miss')
-  const before = served(gw)
+  const before = await served(gw)
   const second = await anthropic.messages.create(message).withResponse()
   assert.is(second.response.headers.get('x-gateway-cache'), 'hit')
   assert.equal(second.data.content, first.data.content)
@@ -229,11 +229,11 @@ test('the Messages and Responses doors run the chat steps: a repeated request is
   const response = { model: 'sim-cached', input: 'Which door is this?', max_output_tokens: 16, store: false }
   const r1 = await openai.responses.create(response).withResponse()
   assert.is(r1.response.headers.get('x-gateway-cache'), 'miss')
-  const afterMiss = served(gw)
+  const afterMiss = await served(gw)
   const r2 = await openai.responses.create(response).withResponse()
   assert.is(r2.response.headers.get('x-gateway-cache'), 'hit')
   assert.is(r2.data.output_text, r1.data.output_text)
-  assert.is(served(gw), afterMiss)
+  assert.is(await served(gw), afterMiss)
   assert.is(afterMiss, before + 1, 'only the Responses miss reached the model server')
 })
 
@@ -243,11 +243,11 @@ test("an answer expires after the model's ttl_s, by the gateway's clock", async 
   skew += 59_000
   const fresh = await client.chat.completions.create(ask('How long does water wait?')).withResponse()
   assert.is(fresh.response.headers.get('x-gateway-cache'), 'hit')
-  const before = served(gw)
+  const before = await served(gw)
   skew += 1_000
   const expired = await client.chat.completions.create(ask('How long does water wait?')).withResponse()
   assert.is(expired.response.headers.get('x-gateway-cache'), 'miss')
-  assert.is(served(gw), before + 1)
+  assert.is(await served(gw), before + 1)
 })
 
 test.run()
@@ -281,7 +281,7 @@ shared('an answer one gateway kept is served by the other, whole and streamed, w
   assert.is(a!.generation().redis ? 'redis' : 'memory', 'redis')
   const first = await a!.openai().chat.completions.create(ask('Who shares the water?')).withResponse()
   assert.is(first.response.headers.get('x-gateway-cache'), 'miss')
-  const [aBefore, bBefore] = [served(a!), served(b!)]
+  const [aBefore, bBefore] = [await served(a!), await served(b!)]
 
   const second = await b!.openai().chat.completions.create(ask('Who shares the water?')).withResponse()
   assert.is(second.response.headers.get('x-gateway-cache'), 'hit')
@@ -292,7 +292,7 @@ shared('an answer one gateway kept is served by the other, whole and streamed, w
     .chat.completions.create({ ...ask('Who shares the water?'), stream: true }))
     text += chunk.choices[0]?.delta.content ?? ''
   assert.is(text, first.data.choices[0]!.message.content)
-  assert.equal([served(a!), served(b!)], [aBefore, bBefore], 'neither model server was called')
+  assert.equal([await served(a!), await served(b!)], [aBefore, bBefore], 'neither model server was called')
 
   const redis = new Redis(REDIS_URL)
   const stored = await redis.keys(`${prefix}response-cache:chat:*`)
@@ -303,7 +303,7 @@ shared('an answer one gateway kept is served by the other, whole and streamed, w
   await redis.quit()
   const garbled = await b!.openai().chat.completions.create(ask('Who shares the water?')).withResponse()
   assert.is(garbled.response.headers.get('x-gateway-cache'), 'miss', 'an entry that does not parse is a miss')
-  assert.is(served(b!), bBefore + 1)
+  assert.is(await served(b!), bBefore + 1)
 
   const other = await b!.openai('sk-other-group').chat.completions.create(ask('Who shares the water?')).withResponse()
   assert.is(other.response.headers.get('x-gateway-cache'), 'miss', 'another group misses on any gateway')

@@ -138,12 +138,12 @@ test('auto: a vision model when images are sent, a text model otherwise', async 
 })
 
 test('a reasoning model is retried with thinking skipped; usage counts both calls', async () => {
-  const before = gw.simulator!.stats().models['sim-thinker-8b']!.requests
+  const before = (await gw.simulator!.stats()).models['sim-thinker-8b']!.requests
   const body = { state: 'A short note about tea.', questions: three }
   const thinker = await verdictsOf({ ...body, model: 'sim-chat-thinking' })
   const instruct = await verdictsOf({ ...body, model: 'sim-chat-instruct' })
   assert.is(thinker.model, 'sim-chat-thinking')
-  assert.is(gw.simulator!.stats().models['sim-thinker-8b']!.requests - before, 6, 'two calls per question')
+  assert.is((await gw.simulator!.stats()).models['sim-thinker-8b']!.requests - before, 6, 'two calls per question')
   assert.is(thinker.usage.completion_tokens, 6, 'a thinking token and an answer token per question')
   assert.is(thinker.usage.prompt_tokens, 2 * instruct.usage.prompt_tokens, 'the prompt is counted for both calls')
   assert.is(thinker.verdicts.kind!.value, 'request')

@@ -13,11 +13,16 @@ export const EMBEDDER_MODEL = 'use-lite'
 export interface RunningEmbedder {
   /** Base URL without /v1. */
   url: string
+  /** Tests only: the next job hangs the worker until its deadline. */
+  hangNextJob(): void
   close(): Promise<void>
 }
 
-export async function startEmbedder(options: { host?: string; port?: number } = {}): Promise<RunningEmbedder> {
-  const worker = new EmbedderWorker()
+/** `deadlineMs`: the longest a job may take before the worker is restarted and the job gets 504. */
+export async function startEmbedder(
+  options: { host?: string; port?: number; deadlineMs?: number } = {},
+): Promise<RunningEmbedder> {
+  const worker = new EmbedderWorker(options.deadlineMs ?? 60_000)
   const server = createEmbedderServer(worker, EMBEDDER_MODEL)
   const host = options.host ?? '127.0.0.1'
   await new Promise<void>((resolve, reject) => {
@@ -27,6 +32,7 @@ export async function startEmbedder(options: { host?: string; port?: number } = 
   const url = `http://${host}:${(server.address() as AddressInfo).port}`
   return {
     url,
+    hangNextJob: () => worker.hangNextJob(),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeAllConnections()

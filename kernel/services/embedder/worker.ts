@@ -5,16 +5,22 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { loadUseLite, type SentenceEncoder } from './use-lite-model.js'
-import type { WorkerJob, WorkerReply } from './worker-messages.js'
+import type { WorkerJob, WorkerReply, WorkerStarted } from './worker-messages.js'
 
 /** Texts per forward pass: bounds the tensors' memory; larger batches gain little (measured in docs/performance.md). */
 const BATCH = 32
 
+if (!parentPort) throw new Error('embedder worker started outside a worker thread')
+const port = parentPort
+
 let model: Promise<SentenceEncoder> | undefined
 
 async function run(job: WorkerJob): Promise<WorkerReply & { ok: true }> {
-  model ??= loadUseLite()
+  // Loaded and warmed by one pass (the first is several times slower): neither is under a deadline.
+  model ??= loadUseLite().then((m) => m.embed(['warm']).then(() => m))
   const m = await model
+  port.postMessage({ id: job.id, started: true } satisfies WorkerStarted)
+  if (job.hang) for (;;);
   const tokens = job.texts.map((t) => m.tokenize(t))
   if (job.kind === 'tokenize' || tokens.some((ids) => ids.length > (job.maxTokens ?? Infinity)))
     return { id: job.id, ok: true, tokens, vectors: [] }
@@ -25,8 +31,6 @@ async function run(job: WorkerJob): Promise<WorkerReply & { ok: true }> {
   return { id: job.id, ok: true, tokens, vectors }
 }
 
-const port = parentPort
-if (!port) throw new Error('embedder worker started outside a worker thread')
 port.on('message', (job: WorkerJob) => {
   run(job).then(
     (reply) =>

@@ -132,4 +132,68 @@ test('embeddings: token-id inputs longer than the context window are refused; te
   assert.ok((await run('sim-embed', { input: 'x'.repeat(100_000) })).nextCalled)
 })
 
+// Request bounds (models.yaml `limits`): refused before anything is reserved, naming the field and the limit.
+const ask = (id: string, body: Record<string, unknown>, model: object = {}, state: object = {}) =>
+  runPlugin(
+    capabilities,
+    {},
+    {
+      kernel,
+      state: { model: { requested: id, model: { ...kernel.catalog.model(id)!, ...model } }, ...state },
+      body: { messages: [{ role: 'user', content: 'x' }], ...body },
+    },
+  )
+
+test('bounds: n at most 16 by default; at the limit it passes', async () => {
+  const over = await ask('sim-chat-instruct', { n: 128 })
+  assert.is(over.error?.status, 400)
+  assert.is(over.error?.message, 'n 128 is over the limit of 16 for model sim-chat-instruct')
+  assert.is(over.nextCalled, false)
+  assert.ok((await ask('sim-chat-instruct', { n: 16 })).nextCalled)
+})
+
+test("bounds: output tokens at most the model's context window by default, under either field", async () => {
+  const tokens = await ask('sim-text-plain', { max_tokens: 32000 })
+  assert.is(tokens.error?.message, 'max_tokens 32000 is over the limit of 8192 for model sim-text-plain')
+  const completion = await ask('sim-text-plain', { max_completion_tokens: 8193 })
+  assert.is(completion.error?.message, 'max_completion_tokens 8193 is over the limit of 8192 for model sim-text-plain')
+  assert.ok((await ask('sim-text-plain', { max_tokens: 8192 })).nextCalled)
+})
+
+test('bounds: a body translated from the Responses API is told its own field, max_output_tokens', async () => {
+  const r = await ask('sim-text-plain', { max_tokens: 9000 }, {}, { responses: { id: 'resp_1', store: false } })
+  assert.is(r.error?.message, 'max_output_tokens 9000 is over the limit of 8192 for model sim-text-plain')
+})
+
+test('bounds: top_logprobs at most 20 by default; the integer logprobs of /v1/completions too', async () => {
+  const chat = await ask('sim-chat-instruct', { logprobs: true, top_logprobs: 21 })
+  assert.is(chat.error?.message, 'top_logprobs 21 is over the limit of 20 for model sim-chat-instruct')
+  assert.ok((await ask('sim-chat-instruct', { logprobs: true, top_logprobs: 20 })).nextCalled)
+  const legacy = await ask('sim-chat-instruct', { messages: undefined, prompt: 'x', logprobs: 64, best_of: 2 })
+  assert.is(legacy.error?.message, 'logprobs 64 is over the limit of 20 for model sim-chat-instruct')
+  const bestOf = await ask('sim-chat-instruct', { messages: undefined, prompt: 'x', best_of: 17 })
+  assert.is(bestOf.error?.message, 'best_of 17 is over the limit of 16 for model sim-chat-instruct')
+})
+
+test("bounds: a model's own limits replace the defaults", async () => {
+  const limits = { limits: { max_n: 2, max_output_tokens: 100, max_top_logprobs: 5 } }
+  assert.is(
+    (await ask('sim-chat-instruct', { n: 3 }, limits)).error?.message,
+    'n 3 is over the limit of 2 for model sim-chat-instruct',
+  )
+  assert.is(
+    (await ask('sim-chat-instruct', { max_tokens: 101 }, limits)).error?.message,
+    'max_tokens 101 is over the limit of 100 for model sim-chat-instruct',
+  )
+  assert.is(
+    (await ask('sim-chat-instruct', { top_logprobs: 6 }, limits)).error?.message,
+    'top_logprobs 6 is over the limit of 5 for model sim-chat-instruct',
+  )
+  assert.ok((await ask('sim-chat-instruct', { n: 2, max_tokens: 100, top_logprobs: 5 }, limits)).nextCalled)
+})
+
+test('bounds: values of another type are left to the model server', async () => {
+  assert.ok((await ask('sim-chat-instruct', { n: '128', max_tokens: null })).nextCalled)
+})
+
 test.run()
