@@ -17,7 +17,7 @@ import { GatewayError } from '../../contract/errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
 import type { UpstreamCall, UpstreamResponse, UpstreamText } from '../../contract/upstream-call.js'
 import { dispatchWhole, type WholeReply } from './whole-reply.js'
-import { upstreamTraceHeaders } from '../observe/trace-context.js'
+import { upstreamTraceHeaders, type ModelCallSpan } from '../observe/trace-context.js'
 import { ReplicaSet, type Tried } from './replica-set.js'
 import type { Replica } from './replica.js'
 import { firstChunk, retriable } from './retry.js'
@@ -69,29 +69,44 @@ export class BackendPools implements Backends {
   }
 
   async call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
-    const { set, headers } = this.begin(ex, call)
-    return this.attempt(ex, set, call, headers, 0)
+    const { set, headers, span } = this.begin(ex, call)
+    const answer = this.attempt(ex, set, call, headers, 0, span)
+    return span ? span.answer(answer) : answer
   }
 
   /** The replica set and upstream headers of a call; from here on the request has reached a model (metered whatever happens next). */
-  private begin(ex: Exchange, call: UpstreamCall): { set: ReplicaSet; headers: Record<string, string> } {
+  private begin(ex: Exchange, call: UpstreamCall) {
     const set = this.replicaSet(call.model.backend)
     const group = ex.principal ? this.groupOf(ex.principal.group) : undefined
     const headers = upstreamHeaders(ex, this.catalog.backend(call.model.backend)!, group?.forward_headers === true)
     if (typeof call.body === 'string') headers['content-type'] = 'application/json'
     if (call.accept) headers.accept = call.accept
+    // Last, so that a forwarded or configured traceparent never replaces the checked one.
+    const span = upstreamTraceHeaders(ex, headers, call.model, call.path)
     ex.usage.model = call.model.id
-    return { set, headers }
+    return { set, headers, span }
   }
 
   /** `call` for a reply read whole: the same headers, retries and errors, without a body stream (whole-reply.ts). */
   async callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
-    const { set, headers } = this.begin(ex, call)
+    const { set, headers, span } = this.begin(ex, call)
+    const answer = this.readText(ex, set, call, headers, span)
+    return span ? span.answer(answer) : answer
+  }
+
+  private async readText(
+    ex: Exchange,
+    set: ReplicaSet,
+    call: UpstreamCall,
+    headers: Record<string, string>,
+    span: ModelCallSpan | undefined,
+  ): Promise<UpstreamText> {
     let tried: Tried = 0
     let lastError: GatewayError | DOMException | undefined
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
+      span?.sentTo(replica.label)
       let res: WholeReply
       try {
         res = await dispatchWhole(replica.pool, {
@@ -130,11 +145,13 @@ export class BackendPools implements Backends {
     call: UpstreamCall,
     headers: Record<string, string>,
     tried: Tried,
+    span?: ModelCallSpan,
   ): Promise<UpstreamResponse> {
     let lastError: GatewayError | DOMException | undefined
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
+      span?.sentTo(replica.label)
       let res: Dispatcher.ResponseData
       try {
         res = await replica.pool.request({
@@ -256,9 +273,9 @@ function refusedBy(ex: Exchange, set: ReplicaSet, replica: Replica, status: numb
 }
 
 /**
- * The headers of a call to a model server: the backend's own headers, its bearer key, for a
+ * The headers of a call to a model server: the backend's own headers, its bearer key, and, for a
  * group allowed to send them, the request headers it is configured to receive as the client
- * sent them, and the W3C trace context (the client's trace continued, or a fresh one).
+ * sent them (the W3C trace context is set after these: upstreamTraceHeaders).
  */
 function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean): Record<string, string> {
   const headers: Record<string, string> = { ...backend.headers }
@@ -269,7 +286,5 @@ function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean)
       if (value !== undefined) headers[name] = value
     }
   }
-  // Last, so that a forwarded or configured traceparent never replaces the checked one.
-  upstreamTraceHeaders(ex, headers)
   return headers
 }
