@@ -22,6 +22,8 @@ import { storesAccess } from '../kernel/services/stores/stores-access.js'
 import { QueueLoadRegistry } from '../kernel/services/load/queue-load.js'
 import { RecordJournal } from '../kernel/services/records/journal.js'
 import { RequestObserver } from '../kernel/services/observe/request-observer.js'
+import { trustedProxies } from '../protocols/http/forwarded.js'
+import { tracesWanted } from './traces-wanted.js'
 import type { KernelServices } from '../kernel/services/kernel-services.js'
 
 export type StoresConfig = NonNullable<Deployment['server']['stores']>
@@ -119,6 +121,12 @@ export async function openServices(
       journal,
     })
     const access = deployment.server.access_log
+    // Loaded only when an OTLP endpoint is set: the OpenTelemetry SDK is not needed without a collector.
+    // The SDK reads its variables from the process environment, so they are looked for there.
+    const traces = tracesWanted(process.env)
+      ? await (await import('./otel-traces.js')).openOtelTraces(process.env, log)
+      : undefined
+    if (traces) opened.push(traces)
     const observer = RequestObserver.open(
       metrics,
       access?.enabled === false
@@ -130,6 +138,7 @@ export async function openServices(
           },
       deployment.dataDir,
       options.now ?? Date.now,
+      { traces, trustedProxies: trustedProxies(deployment.server.trusted_proxies) },
     )
     log.info('stores opened', { records: store.kind, state: redis ? 'redis' : 'memory' })
     return {

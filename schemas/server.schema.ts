@@ -289,6 +289,13 @@ export const serverFileSchema = {
         },
       },
     },
+    trusted_proxies: {
+      type: 'array',
+      items: { type: 'string', pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' },
+      default: [],
+      description:
+        "Addresses or CIDR ranges of the reverse proxies in front of the gateway, e.g. ['10.0.0.0/8', '::1']. A request from one of them is logged with the first address of X-Forwarded-For, read from the right, that is not one of them; none set: the socket's address, and X-Forwarded-For is ignored. Read at start.",
+    },
     metrics: {
       type: 'object',
       additionalProperties: false,

@@ -144,10 +144,11 @@ export class Generation implements Kernel {
     void finishing.finally(() => this.finishing.delete(finishing))
   }
 
-  /** What the lifecycle needs of this generation: its request ends, and the records journal a reply on a wire waits for. */
-  readonly runOptions: RunOptions = { track: this.track, durable: () => this.records.durable?.() }
+  /** What the lifecycle needs of this generation: each request's start and end, the records journal a reply on a wire waits for. */
+  private readonly start: RunOptions['start'] = (ex) => this.observer.start(ex)
+  readonly runOptions: RunOptions = { track: this.track, durable: () => this.records.durable?.(), start: this.start }
   /** An in-process reply waits for no journal: the caller's own reply does. */
-  private readonly callOptions: RunOptions = { track: this.track }
+  private readonly callOptions: RunOptions = { track: this.track, start: this.start }
 
   /** Resolves when no request is in flight, or when `ms` have passed. */
   private drain(ms: number): Promise<void> {

@@ -22,6 +22,8 @@ export interface RunOptions {
   readonly track?: ChainState['track']
   /** Resolves once the records written so far are safe from a crash; undefined when they are. */
   readonly durable?: () => Promise<void> | undefined
+  /** Told of each request as it begins (an exporter of traces makes its trace context then). */
+  readonly start?: (ex: KernelExchange) => void
 }
 
 const ABORTED: Outcome = { kind: 'aborted', status: 499 }
@@ -32,6 +34,7 @@ export async function runExchange(
   wire: Wire,
   options: RunOptions,
 ): Promise<void> {
+  options.start?.(ex)
   const state: ChainState = { entered: 0, finished: false, track: options.track }
   // Undefined while streamed bytes own the end of the exchange.
   let outcome: Outcome | undefined = ABORTED

@@ -47,6 +47,7 @@ export function serveHttp(gen: Generation, route: LoadedRoute, ctx: RouterContex
     now: gen.now(),
     demand: route.demand,
   })
+  ex.state.peer = req.socket.remoteAddress
   return runExchange(
     route,
     ex,

@@ -42,6 +42,7 @@ type Upgrade = {
   readonly query: URLSearchParams
   readonly headers: IncomingMessage['headers']
   readonly principal?: Principal
+  readonly peer?: string
 }
 
 export function serveWebSockets(
@@ -81,7 +82,7 @@ export function serveWebSockets(
           ? new GatewayError(503, 'server shutting down')
           : new GatewayError(404, 'unknown endpoint', { code: 'unknown_endpoint' }),
       )
-    const up = { path: url.pathname, query: url.searchParams, headers: req.headers }
+    const up = { path: url.pathname, query: url.searchParams, headers: req.headers, peer: req.socket.remoteAddress }
     const ex = exchangeFor(gen, route, up, requestId, 'GET')
     // The route's authenticating steps alone, then a step that lets the socket open.
     const steps = route.steps.slice(0, route.ws!.authSteps)
@@ -116,7 +117,7 @@ export function serveWebSockets(
     body?: unknown,
   ): KernelExchange {
     const { server } = gen.config
-    return createExchange({
+    const ex = createExchange({
       ...up,
       id,
       route: route.info,
@@ -130,6 +131,8 @@ export function serveWebSockets(
       now: gen.now(),
       demand: route.demand,
     })
+    ex.state.peer = up.peer
+    return ex
   }
 
   function connect(ws: WebSocket, raw: Duplex, up: Upgrade): void {

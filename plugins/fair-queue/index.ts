@@ -19,6 +19,8 @@ import { openQueues } from './queues/open-queues.js'
 declare module '../../kernel/contract/index.js' {
   interface ExchangeState {
     queue?: {
+      /** When the wait for a slot began, epoch ms (a trace's queue span). */
+      since: number
       /** Time spent waiting for a slot, ms. */
       waitedMs: number
       slot: QueueSlot
@@ -96,6 +98,7 @@ export default definePlugin({
           signal: ex.signal,
           anticipationMs: config.anticipation_ms,
         }
+        const since = Date.now()
         const admission = await queues.acquire(request).catch((err: unknown) => {
           throw new GatewayError(503, 'queue state is unavailable', { headers: { 'retry-after': '5' }, cause: err })
         })
@@ -108,7 +111,7 @@ export default definePlugin({
             headers: { 'retry-after': '5' },
           })
         }
-        ex.state.queue = { waitedMs: admission.waitedMs, slot: admission.slot, pool, promptEstimate }
+        ex.state.queue = { since, waitedMs: admission.waitedMs, slot: admission.slot, pool, promptEstimate }
         await next()
       },
       finish(ex) {

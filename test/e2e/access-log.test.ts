@@ -4,7 +4,9 @@
  * test reads the exact headers it got) with the same trace id and the gateway's own span as
  * parent; the access-log file then holds one JSON line for the request with its ids, route,
  * key id, model, status, tokens and timings, and neither the prompt nor the key's secret.
- * A request without a traceparent, or with an invalid one, gets a fresh trace.
+ * A request without a traceparent, or with an invalid one, gets a fresh trace. Each line has
+ * the client's address (the socket's: a client's own X-Forwarded-For is not believed, unless it
+ * comes through a proxy of `trusted_proxies`) and every failure its error code (401, 404).
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -76,7 +78,16 @@ test('traceparent continued to the model server; one access-log line per request
   assert.ok(freshTrace, 'a request without traceparent gets a valid fresh one')
   assert.is.not(freshTrace![1], CLIENT_TRACE)
 
-  const invalid = await chat({ traceparent: `00-${'0'.repeat(32)}-${CLIENT_SPAN}-01` })
+  const invalid = await chat({
+    traceparent: `00-${'0'.repeat(32)}-${CLIENT_SPAN}-01`,
+    'x-forwarded-for': '203.0.113.7',
+  })
+  const refused = await fetch(`${gw.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-not-a-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'traced', messages: [{ role: 'user', content: PROMPT }] }),
+  })
+  assert.is(refused.status, 401)
   assert.ok(TRACEPARENT.test(invalid.upstream))
   assert.not.ok(invalid.upstream.includes('0'.repeat(32)), 'an invalid traceparent (all-zero trace id) is replaced')
 
@@ -133,6 +144,46 @@ test('traceparent continued to the model server; one access-log line per request
     'the access log shows the fresh trace id sent upstream',
   )
   assert.is(entries.find((x) => x.request_id === invalid.requestId)?.parent_span_id, undefined)
+  assert.is(e.client_address, '127.0.0.1', "the socket's address")
+  assert.is(e.error_code, undefined, 'no error code on a success')
+  assert.is(
+    entries.find((x) => x.request_id === invalid.requestId)?.client_address,
+    '127.0.0.1',
+    "a client's own X-Forwarded-For is not believed without trusted proxies",
+  )
+  const denied = entries.find((x) => x.request_id === refused.headers.get('x-gateway-request-id'))
+  assert.equal(
+    [denied?.status, denied?.outcome, denied?.error_code, denied?.key_id, denied?.client_address],
+    [401, 'failed', 'unauthorized', null, '127.0.0.1'],
+  )
+})
+
+test('behind a trusted proxy: the client is the first untrusted address of X-Forwarded-For; a 404 has its code', async () => {
+  const behind = await startTestGateway({ server: { trusted_proxies: ['127.0.0.1', '10.0.0.0/8'] } })
+  const ask = (xff: string | undefined, model: string) =>
+    fetch(`${behind.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TEST_KEY}`,
+        'content-type': 'application/json',
+        ...(xff === undefined ? {} : { 'x-forwarded-for': xff }),
+      },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: PROMPT }], max_tokens: 2 }),
+    })
+  const proxied = await ask('198.51.100.4, 203.0.113.7, 10.1.2.3', 'sim-chat-instruct')
+  const direct = await ask(undefined, 'sim-chat-instruct')
+  const missing = await ask('203.0.113.8', 'no-such-model')
+  assert.equal([proxied.status, direct.status, missing.status], [200, 200, 404])
+  await behind.close()
+  const entries = fs
+    .readFileSync(path.join(behind.dataDir, 'access.log'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AccessEntry)
+  const line = (res: Response) => entries.find((x) => x.request_id === res.headers.get('x-gateway-request-id'))
+  assert.is(line(proxied)?.client_address, '203.0.113.7', 'past the trusted proxy 10.1.2.3, the first untrusted hop')
+  assert.is(line(direct)?.client_address, '127.0.0.1', 'without the header: the proxy itself')
+  assert.equal([line(missing)?.client_address, line(missing)?.error_code], ['203.0.113.8', 'not_found'])
 })
 
 test.run()

@@ -226,7 +226,7 @@ test('a replica killed (SIGKILL) during load: every request answered whole by th
   assert.equal(bad, [], 'every reply whole (non-streamed parsed, streams with one finish and [DONE])')
   assert.is(await replicaGauge('sluice_backend_replica_ejected', victim), 1, 'the dead replica is out')
   // Once out, it gets nothing: the gateway sends it no request while the others answer.
-  const sentBefore = await replicaGauge('sluice_backend_replica_requests', victim)
+  const sentBefore = await replicaGauge('sluice_backend_replica_requests_total', victim)
   const servedBefore = (await served(sims[0]!)) + (await served(sims[1]!))
   const more = await load(40, 8)
   assert.equal(
@@ -234,7 +234,7 @@ test('a replica killed (SIGKILL) during load: every request answered whole by th
     [],
   )
   assert.is(
-    await replicaGauge('sluice_backend_replica_requests', victim),
+    await replicaGauge('sluice_backend_replica_requests_total', victim),
     sentBefore,
     'no request sent to the ejected replica',
   )

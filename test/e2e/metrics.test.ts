@@ -125,6 +125,24 @@ test('after real requests: request series by route, status and model; histograms
     assert.not.ok(text.includes(secret), `${secret} is not in /metrics`)
 })
 
+test("every series' type fits what it does: counters end in _total, nothing else does", async () => {
+  // The chats above made the simulator's replica set: its series are in the exposition.
+  const { exposition } = await scrape()
+  const families = [...exposition.families.values()]
+  assert.ok(families.length > 20)
+  for (const f of families) {
+    if (f.type === 'COUNTER') assert.ok(f.name.endsWith('_total'), `counter ${f.name} ends in _total`)
+    // prom-client's name for this gauge, kept so that the usual Node.js dashboards work (docs/decisions.md).
+    else if (f.name !== 'nodejs_active_handles_total') assert.not.ok(f.name.endsWith('_total'), `${f.type} ${f.name}`)
+  }
+  const sent = exposition.families.get('sluice_backend_replica_requests_total')
+  assert.is(sent?.type, 'COUNTER', 'requests sent to a replica: a counter')
+  assert.ok(Number(samples(exposition, 'sluice_backend_replica_requests_total', { backend: 'sim' })[0]?.value) >= 3)
+  for (const gauge of ['sluice_backend_replica_outstanding', 'sluice_backend_replica_ejected', 'sluice_queue_running'])
+    assert.is(exposition.families.get(gauge)?.type, 'GAUGE', gauge)
+  assert.not.ok(exposition.families.has('sluice_backend_replica_requests'), 'the old gauge name is gone')
+})
+
 test('an error of the model server: counted as an upstream error with its status', async () => {
   const client = new OpenAI({
     apiKey: TEST_KEY,

@@ -19,7 +19,7 @@ import { GatewayError } from '../../contract/errors.js'
 import { transportFailure, upstreamError } from './upstream-error.js'
 import type { UpstreamCall, UpstreamResponse, UpstreamText } from '../../contract/upstream-call.js'
 import { dispatchWhole, type WholeReply } from './whole-reply.js'
-import { upstreamTraceHeaders } from '../observe/trace-context.js'
+import { upstreamTraceHeaders, type ModelCallSpan } from '../observe/trace-context.js'
 import { ReplicaSet, type Tried } from './replica-set.js'
 import type { Replica } from './replica.js'
 import { firstChunk, retriable } from './retry.js'
@@ -88,19 +88,22 @@ export class BackendPools implements Backends {
 
   /** `chained`: a fallback may follow, so a stream is held until its first bytes (nothing relayed yet). */
   private async callModel(ex: Exchange, call: UpstreamCall, chained: boolean): Promise<UpstreamResponse> {
-    const { set, headers } = this.begin(ex, call)
-    return this.attempt(ex, set, call, headers, 0, chained)
+    const { set, headers, span } = this.begin(ex, call)
+    const answer = this.attempt(ex, set, call, headers, 0, chained, span)
+    return span ? span.answer(answer) : answer
   }
 
   /** The replica set and upstream headers of a call; from here on the request has reached a model (metered whatever happens next). */
-  private begin(ex: Exchange, call: UpstreamCall): { set: ReplicaSet; headers: Record<string, string> } {
+  private begin(ex: Exchange, call: UpstreamCall) {
     const set = this.replicaSet(call.model.backend)
     const group = ex.principal ? this.groupOf(ex.principal.group) : undefined
     const headers = upstreamHeaders(ex, this.catalog.backend(call.model.backend)!, group?.forward_headers === true)
     if (typeof call.body === 'string') headers['content-type'] = 'application/json'
     if (call.accept) headers.accept = call.accept
+    // Last, so that a forwarded or configured traceparent never replaces the checked one.
+    const span = upstreamTraceHeaders(ex, headers, call.model, call.path)
     ex.usage.model = call.model.id
-    return { set, headers }
+    return { set, headers, span }
   }
 
   /** `call` for a reply read whole: the same headers, retries, fallbacks and errors, without a body stream (whole-reply.ts). */
@@ -117,14 +120,26 @@ export class BackendPools implements Backends {
     }
   }
 
-  private async textFrom(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
-    const { set, headers } = this.begin(ex, call)
+  private textFrom(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
+    const { set, headers, span } = this.begin(ex, call)
+    const answer = this.readText(ex, set, call, headers, span)
+    return span ? span.answer(answer) : answer
+  }
+
+  private async readText(
+    ex: Exchange,
+    set: ReplicaSet,
+    call: UpstreamCall,
+    headers: Record<string, string>,
+    span: ModelCallSpan | undefined,
+  ): Promise<UpstreamText> {
     let tried: Tried = 0
     let lastError: GatewayError | DOMException | undefined
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
       const deadline = set.timeoutMs === undefined ? undefined : new AttemptDeadline(ex.signal, set.timeoutMs)
+      span?.sentTo(replica.label)
       let res: WholeReply
       try {
         res = await dispatchWhole(replica.pool, {
@@ -166,6 +181,7 @@ export class BackendPools implements Backends {
     headers: Record<string, string>,
     tried: Tried,
     chained: boolean,
+    span?: ModelCallSpan,
   ): Promise<UpstreamResponse> {
     let lastError: GatewayError | DOMException | undefined
     // Nothing is relayed before a stream's first bytes: a replica that dies (or, with timeout_ms,
@@ -176,6 +192,7 @@ export class BackendPools implements Backends {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
       const deadline = set.timeoutMs === undefined ? undefined : new AttemptDeadline(ex.signal, set.timeoutMs)
+      span?.sentTo(replica.label)
       let res: Dispatcher.ResponseData
       try {
         res = await replica.pool.request({
@@ -302,9 +319,9 @@ function refusedBy(ex: Exchange, set: ReplicaSet, replica: Replica, status: numb
 }
 
 /**
- * The headers of a call to a model server: the backend's own headers, its bearer key, for a
+ * The headers of a call to a model server: the backend's own headers, its bearer key, and, for a
  * group allowed to send them, the request headers it is configured to receive as the client
- * sent them, and the W3C trace context (the client's trace continued, or a fresh one).
+ * sent them (the W3C trace context is set after these: upstreamTraceHeaders).
  */
 function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean): Record<string, string> {
   const headers: Record<string, string> = { ...backend.headers }
@@ -315,7 +332,5 @@ function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean)
       if (value !== undefined) headers[name] = value
     }
   }
-  // Last, so that a forwarded or configured traceparent never replaces the checked one.
-  upstreamTraceHeaders(ex, headers)
   return headers
 }

@@ -1,7 +1,8 @@
 /**
  * Replica state in /metrics, read when scraped (nothing on the request path): outstanding
- * requests, ejected (1 or 0) and requests sent, per backend and replica (host:port). Values
- * start again from zero when the configuration is reloaded, as the replica sets are remade.
+ * requests and ejected (1 or 0), gauges, and requests sent, a counter, per backend and replica
+ * (host:port). Values start again from zero when the configuration is reloaded, as the replica
+ * sets are remade (a counter's reset, which Prometheus's rate() expects).
  */
 import type { Labels, Metrics } from '../../contract/metrics.js'
 import type { ReplicaSet } from './replica-set.js'
@@ -23,8 +24,8 @@ export function registerReplicaGauges(metrics: Metrics, sets: () => Iterable<Rep
     '1 while the replica is out (ejected or failing its health check), else 0.',
     collect((r) => (r.serving ? 0 : 1)),
   )
-  metrics.gauge(
-    'sluice_backend_replica_requests',
+  metrics.collectedCounter(
+    'sluice_backend_replica_requests_total',
     'Requests sent to the replica since the configuration was loaded, retries included.',
     collect((r) => r.requests),
   )

@@ -32,11 +32,14 @@ export interface AccessEntry {
   route: string
   /** The client request an internal call was made for. */
   parent_request_id?: string
+  /** The client's address: the socket's, or past trusted proxies, from X-Forwarded-For (server.yaml `trusted_proxies`). */
+  client_address?: string
   key_id: string | null
   group: string | null
   model: string | null
   status: number
   outcome: string
+  /** Every failure's: the error's code, else its status named (`unauthorized`, `not_found` …). */
   error_code?: string
   tokens_in: number
   tokens_out: number

@@ -22,7 +22,7 @@ const TTFT_SECONDS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5
 const TOKENS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]
 
 /** `gen_ai.operation.name` of a route: the conventions' names where one fits, else the route id. */
-const OPERATIONS: Readonly<Record<string, string>> = {
+export const OPERATIONS: Readonly<Record<string, string>> = {
   chat: 'chat',
   messages: 'chat',
   responses: 'chat',

@@ -3,7 +3,8 @@
  * once, from `finishAll`, beside the finish phases): the request series (request-metrics.ts)
  * and, for client requests (HTTP, WebSocket messages; not in-process calls, whose model use is
  * in their usage records), one access-log line. All of it is synchronous and allocation-light:
- * counters, a JSON line appended to a buffer.
+ * counters, a JSON line appended to a buffer. When traces are exported, it also tells the
+ * exporter of each request's start (`start`, from the lifecycle) and end.
  */
 import type { Exchange } from '../../contract/exchange.js'
 import type { Outcome } from '../../contract/plugin.js'
@@ -11,8 +12,17 @@ import type { Metrics } from '../../contract/metrics.js'
 import { AccessLog, type AccessLogSettings } from './access-log.js'
 import { RequestMetrics } from './request-metrics.js'
 import { registerProcessMetrics } from './process-metrics.js'
-import { traceOf } from './trace-context.js'
+import { traceOf, type TraceExporter } from './trace-context.js'
 import { describeCause } from '../../contract/log.js'
+import { clientAddress, type TrustedProxies } from '../../../protocols/http/forwarded.js'
+import { errorCode } from '../../../protocols/http/status-names.js'
+
+declare module '../../contract/exchange.js' {
+  interface ExchangeState {
+    /** The address of the socket a client request came on (HTTP, WebSocket). */
+    peer?: string
+  }
+}
 
 export class RequestObserver {
   private readonly requests: RequestMetrics
@@ -23,6 +33,8 @@ export class RequestObserver {
     metrics: Metrics,
     private readonly accessLog: AccessLog | undefined,
     private readonly now: () => number,
+    private readonly traces?: TraceExporter,
+    private readonly proxies?: TrustedProxies,
   ) {
     this.requests = new RequestMetrics(metrics)
     this.processMetrics = registerProcessMetrics(metrics)
@@ -33,12 +45,19 @@ export class RequestObserver {
     settings: AccessLogSettings | undefined,
     dataDir: string,
     now: () => number,
+    options: { traces?: TraceExporter; trustedProxies?: TrustedProxies } = {},
   ): RequestObserver {
     const dropped = metrics.counter(
       'sluice_access_log_dropped_total',
       'Access-log lines dropped because the destination did not keep up.',
     )
-    return new RequestObserver(metrics, settings ? new AccessLog(settings, dataDir, dropped) : undefined, now)
+    const log = settings ? new AccessLog(settings, dataDir, dropped) : undefined
+    return new RequestObserver(metrics, log, now, options.traces, options.trustedProxies)
+  }
+
+  /** A request begins (the lifecycle): only an exporter of traces needs to know. */
+  start(ex: Exchange): void {
+    if (this.traces) ex.state.trace = this.traces.begin(ex)
   }
 
   /** Never throws: it runs inside the chain's finish, where a throw would lose the request's finish phases. */
@@ -46,7 +65,10 @@ export class RequestObserver {
     try {
       const end = this.now()
       this.requests.end(ex, outcome, Math.max(0, end - ex.startedAt) / 1000)
-      if (this.accessLog && ex.transport !== 'internal') this.log(ex, outcome, end)
+      const peer = ex.state.peer
+      const client = peer === undefined ? undefined : clientAddress(peer, this.proxies, ex)
+      if (this.accessLog && ex.transport !== 'internal') this.log(ex, outcome, end, client)
+      this.traces?.end(ex, outcome, end, client)
     } catch (err) {
       if (!this.failed)
         ex.log.error('request metrics or access log failed (reported once)', { cause: describeCause(err) })
@@ -54,7 +76,7 @@ export class RequestObserver {
     }
   }
 
-  private log(ex: Exchange, outcome: Outcome, end: number): void {
+  private log(ex: Exchange, outcome: Outcome, end: number, client: string | undefined): void {
     const usage = ex.usage
     // What the client was told: a reply composed from internal calls tells their usage.
     const used = usage.told()
@@ -72,12 +94,13 @@ export class RequestObserver {
       pipeline: ex.route.pipeline,
       route: ex.route.id,
       parent_request_id: ex.parentId,
+      client_address: client,
       key_id: ex.principal?.keyId ?? null,
       group: ex.principal?.group ?? null,
       model: usage.toldModel ?? null,
       status: outcome.status,
       outcome: outcome.kind,
-      error_code: outcome.error?.code === undefined ? undefined : String(outcome.error.code),
+      error_code: errorCode(outcome),
       tokens_in: used.inputTokens,
       tokens_out: used.outputTokens,
       tokens_cached: used.cachedTokens,
@@ -91,5 +114,6 @@ export class RequestObserver {
   async close(): Promise<void> {
     this.processMetrics.close()
     await this.accessLog?.close()
+    await this.traces?.close()
   }
 }

@@ -4,10 +4,14 @@
  * The gateway is one span of the trace: the model server receives a `traceparent` whose
  * parent is the gateway's span, and the access log shows the trace id. Made lazily, the first
  * time something asks (the upstream call or the access log), so a request that nobody asks
- * about pays nothing.
+ * about pays nothing. While traces are exported (TraceExporter), the context is made as the
+ * request begins, an internal call's under its calling request's, and each model call has a span
+ * of its own, the parent named in the traceparent that call sends.
  */
 import crypto from 'node:crypto'
 import type { Exchange } from '../../contract/exchange.js'
+import type { Outcome } from '../../contract/plugin.js'
+import type { ModelConfig } from '../../../schemas/models.schema.js'
 
 export interface TraceContext {
   /** 32 lower-case hex digits; never all zeros. */
@@ -20,6 +24,28 @@ export interface TraceContext {
   readonly flags: string
   /** The client's `tracestate`, passed on unchanged with a valid traceparent (at most 512 chars). */
   readonly tracestate?: string
+  /** While traces are exported: opens a model call's span (its id is the parent-id of the call's traceparent). */
+  readonly modelCall?: (model: ModelConfig, path: string) => ModelCallSpan
+}
+
+/** A model call's span: told where the call went and how its answer went (a streamed body ends as it closes). */
+export interface ModelCallSpan {
+  readonly spanId: string
+  sentTo(server: string): void
+  answer<T extends { status: number; body?: NodeJS.EventEmitter }>(answer: Promise<T>): Promise<T>
+}
+
+/**
+ * Where spans go when traces are exported (bin/otel-traces.ts, loaded only when configured): it
+ * makes each request's trace context as the request begins (an internal call's under its
+ * calling request's, with `modelCall`), and is told when the request ended.
+ */
+export interface TraceExporter {
+  begin(ex: Exchange): TraceContext
+  /** The request's span, queue wait and model calls end; `client`: the client's address. */
+  end(ex: Exchange, outcome: Outcome, endedAt: number, client: string | undefined): void
+  /** Sends what is still buffered. */
+  close(): Promise<void>
 }
 
 declare module '../../contract/exchange.js' {
@@ -54,7 +80,7 @@ export function parseTraceparent(
  */
 const pool = Buffer.allocUnsafe(4096)
 let used = pool.length
-function randomHex(bytes: number): string {
+export function randomHex(bytes: number): string {
   for (;;) {
     if (used + bytes > pool.length) {
       crypto.randomFillSync(pool)
@@ -69,29 +95,34 @@ function randomHex(bytes: number): string {
 
 /** The request's trace context: the client's trace continued, or a fresh one. */
 export function traceOf(ex: Exchange): TraceContext {
-  let trace = ex.state.trace
-  if (trace) return trace
-  const client = parseTraceparent(ex.header('traceparent'))
-  if (client) {
-    const state = ex.header('tracestate')
-    trace = {
-      traceId: client.traceId,
-      spanId: randomHex(8),
-      parentId: client.parentId,
-      flags: client.flags,
-      tracestate: state && state.length <= 512 ? state : undefined,
-    }
-  } else {
-    trace = { traceId: randomHex(16), spanId: randomHex(8), flags: '01' }
-  }
-  ex.state.trace = trace
-  return trace
+  return (ex.state.trace ??= newTrace(ex))
 }
 
-/** The `traceparent` (and `tracestate`) headers of a call to a model server made for `ex`. */
-export function upstreamTraceHeaders(ex: Exchange, headers: Record<string, string>): void {
+/** A trace context for `ex`: a span under `parent` (an internal call's request), else the client's trace continued, else a fresh trace. */
+export function newTrace(ex: Exchange, parent?: TraceContext): TraceContext {
+  const spanId = randomHex(8)
+  if (parent) return { ...parent, spanId, parentId: parent.spanId, modelCall: undefined }
+  const client = parseTraceparent(ex.header('traceparent'))
+  if (!client) return { traceId: randomHex(16), spanId, flags: '01' }
+  const state = ex.header('tracestate')
+  const tracestate = state && state.length <= 512 ? state : undefined
+  return { traceId: client.traceId, spanId, parentId: client.parentId, flags: client.flags, tracestate }
+}
+
+/**
+ * The `traceparent` (and `tracestate`) headers of a call to a model server made for `ex`; while
+ * traces are exported, the call's own span (the traceparent's parent-id), else the request's.
+ */
+export function upstreamTraceHeaders(
+  ex: Exchange,
+  headers: Record<string, string>,
+  model: ModelConfig,
+  path: string,
+): ModelCallSpan | undefined {
   const trace = traceOf(ex)
-  headers.traceparent = `00-${trace.traceId}-${trace.spanId}-${trace.flags}`
+  const span = trace.modelCall?.(model, path)
+  headers.traceparent = `00-${trace.traceId}-${span?.spanId ?? trace.spanId}-${trace.flags}`
   if (trace.tracestate !== undefined) headers.tracestate = trace.tracestate
   else delete headers.tracestate
+  return span
 }

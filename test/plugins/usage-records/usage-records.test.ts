@@ -30,7 +30,7 @@ test('a request that reached a model: one record with every figure, no text', as
       principal: alice,
       state: {
         ...onModel(kernel),
-        queue: { waitedMs: 12, slot: { release: () => undefined }, pool: 'sim', promptEstimate: 40 },
+        queue: { since: 0, waitedMs: 12, slot: { release: () => undefined }, pool: 'sim', promptEstimate: 40 },
       },
       next: (ex: Exchange) => {
         clock += 30
