@@ -10,7 +10,8 @@ import type { RecordWriter } from './records/records.js'
 import type { RedisConnection } from './redis/redis-connection.js'
 import type { QueueLoadRegistry } from './load/queue-load.js'
 import type { MetricsRegistry } from './metrics/metrics.js'
-import type { RequestObserver } from './observe/request-observer.js'
+import type { Exchange } from '../contract/exchange.js'
+import type { Outcome } from '../contract/plugin.js'
 
 export interface KernelServices {
   readonly store: Store
@@ -26,6 +27,18 @@ export interface KernelServices {
   /** The products' domains (`kernel.domains`), opened by the composition root after the services. */
   readonly domains: Domains
   /** Request series and the access log, told of every request's end. */
-  readonly observer: RequestObserver
+  readonly observer: ObservesRequests
+  close(): Promise<void>
+}
+
+/**
+ * What a generation tells the request observer (observe/request-observer.ts). An interface of
+ * its own, so that the declarations reachable from `sluice/testing` never load the observer's:
+ * a package's declarations that augment ExchangeState by a relative path stop a third party's
+ * `declare module 'sluice/contract'` from merging (test/docs/guide-examples.test.ts shows it).
+ */
+export interface ObservesRequests {
+  start(ex: Exchange): void
+  end(ex: Exchange, outcome: Outcome): void
   close(): Promise<void>
 }

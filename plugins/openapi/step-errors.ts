@@ -277,6 +277,7 @@ export const STEP_ERRORS: Readonly<Record<string, StatusReasons>> = {
     502: 'the speech route sent no audio',
     503: 'no speech model is configured',
   },
+  'response-cache': { 400: 'x-gateway-cache must be on or off' },
   // Routes over WebSocket only (not in the document), listed so that the table covers every plugin.
   'query-compare': { ...CALLED_ROUTE, 400: 'a rule of the compare request' },
   'query-realtime': { ...CALLED_ROUTE, 400: 'a rule of the realtime request', 413: 'audio over its limit' },

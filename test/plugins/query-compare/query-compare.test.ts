@@ -142,7 +142,8 @@ test('every model answers at once, streamed under the project key; deltas are ta
   assert.is(done.response.file, 'query_compare')
   assert.equal(done.response.response.metadata.models, models)
   assert.is(done.response.response.metadata.usage_metric.total_token_count, 36)
-  assert.equal(done.response.response.metadata.sources, {})
+  // No search ran: no sources (a prototype-free object, as JSON sends it: `{}`).
+  assert.equal(Object.keys(done.response.response.metadata.sources), [])
   assert.equal(
     done.response.response.response.map((s) => s.model),
     models,
