@@ -45,7 +45,8 @@ export function DataTable<T>({
   const q = query.trim().toLowerCase()
   const shown = rows.filter(
     (r) =>
-      (!q || text(r).toLowerCase().includes(q)) && filters.every((f) => !chosen[f.label] || f.of(r) === chosen[f.label]),
+      (!q || text(r).toLowerCase().includes(q)) &&
+      filters.every((f) => !chosen[f.label] || f.of(r) === chosen[f.label]),
   )
   const pages = Math.max(1, Math.ceil(shown.length / size))
   const current = Math.min(page, pages - 1)

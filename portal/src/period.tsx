@@ -41,12 +41,16 @@ function update(change: Partial<PeriodState>): void {
   for (const l of listeners) l(state)
 }
 
-/** The shared period, its bounds (epoch ms) and a way to change it. */
-export function usePeriod(): { state: PeriodState; from: number; to: number; update: typeof update } {
-  const [s, setS] = useState(state)
+/**
+ * The shared period, its bounds (epoch ms) and a way to change it. A view opened with a preset
+ * period (`refresh`) moves its end to now, so that it includes the requests made meanwhile.
+ */
+export function usePeriod(refresh = false): { state: PeriodState; from: number; to: number; update: typeof update } {
+  const [s, setS] = useState(() => (refresh && state.period !== 'custom' ? { ...state, now: Date.now() } : state))
   useEffect(() => {
     listeners.add(setS)
-    setS(state)
+    if (refresh && s !== state) update({ now: s.now })
+    else setS(state)
     return () => void listeners.delete(setS)
   }, [])
   const preset = PERIODS.find((p) => p.id === s.period)

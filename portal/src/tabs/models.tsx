@@ -66,7 +66,9 @@ export function ModelsTab() {
         caption="Models of the catalog"
         columns={['Model', 'Type', 'Backend', 'Capabilities', 'Boons', 'Status', 'Retirement']}
         rows={data?.models ?? []}
-        text={(m) => `${m.id} ${m.model_type} ${m.backend} ${m.capabilities.join(' ')} ${m.boons.join(' ')} ${m.status}`}
+        text={(m) =>
+          `${m.id} ${m.model_type} ${m.backend} ${m.capabilities.join(' ')} ${m.boons.join(' ')} ${m.status}`
+        }
         filters={[
           { label: 'Type', of: (m) => m.model_type },
           { label: 'Status', of: (m) => (m.retired ? 'retired' : m.status) },

@@ -97,7 +97,7 @@ const COLUMNS = [
 ] as const
 
 export function RequestsView({ errors }: { errors: boolean }) {
-  const { from, to, update } = usePeriod()
+  const { from, to, update } = usePeriod(true)
   const [key, setKey] = useState('')
   const [model, setModel] = useState('')
   const [status, setStatus] = useState(errors ? 'errors' : '')
@@ -171,8 +171,8 @@ export function RequestsView({ errors }: { errors: boolean }) {
       </form>
       <p class="hint">
         {periodText(from, to)}. Client requests, newest first, with their internal calls when you open one. Key and
-        model are filtered by the gateway; status, search and paging work in the browser over the newest{' '}
-        {count(LIMIT)} records of the period{records.length >= LIMIT ? ' (this period has more: narrow it)' : ''}.
+        model are filtered by the gateway; status, search and paging work in the browser over the newest {count(LIMIT)}{' '}
+        records of the period{records.length >= LIMIT ? ' (this period has more: narrow it)' : ''}.
       </p>
       {errors && (
         <p class="hint" data-testid="errors-help">
@@ -222,7 +222,9 @@ export function RequestsView({ errors }: { errors: boolean }) {
                 </button>
               </th>
             </tr>
-            {open === r.request_id && <InternalCalls key={`${r.request_id}-calls`} id={r.request_id} columns={COLUMNS.length} />}
+            {open === r.request_id && (
+              <InternalCalls key={`${r.request_id}-calls`} id={r.request_id} columns={COLUMNS.length} />
+            )}
           </Fragment>
         )}
       />

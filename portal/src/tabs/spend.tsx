@@ -37,7 +37,9 @@ async function loadSpend(): Promise<{ lines: Line[]; unbudgeted: { keys: number;
   const [keys, groups] = await Promise.all([api.get<List<Key>>('/keys'), api.get<List<Group>>('/groups')])
   const budgeted = [
     ...keys.data.flatMap((k) =>
-      k.budget ? [{ id: k.id, kind: 'key' as const, amount: k.budget.amount, term: (k.budget.term ?? 'month') as Term }] : [],
+      k.budget
+        ? [{ id: k.id, kind: 'key' as const, amount: k.budget.amount, term: (k.budget.term ?? 'month') as Term }]
+        : [],
     ),
     ...groups.data.flatMap((g) =>
       g.budget ? [{ id: g.id, kind: 'group' as const, amount: g.budget.amount, term: g.budget.term as Term }] : [],
@@ -54,7 +56,11 @@ async function loadSpend(): Promise<{ lines: Line[]; unbudgeted: { keys: number;
     }),
   )
   return {
-    lines: budgeted.map((b) => ({ ...b, start: termStart(b.term, now), spent: sums.get(`${b.kind}:${b.term}:${b.id}`) ?? 0 })),
+    lines: budgeted.map((b) => ({
+      ...b,
+      start: termStart(b.term, now),
+      spent: sums.get(`${b.kind}:${b.term}:${b.id}`) ?? 0,
+    })),
     unbudgeted: {
       keys: keys.data.filter((k) => !k.budget).length,
       groups: groups.data.filter((g) => !g.budget).length,
@@ -62,27 +68,24 @@ async function loadSpend(): Promise<{ lines: Line[]; unbudgeted: { keys: number;
   }
 }
 
-/** The spend as a bar: the filled part the share of the budget spent (capped at the end). */
+/** The spend as a bar (a <meter>), its share in per cent, and a warning from 80 %. */
 function SpendBar({ line }: { line: Line }) {
   const share = line.amount > 0 ? line.spent / line.amount : line.spent > 0 ? Infinity : 0
   const level = share >= 1 ? 'over' : share >= WARN_AT ? 'warn' : 'ok'
   const pct = Number.isFinite(share) ? Math.round(share * 100) : 100
   return (
     <div class={`spend ${level}`}>
-      <svg
-        role="meter"
+      {/* A native meter: green below the warning line, amber from it, red at the budget. */}
+      <meter
         aria-label={`Spend of ${line.kind} ${line.id}`}
-        aria-valuemin={0}
-        aria-valuemax={line.amount}
-        aria-valuenow={line.spent}
-        aria-valuetext={`${pct} % of the budget`}
-        viewBox="0 0 100 10"
-        preserveAspectRatio="none"
-      >
-        <rect class="track" x={0} y={0} width={100} height={10} rx={2} />
-        <rect class="fill" x={0} y={0} width={Math.min(100, Math.max(0, pct))} height={10} rx={2} />
-        <line class="mark" x1={WARN_AT * 100} y1={0} x2={WARN_AT * 100} y2={10} />
-      </svg>
+        min={0}
+        max={line.amount}
+        low={line.amount * WARN_AT}
+        high={line.amount}
+        optimum={0}
+        value={line.spent}
+        title={`${pct} % of the budget`}
+      />
       <span class="pct">{pct} %</span>
       {level !== 'ok' && (
         <span class="badge" data-testid="spend-warning">
@@ -96,7 +99,7 @@ function SpendBar({ line }: { line: Line }) {
 export function SpendTab() {
   const { data, error, reload } = useLoad(loadSpend)
   const lines = data?.lines ?? []
-  const near = lines.filter((l) => l.amount === 0 ? l.spent > 0 : l.spent / l.amount >= WARN_AT)
+  const near = lines.filter((l) => (l.amount === 0 ? l.spent > 0 : l.spent / l.amount >= WARN_AT))
   return (
     <section aria-labelledby="spend-title">
       <h2 id="spend-title">Spend against budget</h2>

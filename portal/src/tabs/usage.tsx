@@ -35,7 +35,7 @@ const RECORD_COLUMNS = [
 
 export function UsageTab() {
   const [by, setBy] = useState<'key' | 'model'>('key')
-  const { from, to, update } = usePeriod()
+  const { from, to, update } = usePeriod(true)
   const range = `from=${from}&to=${to}`
   const valid = Number.isFinite(from) && Number.isFinite(to)
   const { data, error } = useLoad(
