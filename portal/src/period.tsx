@@ -64,19 +64,21 @@ export function PeriodFields({ prefix }: { prefix: string }) {
   const { state: s, update: set } = usePeriod()
   return (
     <>
-      <label for={`${prefix}-period`}>Period</label>
-      <select
-        id={`${prefix}-period`}
-        value={s.period}
-        onChange={(e) => set({ period: (e.currentTarget as HTMLSelectElement).value as PeriodId, now: Date.now() })}
-      >
-        {PERIODS.map((p) => (
-          <option key={p.id} value={p.id}>
-            {p.label}
-          </option>
-        ))}
-        <option value="custom">Custom…</option>
-      </select>
+      <span class="field">
+        <label for={`${prefix}-period`}>Period</label>
+        <select
+          id={`${prefix}-period`}
+          value={s.period}
+          onChange={(e) => set({ period: (e.currentTarget as HTMLSelectElement).value as PeriodId, now: Date.now() })}
+        >
+          {PERIODS.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.label}
+            </option>
+          ))}
+          <option value="custom">Custom…</option>
+        </select>
+      </span>
       {s.period === 'custom' && (
         <>
           <label for={`${prefix}-from`}>From</label>

@@ -132,41 +132,47 @@ export function RequestsView({ errors }: { errors: boolean }) {
         }}
       >
         <PeriodFields prefix={prefix} />
-        <label for={`${prefix}-key`}>Key</label>
-        <input
-          id={`${prefix}-key`}
-          value={key}
-          placeholder="all"
-          size={12}
-          onChange={(e) => setKey((e.currentTarget as HTMLInputElement).value.trim())}
-        />
-        <label for={`${prefix}-model`}>Model</label>
-        <input
-          id={`${prefix}-model`}
-          value={model}
-          placeholder="all"
-          size={14}
-          onChange={(e) => setModel((e.currentTarget as HTMLInputElement).value.trim())}
-        />
-        <label for={`${prefix}-status`}>Status</label>
-        <select
-          id={`${prefix}-status`}
-          value={status}
-          onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value)}
-        >
-          {!errors && <option value="">all</option>}
-          <option value="errors">400 and above</option>
-          {!errors && <option value="2xx">2xx</option>}
-          <option value="4xx">4xx</option>
-          <option value="5xx">5xx</option>
-          {codes
-            .filter((c) => !errors || c >= 400)
-            .map((c) => (
-              <option key={c} value={String(c)}>
-                {c}
-              </option>
-            ))}
-        </select>
+        <span class="field">
+          <label for={`${prefix}-key`}>Key</label>
+          <input
+            id={`${prefix}-key`}
+            value={key}
+            placeholder="all"
+            size={12}
+            onChange={(e) => setKey((e.currentTarget as HTMLInputElement).value.trim())}
+          />
+        </span>
+        <span class="field">
+          <label for={`${prefix}-model`}>Model</label>
+          <input
+            id={`${prefix}-model`}
+            value={model}
+            placeholder="all"
+            size={14}
+            onChange={(e) => setModel((e.currentTarget as HTMLInputElement).value.trim())}
+          />
+        </span>
+        <span class="field">
+          <label for={`${prefix}-status`}>Status</label>
+          <select
+            id={`${prefix}-status`}
+            value={status}
+            onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value)}
+          >
+            {!errors && <option value="">all</option>}
+            <option value="errors">400 and above</option>
+            {!errors && <option value="2xx">2xx</option>}
+            <option value="4xx">4xx</option>
+            <option value="5xx">5xx</option>
+            {codes
+              .filter((c) => !errors || c >= 400)
+              .map((c) => (
+                <option key={c} value={String(c)}>
+                  {c}
+                </option>
+              ))}
+          </select>
+        </span>
         <button type="submit">Refresh</button>
       </form>
       <p class="hint">

@@ -3,7 +3,7 @@
  * day, ISO week or month, as the gateway counts it) has charged so far — the sum of `charged`
  * of the term's records, client requests and internal calls — as a bar with the budget, the
  * spend and what remains; at 80 % and above a warning, at 100 % "over budget" (the gateway then
- * refuses the key's or group's requests with 402 until the term ends).
+ * refuses the key's or group's requests with 403 until the term ends).
  */
 import { api, type Group, type Key, type List, type UsageRow } from '../api.js'
 import { value, when } from '../format.js'
@@ -106,7 +106,7 @@ export function SpendTab() {
       <p class="hint">
         Per key and per group with a budget: what its current term (UTC day, ISO week from Monday, or month) has been
         charged so far — the indicative value of its requests and their internal calls — against its budget. From{' '}
-        {Math.round(WARN_AT * 100)} % a warning; at 100 % the gateway refuses its requests (402) until the term ends.{' '}
+        {Math.round(WARN_AT * 100)} % a warning; at 100 % the gateway refuses its requests (403, term budget exhausted) until the term ends.{' '}
         <button type="button" class="secondary" onClick={() => void reload()}>
           Refresh
         </button>
