@@ -106,7 +106,8 @@ export function SpendTab() {
       <p class="hint">
         Per key and per group with a budget: what its current term (UTC day, ISO week from Monday, or month) has been
         charged so far — the indicative value of its requests and their internal calls — against its budget. From{' '}
-        {Math.round(WARN_AT * 100)} % a warning; at 100 % the gateway refuses its requests (403, term budget exhausted) until the term ends.{' '}
+        {Math.round(WARN_AT * 100)} % a warning; at 100 % the gateway refuses its requests (403, term budget exhausted)
+        until the term ends.{' '}
         <button type="button" class="secondary" onClick={() => void reload()}>
           Refresh
         </button>
