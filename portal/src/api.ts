@@ -101,11 +101,14 @@ export interface Group {
 export interface UsageRow {
   key?: string
   model?: string
+  group?: string
   requests: number
   prompt_tokens: number
   completion_tokens: number
   total_tokens: number
   value: number
+  /** Indicative value charged to budgets: client requests and their internal calls. */
+  charged: number
   last_at: string
 }
 

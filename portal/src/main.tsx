@@ -1,10 +1,12 @@
-/** The operator portal: sign-in, then five tabs (keys, groups, usage, models, knowledge base). */
+/** The operator portal: sign-in, then its tabs (keys, groups, usage, requests, errors, spend, models, knowledge base). */
 import { render } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, resume, signIn, signOut, whenSignedOut } from './api.js'
 import { KeysTab } from './tabs/keys.js'
 import { GroupsTab } from './tabs/groups.js'
 import { UsageTab } from './tabs/usage.js'
+import { ErrorsTab, RequestsTab } from './tabs/requests.js'
+import { SpendTab } from './tabs/spend.js'
 import { ModelsTab } from './tabs/models.js'
 import { KnowledgeTab } from './tabs/knowledge.js'
 
@@ -12,6 +14,9 @@ const TABS = [
   { id: 'keys', label: 'Keys', view: KeysTab },
   { id: 'groups', label: 'Groups', view: GroupsTab },
   { id: 'usage', label: 'Usage', view: UsageTab },
+  { id: 'requests', label: 'Requests', view: RequestsTab },
+  { id: 'errors', label: 'Errors', view: ErrorsTab },
+  { id: 'spend', label: 'Spend', view: SpendTab },
   { id: 'models', label: 'Models', view: ModelsTab },
   { id: 'knowledge', label: 'Knowledge base', view: KnowledgeTab },
 ] as const

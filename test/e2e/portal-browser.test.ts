@@ -166,6 +166,9 @@ run('the usage chart is drawn from the real records', async () => {
   assert.is(tokens, summary.data.find((r) => r.key === KEY_ID)!.total_tokens)
   assert.ok(tokens > 0)
   assert.is(await bar('Requests', KEY_ID).locator('rect').count(), 1, 'a drawn bar')
+  // The period starts at the last hour; over the last 24 hours, all the requests fall in the last column.
+  assert.is(await page.getByLabel('Period').inputValue(), 'hour')
+  await page.getByLabel('Period').selectOption('day')
   // Requests over time: 24 columns whose counts add up to the period's records.
   const all = (await adminGet<{ data: unknown[] }>(`/records?from=${Date.now() - 86_400_000}`)).data.length
   const columns = await page
@@ -235,7 +238,7 @@ run('inside the page, a state-changing call without the CSRF token is refused wi
 })
 
 run("the models tab shows the catalog and each backend's queue; the tabs work from the keyboard", async () => {
-  await page.getByRole('tab', { name: 'Usage' }).focus()
+  await page.getByRole('tab', { name: 'Spend' }).focus()
   await page.keyboard.press('ArrowRight')
   assert.is(await page.getByRole('tab', { name: 'Models' }).getAttribute('aria-selected'), 'true')
   await page

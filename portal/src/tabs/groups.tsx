@@ -91,8 +91,10 @@ export function GroupsTab() {
       <DataTable
         caption="Groups"
         columns={['Group', 'Permitted models', 'Budget', 'Tokens per minute', 'Fairness weight', 'Source', 'Edit']}
-      >
-        {data?.data.map((g) => (
+        rows={data?.data ?? []}
+        text={(g) => `${g.id} ${g.models.join(' ')}`}
+        filters={[{ label: 'Source', of: (g) => g.source }]}
+        row={(g) => (
           <tr key={g.id} data-group={g.id}>
             <th scope="row">{g.id}</th>
             <td>{g.models.join(', ')}</td>
@@ -112,8 +114,8 @@ export function GroupsTab() {
               </button>
             </td>
           </tr>
-        ))}
-      </DataTable>
+        )}
+      />
       {editing && data && (
         <GroupForm
           key={editing}

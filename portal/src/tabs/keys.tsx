@@ -209,8 +209,11 @@ export function KeysTab() {
       <DataTable
         caption="API keys"
         columns={['Key', 'Group', 'State', 'Expires', 'Models', 'Requests per minute', 'Last use', 'Actions']}
-      >
-        {data?.keys.map((k) => (
+        rows={data?.keys ?? []}
+        text={(k) => `${k.id} ${k.group} ${k.models?.join(' ') ?? ''}`}
+        filters={[{ label: 'State', of: (k) => (k.expired ? 'expired' : k.enabled ? 'on' : 'off') }]}
+        empty="No keys yet."
+        row={(k) => (
           <tr key={k.id} data-key={k.id}>
             <th scope="row">{k.id}</th>
             <td>{k.group}</td>
@@ -231,7 +234,7 @@ export function KeysTab() {
             </td>
             <td data-field="models">{k.models ? k.models.join(', ') : "group's"}</td>
             <td data-field="rpm">{k.requests_per_minute === null ? 'no limit' : count(k.requests_per_minute)}</td>
-            <td>{when(data.lastUse.get(k.id))}</td>
+            <td>{when(data?.lastUse.get(k.id))}</td>
             <td class="actions">
               <button
                 type="button"
@@ -250,8 +253,8 @@ export function KeysTab() {
               </button>
             </td>
           </tr>
-        ))}
-      </DataTable>
+        )}
+      />
       {editing && data?.keys.some((k) => k.id === editing) && (
         <LimitsForm
           key={editing}

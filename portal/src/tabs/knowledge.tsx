@@ -60,16 +60,20 @@ function Documents({ project, collection, onChange }: { project: string; collect
         <button type="submit">Upload</button>
         <span role="status">{status}</span>
       </form>
-      <DataTable caption="Documents" columns={['Document', 'Chunks', 'Tags', 'Updated']}>
-        {data?.data.map((d) => (
+      <DataTable
+        caption="Documents"
+        columns={['Document', 'Chunks', 'Tags', 'Updated']}
+        rows={data?.data ?? []}
+        text={(d) => `${d.source_name} ${d.tags.join(' ')}`}
+        row={(d) => (
           <tr key={d.source_name}>
             <th scope="row">{d.source_name}</th>
             <td>{count(d.chunks)}</td>
             <td>{d.tags.join(', ')}</td>
             <td>{when(d.updated_at)}</td>
           </tr>
-        ))}
-      </DataTable>
+        )}
+      />
     </section>
   )
 }
@@ -135,8 +139,10 @@ export function KnowledgeTab() {
       <DataTable
         caption="Collections"
         columns={['Collection', 'Documents', 'Chunks', 'Embedding model', 'Created', 'Open']}
-      >
-        {collections.data?.data.map((c) => (
+        rows={collections.data?.data ?? []}
+        text={(c) => `${c.name} ${c.embedding_model}`}
+        filters={[{ label: 'Embedding model', of: (c) => c.embedding_model }]}
+        row={(c) => (
           <tr key={c.name}>
             <th scope="row">{c.name}</th>
             <td>{count(c.documents)}</td>
@@ -155,8 +161,8 @@ export function KnowledgeTab() {
               </button>
             </td>
           </tr>
-        ))}
-      </DataTable>
+        )}
+      />
       {chosen && open && <Documents project={chosen} collection={open} onChange={() => void collections.reload()} />}
     </section>
   )

@@ -50,22 +50,30 @@ export function ModelsTab() {
       <DataTable
         caption="Backends: capacity, waiting and running requests"
         columns={['Backend', 'Capacity', 'Running', 'Queue depth']}
-      >
-        {data?.backends.map((b) => (
+        rows={data?.backends ?? []}
+        text={(b) => b.name}
+        row={(b) => (
           <tr key={b.name} data-backend={b.name}>
             <th scope="row">{b.name}</th>
             <td>{b.capacity}</td>
             <td>{b.running}</td>
             <td>{b.waiting}</td>
           </tr>
-        ))}
-      </DataTable>
+        )}
+      />
       <h3>Catalog</h3>
       <DataTable
         caption="Models of the catalog"
         columns={['Model', 'Type', 'Backend', 'Capabilities', 'Boons', 'Status', 'Retirement']}
-      >
-        {data?.models.map((m) => (
+        rows={data?.models ?? []}
+        text={(m) =>
+          `${m.id} ${m.model_type} ${m.backend} ${m.capabilities.join(' ')} ${m.boons.join(' ')} ${m.status}`
+        }
+        filters={[
+          { label: 'Type', of: (m) => m.model_type },
+          { label: 'Status', of: (m) => (m.retired ? 'retired' : m.status) },
+        ]}
+        row={(m) => (
           <tr key={m.id}>
             <th scope="row">{m.id}</th>
             <td>{m.model_type}</td>
@@ -79,8 +87,8 @@ export function ModelsTab() {
                 : '—'}
             </td>
           </tr>
-        ))}
-      </DataTable>
+        )}
+      />
     </section>
   )
 }

@@ -1,7 +1,7 @@
 /**
- * Usage per key or per model over a chosen period: bar charts of requests, tokens and
- * indicative value, the same figures as a table, and CSV exports (the summary, and the usage
- * records themselves).
+ * Usage per key or per model over a chosen period (kept across tabs): requests over time, bar
+ * charts of requests, tokens and indicative value, the same figures as a table, and CSV
+ * exports (the summary, and the usage records themselves).
  */
 import { useState } from 'preact/hooks'
 import { api, type List, type UsageRecord, type UsageRow } from '../api.js'
@@ -11,19 +11,7 @@ import { download, toCsv } from '../csv.js'
 import { count, value, when } from '../format.js'
 import { useLoad } from '../use-load.js'
 import { DataTable } from '../data-table.js'
-
-const PERIODS = [
-  { id: 'hour', label: 'Last hour', ms: 3_600_000 },
-  { id: 'day', label: 'Last 24 hours', ms: 86_400_000 },
-  { id: 'week', label: 'Last 7 days', ms: 7 * 86_400_000 },
-  { id: 'month', label: 'Last 30 days', ms: 30 * 86_400_000 },
-] as const
-
-/** A time as a datetime-local field writes it (local time, to the minute). */
-function localInput(t: number): string {
-  const d = new Date(t - new Date(t).getTimezoneOffset() * 60_000)
-  return d.toISOString().slice(0, 16)
-}
+import { PeriodFields, periodText, usePeriod } from '../period.js'
 
 const RECORD_COLUMNS = [
   'at',
@@ -47,17 +35,18 @@ const RECORD_COLUMNS = [
 
 export function UsageTab() {
   const [by, setBy] = useState<'key' | 'model'>('key')
-  const [period, setPeriod] = useState<(typeof PERIODS)[number]['id'] | 'custom'>('day')
-  const [now, setNow] = useState(() => Date.now())
-  // A custom period: two datetime-local fields, in the browser's time zone.
-  const [custom, setCustom] = useState(() => ({ from: localInput(now - 86_400_000), to: localInput(now) }))
-  const preset = PERIODS.find((p) => p.id === period)
-  const from = preset ? now - preset.ms : Date.parse(custom.from)
-  const to = preset ? now : Date.parse(custom.to)
+  const { from, to, update } = usePeriod(true)
   const range = `from=${from}&to=${to}`
-  const { data, error } = useLoad(() => api.get<List<UsageRow>>(`/usage?by=${by}&${range}`), [by, range])
+  const valid = Number.isFinite(from) && Number.isFinite(to)
+  const { data, error } = useLoad(
+    () => (valid ? api.get<List<UsageRow>>(`/usage?by=${by}&${range}`) : Promise.resolve({ data: [] })),
+    [by, range],
+  )
   // The records of the period (newest 10,000), for the requests-over-time chart.
-  const timeline = useLoad(() => api.get<List<UsageRecord>>(`/records?${range}&limit=10000`), [range])
+  const timeline = useLoad(
+    () => (valid ? api.get<List<UsageRecord>>(`/records?${range}&limit=10000`) : Promise.resolve({ data: [] })),
+    [range],
+  )
   const [problem, setProblem] = useState('')
   const rows = data?.data ?? []
   const name = (r: UsageRow) => (by === 'key' ? r.key : r.model) ?? ''
@@ -85,7 +74,7 @@ export function UsageTab() {
         class="inline"
         onSubmit={(e) => {
           e.preventDefault()
-          setNow(Date.now())
+          update({ now: Date.now() })
         }}
       >
         <label for="usage-by">Per</label>
@@ -97,42 +86,7 @@ export function UsageTab() {
           <option value="key">key</option>
           <option value="model">model</option>
         </select>
-        <label for="usage-period">Period</label>
-        <select
-          id="usage-period"
-          value={period}
-          onChange={(e) => {
-            setPeriod((e.currentTarget as HTMLSelectElement).value as typeof period)
-            setNow(Date.now())
-          }}
-        >
-          {PERIODS.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.label}
-            </option>
-          ))}
-          <option value="custom">Custom…</option>
-        </select>
-        {period === 'custom' && (
-          <>
-            <label for="usage-from">From</label>
-            <input
-              id="usage-from"
-              type="datetime-local"
-              required
-              value={custom.from}
-              onChange={(e) => setCustom({ ...custom, from: (e.currentTarget as HTMLInputElement).value })}
-            />
-            <label for="usage-to">To</label>
-            <input
-              id="usage-to"
-              type="datetime-local"
-              required
-              value={custom.to}
-              onChange={(e) => setCustom({ ...custom, to: (e.currentTarget as HTMLInputElement).value })}
-            />
-          </>
-        )}
+        <PeriodFields prefix="usage" />
         <button type="submit">Refresh</button>
         <button type="button" class="secondary" onClick={exportSummary}>
           Export summary (CSV)
@@ -142,16 +96,18 @@ export function UsageTab() {
         </button>
       </form>
       <p class="hint">
-        {when(new Date(from).toISOString())} to {when(new Date(to).toISOString())}. Value is indicative, not a charge.
+        {periodText(from, to)}. The period is kept when you switch tabs. Value is indicative, not a charge.
       </p>
-      {(error || problem) && (
+      {(error || problem || timeline.error) && (
         <p role="alert" class="error">
-          {error || problem}
+          {error || problem || timeline.error}
         </p>
       )}
       <div class="charts" aria-live="polite">
         <TimeChart
           title="Requests over time"
+          unit="requests"
+          to={to}
           buckets={bucketize(
             // Client requests only: the calls they caused have a parent.
             (timeline.data?.data ?? []).filter((r) => r.parent_request_id === null).map((r) => Date.parse(r.at)),
@@ -159,14 +115,6 @@ export function UsageTab() {
             to,
             24,
           )}
-          label={(t) =>
-            new Date(t).toLocaleString(undefined, {
-              month: 'short',
-              day: 'numeric',
-              hour: '2-digit',
-              minute: '2-digit',
-            })
-          }
         />
         <BarChart title="Requests" bars={rows.map((r) => ({ label: name(r), value: r.requests }))} format={count} />
         <BarChart title="Tokens" bars={rows.map((r) => ({ label: name(r), value: r.total_tokens }))} format={count} />
@@ -187,8 +135,10 @@ export function UsageTab() {
           'Indicative value',
           'Last request',
         ]}
-      >
-        {rows.map((r) => (
+        rows={rows}
+        text={name}
+        empty="No requests in this period."
+        row={(r) => (
           <tr key={name(r)}>
             <th scope="row">{name(r)}</th>
             <td>{count(r.requests)}</td>
@@ -198,8 +148,8 @@ export function UsageTab() {
             <td>{value(r.value)}</td>
             <td>{when(r.last_at)}</td>
           </tr>
-        ))}
-      </DataTable>
+        )}
+      />
     </section>
   )
 }
