@@ -141,7 +141,7 @@ const outlierSchema = {
  */
 const modelCacheSchema = {
   description:
-    "Opts the model in to the response cache: `true` (the route's TTL, every request), or `{ttl_s, requests}`. Absent or false: never cached. A request's `x-gateway-cache: off` always skips it.",
+    "Opts the model in to the response cache: `true` (the route's TTL, every request), or `{ttl_s, requests, charge}`. Absent or false: never cached. A request's `x-gateway-cache: off` always skips it.",
   anyOf: [
     { type: 'boolean' },
     {
@@ -159,6 +159,12 @@ const modelCacheSchema = {
           enum: ['all', 'opt_in'],
           description:
             '`all` (default): every request uses the cache unless it sends `x-gateway-cache: off`; `opt_in`: only requests that send `x-gateway-cache: on`.',
+        },
+        charge: {
+          type: 'string',
+          enum: ['none', 'full'],
+          description:
+            "What budgets are charged for a hit: `none` (default: a hit is free) or `full` (the cached answer's tokens at the model's prices, as a miss).",
         },
       },
     },

@@ -69,6 +69,7 @@ export class Usage {
   /** Catalog id of the model that failed before `model` answered (models.yaml `fallbacks`). */
   fallbackFrom: string | undefined
   private relayed: { used: Used; model: string } | undefined
+  private chargeRelayed = false
   private report_: ReportedUsage | undefined
   private demand_: Demand | undefined
   /** Output tokens (all choices) the request was held to, once a budget lowered or set its limit. */
@@ -86,8 +87,14 @@ export class Usage {
    * an accepted draft, verdict questions) or the cache did the work: recorded on this request
    * (`told()`), never charged here (each internal call is charged on its own record).
    */
-  relay(used: Used, model: string): void {
+  relay(used: Used, model: string, charge = false): void {
     this.relayed = { model: this.relayed?.model ?? model, used: addUsed(this.relayed?.used ?? NOTHING, used) }
+    this.chargeRelayed ||= charge
+  }
+
+  /** What budgets are charged: `used()`, plus relayed usage a cache hit was told to charge (models.yaml `cache.charge`). */
+  charged(): Used {
+    return this.chargeRelayed && this.relayed ? addUsed(this.used(), this.relayed.used) : this.used()
   }
 
   /** Whether the reply told the client of any model's work: its own call, or relayed usage. */

@@ -147,7 +147,8 @@ export default definePlugin({
       async finish(ex) {
         const b = ex.state.budget
         if (!b) return
-        const used = ex.usage.used()
+        // What the request's own model call used (plus a cache hit's answer, when its model charges hits).
+        const used = ex.usage.charged()
         // Priced as the model that answered (a fallback's, when one did), not the one asked for.
         const chosen = ex.state.model!.model
         const answered = ex.usage.model

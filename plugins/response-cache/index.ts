@@ -36,6 +36,8 @@ type Json = Record<string, unknown>
 /** What a request may do with the cache: nothing (undefined), or use it with this TTL. */
 interface Policy {
   readonly ttlMs: number
+  /** A hit is charged to budgets as a miss would be (models.yaml `cache.charge: full`). */
+  readonly charge: boolean
 }
 
 export default definePlugin({
@@ -80,7 +82,7 @@ export default definePlugin({
       if (setting === undefined || setting === false || asked === 'off') return undefined
       const own: Exclude<ModelConfig['cache'], boolean | undefined> = setting === true ? {} : setting
       if (own.requests === 'opt_in' && asked !== 'on') return undefined
-      return { ttlMs: (own.ttl_s ?? config.ttl_s) * 1000 }
+      return { ttlMs: (own.ttl_s ?? config.ttl_s) * 1000, charge: own.charge === 'full' }
     }
 
     /** Keeps a whole answer: the completion's text and what the client was told it used. */
@@ -119,7 +121,7 @@ export default definePlugin({
           hit.inc()
           ex.headers.set(`${ex.headerPrefix}cache`, 'hit')
           ex.usage.cached = true
-          ex.usage.relay(found.answer.used, found.answer.model)
+          ex.usage.relay(found.answer.used, found.answer.model, policy.charge)
           ex.usage.firstTokenAt = kernel.now()
           const completion = found.completion
           ex.reply = streamed

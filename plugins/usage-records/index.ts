@@ -58,8 +58,8 @@ export default definePlugin({
         ttftMs: usage.firstTokenAt === undefined ? null : Math.max(0, usage.firstTokenAt - ex.startedAt),
         totalMs: Math.max(0, now - ex.startedAt),
         parentRequestId: ex.parentId ?? null,
-        // Only this request's own model call is charged (the budget plugin settles `used()`).
-        charged: prices && usage.reached ? valueOf(prices, usage.used()) : 0,
+        // What the budget plugin settles: this request's own model call (and a charged cache hit).
+        charged: prices ? valueOf(prices, usage.charged()) : 0,
         cached: usage.cached,
         fallbackFrom: usage.fallbackFrom ?? null,
       } satisfies UsageRecord)

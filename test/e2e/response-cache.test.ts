@@ -32,6 +32,16 @@ const models = modelsWith({
       cache: { ttl_s: 60 },
     },
     {
+      id: 'sim-cached-charged',
+      model_type: 'chat',
+      backend: 'sim',
+      served_name: 'sim-instruct-8b',
+      reported_name: 'sim-cached-charged',
+      context_window: 32768,
+      prices: { prompt: 0.1, completion: 0.3 },
+      cache: { ttl_s: 60, charge: 'full' },
+    },
+    {
       id: 'sim-uncached',
       model_type: 'chat',
       backend: 'sim',
@@ -188,6 +198,19 @@ test("the hit's record: the tokens it was told, marked cached, charged nothing",
   assert.is(hit!.charged, 0, 'the hit is charged nothing')
   assert.is(hit!.value, miss!.value, "the hit's indicative value is the answer's")
   assert.is(hit!.queueMs, null, 'a hit never waits in the queue')
+})
+
+test('cache.charge: full charges a hit as the miss was charged', async () => {
+  const body = { ...ask('charged hits, please'), model: 'sim-cached-charged' }
+  const miss = await gw.openai().chat.completions.create(body).withResponse()
+  const hit = await gw.openai().chat.completions.create(body).withResponse()
+  assert.is(hit.response.headers.get('x-gateway-cache'), 'hit')
+  await gw.generation().records.flush()
+  const records = await gw.generation().records.list({ from: 0, to: Date.now() + skew + 1 }, 1000)
+  const byId = new Map<string, UsageRecord>(records.map((r) => [r.requestId, r]))
+  const [m, h] = [miss, hit].map((x) => byId.get(x.response.headers.get('x-gateway-request-id')!)!)
+  assert.ok(m!.charged > 0, 'the miss is charged')
+  assert.equal([h!.cached, h!.charged], [true, m!.charged], 'the hit is charged what the miss was')
 })
 
 test('the legacy completions route: miss, hit, and the hit streamed as text_completion chunks', async () => {
