@@ -327,13 +327,13 @@ async function closeAll(phases: Phases[], kernel: Kernel): Promise<void> {
 }
 
 /**
- * One past the last step that authenticates a tenant (provides `principal`); 0 when none does.
- * Admin and portal steps are left out: the portal's sign-in reads its key from the body.
+ * One past the last step that authenticates (provides `principal` or `admin`); 0 when none
+ * does. The portal's sign-in, whose key is in the body, reads the body itself and says 400.
  */
 function authenticatedFrom(steps: readonly { readonly plugin: AnyPlugin }[]): number {
   let at = 0
   steps.forEach((s, i) => {
-    if (s.plugin.provides?.includes('principal')) at = i + 1
+    if (s.plugin.provides?.some((slot) => slot === 'principal' || slot === 'admin')) at = i + 1
   })
   return at
 }

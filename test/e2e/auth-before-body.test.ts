@@ -9,9 +9,10 @@ import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway
 
 const test = suite('e2e authentication before body validation: 401 beats 400')
 let gw: TestGateway
+const ADMIN = 'sk-admin-auth-before-body'
 
 test.before(async () => {
-  gw = await startTestGateway()
+  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN } })
 })
 test.after(async () => {
   await gw?.close()
@@ -30,13 +31,22 @@ const ROUTES = [
   '/v1/messages',
   '/v1/responses',
 ]
+/** Routes of the admin key (admin-auth): the admin API and the knowledge base. */
+const ADMIN_ROUTES: [string, string][] = [
+  ['POST', '/admin/keys'],
+  ['PATCH', '/admin/keys/demo'],
+  ['PUT', '/admin/groups/g1'],
+  ['PUT', '/admin/projects/p1'],
+  ['POST', '/knowledge/v1/projects/demo/collections'],
+  ['POST', '/knowledge/v1/projects/demo/collections/sample/search'],
+]
 /** The Query service's routes authenticate with a project token (query-auth). */
 const QUERY_ROUTES = ['/query/v1/query', '/query/v1/search', '/query/v1/rerank']
 const BAD_BODIES = ['{"model": 42, "nonsense": true}', '{not json', '[]']
 
-async function post(path: string, body: string, headers: Record<string, string> = {}) {
+async function post(path: string, body: string, headers: Record<string, string> = {}, method = 'POST') {
   const res = await fetch(gw.url + path, {
-    method: 'POST',
+    method,
     headers: { 'content-type': 'application/json', ...headers },
     body,
   })
@@ -52,6 +62,21 @@ test('no key, a wrong key: 401 on every route, whatever the body', async () => {
         if (r.status !== 401)
           seen.push(`${path} ${body} ${JSON.stringify(headers)} → ${r.status} ${r.body.slice(0, 80)}`)
       }
+    }
+  assert.equal(seen, [])
+})
+
+test('the admin API and the knowledge base: no admin key, a wrong one: 401 whatever the body; with it, 400', async () => {
+  const seen: string[] = []
+  for (const [method, path] of ADMIN_ROUTES)
+    for (const body of BAD_BODIES) {
+      for (const headers of [{}, { authorization: 'Bearer sk-not-the-admin' }] as Record<string, string>[]) {
+        const r = await post(path, body, headers, method)
+        if (r.status !== 401) seen.push(`${method} ${path} ${body} ${JSON.stringify(headers)} → ${r.status}`)
+      }
+      const admin = await post(path, body, { authorization: `Bearer ${ADMIN}` }, method)
+      if (admin.status !== 400)
+        seen.push(`${method} ${path} ${body} admin → ${admin.status} ${admin.body.slice(0, 80)}`)
     }
   assert.equal(seen, [])
 })
