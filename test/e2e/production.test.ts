@@ -5,7 +5,8 @@
  * 2. package.json, the lock file, dist/, config/ and pipelines/ copied into an empty folder,
  *    `npm ci --omit=dev --prefer-offline` there, then `node dist/bin/sluice-server.js`: /readyz
  *    answers 200 and a chat request is served by the embedded simulator, whose access-log line
- *    is on stdout (the shipped default) after a graceful stop; `sluice config check` passes. Install scripts are skipped there and better-sqlite3's compiled addon is copied
+ *    is on stdout (the shipped default) after a graceful stop; `sluice config check` passes, and
+ *    `npm run sluice` and `npm run kb` run from the built files without rebuilding. Install scripts are skipped there and better-sqlite3's compiled addon is copied
  *    from this checkout (the same version, built for this Node): compiling SQLite again would
  *    take minutes and proves nothing about which packages the code imports.
  */
@@ -118,6 +119,12 @@ test('npm ci --omit=dev in an empty folder, then node dist/bin/sluice-server.js:
 
     const check = await run(process.execPath, ['dist/bin/sluice.js', 'config', 'check'], dir)
     assert.is(check.code, 0, `config check: ${check.stdout}${check.stderr}`)
+    // The npm commands run from the built files there too: no rebuild (no TypeScript, no sources).
+    const viaNpm = await run('npm', ['run', '--silent', 'sluice', '--', 'config', 'check'], dir)
+    assert.is(viaNpm.code, 0, `npm run sluice: ${viaNpm.stdout}${viaNpm.stderr}`)
+    const kb = await run('npm', ['run', '--silent', 'kb', '--', '--help'], dir)
+    assert.is(kb.code, 0, `npm run kb: ${kb.stdout}${kb.stderr}`)
+    assert.match(kb.stdout, /usage/i)
 
     const started = await startServer(dir)
     child = started.child
