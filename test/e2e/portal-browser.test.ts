@@ -6,52 +6,31 @@
  * the records, and CSRF refused inside the page without the token. Screenshots go to
  * test-output/portal/. Under CI=true a missing chromium fails the suite.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
-import path from 'node:path'
 import type OpenAI from 'openai'
 import type { Page } from 'playwright-core'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import { browserMissing, openBrowser, screenshotDir, type Browser } from '../support/browser.js'
+import { portalSuite } from '../support/portal-suite.js'
 
-const skip = browserMissing && process.env.CI !== 'true'
-const test = suite(`e2e portal in chromium${skip ? ' (skipped: chromium is not installed)' : ''}`)
-/** Why the browser could not start (under CI=true without chromium): each test fails with it. */
-let setupError: unknown
-const run = skip
-  ? test.skip
-  : (name: string, fn: () => Promise<void>) =>
-      test(name, async () => {
-        if (setupError) throw setupError
-        await fn()
-      })
-let gw: TestGateway
-let browser: Browser
-let page: Page
 const ADMIN = 'sk-admin-browser'
 const KEY_ID = 'browser-alice'
 let secret = ''
 
-test.before(async () => {
-  if (skip) return
-  gw = await startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN } })
-  try {
-    browser = await openBrowser()
-  } catch (err) {
-    setupError = err
-    return
-  }
-  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url })
-  page = await browser.context.newPage()
-  page.setDefaultTimeout(15_000)
-})
-test.after(async () => {
-  await browser?.close()
-  await gw?.close()
-})
+const portal = portalSuite(
+  'e2e portal in chromium',
+  () => startTestGateway({ env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN } }),
+  (browser, gw) => browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url }),
+)
+const { test, run, shot } = portal
+let gw: TestGateway
+let page: Page
 
-const shot = (name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true })
+// The suite's gateway and page, once its own `before` has made them.
+test.before(() => {
+  gw = portal.gw
+  page = portal.page
+})
 
 async function chatStatus(key: string): Promise<number> {
   try {
@@ -104,7 +83,7 @@ run('sign in with the admin key: the session is an HttpOnly cookie, nothing in w
   await page.getByLabel('Admin key').press('Enter')
   await page.getByRole('tab', { name: 'Keys' }).waitFor()
   assert.is(await page.getByRole('tab', { name: 'Keys' }).getAttribute('aria-selected'), 'true')
-  const [cookie] = await browser.context.cookies(gw.url + '/portal')
+  const [cookie] = await page.context().cookies(gw.url + '/portal')
   assert.equal([cookie?.name, cookie?.httpOnly, cookie?.sameSite], ['sluice_portal', true, 'Strict'])
   // Page-side expressions as strings: the tests compile without the DOM library.
   const seen = await page.evaluate<{ cookie: string; local: number; session: number }>(

@@ -5,53 +5,32 @@
  * a model the group may not use is refused with the gateway's message, changing nothing.
  * Under CI=true a missing chromium fails the suite.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import path from 'node:path'
 import type OpenAI from 'openai'
 import type { Page } from 'playwright-core'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { keysFile } from '../support/deployment-files.js'
-import { browserMissing, openBrowser, screenshotDir, type Browser } from '../support/browser.js'
+import { portalSuite } from '../support/portal-suite.js'
 
-const skip = browserMissing && process.env.CI !== 'true'
-const test = suite(`e2e portal keys page in chromium${skip ? ' (skipped: chromium is not installed)' : ''}`)
-let setupError: unknown
-const run = skip
-  ? test.skip
-  : (name: string, fn: () => Promise<void>) =>
-      test(name, async () => {
-        if (setupError) throw setupError
-        await fn()
-      })
-let gw: TestGateway
-let browser: Browser
-let page: Page
 const ADMIN = 'sk-admin-portal-keys'
 const KEY_ID = 'browser-limited'
 let secret = ''
 
-test.before(async () => {
-  if (skip) return
-  gw = await startTestGateway({
+const portal = portalSuite('e2e portal keys page in chromium', () =>
+  startTestGateway({
     env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
     files: { 'config/keys.yaml': keysFile({ narrow: { models: ['sim-chat-instruct', 'sim-vision'] } }, []) },
-  })
-  try {
-    browser = await openBrowser()
-  } catch (err) {
-    setupError = err
-    return
-  }
-  page = await browser.context.newPage()
-  page.setDefaultTimeout(15_000)
-})
-test.after(async () => {
-  await browser?.close()
-  await gw?.close()
-})
+  }),
+)
+const { test, run, shot } = portal
+let gw: TestGateway
+let page: Page
 
-const shot = (name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true })
+// The suite's gateway and page, once its own `before` has made them.
+test.before(() => {
+  gw = portal.gw
+  page = portal.page
+})
 const row = () => page.locator(`tr[data-key="${KEY_ID}"]`)
 const cell = (field: string) => row().locator(`td[data-field="${field}"]`)
 

@@ -8,35 +8,33 @@
  * horizontal overflow at 390 px; the dark theme follows the system. Screenshots go to
  * test-output/portal/. Under CI=true a missing chromium fails the suite.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import path from 'node:path'
 import type { Page } from 'playwright-core'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { keysFile } from '../support/deployment-files.js'
-import { browserMissing, openBrowser, screenshotDir, type Browser } from '../support/browser.js'
+import { portalSuite } from '../support/portal-suite.js'
 
-const skip = browserMissing && process.env.CI !== 'true'
-const test = suite(
-  `e2e portal requests, errors and spend in chromium${skip ? ' (skipped: chromium is not installed)' : ''}`,
-)
-let setupError: unknown
-const run = skip
-  ? test.skip
-  : (name: string, fn: () => Promise<void>) =>
-      test(name, async () => {
-        if (setupError) throw setupError
-        await fn()
-      })
-let gw: TestGateway
-let browser: Browser
-let page: Page
 const ADMIN = 'sk-admin-portal-requests'
 const ALPHA = 'sk-alpha-portal-requests'
 const SPENDER = 'sk-spender-portal-requests'
 let verdictsId = ''
 let cutId = ''
 let chatId = ''
+
+const portal = portalSuite('e2e portal requests, errors and spend in chromium', () =>
+  startTestGateway({
+    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
+    files: {
+      'config/keys.yaml': keysFile({ team: { models: ['*'], budget: { amount: 1000, term: 'month' } } }, [
+        { id: 'alpha', group: 'team', secret: ALPHA },
+        { id: 'spender', group: 'demo', secret: SPENDER, budget: { amount: 1, term: 'day' } },
+      ]),
+    },
+  }),
+)
+const { test, run, shot } = portal
+let gw: TestGateway
+let page: Page
 
 interface Rec {
   request_id: string
@@ -46,32 +44,11 @@ interface Rec {
   charged: number
 }
 
-test.before(async () => {
-  if (skip) return
-  gw = await startTestGateway({
-    env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
-    files: {
-      'config/keys.yaml': keysFile({ team: { models: ['*'], budget: { amount: 1000, term: 'month' } } }, [
-        { id: 'alpha', group: 'team', secret: ALPHA },
-        { id: 'spender', group: 'demo', secret: SPENDER, budget: { amount: 1, term: 'day' } },
-      ]),
-    },
-  })
-  try {
-    browser = await openBrowser()
-  } catch (err) {
-    setupError = err
-    return
-  }
-  page = await browser.context.newPage()
-  page.setDefaultTimeout(15_000)
+// The suite's gateway and page, once its own `before` has made them.
+test.before(() => {
+  gw = portal.gw
+  page = portal.page
 })
-test.after(async () => {
-  await browser?.close()
-  await gw?.close()
-})
-
-const shot = (name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true })
 
 async function adminGet<T>(p: string): Promise<T> {
   const res = await fetch(`${gw.url}/admin${p}`, { headers: { authorization: `Bearer ${ADMIN}` } })
