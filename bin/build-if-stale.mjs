@@ -46,8 +46,8 @@ if (!fs.existsSync(path.join(root, 'node_modules', 'typescript'))) {
   process.stderr.write(
     'sluice: dist/ is not built, and TypeScript is not installed here: run `npm run build` where devDependencies are (README, "In production").\n',
   )
-  // At `npm ci --omit=dev` (prepare) the install still succeeds; a command that needs dist/ fails on its own.
-  process.exit(process.env.npm_lifecycle_event === 'prepare' ? 0 : 1)
+  // At `npm ci --omit=dev` (prepare: --at-install) the install still succeeds; a command that needs dist/ fails on its own.
+  process.exit(process.argv.includes('--at-install') ? 0 : 1)
 }
 const run = spawnSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' })
 process.exit(run.status ?? 1)

@@ -75,14 +75,15 @@ export class BackendPools implements Backends {
   call(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
     // Not async: a model without fallbacks costs no more than before.
     if (!call.model.fallbacks?.length) return this.callModel(ex, call, false)
-    return this.callOrFallBack(ex, call)
+    return this.withFallbacks(ex, call, (c) => this.callModel(ex, c, true))
   }
 
-  private async callOrFallBack(ex: Exchange, call: UpstreamCall): Promise<UpstreamResponse> {
+  /** One call of `once`, then, when it failed before any byte reached the client, each fallback model in turn. */
+  private async withFallbacks<T>(ex: Exchange, call: UpstreamCall, once: (c: UpstreamCall) => Promise<T>): Promise<T> {
     try {
-      return await this.callModel(ex, call, true)
+      return await once(call)
     } catch (err) {
-      return fallBack(ex, this.catalog, call, err, (next) => this.callModel(ex, next, true))
+      return fallBack(ex, this.catalog, call, err, once)
     }
   }
 
@@ -109,15 +110,7 @@ export class BackendPools implements Backends {
   /** `call` for a reply read whole: the same headers, retries, fallbacks and errors, without a body stream (whole-reply.ts). */
   callText(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
     if (!call.model.fallbacks?.length) return this.textFrom(ex, call)
-    return this.textOrFallBack(ex, call)
-  }
-
-  private async textOrFallBack(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {
-    try {
-      return await this.textFrom(ex, call)
-    } catch (err) {
-      return fallBack(ex, this.catalog, call, err, (next) => this.textFrom(ex, next))
-    }
+    return this.withFallbacks(ex, call, (c) => this.textFrom(ex, c))
   }
 
   private textFrom(ex: Exchange, call: UpstreamCall): Promise<UpstreamText> {

@@ -65,9 +65,12 @@ export class RequestObserver {
     try {
       const end = this.now()
       this.requests.end(ex, outcome, Math.max(0, end - ex.startedAt) / 1000)
+      const logged = this.accessLog !== undefined && ex.transport !== 'internal'
+      if (!logged && !this.traces) return
+      // The client's address (X-Forwarded-For walked past trusted proxies) only for a line or a span that shows it.
       const peer = ex.state.peer
       const client = peer === undefined ? undefined : clientAddress(peer, this.proxies, ex)
-      if (this.accessLog && ex.transport !== 'internal') this.log(ex, outcome, end, client)
+      if (logged) this.log(ex, outcome, end, client)
       this.traces?.end(ex, outcome, end, client)
     } catch (err) {
       if (!this.failed)
