@@ -3,11 +3,19 @@
  * case for an event loop: a whole generation is made at once), each alone, with a probe
  * `GET /healthz` every 100 ms. Prints, per case, the status, the bytes of the reply, the longest
  * gap between two probe answers while the case ran, and the process RSS after it. Issue 31,
- * points 2 and 4. Not a test: `node dist/bench/hostile-chat.js [--scale 1]` (`--scale` multiplies
- * the issue's sizes; each case is bounded by a 180 s client timeout).
+ * points 2 to 4. Not a test: `node dist/bench/hostile-chat.js [--scale 1] [--url http://127.0.0.1:PORT]`
+ * (`--scale` multiplies the issue's sizes; each case is bounded by a 180 s client timeout). With
+ * `--url`, against a running gateway (loopback only; a tenant key in SLUICE_DEMO_KEY), which is
+ * the honest figure: without it the gateway runs in this process, beside the client and probe.
  */
-import { startTestGateway, TEST_KEY, type TestGateway } from '../test/support/gateway.js'
+import { startTestGateway, TEST_KEY } from '../test/support/gateway.js'
 import { option } from './bench-setup.js'
+
+const urlAt = process.argv.indexOf('--url')
+const given = urlAt > 0 ? process.argv[urlAt + 1] : undefined
+if (given && !/^http:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/?$/.test(given))
+  throw new Error('--url must be a loopback URL')
+const KEY = given ? (process.env.SLUICE_DEMO_KEY ?? TEST_KEY) : TEST_KEY
 
 interface Case {
   name: string
@@ -47,8 +55,13 @@ const cases: Case[] = [
   {
     name: `count_tokens, ${n(30)} MiB`,
     path: '/v1/messages/count_tokens',
-    headers: { 'x-api-key': TEST_KEY, 'anthropic-version': '2023-06-01' },
+    headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01' },
     body: () => ({ model: 'sim-chat-instruct', messages: user('word '.repeat(n(30) * 209_715)) }),
+  },
+  {
+    name: `chat, ${n(60)} MiB of words in one message`,
+    path: '/v1/chat/completions',
+    body: () => ({ model: 'sim-chat-instruct', messages: user('word '.repeat(n(60) * 209_715)) }),
   },
   {
     name: 'allowed: chat n 16, max_tokens 32000, ignore_eos, streamed',
@@ -78,7 +91,7 @@ const cases: Case[] = [
 ]
 
 /** GET /healthz every 100 ms until stopped; the longest wait between two answers (or to the stop). */
-function probe(gw: TestGateway): { stop(): Promise<{ answered: number; failed: number; longestGapMs: number }> } {
+function probe(url: string): { stop(): Promise<{ answered: number; failed: number; longestGapMs: number }> } {
   let running = true
   let answered = 0
   let failed = 0
@@ -88,7 +101,7 @@ function probe(gw: TestGateway): { stop(): Promise<{ answered: number; failed: n
     while (running) {
       const sent = performance.now()
       try {
-        const res = await fetch(`${gw.url}/healthz`, { signal: AbortSignal.timeout(120_000) })
+        const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(120_000) })
         await res.arrayBuffer()
         if (res.ok) answered++
         else failed++
@@ -112,19 +125,20 @@ function probe(gw: TestGateway): { stop(): Promise<{ answered: number; failed: n
 }
 
 async function run(): Promise<void> {
-  const gw = await startTestGateway()
-  process.stdout.write(`hostile chat (scale ${scale}); rss at start ${mb(process.memoryUsage().rss)} MB\n`)
+  const gw = given ? undefined : await startTestGateway()
+  const url = (given ?? gw!.url).replace(/\/$/, '')
+  process.stdout.write(`hostile chat (scale ${scale}); gateway rss at start ${await serverRss(url)} MB\n`)
   try {
     for (const c of cases) {
       const body = JSON.stringify(c.body())
-      const p = probe(gw)
+      const p = probe(url)
       const started = performance.now()
       let status: number | string
       let bytes = 0
       try {
-        const res = await fetch(`${gw.url}${c.path}`, {
+        const res = await fetch(`${url}${c.path}`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json', ...c.headers },
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...c.headers },
           body,
           signal: AbortSignal.timeout(180_000),
         })
@@ -136,18 +150,25 @@ async function run(): Promise<void> {
       const seconds = (performance.now() - started) / 1000
       const probes = await p.stop()
       process.stdout.write(
-        `${c.name}: status ${status}, ${mb(bytes)} MB in ${seconds.toFixed(1)} s; probe: longest gap ${Math.round(probes.longestGapMs)} ms, ${probes.answered} answered, ${probes.failed} failed; rss ${mb(process.memoryUsage().rss)} MB\n`,
+        `${c.name}: status ${status}, ${mb(bytes)} MB in ${seconds.toFixed(1)} s; probe: longest gap ${Math.round(probes.longestGapMs)} ms, ${probes.answered} answered, ${probes.failed} failed; gateway rss ${await serverRss(url)} MB\n`,
       )
     }
-    const normal = await fetch(`${gw.url}/v1/chat/completions`, {
+    const normal = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'sim-chat-instruct', messages: user('Hello') }),
     })
     process.stdout.write(`then a normal chat: status ${normal.status}\n`)
   } finally {
-    await gw.close()
+    await gw?.close()
   }
+}
+
+/** The gateway's resident memory as its /metrics tells it (the gateway may be another process). */
+async function serverRss(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const m = /^process_resident_memory_bytes (\d+)/m.exec(text)
+  return m ? mb(Number(m[1])) : '?'
 }
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)

@@ -1,26 +1,26 @@
 /**
- * A whole JSON reply kept as the text a model server sent, with the object the plugin parsed
- * from it. The kernel writes the server's text as it came (no second serialization) unless a
- * step read `body` after it was set: a step that reads the object may change it in place, so
- * from then on the reply is serialized from the object, as any `reply.json` is. To a step it is
- * a plain `JsonReply`.
+ * A whole JSON reply kept as the text a model server sent, with the object parsed from it (or,
+ * made `unparsed`, parsed if a step asks). The kernel writes the server's text as it came unless
+ * a step read `body`: a step may change the object in place, so from then on the reply is
+ * serialized from the object, as any `reply.json` is. To a step it is a plain `JsonReply`.
  */
 import type { JsonReply } from './reply.js'
 
+const UNPARSED = Symbol('unparsed')
+
 export class RelayedJson implements JsonReply {
   readonly kind = 'json'
-  /** The server's text while no step has read `body`. */
-  private text: string | undefined
-
   constructor(
-    text: string,
+    private text: string | undefined,
     private object: unknown,
     public status = 200,
-  ) {
-    this.text = text
-  }
+  ) {}
+
+  /** A reply read off the event loop (a large one): most never have their object asked for. */
+  static unparsed = (text: string, status = 200) => new RelayedJson(text, UNPARSED, status)
 
   get body(): unknown {
+    if (this.object === UNPARSED) this.object = JSON.parse(this.text!)
     this.text = undefined
     return this.object
   }

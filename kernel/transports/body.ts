@@ -64,44 +64,6 @@ export function incomingBody(req: IncomingMessage, defaultLimit: number): Incomi
   }
 }
 
-/**
- * Parses a JSON body, refusing one nested deeper than `maxDepth` before parsing it: a body
- * nested thousands deep parses fine but overflows the stack of whatever walks it later (a
- * schema validator, JSON.stringify on the way upstream). One pass over the bytes, counting
- * brackets outside strings; every structural byte of JSON is ASCII, so UTF-8 needs no care.
- */
-export function parseJson(buf: Buffer, maxDepth = Infinity): unknown {
-  if (maxDepth !== Infinity && buf.length > maxDepth) checkDepth(buf, maxDepth)
-  try {
-    return JSON.parse(buf.toString('utf8'))
-  } catch (err) {
-    throw new GatewayError(400, `request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' })
-  }
-}
-
-const OPEN_BRACE = 0x7b,
-  OPEN_BRACKET = 0x5b,
-  CLOSE_BRACE = 0x7d,
-  CLOSE_BRACKET = 0x5d,
-  QUOTE = 0x22,
-  BACKSLASH = 0x5c
-
-function checkDepth(buf: Buffer, maxDepth: number): void {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i]!
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-    } else if (c === QUOTE) inString = true
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth)
-        throw new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
-  }
-}
-
 /** The body against its route's schema, if it has one: 400 naming the first place that breaks it. */
 export function checkBody(mode: { readonly validate?: ValidateFunction }, body: unknown): unknown {
   const validate = mode.validate

@@ -21,7 +21,8 @@ import { createExchange, type KernelExchange } from '../run/create-exchange.js'
 import { runExchange } from '../run/lifecycle.js'
 import type { EventSink, WholeReply, Wire } from './wire.js'
 import { GatewayError } from '../contract/errors.js'
-import { incomingBody, parseJson, readAll } from './body.js'
+import { incomingBody, readAll } from './body.js'
+import { parseJsonTurns } from '../../protocols/http/json-body.js'
 import { describeCause } from '../contract/log.js'
 import { jsonText } from '../contract/relayed-json.js'
 import { endJson, endWhole, setContentType } from './replies/end-whole.js'
@@ -78,7 +79,7 @@ class HttpWire implements Wire {
   }
 
   async body(): Promise<unknown> {
-    return parseJson(await readAll(this.req, this.bodyLimit), this.jsonMaxDepth)
+    return parseJsonTurns(await readAll(this.req, this.bodyLimit), this.jsonMaxDepth)
   }
 
   /** The one boundary: an error in the route's error style (the pipeline's `errors:`). */

@@ -18,7 +18,7 @@ import { createExchange, type KernelExchange } from '../run/create-exchange.js'
 import { runExchange } from '../run/lifecycle.js'
 import type { EventSink, WholeReply, Wire } from './wire.js'
 import { GatewayError } from '../contract/errors.js'
-import { parseJson } from './body.js'
+import { parseJson } from '../../protocols/http/json-body.js'
 import { defaultErrorStyle } from '../run/error-styles.js'
 import { describeCause, type Logger } from '../contract/log.js'
 import {

@@ -14,6 +14,7 @@ import {
   definePlugin,
   reply,
   type Exchange,
+  type JsonReply,
   type Kernel,
   type Narrowed,
   type StreamItem,
@@ -28,6 +29,7 @@ import { streamedTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token
 import { chatDemand, reportedUsage, type OpenAIUsage } from '../../protocols/openai/usage.js'
 import { embeddingsDemand } from '../../protocols/openai/embeddings.js'
 import { normalizeEmbeddings } from './embeddings-reply.js'
+import { LARGE_REPLY, LargeReplies } from './large-replies/large-replies.js'
 
 const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', embeddings: '/v1/embeddings' } as const
 
@@ -46,7 +48,8 @@ export default definePlugin({
         : chatDemand(body, estimate)
     },
   },
-  setup(config, kernel) {
+  open: () => new LargeReplies(),
+  setup(config, kernel, largeReplies) {
     const path = PATHS[config.endpoint]
     if (config.endpoint === 'embeddings') return { request: (ex, next) => embeddings(ex, next, kernel) }
     return {
@@ -66,13 +69,11 @@ export default definePlugin({
         if (!streaming) {
           const text = (await kernel.backends.callText(ex, call)).text
           if (ex.usage.fallbackFrom !== undefined) reasoningServedBy(ex, kernel)
-          const body = parseUpstream(text) as Record<string, unknown>
-          const { usage, changed } = normalizeCompletion(body)
-          if (usage) ex.usage.report(reportedUsage(usage))
-          ex.usage.upstreamModel = typeof body.model === 'string' ? body.model : undefined
+          const read = text.length < LARGE_REPLY ? readCompletion(text) : await readLarge(largeReplies, text)
+          if (read.usage) ex.usage.report(reportedUsage(read.usage))
+          ex.usage.upstreamModel = read.model
           ex.usage.firstTokenAt = kernel.now()
-          // Unchanged, the server's text leaves as it came unless a later step reads the body.
-          ex.reply = changed ? reply.json(body, 200) : new RelayedJson(text, body, 200)
+          ex.reply = read.reply
         } else {
           const res = await kernel.backends.call(ex, call)
           if (ex.usage.fallbackFrom !== undefined) reasoningServedBy(ex, kernel)
@@ -179,6 +180,26 @@ function embeddingsBody(sent: EmbeddingsBody, model: ModelConfig): string {
   delete upstreamBody.stream_options
   if (!model.supports_dimensions) delete upstreamBody.dimensions
   return JSON.stringify(upstreamBody)
+}
+
+type ReadReply = { usage: OpenAIUsage | undefined; model: string | undefined; reply: JsonReply }
+
+/** A whole completion, normalized. Unchanged, the server's text leaves as it came unless a later step reads the body. */
+function readCompletion(text: string): ReadReply {
+  const body = parseUpstream(text) as Record<string, unknown>
+  const { usage, changed } = normalizeCompletion(body)
+  const model = typeof body.model === 'string' ? body.model : undefined
+  return { usage, model, reply: changed ? reply.json(body, 200) : new RelayedJson(text, body, 200) }
+}
+
+/** The same, read on the plugin's worker: the object is made on this thread only if a step asks for it. */
+async function readLarge(largeReplies: LargeReplies, text: string): Promise<ReadReply> {
+  try {
+    const read = await largeReplies.read(text)
+    return { usage: read.usage, model: read.model, reply: RelayedJson.unparsed(read.text, 200) }
+  } catch (err) {
+    throw new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause: err })
+  }
 }
 
 function parseUpstream(text: string): unknown {

@@ -259,4 +259,39 @@ test('an error event mid-stream fails the stream with its message', async () => 
   assert.is(run.error?.message, 'engine died')
 })
 
+test('a completion over 1 MiB is read off the event loop: normalized and counted as a small one', async () => {
+  const long = 'word '.repeat(300_000)
+  const big = {
+    ...completion,
+    choices: [{ ...completion.choices[0]!, message: { ...completion.choices[0]!.message, content: long } }],
+  }
+  upstream.handle((_req, _body, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(big)),
+  )
+  const run = await runPlugin(
+    backend,
+    { endpoint: 'chat' },
+    { kernel, state: state(), body: { model: 'sim-vision', messages: [{ role: 'user', content: long }] } },
+  )
+  assert.is(run.error, undefined)
+  assert.is((upstream.received.at(-1)!.body as { messages: { content: string }[] }).messages[0]!.content, long)
+  const body = (run.reply as { body: typeof completion }).body
+  const message = body.choices[0]!.message as Record<string, unknown>
+  assert.is(message.content, long)
+  assert.is(message.reasoning, 'think')
+  assert.not.ok('reasoning_content' in message)
+  assert.equal(body.usage.prompt_tokens_details, { cached_tokens: 0 })
+  assert.is(run.ex.usage.used().inputTokens + run.ex.usage.used().outputTokens, 7)
+  assert.is(run.ex.usage.upstreamModel, 'sim-vision-7b')
+})
+
+test('a completion over 1 MiB that is not JSON: 502, as a small one', async () => {
+  upstream.handle((_req, _body, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(`{"choices": [${'"x",'.repeat(300_000)}`),
+  )
+  const run = await runPlugin(backend, { endpoint: 'chat' }, { kernel, state: state(), body: { messages: [] } })
+  assert.is(run.error?.status, 502)
+  assert.is(run.error?.message, 'upstream request failed')
+})
+
 test.run()

@@ -1,0 +1,81 @@
+/**
+ * JSON request bodies as the transports read them: parsed with a bound on nesting, and a large
+ * one parsed in turns of the event loop. Pure functions over bytes; the kernel's transports
+ * call them (kernel/transports/http.ts, websocket.ts).
+ */
+import { GatewayError } from '../../kernel/contract/index.js'
+
+/**
+ * Parses a JSON body, refusing one nested deeper than `maxDepth` before parsing it: a body
+ * nested thousands deep parses fine but overflows the stack of whatever walks it later (a
+ * schema validator, JSON.stringify on the way upstream).
+ */
+export function parseJson(buf: Buffer, maxDepth = Infinity): unknown {
+  if (maxDepth !== Infinity && buf.length > maxDepth) checkDepth(buf, maxDepth)
+  return parseText(buf.toString('utf8'))
+}
+
+/** Bodies from this size on are parsed in steps, the event loop turning between them. */
+const LARGE = 1 << 20
+
+/**
+ * `parseJson` for the HTTP transport: a large body (a 64 MiB message) is checked, decoded and
+ * parsed in three turns of the event loop rather than one, so that other requests are served
+ * between them (issue 31: a 60 MiB body held the loop for 2.5 s in one piece).
+ */
+export async function parseJsonTurns(buf: Buffer, maxDepth = Infinity): Promise<unknown> {
+  if (buf.length < LARGE) return parseJson(buf, maxDepth)
+  if (maxDepth !== Infinity) checkDepth(buf, maxDepth)
+  await turn()
+  const text = buf.toString('utf8')
+  await turn()
+  return parseText(text)
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+function parseText(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new GatewayError(400, `request body is not valid JSON: ${(err as Error).message}`, { code: 'invalid_json' })
+  }
+}
+
+const OPEN_BRACE = 0x7b,
+  OPEN_BRACKET = 0x5b,
+  CLOSE_BRACE = 0x7d,
+  CLOSE_BRACKET = 0x5d,
+  QUOTE = 0x22,
+  BACKSLASH = 0x5c
+
+/**
+ * Counts brackets outside strings; every structural byte of JSON is ASCII, so UTF-8 needs no
+ * care. A string is skipped with `indexOf` (native, not a byte at a time in JS): 11 ms for a
+ * 60 MiB message where the byte loop took 360 ms.
+ */
+function checkDepth(buf: Buffer, maxDepth: number): void {
+  let depth = 0
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!
+    if (c === QUOTE) {
+      i = closingQuote(buf, i)
+      if (i < 0) return // unterminated: JSON.parse says so
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth)
+        throw new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
+  }
+}
+
+/** The index of the quote that closes the string opened at `open` (one not escaped), or -1. */
+function closingQuote(buf: Buffer, open: number): number {
+  let at = open
+  for (;;) {
+    at = buf.indexOf(QUOTE, at + 1)
+    if (at < 0) return -1
+    let slashes = 0
+    while (buf[at - 1 - slashes] === BACKSLASH) slashes++
+    if (slashes % 2 === 0) return at
+  }
+}
