@@ -10,11 +10,21 @@ import path from 'node:path'
 import { repoRoot } from '../kernel/contract/paths.js'
 import { startChild, type Child } from './children.js'
 
+const startWords = () =>
+  (
+    JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts.start!.split(/\s+/)
+
 export function serverNodeFlags(): string[] {
-  const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
-    scripts: Record<string, string>
-  }
-  return pkg.scripts.start!.split(/\s+/).filter((w) => w.startsWith('--'))
+  return startWords().filter((w) => w.startsWith('--'))
+}
+
+/** The environment `npm start` sets before `node` (the allocator's setting). */
+export function serverEnv(): Record<string, string> {
+  const words = startWords()
+  return Object.fromEntries(
+    words.slice(0, words.indexOf('node')).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  )
 }
 
 export interface GatewayChildOptions {
@@ -45,7 +55,7 @@ export function startGatewayChild(
   return startChild(
     path.join(dist, 'bench', 'gateway-process.js'),
     [configDir],
-    { ...env, SLUICE_DATA: data },
+    { ...serverEnv(), ...env, SLUICE_DATA: data },
     options.nodeFlags ?? serverNodeFlags(),
   )
 }

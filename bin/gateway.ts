@@ -9,6 +9,7 @@ import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import http, { type Server } from 'node:http'
+import { reclaimWhenIdle } from './idle-reclaim.js'
 import { loadDeployment, type LoadOptions } from '../kernel/run/config.js'
 import { Generation } from '../kernel/run/generation.js'
 import { openServices } from './open-services.js'
@@ -95,6 +96,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await services.close()
     throw err
   })
+  // Memory back after a burst, in this thread and the simulator's (bin/idle-reclaim.ts).
+  const stopReclaim = reclaimWhenIdle(() => (embedded.simulator ? [embedded.simulator] : []))
+
   // The plugins' own states (a ledger, the queues, a store): opened at their first load, kept
   // across reloads, closed at shutdown after the last request and before the services they use.
   const plugins = new PluginStates()
@@ -207,6 +211,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const close = () => {
     closing ??= (async () => {
       for (const w of watchers) w.close()
+      stopReclaim()
       const grace = current.config.server.shutdown_grace_ms
       // Stop accepting; idle keep-alive connections go now.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))

@@ -8,7 +8,7 @@ export interface ThreadData {
   port: number
 }
 
-export type ThreadRequest = { kind: 'stats'; id: number } | { kind: 'close' }
+export type ThreadRequest = { kind: 'stats'; id: number } | { kind: 'close' } | { kind: 'reclaim' }
 
 export type ThreadReply =
   | { kind: 'listening'; url: string; port: number }

@@ -16,6 +16,8 @@ export interface SimulatorThread {
   readonly port: number
   /** The simulator's counters, asked of its thread. */
   stats(): Promise<SimulatorStats>
+  /** Asks the thread for a full garbage collection (a no-op without --expose-gc). */
+  reclaim(): void
   close(): Promise<void>
 }
 
@@ -111,6 +113,9 @@ export async function startSimulatorThread(
         asked.set(id, { resolve, reject })
         current.worker.postMessage({ kind: 'stats', id } satisfies ThreadRequest)
       }),
+    reclaim: () => {
+      if (current.worker.threadId !== -1) current.worker.postMessage({ kind: 'reclaim' } satisfies ThreadRequest)
+    },
     close: () => {
       closing ??= (async () => {
         const { worker, exited } = current

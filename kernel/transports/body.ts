@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http'
 import type { IncomingBody } from '../contract/exchange.js'
 import type { ValidateFunction } from 'ajv'
 import { GatewayError, tooLarge } from '../contract/errors.js'
+import { ByteSink, SINK_FROM } from '../../protocols/http/byte-sink.js'
 
 function declaredLength(req: IncomingMessage): number | undefined {
   const v = req.headers['content-length']
@@ -25,21 +26,29 @@ export function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
   // allocations per request on the hottest path of the gateway.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
+    let sink: ByteSink | undefined
     let size = 0
     const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size > limit) {
         // Stop keeping it: drop what arrived and let the rest drain unbuffered.
         chunks.length = 0
+        sink = undefined
         req.off('data', onData)
         req.resume()
         reject(tooLarge())
         return
       }
-      chunks.push(chunk)
+      if (sink) sink.push(chunk)
+      else if (size < SINK_FROM) chunks.push(chunk)
+      else {
+        sink = new ByteSink(declared, chunks)
+        sink.push(chunk)
+        chunks.length = 0
+      }
     }
     req.on('data', onData)
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+    req.once('end', () => resolve(sink ? sink.bytes() : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
     req.once('error', reject)
   })
 }

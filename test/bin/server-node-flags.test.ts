@@ -20,10 +20,17 @@ const shipped = flagsOf(scripts.start!.split(/\s+/))
 
 test('npm start, start:prod, the Dockerfile and the systemd unit carry the same flags', () => {
   assert.ok(shipped.includes('--min-semi-space-size=16'), scripts.start)
+  assert.ok(shipped.includes('--expose-gc'), scripts.start)
   assert.equal(flagsOf(scripts['start:prod']!.split(/\s+/)), shipped)
   const cmd = /^CMD (\[.*\])$/m.exec(read('deploy/Dockerfile'))
   assert.ok(cmd, 'the Dockerfile has a CMD in exec form')
   assert.equal(flagsOf(JSON.parse(cmd[1]!) as string[]), shipped)
+  // The allocator's setting (decisions.md, "Large allocations mapped apart") travels with the flags.
+  const setting = 'MALLOC_MMAP_THRESHOLD_=131072'
+  assert.ok(scripts.start!.startsWith(`${setting} node `), scripts.start)
+  assert.ok(scripts['start:prod']!.startsWith(`${setting} node `), scripts['start:prod'])
+  assert.ok(read('deploy/Dockerfile').includes(`    ${setting}\n`), 'the Dockerfile sets it')
+  assert.ok(read('deploy/sluice.service').includes(`Environment=${setting}\n`), 'the unit sets it')
   const exec = /^ExecStart=(.*)$/m.exec(read('deploy/sluice.service'))
   assert.ok(exec, 'the unit has an ExecStart')
   assert.equal(flagsOf(exec[1]!.split(/\s+/)), shipped)

@@ -7,6 +7,7 @@
  */
 import type { Dispatcher } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
+import { ByteSink, SINK_FROM } from '../../../protocols/http/byte-sink.js'
 
 export interface WholeReply {
   readonly status: number
@@ -25,6 +26,8 @@ export function dispatchWhole(dispatcher: Dispatcher, options: Options): Promise
     let status = 0
     let headers: IncomingHttpHeaders = {}
     let chunks: Buffer[] = []
+    let sink: ByteSink | undefined
+    let size = 0
     let settled = false
     const onAbort = () => controller?.abort(signal.reason)
     signal.addEventListener('abort', onAbort, { once: true })
@@ -42,19 +45,31 @@ export function dispatchWhole(dispatcher: Dispatcher, options: Options): Promise
         headers = responseHeaders
       },
       onResponseData(_c, chunk) {
-        chunks.push(chunk)
+        size += chunk.length
+        if (sink) sink.push(chunk)
+        else if (size < SINK_FROM) chunks.push(chunk)
+        else {
+          // A large reply: one buffer, each chunk let go at once (protocols/http/byte-sink.ts).
+          const declared = Number(headers['content-length'])
+          sink = new ByteSink(Number.isSafeInteger(declared) ? declared : undefined, chunks)
+          sink.push(chunk)
+          chunks = []
+        }
       },
       onResponseEnd() {
         if (settled) return
         settle()
-        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')
+        const bytes = sink ? sink.bytes() : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+        const text = bytes.toString('utf8')
         chunks = []
+        sink = undefined
         resolve({ status, headers, text })
       },
       onResponseError(_c, err) {
         if (settled) return
         settle()
         chunks = []
+        sink = undefined
         reject(signal.aborted ? signal.reason : err)
       },
     })

@@ -1,0 +1,64 @@
+/**
+ * Gives memory back once a burst is over. V8 keeps the heap a large request grew (a 60 MiB
+ * body, an 80 MB reply) until it next needs to collect, which on a quiet gateway may be never:
+ * after issue 31's hostile requests RSS stayed at 657 MB (from 160 at start) for minutes,
+ * though one full collection brought the main heap back to 31 MB and its buffers to 4 MB.
+ *
+ * Every `intervalMs`, when the process has grown more than `slackMb` past its floor and the
+ * event loop was quiet over the whole interval, one full collection runs here and in the
+ * threads that asked to be told (the embedded simulator). What is still there at the next look
+ * is live, and becomes the floor: a cache that grew is not collected again and again. Needs
+ * `--expose-gc` (in the start flags); without it this does nothing.
+ */
+import { performance } from 'node:perf_hooks'
+
+export interface Reclaimable {
+  reclaim(): void
+}
+
+export interface IdleReclaimOptions {
+  /** How often to look; 5 s. */
+  intervalMs?: number
+  /** Growth over the floor that is worth a collection; 64 MB. */
+  slackMb?: number
+  /** Event-loop utilization at or under which the interval counts as quiet; 0.02. */
+  quiet?: number
+  /** The process's resident memory, in bytes (a test gives its own). */
+  rss?: () => number
+}
+
+export function reclaimWhenIdle(threads: () => readonly Reclaimable[], options: IdleReclaimOptions = {}): () => void {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) return () => undefined
+  const look = reclaimer(gc, threads, options)
+  const timer = setInterval(look, options.intervalMs ?? 5000).unref()
+  return () => clearInterval(timer)
+}
+
+/** One look: collect, move the floor, or leave it. Apart from the timer so that a test drives it look by look. */
+export function reclaimer(
+  gc: () => void,
+  threads: () => readonly Reclaimable[],
+  options: IdleReclaimOptions = {},
+): () => void {
+  const slack = (options.slackMb ?? 64) * 1024 * 1024
+  const quiet = options.quiet ?? 0.02
+  const rssNow = options.rss ?? process.memoryUsage.rss
+  let floor = rssNow()
+  let reclaimed = false
+  let last = performance.eventLoopUtilization()
+  return () => {
+    const busy = performance.eventLoopUtilization(last).utilization
+    last = performance.eventLoopUtilization()
+    const rss = rssNow()
+    if (rss <= floor + slack) reclaimed = false
+    else if (reclaimed) {
+      floor = rss
+      reclaimed = false
+    } else if (busy <= quiet) {
+      gc()
+      for (const thread of threads()) thread.reclaim()
+      reclaimed = true
+    }
+  }
+}
