@@ -13,7 +13,7 @@
  * made by the product's own code (KnowledgeBase.embedWindows) and stored with it, so the vector
  * leg scores a chunk by its best window as a deployment does.
  *
- *   npm run bench -- retrieval-quality [--windows 96] [--fusion rrf|score] [--k 60] [--lexical-weight 2] [--vector-weight 1]
+ *   npm run bench -- retrieval-quality [--windows 96] [--fusion rrf|convex] [--k 60] [--lexical-weight 2] [--vector-weight 1] [--adaptive 1|0]
  */
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
@@ -41,12 +41,18 @@ import { mrrAt, ndcgAt, percentile, recallAt } from './quality-metrics.js'
 const METHODS = ['lexical', 'vector', 'hybrid', 'hybrid+rescore'] as const
 type Method = (typeof METHODS)[number]
 const methodArg = process.argv[process.argv.indexOf('--fusion') + 1]
-const fusionMethod = process.argv.includes('--fusion') && methodArg === 'score' ? 'score' : 'rrf'
+// `--fusion score` is the older name of `convex`; without --fusion, the product's default.
+const fusionMethod = !process.argv.includes('--fusion')
+  ? DEFAULT_FUSION.method
+  : methodArg === 'score' || methodArg === 'convex'
+    ? 'convex'
+    : 'rrf'
 const fusion: FusionOptions = {
   method: fusionMethod,
   k: option('k', DEFAULT_FUSION.k),
   lexicalWeight: option('lexical-weight', DEFAULT_FUSION.lexicalWeight),
   vectorWeight: option('vector-weight', DEFAULT_FUSION.vectorWeight),
+  adaptive: option('adaptive', DEFAULT_FUSION.adaptive ? 1 : 0) !== 0,
 }
 const windowTokens = option('windows', DEFAULT_VECTOR_WINDOWS.maxTokens)
 const PROJECT = 'bench'
@@ -144,7 +150,7 @@ async function main(): Promise<void> {
       : 'vector leg: one vector per chunk (windows off)',
   )
   console.log(
-    `embedding model use-lite (512 dims, in-process, no worker); fusion ${fusionMethod === 'score' ? 'score (min-max per leg)' : `RRF k=${fusion.k}`}, weights lexical ${fusion.lexicalWeight} / vector ${fusion.vectorWeight}; ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`,
+    `embedding model use-lite (512 dims, in-process, no worker); fusion ${fusionMethod === 'convex' ? 'convex (min-max per leg)' : `RRF k=${fusion.k}`}, weights lexical ${fusion.lexicalWeight} / vector ${fusion.vectorWeight}${fusion.adaptive ? ' (vector × agreement)' : ''}; ${os.cpus()[0]?.model ?? '?'} × ${os.cpus().length}, node ${process.version}`,
   )
   console.log(
     `read + chunk + embed: ${(embedMs / 1000).toFixed(1)} s (${((chunkCount * 1000) / embedMs).toFixed(1)} chunks/s)${cache.hits() ? `; ${cache.hits()} texts from the embedding cache (rates not comparable)` : ''}`,

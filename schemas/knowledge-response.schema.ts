@@ -104,7 +104,8 @@ export const searchResultSchema = {
 } as const
 
 export const knowledgeSearchSchema = {
-  description: 'Results best first; `query_variants` with `advanced_rag`, `reranker_model` with `rerank`.',
+  description:
+    'Results best first; `fusion` with `hybrid`, `query_variants` with `advanced_rag`, `reranker_model` with `rerank`.',
   type: 'object',
   additionalProperties: false,
   required: ['object', 'retrieval_type', 'legs', 'data'],
@@ -112,6 +113,23 @@ export const knowledgeSearchSchema = {
     object: { const: 'list' },
     retrieval_type: { enum: ['chunk', 'document', 'neighbor'] },
     legs: { enum: ['hybrid', 'lexical', 'vector'] },
+    fusion: {
+      description: 'With `hybrid`: the fusion used, every field resolved (request, collection, deployment, default).',
+      type: 'object',
+      additionalProperties: false,
+      required: ['method', 'k', 'weights', 'adaptive'],
+      properties: {
+        method: { enum: ['rrf', 'convex'] },
+        k: { type: 'integer' },
+        weights: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['lexical', 'vector'],
+          properties: { lexical: { type: 'number' }, vector: { type: 'number' } },
+        },
+        adaptive: { type: 'boolean' },
+      },
+    },
     query_variants: { type: 'array', items: { type: 'string' } },
     reranker_model: { type: 'string' },
     data: { type: 'array', items: searchResultSchema },

@@ -9,6 +9,7 @@
  * misspelt `enable_serach` silently ignored is the error users of RAG services complain of.
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import { fusionSchema, legsSchema } from './retrieval.schema.js'
 
 const boolOrString = { oneOf: [{ type: 'boolean' }, { type: 'string', enum: ['true', 'false'] }] } as const
 const name = { type: 'string', minLength: 1, maxLength: 256 } as const
@@ -103,6 +104,9 @@ export const searchParamsSchema = {
     reranker_provider: { type: 'string', minLength: 1, maxLength: 64 },
     top_n: { type: 'integer', minimum: 1, maximum: 100 },
     advanced_rag: boolOrString,
+    // Sluice's extension (docs/api-reference.md, "Fusion"): the legs and how they are fused.
+    legs: legsSchema,
+    fusion: fusionSchema,
     prompt_mode: { type: 'string', enum: ['restricted', 'unrestricted', 'custom', 'default'] },
     search_prompt: { type: 'string', maxLength: 65536 },
   },

@@ -1,5 +1,6 @@
 /** `config/server.yaml`: the deployment's server settings. */
 import type { FromSchema } from 'json-schema-to-ts'
+import { retrievalSettingsSchema } from './retrieval.schema.js'
 
 export const serverFileSchema = {
   $id: 'sluice:server',
@@ -389,6 +390,7 @@ export const serverFileSchema = {
             },
           },
         },
+        retrieval: retrievalSettingsSchema,
         pdf: {
           type: 'object',
           additionalProperties: false,

@@ -39,6 +39,7 @@ export function knowledgeSettings(k: Deployment['server']['knowledge']): Knowled
     chunking: { maxTokens: k?.chunking?.max_tokens ?? 512, overlapTokens: k?.chunking?.overlap_tokens ?? 64 },
     readers: readerLimits(k),
     vectorWindows: { maxTokens: k?.vector_windows?.max_tokens ?? DEFAULT_VECTOR_WINDOWS.maxTokens },
+    retrieval: k?.retrieval,
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * knowledge-search: retrieval over one collection, for operators to try what the Query service
  * will find. The search itself (filters inside both legs, embeddings through the `embeddings`
- * route, RRF fusion, `advanced_rag` variants, `rerank` and `top_n`, `output_fields`) is the
+ * route, the legs' fusion (`legs`, `fusion`), `advanced_rag` variants, `rerank` and `top_n`, `output_fields`) is the
  * knowledge base's `searchCollection`, the same the Query service runs; this step validates
  * the body and shapes the list. Every model call goes through a route under
  * `knowledge.embedding_key`.
@@ -52,6 +52,16 @@ export default definePlugin({
           object: 'list',
           retrieval_type: found.retrievalType,
           legs: found.legs,
+          ...(found.fusion
+            ? {
+                fusion: {
+                  method: found.fusion.method,
+                  k: found.fusion.k,
+                  weights: { lexical: found.fusion.lexicalWeight, vector: found.fusion.vectorWeight },
+                  adaptive: found.fusion.adaptive,
+                },
+              }
+            : {}),
           ...(found.variants.length ? { query_variants: found.variants } : {}),
           ...(found.rerankerModel ? { reranker_model: found.rerankerModel } : {}),
           data: found.passages.map((p) => p.view),

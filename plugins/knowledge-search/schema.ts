@@ -1,4 +1,5 @@
 import type { FromSchema } from 'json-schema-to-ts'
+import { fusionSchema, legsSchema } from '../../schemas/retrieval.schema.js'
 
 export const configSchema = {
   type: 'object',
@@ -53,7 +54,8 @@ export const searchBody = {
     query: { type: 'string', minLength: 1, maxLength: 8192 },
     top_k: { type: 'integer', minimum: 1, default: 5 },
     retrieval_type: { type: 'string', enum: ['chunk', 'document', 'neighbor'], default: 'chunk' },
-    legs: { type: 'string', enum: ['hybrid', 'lexical', 'vector'], default: 'hybrid' },
+    legs: legsSchema,
+    fusion: fusionSchema,
     expr: { type: 'string' },
     tags: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 256 } },
     source_names: { type: 'array', maxItems: 1000, items: { type: 'string', minLength: 1, maxLength: 1024 } },

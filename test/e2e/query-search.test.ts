@@ -191,6 +191,37 @@ test('bad bodies and rules: 400 naming the field', async () => {
   assert.ok(isQueryError(expr.body, 400))
 })
 
+test('search_params legs and fusion: chosen per request; bad values are 400 in the query error shape', async () => {
+  const search = (extra: object) =>
+    post(
+      gw,
+      'search',
+      { query: 'how long do cats sleep', project_id: 'demo', search_params: { collection: 'pets', ...extra } },
+      TEST_DEV_TOKEN,
+    )
+  for (const extra of [
+    { legs: 'lexical' },
+    { legs: 'hybrid', fusion: { method: 'rrf', k: 10, weights: { lexical: 1, vector: 1 }, adaptive: false } },
+    { fusion: { method: 'convex', weights: { vector: 0.5 } } },
+  ]) {
+    const ok = await search(extra)
+    assert.is(ok.status, 200, JSON.stringify(ok.body))
+    assert.is((ok.body.response!.response as Hit[])[0]!.source_name, 'cats.md', JSON.stringify(extra))
+  }
+  for (const [extra, field] of [
+    [{ legs: 'both' }, /search_params\/legs/],
+    [{ fusion: { method: 'sum' } }, /search_params\/fusion\/method/],
+    [{ fusion: { weights: { lexical: 101 } } }, /search_params\/fusion\/weights\/lexical/],
+    [{ fusion: { k: 1.5 } }, /search_params\/fusion\/k/],
+    [{ fusion: { weights: { lexical: 0, vector: 0 } } }, /cannot both be 0/],
+  ] as const) {
+    const bad = await search(extra)
+    assert.is(bad.status, 400, JSON.stringify(extra))
+    assert.ok(isQueryError(bad.body, 400), JSON.stringify(bad.body))
+    assert.match(bad.body.error!.message, field)
+  }
+})
+
 test('tokens: missing is 401; a developer token without project_id is 400', async () => {
   const none = await post(gw, 'search', { query: 'cats' }, undefined)
   assert.is(none.status, 401)

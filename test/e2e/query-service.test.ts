@@ -165,6 +165,12 @@ test('validation: endpoint, temperature, top_p, thinking_level, response_format,
   await expectError(query(own({ model_params: { thinking_level: 'EXTREME' } })), 400, /thinking_level/)
   await expectError(query(own({ response_format: { type: 'xml' } })), 400, /response_format\/type/)
   await expectError(query(own({ response_format: {} })), 400, /type/)
+  await expectError(
+    query(own({ search_params: { fusion: { method: 'mean' } } })),
+    400,
+    /search_params\/fusion\/method must be equal to one of the allowed values/,
+  )
+  await expectError(query(own({ search_params: { legs: 'all' } })), 400, /search_params\/legs/)
   await expectError(query(q({ enable_serach: true })), 400, /must NOT have additional properties 'enable_serach'/)
   for (const level of ['LOW', 'MEDIUM', 'HIGH']) {
     const { status } = await query(own({ model_name: 'sim-chat-thinking', model_params: { thinking_level: level } }))

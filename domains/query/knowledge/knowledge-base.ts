@@ -12,6 +12,7 @@
  * Idempotent per `source_name`: the same document ingested twice leaves one copy.
  */
 import { GatewayError } from '../../../kernel/contract/index.js'
+import type { RetrievalSettingsConfig } from '../../../schemas/retrieval.schema.js'
 import { DEFAULT_CHUNKING, type ChunkingOptions } from './chunker.js'
 import type { DocumentInput } from './model.js'
 import { formatOf } from './readers/format.js'
@@ -52,6 +53,8 @@ export interface KnowledgeSettings {
    * 0 = off (one vector per chunk).
    */
   readonly vectorWindows: { readonly maxTokens: number }
+  /** `knowledge.retrieval`: the legs and fusion of searches, the deployment's and per collection (search-settings.ts). */
+  readonly retrieval?: RetrievalSettingsConfig
 }
 
 /** 96 tokens: the size measured on the retrieval bench (docs/performance.md, "Retrieval quality"). */

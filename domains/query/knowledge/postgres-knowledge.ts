@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS kb_chunks (
   idx INTEGER NOT NULL CHECK (idx >= 0), content TEXT NOT NULL, heading_path JSONB NOT NULL,
   page_number INTEGER, tokens INTEGER NOT NULL CHECK (tokens >= 0),
   dims INTEGER NOT NULL, embedding ${embeddingType} NOT NULL,
-  tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED
+  tsv tsvector GENERATED ALWAYS AS (${TSV_EXPRESSION}) STORED
 );
 CREATE INDEX IF NOT EXISTS kb_chunks_document ON kb_chunks (document, idx);
 CREATE INDEX IF NOT EXISTS kb_chunks_collection ON kb_chunks (collection);
@@ -87,6 +87,32 @@ CREATE TABLE IF NOT EXISTS kb_windows (
 CREATE INDEX IF NOT EXISTS kb_windows_chunk ON kb_windows (chunk);
 CREATE INDEX IF NOT EXISTS kb_windows_collection ON kb_windows (collection);
 `
+
+/**
+ * The text a chunk is found by: its heading path's strings (page title, section headings)
+ * weighted 'A', then its content (weight 'D', the default), both stemmed by the 'english'
+ * configuration. ts_rank_cd counts an 'A' lexeme HEADING_WEIGHT times a 'D' one (lexicalSql).
+ */
+const TSV_EXPRESSION = `setweight(to_tsvector('english', heading_path), 'A') || to_tsvector('english', content)`
+
+/**
+ * Tables made before headings were indexed: a generated column's expression cannot be altered
+ * on PostgreSQL 15, so `tsv` is dropped (its GIN index with it) and added again with the new
+ * expression, which rewrites the table and recomputes every chunk's tsvector once, under the
+ * schema lock; then the index is made again.
+ */
+async function migrateTsv(client: pg.PoolClient, schema: string, log?: (line: string) => void): Promise<void> {
+  const r = await client.query<{ generation_expression: string | null }>(
+    `SELECT generation_expression FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'kb_chunks' AND column_name = 'tsv'`,
+    [schema],
+  )
+  const expression = r.rows[0]?.generation_expression
+  if (!expression || expression.includes('heading_path')) return
+  await client.query(`ALTER TABLE kb_chunks DROP COLUMN tsv;
+    ALTER TABLE kb_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (${TSV_EXPRESSION}) STORED;
+    CREATE INDEX IF NOT EXISTS kb_chunks_tsv ON kb_chunks USING GIN (tsv);`)
+  log?.('knowledge store: text index rebuilt with heading paths (tsv column recomputed)')
+}
 
 /** One partial HNSW index per dimension (a checked integer) on each vector table: HNSW needs a fixed size, collections differ. */
 const hnswSql = (dimension: number) => `
@@ -181,6 +207,7 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       const column = existing.rows[0]?.udt_name
       vectors = column ? (column === 'vector' ? 'pgvector' : 'exact') : hasExtension ? 'pgvector' : 'exact'
       await client.query(schemaSql(vectors === 'pgvector' ? 'vector' : 'real[]'))
+      await migrateTsv(client, options.schema, options.log)
       if (vectors === 'pgvector') {
         // Tables made before windows existed: the window index of every dimension in use.
         const dims = await client.query<{ dimension: number }>('SELECT DISTINCT dimension FROM kb_collections')

@@ -16,6 +16,15 @@
  * holds any word, as it did before (slower, never wrong). The shares are over the whole table
  * (every collection of the schema), as SQLite's bm25 IDF is over its whole FTS index.
  */
+import { HEADING_WEIGHT } from './search-terms.js'
+
+/**
+ * ts_rank_cd's weights of the lexemes marked D, C, B, A (each at most 1, so the larger of the
+ * two is 1): the content is 'D' and the heading path 'A' (postgres-knowledge.ts), so a heading
+ * word counts HEADING_WEIGHT times a content word.
+ */
+const text = Math.min(1, 1 / HEADING_WEIGHT)
+const RANK_WEIGHTS = `{${[text, text, text, Math.min(1, HEADING_WEIGHT)].join(',')}}`
 
 /** A word held by more than this share of the chunks does not make a chunk a candidate. */
 export const COMMON_SHARE = 0.2
@@ -40,7 +49,7 @@ export function lexicalSql(chunkColumns: string, joinDocument: string, filterSql
     q AS (SELECT (SELECT string_agg(quote_literal(lexeme), ' | ') FROM lexemes)::tsquery AS rank,
         COALESCE((SELECT string_agg(quote_literal(lexeme), ' | ') FROM lexemes WHERE share IS NULL OR share <= ${COMMON_SHARE}),
           (SELECT string_agg(quote_literal(lexeme), ' | ') FROM lexemes))::tsquery AS pick)
-    SELECT ${chunkColumns}, ts_rank_cd(c.tsv, (SELECT rank FROM q)) AS score
+    SELECT ${chunkColumns}, ts_rank_cd('${RANK_WEIGHTS}', c.tsv, (SELECT rank FROM q)) AS score
       FROM kb_chunks c ${joinDocument}
       WHERE c.collection = $2 AND c.tsv @@ (SELECT pick FROM q)${filterSql} ORDER BY score DESC, c.id LIMIT $3`
 }

@@ -1,34 +1,17 @@
 /**
- * Retrieval over any KnowledgeStore: the legs (lexical, vector, or both fused by reciprocal
- * rank fusion) and the three retrieval types. Pure over the store: no SQL here.
+ * Retrieval over any KnowledgeStore: the legs (lexical, vector, or both fused as fusion.ts
+ * says) and the three retrieval types. Pure over the store: no SQL here.
  *
- * RRF fuses by rank position, not score, which sidesteps the legs' incomparable scales (bm25,
- * ts_rank_cd, cosine): score = Σ weight / (k + rank), rank from 1, k = 60 (Cormack et al.).
- * Each leg fetches top_k × 4 so that a chunk ranked modestly by both legs can still win.
- *
- * Default weights lexical 2 / vector 1: with the windowed vector leg, the one setting measured to
- * beat both legs on SQLite and PostgreSQL (docs/performance.md, "Retrieval quality"); the
- * lexical leg is the stronger of the two there, and equal weights let the weaker drag it down.
+ * Each leg fetches top_k × 4 when both run, so that a chunk ranked modestly by both legs can
+ * still win.
  */
 import type { CompiledFilter } from './model.js'
-import { fuseScores } from './fuse-scores.js'
+import { fuseLegs, fuseRrf, resolveFusion, type FusionOptions } from './fusion.js'
 import type { KnowledgeStore, ScoredChunk, StoredChunk } from './store.js'
 
-export interface FusionOptions {
-  /**
-   * `rrf` (default): reciprocal rank fusion. `score`: each leg's scores scaled to [0, 1] over
-   * the list it returned (min-max) and summed with the weights (fuse-scores.ts).
-   */
-  readonly method?: 'rrf' | 'score'
-  /** The rank constant of RRF; 60 by default. */
-  readonly k?: number
-  /** 2 by default (DEFAULT_FUSION). */
-  readonly lexicalWeight?: number
-  /** 1 by default. */
-  readonly vectorWeight?: number
-}
-
-export const DEFAULT_FUSION = { method: 'rrf', k: 60, lexicalWeight: 2, vectorWeight: 1 } as const
+export { DEFAULT_FUSION, type FusionOptions } from './fusion.js'
+/** Weighted RRF over any lists (fusion.ts). */
+export const fuse = fuseRrf
 
 export interface SearchRequest {
   readonly project: string
@@ -39,48 +22,56 @@ export interface SearchRequest {
   /** Embedding of the query for the vector leg; absent means no vector leg. */
   readonly embedding?: Float32Array
   readonly filter?: CompiledFilter
+  /** Unset fields take DEFAULT_FUSION's. */
   readonly fusion?: FusionOptions
   /**
    * Other phrasings of the query (advanced_rag), each with its own text and embedding for the
-   * legs asked for: each is searched like the query and all the lists are fused by RRF.
+   * legs asked for: each is searched like the query, and their new hits go below the query's
+   * own (withVariants).
    */
   readonly variants?: readonly { readonly query?: string; readonly embedding?: Float32Array }[]
 }
 
-/** Each leg's ranked list in, one fused list out (best first), scored by weighted RRF. */
-export function fuse(legs: readonly { hits: readonly ScoredChunk[]; weight: number }[], k = 60): ScoredChunk[] {
-  const fused = new Map<number, { chunk: ScoredChunk; score: number }>()
-  for (const leg of legs) {
-    leg.hits.forEach((hit, i) => {
-      const add = leg.weight / (k + i + 1)
-      const seen = fused.get(hit.id)
-      if (seen) seen.score += add
-      else fused.set(hit.id, { chunk: hit, score: add })
-    })
-  }
-  return [...fused.values()]
-    .sort((a, b) => b.score - a.score || a.chunk.id - b.chunk.id)
-    .map((f) => ({ ...f.chunk, score: f.score }))
-}
-
 /**
  * The ranked hits of the legs asked for: one leg as it ranks, two legs fused. With variants,
- * the query and each variant are searched alike and their lists fused (equal weights).
+ * the query and each variant are searched alike and merged by withVariants.
  */
 export async function search(store: KnowledgeStore, req: SearchRequest, fetch = req.topK): Promise<ScoredChunk[]> {
   if (req.variants?.length) {
     const { variants, ...one } = req
-    const lists = await Promise.all(
+    const [original, ...others] = await Promise.all(
       [one, ...variants.map((v) => ({ ...one, query: v.query, embedding: v.embedding }))].map((r) =>
-        searchOne(store, r, fetch * 2),
+        searchOne(store, r, fetch),
       ),
     )
-    return fuse(
-      lists.map((hits) => ({ hits, weight: 1 })),
-      req.fusion?.k ?? 60,
-    ).slice(0, fetch)
+    return withVariants(original!, others, fetch)
   }
   return searchOne(store, req, fetch)
+}
+
+/**
+ * `advanced_rag`'s merge: the variants add, they do not displace. The original query's list
+ * keeps its first half (rounded up) exactly in place; below it, the rest of the original's
+ * hits keep their order and alternate with the hits only the variants found (those ranked by
+ * RRF over the variants' lists), an original hit first. So a variant can never outrank the
+ * original's head, nor reorder the original's hits; at most fetch/2 of the original's tail
+ * make room. Scores: each hit keeps the one it had in its own list.
+ */
+export function withVariants(
+  original: readonly ScoredChunk[],
+  variants: readonly (readonly ScoredChunk[])[],
+  fetch: number,
+): ScoredChunk[] {
+  const own = new Set(original.map((h) => h.id))
+  const added = fuseRrf(variants.map((hits) => ({ hits, weight: 1 }))).filter((h) => !own.has(h.id))
+  const head = Math.ceil(fetch / 2)
+  const out = original.slice(0, head)
+  const tail = original.slice(head)
+  for (let i = 0; out.length < fetch && (i < tail.length || i < added.length); i++) {
+    if (i < tail.length) out.push(tail[i]!)
+    if (i < added.length && out.length < fetch) out.push(added[i]!)
+  }
+  return out
 }
 
 async function searchOne(store: KnowledgeStore, req: SearchRequest, fetch: number): Promise<ScoredChunk[]> {
@@ -92,14 +83,7 @@ async function searchOne(store: KnowledgeStore, req: SearchRequest, fetch: numbe
       ? store.vector(req.project, req.collection, req.embedding, each, req.filter)
       : undefined,
   ])
-  if (lexical && vector) {
-    const f = req.fusion ?? {}
-    const legs = [
-      { hits: lexical, weight: f.lexicalWeight ?? DEFAULT_FUSION.lexicalWeight },
-      { hits: vector, weight: f.vectorWeight ?? DEFAULT_FUSION.vectorWeight },
-    ]
-    return (f.method === 'score' ? fuseScores(legs) : fuse(legs, f.k ?? DEFAULT_FUSION.k)).slice(0, fetch)
-  }
+  if (lexical && vector) return fuseLegs(lexical, vector, resolveFusion(req.fusion)).slice(0, fetch)
   return (lexical ?? vector ?? []).slice(0, fetch)
 }
 

@@ -146,6 +146,17 @@ const SNOWBALL_ENGLISH = [
   'now',
 ]
 
+/**
+ * How much a word of a chunk's heading path (page title, section headings) counts against a
+ * word of its text, in both stores' lexical ranking: FTS5 bm25 column weights, and ts_rank_cd's
+ * weight of the tsvector's 'A' lexemes. Indexed so that a chunk deep in a section is found by
+ * the section's name, which its text may not repeat. Half, not more: on the tuning set heading
+ * weights of 1 and 2 lowered both stores' lexical nDCG@10 (every chunk of a page shares its
+ * title, so a title word lifts all of them alike), and 0.5 cost at most 0.006 while lifting
+ * PostgreSQL's hybrid (docs/performance.md, "Fusion"; docs/decisions.md).
+ */
+export const HEADING_WEIGHT = 0.5
+
 export const STOP_WORDS: ReadonlySet<string> = new Set(SNOWBALL_ENGLISH)
 
 /** The words to search for; empty when the query has none but stop words (the leg then finds nothing). */

@@ -48,7 +48,7 @@ import {
   type StoredChunk,
   type StoredDocument,
 } from './store.js'
-import { searchTerms } from './search-terms.js'
+import { HEADING_WEIGHT, searchTerms } from './search-terms.js'
 
 const schema = `
 CREATE TABLE IF NOT EXISTS kb_collections (
@@ -69,16 +69,25 @@ CREATE INDEX IF NOT EXISTS kb_windows_chunk ON kb_windows (chunk);
 CREATE INDEX IF NOT EXISTS kb_windows_collection ON kb_windows (collection);
 CREATE INDEX IF NOT EXISTS kb_chunks_document ON kb_chunks (document, idx);
 CREATE INDEX IF NOT EXISTS kb_chunks_collection ON kb_chunks (collection);
-CREATE VIRTUAL TABLE IF NOT EXISTS kb_chunks_fts USING fts5(content, content='kb_chunks', content_rowid='id', tokenize='porter unicode61');
+`
+
+/**
+ * The text index: the chunk's content and its heading path (the JSON array of its headings,
+ * page title first; unicode61 drops the brackets and quotes), both read from kb_chunks
+ * (external content) and stemmed by Porter. bm25 weighs a heading word HEADING_WEIGHT times a
+ * content word (the `rank` setting, set at every open).
+ */
+const ftsSchema = `
+CREATE VIRTUAL TABLE IF NOT EXISTS kb_chunks_fts USING fts5(content, heading_path, content='kb_chunks', content_rowid='id', tokenize='porter unicode61');
 CREATE TRIGGER IF NOT EXISTS kb_chunks_ai AFTER INSERT ON kb_chunks BEGIN
-  INSERT INTO kb_chunks_fts (rowid, content) VALUES (new.id, new.content);
+  INSERT INTO kb_chunks_fts (rowid, content, heading_path) VALUES (new.id, new.content, new.heading_path);
 END;
 CREATE TRIGGER IF NOT EXISTS kb_chunks_ad AFTER DELETE ON kb_chunks BEGIN
-  INSERT INTO kb_chunks_fts (kb_chunks_fts, rowid, content) VALUES ('delete', old.id, old.content);
+  INSERT INTO kb_chunks_fts (kb_chunks_fts, rowid, content, heading_path) VALUES ('delete', old.id, old.content, old.heading_path);
 END;
 CREATE TRIGGER IF NOT EXISTS kb_chunks_au AFTER UPDATE ON kb_chunks BEGIN
-  INSERT INTO kb_chunks_fts (kb_chunks_fts, rowid, content) VALUES ('delete', old.id, old.content);
-  INSERT INTO kb_chunks_fts (rowid, content) VALUES (new.id, new.content);
+  INSERT INTO kb_chunks_fts (kb_chunks_fts, rowid, content, heading_path) VALUES ('delete', old.id, old.content, old.heading_path);
+  INSERT INTO kb_chunks_fts (rowid, content, heading_path) VALUES (new.id, new.content, new.heading_path);
 END;
 `
 
@@ -148,6 +157,28 @@ export function ftsQuery(query: string): string {
 const vecTable = (dimension: number) => `kb_vec_${dimension}`
 const winTable = (dimension: number) => `kb_win_${dimension}`
 
+/**
+ * Files made before headings were indexed: the text index had the content alone. Its triggers
+ * and table are dropped and made again, and FTS5 rebuilds the index from kb_chunks (`rebuild`
+ * reads every chunk once: seconds for 100k chunks, once). Nothing else in the file changes.
+ */
+function migrateFts(db: ReturnType<typeof openSqliteFile>, log: (line: string) => void): void {
+  const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'kb_chunks_fts'`).pluck().get() as
+    | string
+    | undefined
+  const stale = sql !== undefined && !sql.includes('heading_path')
+  if (stale)
+    db.exec(`DROP TRIGGER IF EXISTS kb_chunks_ai; DROP TRIGGER IF EXISTS kb_chunks_ad; DROP TRIGGER IF EXISTS kb_chunks_au;
+      DROP TABLE kb_chunks_fts;`)
+  db.exec(ftsSchema)
+  if (stale) {
+    db.exec(`INSERT INTO kb_chunks_fts (kb_chunks_fts) VALUES ('rebuild')`)
+    const n = db.prepare('SELECT count(*) FROM kb_chunks').pluck().get() as number
+    log(`knowledge store: text index rebuilt with heading paths (${n} chunks)`)
+  }
+  db.prepare(`INSERT INTO kb_chunks_fts (kb_chunks_fts, rank) VALUES ('rank', ?)`).run(`bm25(1.0, ${HEADING_WEIGHT})`)
+}
+
 /** Files made before windows existed: the count column (0 = search by the chunk vector) and its index. */
 function migrateWindows(db: ReturnType<typeof openSqliteFile>): void {
   const cols = db.prepare(`SELECT name FROM pragma_table_info('kb_chunks')`).pluck().all() as string[]
@@ -159,6 +190,7 @@ export function openSqliteKnowledge(dataDir: string, log: (line: string) => void
   const db = openSqliteFile(dataDir, 'knowledge.db')
   sqliteVec.load(db)
   db.exec(schema)
+  db.transaction(() => migrateFts(db, log))()
   migrateWindows(db)
   log('knowledge store: sqlite, vectors by sqlite-vec (exact cosine, filters inside the KNN where vec0 can)')
 

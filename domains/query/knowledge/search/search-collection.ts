@@ -2,7 +2,7 @@
  * One search of a project's collection, as the operators' search route and the Query service
  * both run it: the filters (`expr`, `tags`, `source_names`) compiled into both legs, the query
  * embedded with the collection's model through the `embeddings` route, `advanced_rag`'s query
- * variants, RRF fusion, `rerank` with `top_n`, and `output_fields` shaping each chunk. Every
+ * variants, the legs' fusion (the request's over the collection's and deployment's settings), `rerank` with `top_n`, and `output_fields` shaping each chunk. Every
  * model call goes through a route with kernel.call under the given principal.
  */
 import { GatewayError, type Principal } from '../../../../kernel/contract/index.js'
@@ -20,6 +20,9 @@ import { chunkShape, customFields, type ChunkShape, type ChunkView } from './out
 import { rerankItems, rerankPlan, truthy, type RerankParams, type RouteCall } from './rerank.js'
 import { queryVariants } from './query-variants.js'
 import type { QueryRoutes } from '../../query-settings.js'
+import type { FusionSetting } from '../../../../schemas/retrieval.schema.js'
+import type { Fusion } from '../fusion.js'
+import { searchSettings } from './search-settings.js'
 
 export type RetrievalType = 'chunk' | 'document' | 'neighbor'
 export type Legs = 'hybrid' | 'lexical' | 'vector'
@@ -38,6 +41,8 @@ export interface CollectionSearch extends RerankParams {
   readonly token_budget?: number
   readonly output_fields?: readonly string[]
   readonly advanced_rag?: boolean | 'true' | 'false'
+  /** How the legs are fused; unset fields from the collection's and deployment's settings (search-settings.ts). */
+  readonly fusion?: FusionSetting
 }
 
 /** A route's limits on searches (plugin options). */
@@ -76,6 +81,8 @@ export interface Passage {
 export interface SearchOutcome {
   readonly retrievalType: RetrievalType
   readonly legs: Legs
+  /** The fusion a hybrid search used, every field resolved. */
+  readonly fusion?: Fusion
   readonly variants: readonly string[]
   readonly rerankerModel?: string
   readonly passages: readonly Passage[]
@@ -131,13 +138,13 @@ export async function searchCollection(
   ctx: SearchContext,
 ): Promise<SearchOutcome> {
   if (s.top_k > limits.maxTopK) throw bad(`top_k ${s.top_k} is over this route's limit of ${limits.maxTopK}`)
-  const legs = s.legs ?? 'hybrid'
   const { filter, metadataKeys } = requestFilter(s)
   const asked = rerankPlan(s, ctx.modelOf)
   // Without top_n, reranking keeps top_k.
   const plan = asked && { ...asked, topN: asked.topN ?? s.top_k }
   const kb = ctx.knowledge
   const collection = await kb.getCollection(s.project, s.collection)
+  const { legs, fusion } = searchSettings(kb.settings.retrieval, s.project, collection.name, s)
   let known: Promise<Set<string>> | undefined
   const metadataKeysOfCollection = () =>
     (known ??= kb.store
@@ -172,6 +179,7 @@ export async function searchCollection(
     query: lexical ? s.query : undefined,
     embedding: embeddings[0],
     filter,
+    fusion,
     variants: variants.map((v, i) => ({ query: lexical ? v : undefined, embedding: embeddings[i + 1] })),
   }
   const reranked = <T extends object>(
@@ -199,7 +207,15 @@ export async function searchCollection(
       grouped(p, shape, { hits: p.chunks.filter((c) => p.hits.includes(c.id)).map((c) => c.index) }),
     )
   }
-  return { retrievalType: s.retrieval_type, legs, variants, rerankerModel: plan?.model, passages, shape }
+  return {
+    retrievalType: s.retrieval_type,
+    legs,
+    ...(legs === 'hybrid' ? { fusion } : {}),
+    variants,
+    rerankerModel: plan?.model,
+    passages,
+    shape,
+  }
 }
 
 const joined = (chunks: readonly StoredChunk[]): string => chunks.map((c) => c.content).join('\n')

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { GatewayError } from '../../../../kernel/contract/errors.js'
 import type { CompiledFilter, FilterColumns } from '../../../../domains/query/knowledge/model.js'
 import type { EmbeddedChunk, KnowledgeStore, ScoredChunk } from '../../../../domains/query/knowledge/store.js'
-import { fuseScores } from '../../../../domains/query/knowledge/fuse-scores.js'
+import { fuseConvex as fuseScores } from '../../../../domains/query/knowledge/fusion.js'
 import {
   fuse,
   retrieveChunks,
@@ -334,15 +334,17 @@ function knowledgeContract(
   })
 
   it('hybrid: RRF over both legs, with leg weights', async (store) => {
-    const base = { project: P, collection: C, topK: 3, query: 'kittens', embedding: vec(1, 0, 0) }
+    // RRF with fixed weights (the default is convex, scaled by agreement: fusion.test.ts).
+    const rrf = { method: 'rrf', adaptive: false } as const
+    const base = { project: P, collection: C, topK: 3, query: 'kittens', embedding: vec(1, 0, 0), fusion: rrf }
     const both = await search(store, base)
     // Kittens: rank 1 of the lexical leg and last of the vector leg (1/61 + 1/66) beats the
     // vector leg's best, which the lexical leg does not find (1/61).
     assert.equal(contents(both).slice(0, 2), ['Kittens sleep on warm rugs', 'Install the gateway on Debian with apt'])
-    const vectorOnly = await search(store, { ...base, fusion: { lexicalWeight: 0 } })
+    const vectorOnly = await search(store, { ...base, fusion: { ...rrf, lexicalWeight: 0 } })
     assert.equal(contents(vectorOnly), contents(await store.vector(P, C, base.embedding, 3)))
     // With k = 1 and half weight on the lexical leg: 0.5/2 + 1/7 < 1/2.
-    const heavyVector = await search(store, { ...base, fusion: { k: 1, lexicalWeight: 0.5 } })
+    const heavyVector = await search(store, { ...base, fusion: { ...rrf, k: 1, lexicalWeight: 0.5 } })
     assert.is(heavyVector[0]!.content, 'Install the gateway on Debian with apt')
     const filtered = await search(store, { ...base, query: 'gateway', embedding: vec(0.99, 0.02, 0), filter: onlyA })
     assert.not.ok(filtered.some((h) => h.sourceName === 'b.md'))

@@ -1,0 +1,159 @@
+/**
+ * The lexical leg on every store: stemming that agrees (a query's "indexes" finds a chunk's
+ * "indexing" and "indexed" on SQLite, PostgreSQL and PGlite alike), heading paths indexed, and the text index of an older file or table rebuilt at open. The real PostgreSQL
+ * suite is skipped outside CI when the server is not there, and fails under CI.
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import * as assert from 'uvu/assert'
+import { openSqliteKnowledge } from '../../../../domains/query/knowledge/sqlite-knowledge.js'
+import { openPostgresKnowledge } from '../../../../domains/query/knowledge/postgres-knowledge.js'
+import type { EmbeddedChunk } from '../../../../domains/query/knowledge/store.js'
+import {
+  pgliteTestKnowledge,
+  postgresTestKnowledge,
+  sqliteTestKnowledge,
+  type TestKnowledge,
+} from '../../../support/knowledge-stores.js'
+import { suiteNeeding } from '../../../support/needs-server.js'
+import { POSTGRES_URL, uniqueName, type Server } from '../../../support/services.js'
+import { dropSchema } from '../../../support/test-stores.js'
+
+const P = 'p'
+const C = 'docs'
+const chunk = (index: number, content: string, headingPath: string[] = ['Notes']): EmbeddedChunk => ({
+  index,
+  content,
+  headingPath,
+  tokens: content.split(' ').length,
+  embedding: new Float32Array([1, index, 0]),
+})
+const DOCS: [string, EmbeddedChunk[]][] = [
+  ['grow.md', [chunk(0, 'Indexing a column speeds up lookups by that column.')]],
+  ['made.md', [chunk(0, 'The table was indexed last night by the nightly job.')]],
+  ['other.md', [chunk(0, 'Triggers run a statement after each row changes.')]],
+  [
+    'vacuum.md',
+    [
+      chunk(0, 'This command rebuilds the database file, repacking it into a minimal amount of disk space.', [
+        'Vacuum',
+      ]),
+    ],
+  ],
+  ['mention.md', [chunk(0, 'Notes on the file format, and one on vacuum among many other words here.')]],
+]
+
+async function load(kb: TestKnowledge): Promise<void> {
+  await kb.store.createCollection(P, C, { dimension: 3 })
+  for (const [sourceName, chunks] of DOCS) await kb.store.upsertDocument(P, C, { sourceName }, chunks)
+}
+const names = async (kb: TestKnowledge, q: string) => (await kb.store.lexical(P, C, q, 10)).map((h) => h.sourceName)
+
+function lexicalSuite(label: string, needs: readonly Server[], open: () => Promise<TestKnowledge | undefined>): void {
+  const test = suiteNeeding(needs, `lexical leg: ${label}`)
+  let kb: TestKnowledge
+  test.before(async () => {
+    kb = (await open())!
+    await load(kb)
+  })
+  test.after(async () => {
+    await kb.store.close()
+    await kb.cleanup()
+  })
+  test('stemming: "indexes" finds "indexing" and "indexed"; the query is stemmed as the text is', async () => {
+    assert.equal((await names(kb, 'indexes')).sort(), ['grow.md', 'made.md'])
+    assert.equal((await names(kb, 'INDEX')).sort(), ['grow.md', 'made.md'])
+    assert.equal(await names(kb, 'trigger running'), ['other.md'])
+  })
+  test('heading path: a chunk is found by a word only its heading holds', async () => {
+    assert.equal((await names(kb, 'vacuum')).sort(), ['mention.md', 'vacuum.md'])
+    assert.equal(await names(kb, 'vacuums'), await names(kb, 'vacuum'))
+  })
+  test.run()
+}
+
+lexicalSuite('sqlite (FTS5 porter)', [], async () => sqliteTestKnowledge())
+lexicalSuite('postgres (english)', ['postgres'], postgresTestKnowledge)
+lexicalSuite('pglite (english)', [], pgliteTestKnowledge)
+
+const migration = suiteNeeding([], 'lexical leg: older files')
+migration('sqlite: a text index of content alone is rebuilt with the heading paths at open', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kb-'))
+  try {
+    let store = openSqliteKnowledge(dir)
+    await store.createCollection(P, C, { dimension: 3 })
+    await store.upsertDocument(P, C, { sourceName: 'vacuum.md' }, DOCS[3]![1])
+    await store.close()
+    // The index as files made before heading paths had it.
+    const db = new Database(path.join(dir, 'knowledge.db'))
+    db.exec(`DROP TRIGGER kb_chunks_ai; DROP TRIGGER kb_chunks_ad; DROP TRIGGER kb_chunks_au; DROP TABLE kb_chunks_fts;
+      CREATE VIRTUAL TABLE kb_chunks_fts USING fts5(content, content='kb_chunks', content_rowid='id', tokenize='porter unicode61');
+      CREATE TRIGGER kb_chunks_ai AFTER INSERT ON kb_chunks BEGIN INSERT INTO kb_chunks_fts (rowid, content) VALUES (new.id, new.content); END;
+      INSERT INTO kb_chunks_fts (kb_chunks_fts) VALUES ('rebuild');`)
+    db.close()
+    const log: string[] = []
+    store = openSqliteKnowledge(dir, (l) => log.push(l))
+    try {
+      assert.ok(
+        log.some((l) => l.includes('text index rebuilt')),
+        log.join('\n'),
+      )
+      assert.equal(
+        (await store.lexical(P, C, 'vacuum', 5)).map((h) => h.sourceName),
+        ['vacuum.md'],
+      )
+      assert.equal(
+        (await store.lexical(P, C, 'rebuilding', 5)).map((h) => h.sourceName),
+        ['vacuum.md'],
+      )
+      // The triggers are the new ones: a new chunk is found by its heading.
+      await store.upsertDocument(P, C, { sourceName: 'b.md' }, [chunk(0, 'nothing here', ['Pragmas'])])
+      assert.equal(
+        (await store.lexical(P, C, 'pragma', 5)).map((h) => h.sourceName),
+        ['b.md'],
+      )
+    } finally {
+      await store.close()
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+migration.run()
+
+const pgMigration = suiteNeeding(['postgres'], 'lexical leg: older PostgreSQL tables')
+pgMigration('postgres: a tsv of content alone is recomputed with the heading paths at open', async () => {
+  const schema = uniqueName('sluice_kb')
+  try {
+    let store = await openPostgresKnowledge({ url: POSTGRES_URL, schema })
+    await store.createCollection(P, C, { dimension: 3 })
+    await store.upsertDocument(P, C, { sourceName: 'vacuum.md' }, DOCS[3]![1])
+    await store.close()
+    const pg = await import('pg')
+    const client = new pg.default.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` })
+    await client.connect()
+    await client.query(`ALTER TABLE kb_chunks DROP COLUMN tsv;
+      ALTER TABLE kb_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED;
+      CREATE INDEX kb_chunks_tsv ON kb_chunks USING GIN (tsv);`)
+    await client.end()
+    const log: string[] = []
+    store = await openPostgresKnowledge({ url: POSTGRES_URL, schema, log: (l) => log.push(l) })
+    try {
+      assert.ok(
+        log.some((l) => l.includes('text index rebuilt')),
+        log.join('\n'),
+      )
+      assert.equal(
+        (await store.lexical(P, C, 'vacuum', 5)).map((h) => h.sourceName),
+        ['vacuum.md'],
+      )
+    } finally {
+      await store.close()
+    }
+  } finally {
+    await dropSchema(schema)
+  }
+})
+pgMigration.run()
