@@ -5,6 +5,7 @@
  * served as such; `action: "query_compare"` names the route outright (docs/decisions.md).
  * `top_k` is Sluice's addition (the project default otherwise).
  */
+import { fusionSchema, legsSchema } from './retrieval.schema.js'
 import type { FromSchema } from 'json-schema-to-ts'
 import { sessionIdSchema } from './query-request.schema.js'
 
@@ -40,6 +41,9 @@ export const queryCompareRequestSchema = {
         },
         prompt_mode: { type: 'string', enum: ['default', 'custom'] },
         search_prompt: { type: 'string', maxLength: 65536 },
+        // Sluice's extension, as on /query (docs/api-reference.md, "Fusion").
+        legs: legsSchema,
+        fusion: fusionSchema,
       },
     },
     response_format: {

@@ -90,6 +90,8 @@ export default definePlugin({
                 top_k: sp.top_k ?? defaults.search_params?.top_k ?? 5,
                 retrieval_type: defaults.search_params?.retrieval_type ?? 'chunk',
                 output_fields: sp.output_fields ?? defaults.search_params?.output_fields,
+                legs: sp.legs ?? defaults.search_params?.legs,
+                fusion: sp.fusion ?? defaults.search_params?.fusion,
               },
               limits,
               {

@@ -162,4 +162,26 @@ test('query_compare accepts request_source "override_params" and refuses any oth
   client.ws.close()
 })
 
+test('query_compare takes the legs and fusion of /query, checked by its schema', async () => {
+  const client = await QueryWsClient.open(gw.url, TEST_SERVICE_TOKEN)
+  const compare = (id: string, search_params: Record<string, unknown>) => ({
+    id,
+    action: 'query_compare',
+    query: 'Which model answers best?',
+    model_provider: 'gateway',
+    model_name: 'sim-chat-instruct',
+    request_source: 'override_params',
+    enable_search: true,
+    search_params,
+  })
+  client.send(compare('c-legs', { collection: 'odd', legs: 'lexical', fusion: { method: 'convex' } }))
+  const ok = await client.finished('c-legs')
+  assert.is(ok.at(-1)!.type, 'compare.done', JSON.stringify(ok.at(-1)))
+  client.send(compare('c-bad-legs', { collection: 'odd', legs: 'all' }))
+  const bad = await client.finished('c-bad-legs')
+  assert.is(bad.at(-1)!.type, 'error', JSON.stringify(bad.at(-1)))
+  assert.match(JSON.stringify(bad.at(-1)), /search_params\/legs/)
+  client.ws.close()
+})
+
 test.run()
