@@ -18,6 +18,11 @@ test("coverage is the share of the question's content words found in the first p
   assert.is(coverage(q, p('The server keeps a log.'), 5), 0.25)
   assert.is(coverage(q, p('The server keeps a log.', 'Replication streams to a standby.'), 5), 1)
   assert.is(coverage(q, p('The server keeps a log.', 'Replication streams to a standby.'), 1), 0.25, 'depth')
+  assert.is(
+    coverage('Answer the question in the recording.\n\nHow long do cats sleep?', p('Cats sleep all day.'), 5),
+    2 / 3,
+    'the best-covered paragraph (a realtime query: instruction, blank line, transcript)',
+  )
   assert.is(coverage('How do I do it?', p('anything'), 5), 1, 'stop words only: nothing to measure')
   assert.is(coverage('How do I do it?', [], 5), 0)
 })
@@ -35,11 +40,16 @@ test('the guard refuses below the threshold and when no word is shared, even at 
   assert.not.ok(await bears([], 0))
 })
 
-test('names: words written with capitals after the first word, or inside a word', () => {
+test('names: words written with capitals where no sentence starts, or inside a word', () => {
   assert.equal(namesOf('How do I train a network on the GPU with PyTorch?'), ['gpu', 'pytorch'])
   assert.equal(namesOf("Does Oracle's CONNECT BY work here?"), ['oracle', 'connect'])
   assert.equal(namesOf('Docker images: how?'), [], 'the first word is not a name')
   assert.equal(namesOf('Where is it in the CPU-heavy case?'), ['cpu'])
+  assert.equal(
+    namesOf('Answer the question.\n\nHello there. Cats sleep! Really? Done: Yes, in Docker'),
+    ['docker'],
+    'a sentence start is not a name',
+  )
   assert.equal(namesOf('how do i use pytorch'), [], 'lower case: no name check')
 })
 
