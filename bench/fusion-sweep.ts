@@ -7,7 +7,9 @@
  * run again with a vector leg that has nothing to add (each question fused with the next
  * question's vector hits): what fusion does to a corpus the encoder does not understand.
  *
- *   npm run bench -- fusion-sweep [--windows 96]
+ *   npm run bench -- fusion-sweep [--windows 96] [--corpus sqlite-doc|python-doc]
+ *
+ * The default corpus is the tuning set; python-doc is held out (run it to check, never to choose).
  *
  * Set SLUICE_BENCH_EMBEDDINGS to a folder to reuse the corpus's vectors between runs.
  */
@@ -28,7 +30,15 @@ import {
 } from '../test/support/knowledge-stores.js'
 import { option } from './bench-setup.js'
 import { cachedEmbed } from './embedding-cache.js'
-import { corpusFiles, isRelevant, loadQuestions, readPage } from './quality-corpus.js'
+import {
+  CORPORA,
+  corpusFiles,
+  isAnswerable,
+  isRelevant,
+  loadQuestions,
+  readPage,
+  type CorpusName,
+} from './quality-corpus.js'
 import { mrrAt, ndcgAt, recallAt } from './quality-metrics.js'
 
 const TOP_K = 10
@@ -57,7 +67,12 @@ for (const adaptive of [false, true]) {
 const NOTHING = ['lexical', 'rrf k60 2/1', 'rrf k60 2/1 adaptive', 'convex 0.7/0.3', 'convex 0.7/0.3 adaptive']
 
 async function main(): Promise<void> {
-  const questions = loadQuestions()
+  const corpusArg = process.argv[process.argv.indexOf('--corpus') + 1]
+  const corpus: CorpusName =
+    process.argv.includes('--corpus') && CORPORA.includes(corpusArg as CorpusName)
+      ? (corpusArg as CorpusName)
+      : 'sqlite-doc'
+  const questions = loadQuestions(corpus).filter(isAnswerable)
   const model = await loadUseLite()
   const { embed } = cachedEmbed(async (texts) => (await model.embed(texts)).map((v) => Float32Array.from(v)))
   const embedBatched = async (_model: string, texts: readonly string[]) => {
@@ -70,8 +85,8 @@ async function main(): Promise<void> {
     vectorWindows: { maxTokens: windowTokens },
   })
   const docs = []
-  for (const file of corpusFiles()) {
-    const chunks = chunkDocument(readPage(file), DEFAULT_CHUNKING)
+  for (const file of corpusFiles(corpus)) {
+    const chunks = chunkDocument(readPage(corpus, file), DEFAULT_CHUNKING)
     const vectors = await embedBatched(
       'use-lite',
       chunks.map((c) => c.content),
@@ -85,7 +100,7 @@ async function main(): Promise<void> {
     docs.push({ file, chunks, vectors, windows })
   }
   const qvs = await embed(questions.map((q) => q.question))
-  console.log(`fusion sweep: ${docs.length} pages of sqlite3-doc, ${questions.length} questions, top ${TOP_K}`)
+  console.log(`fusion sweep: ${docs.length} pages of ${corpus}, ${questions.length} questions, top ${TOP_K}`)
 
   const stores: [string, () => Promise<TestKnowledge | undefined>][] = [
     ['sqlite', async () => sqliteTestKnowledge()],

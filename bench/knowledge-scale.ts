@@ -28,7 +28,7 @@ import {
   type TestKnowledge,
 } from '../test/support/knowledge-stores.js'
 import { option } from './bench-setup.js'
-import { loadQuestions } from './quality-corpus.js'
+import { isAnswerable, loadQuestions } from './quality-corpus.js'
 import { percentile } from './quality-metrics.js'
 import { NOISE, realSample, syntheticDoc, type RealSample } from './scale-corpus.js'
 
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   for (const s of storeNames)
     if (!OPENERS[s]) throw new Error(`unknown store '${s}' (known: ${Object.keys(OPENERS).join(', ')})`)
   const sample = await realSample(option('sample', 1000))
-  const questions = loadQuestions()
+  const questions = loadQuestions('sqlite-doc').filter(isAnswerable)
   const qvs = await sample.embed(questions.map((q) => q.question))
   const queries = Array.from({ length: queryCount }, (_, i) => ({
     text: questions[i % questions.length]!.question,

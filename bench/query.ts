@@ -24,7 +24,7 @@ import { openSqliteKnowledge } from '../domains/query/knowledge/sqlite-knowledge
 import { USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { realSample, syntheticDoc } from './scale-corpus.js'
-import { loadQuestions } from './quality-corpus.js'
+import { isAnswerable, loadQuestions } from './quality-corpus.js'
 
 const KEY = 'sk-bench'
 const TOKEN = 'qt-bench-service'
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const fillS = (Date.now() - t0) / 1000
   const sim = await startChild(path.join(dist, 'sim', 'main.js'), ['--config', zeroLatencySimConfig(), '--port', '0'])
   const gateway = await startGatewayChild(configFor(sim.url), { SLUICE_DATA: dataDir })
-  const question = loadQuestions()[0]!.question
+  const question = loadQuestions('sqlite-doc').filter(isAnswerable)[0]!.question
   const system = 'You are a helpful assistant.'
   const chat = JSON.stringify({
     model: 'sim-chat-instruct',

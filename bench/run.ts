@@ -19,6 +19,7 @@ const helpers = new Set([
   'embeddings-use-lite',
   'quality-corpus',
   'quality-metrics',
+  'bm25-baseline',
   'scale-corpus',
   'embedding-cache',
   'private-redis',

@@ -42,9 +42,9 @@ export async function realSample(atLeast: number): Promise<RealSample> {
   const docs: RealDoc[] = []
   let chunks = 0
   const t0 = performance.now()
-  for (const file of corpusFiles()) {
+  for (const file of corpusFiles('sqlite-doc')) {
     if (chunks >= atLeast) break
-    const cs = chunkDocument(readPage(file), DEFAULT_CHUNKING)
+    const cs = chunkDocument(readPage('sqlite-doc', file), DEFAULT_CHUNKING)
     const out: EmbeddedChunk[] = []
     for (let i = 0; i < cs.length; i += 32) {
       const batch = cs.slice(i, i + 32)

@@ -23,7 +23,7 @@ import { resolveParams, type QueryParams } from './params.js'
 import { resolveModel } from '../../protocols/query/provider.js'
 import { enhancementLines } from './enhancement.js'
 import { buildPrompt } from '../../protocols/query/prompt.js'
-import { bearsOnQuestion } from './relevance.js'
+import { guardFor, judgeRelevance } from './relevance.js'
 import { ask, chatBody, type Answer } from './answer.js'
 import { askStreaming, streamedQuery, type OnDelta } from './stream.js'
 import { countParts } from './token-parts.js'
@@ -52,6 +52,7 @@ export default definePlugin({
     }
     const answerRoute = config.answer_route
     const tokenizeRoute = config.tokenize_route
+    const guard = config.restricted_guard
     const call = (id: string, body: unknown, o?: Parameters<typeof kernel.call>[2]) => kernel.call(id, body, o)
     const modelOf = (id: string) => kernel.catalog.model(id)
     return {
@@ -109,20 +110,23 @@ export default definePlugin({
         const mode = sp.prompt_mode ?? 'restricted'
         const restricted = mode === 'restricted' || mode === 'default'
         const evalContexts = passages?.map((x) => x.text) ?? []
+        // Restricted mode's guard (relevance.ts): a name the passages lack is looked up in the
+        // collection's lexical index, one word, no model.
+        const bears = async (found: readonly Passage[]) =>
+          (
+            await judgeRelevance(p.query, found, guardFor(guard, sp.collection), async (word) => {
+              const store = kernel.domains.query.knowledge.store
+              return (await store.lexical(project.id, sp.collection!, word, 1)).length > 0
+            })
+          ).bears
         // Streamed on the WebSocket (stream.ts): the answer's deltas, then this reply's body.
         const respond = async (onDelta?: OnDelta): Promise<unknown> => {
           let answer: Answer | undefined
           let metric: UsageMetric
           let text: string
           let usedPassages: readonly Passage[] | undefined = passages
-          if (
-            passages &&
-            restricted &&
-            !files.text &&
-            !files.imageParts.length &&
-            !bearsOnQuestion(p.query, passages)
-          ) {
-            // Nothing retrieved bears on the question: say so without asking a model.
+          if (passages && restricted && !files.text && !files.imageParts.length && !(await bears(passages))) {
+            // Nothing retrieved bears enough on the question (relevance.ts): say so without asking a model.
             text = config.no_answer_text
             usedPassages = []
             metric = usageMetric({}, ZERO, { input: 0, output: 0 })
