@@ -10,7 +10,7 @@
  * term, a cheap stand-in that shows what a second stage over the fused list can do.
  *
  * Windows (`--windows`, default the product's 96; 0 = off): each chunk's window vectors are
- * made by the product's own code (KnowledgeBase.embedWindows) and stored with it, so the vector
+ * made by the product's own code (KnowledgeBase.embedChunks) and stored with it, so the vector
  * leg scores a chunk by its best window as a deployment does.
  *
  *   npm run bench -- retrieval-quality [--windows 96] [--fusion rrf|score] [--k 60] [--lexical-weight 2] [--vector-weight 1]
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
 
   // Read, chunk and embed once; every store gets the same chunks and vectors.
   const docs: Doc[] = []
-  // Only embedWindows is used: it needs no store, just the settings and an embed function.
+  // Only embedChunks is used: it needs no store, just the settings and an embed function.
   const windowMaker = new KnowledgeBase(undefined as never, {
     ...DEFAULT_KNOWLEDGE_SETTINGS,
     vectorWindows: { maxTokens: windowTokens },
@@ -114,16 +114,13 @@ async function main(): Promise<void> {
   const t0 = performance.now()
   for (const file of corpusFiles()) {
     const chunks = chunkDocument(readPage(file), DEFAULT_CHUNKING)
-    const vectors = await embedBatched(
+    const embedded = await windowMaker.embedChunks(
       'use-lite',
       chunks.map((c) => c.content),
-    )
-    const windows = await windowMaker.embedWindows(
-      'use-lite',
-      chunks.map((c) => c.content),
-      vectors,
       embedBatched,
     )
+    const vectors = embedded.map((e) => e.embedding)
+    const windows = windowTokens > 0 ? embedded.map((e) => e.windows!) : undefined
     docs.push({ file, chunks, vectors, windows })
   }
   const windowCount = docs.reduce((n, d) => n + (d.windows?.reduce((m, w) => m + w.length, 0) ?? 0), 0)

@@ -47,9 +47,9 @@ export interface KnowledgeSettings {
   /** `knowledge.readers`: the limits on reading one document, and the reader workers. */
   readonly readers: ReaderLimits
   /**
-   * `knowledge.vector_windows.max_tokens`: each chunk is also embedded as windows of whole
-   * sentences up to this many tokens, and the vector leg scores a chunk by its best window;
-   * 0 = off (one vector per chunk).
+   * `knowledge.vector_windows.max_tokens`: each chunk is embedded as windows of whole sentences
+   * up to this many tokens, and the vector leg scores a chunk by its best window; 0 = off (one
+   * vector per chunk, of the whole chunk).
    */
   readonly vectorWindows: { readonly maxTokens: number }
 }
@@ -177,23 +177,12 @@ export class KnowledgeBase {
         { code: 'invalid_request' },
       )
     }
-    const model = this.modelOf(collection)
-    const vectors = await this.embedAll(
-      model,
+    const vectors = await this.embedChunks(
+      this.modelOf(collection),
       chunks.map((c) => c.content),
       embed,
     )
-    const windows = await this.embedWindows(
-      model,
-      chunks.map((c) => c.content),
-      vectors,
-      embed,
-    )
-    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({
-      ...c,
-      embedding: vectors[i]!,
-      ...(windows ? { windows: windows[i]! } : {}),
-    }))
+    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({ ...c, ...vectors[i]! }))
     return this.store.upsertDocument(project, collectionName, input, embedded)
   }
 
@@ -209,35 +198,38 @@ export class KnowledgeBase {
   }
 
   /**
-   * The window vectors of each chunk, or undefined when windows are off. A chunk that is one
-   * window reuses its chunk vector (no second call for the same text); the other chunks' windows
-   * are embedded together, in batches, before anything is written.
+   * Each chunk's vector, and its window vectors unless windows are off, in one list of inputs
+   * (batched by embedAll). With windows on, the model reads each text once: a chunk that is one
+   * window is embedded whole (its vector is its one window's), and a longer chunk only as its
+   * windows, its own vector being their mean, normalised. The vector leg scores such a chunk by
+   * its best window and never reads that vector (store.ts), so embedding the whole chunk too
+   * would cost the model's longest input for nothing (docs/decisions.md, issue 28).
    */
-  async embedWindows(
+  async embedChunks(
     model: string,
     contents: readonly string[],
-    chunkVectors: readonly Float32Array[],
     embed: Embed,
-  ): Promise<Float32Array[][] | undefined> {
+  ): Promise<{ embedding: Float32Array; windows?: Float32Array[] }[]> {
     const { maxTokens } = this.settings.vectorWindows
-    if (maxTokens <= 0) return undefined
-    const texts = contents.map((c) => vectorWindows(c, maxTokens))
-    const own = texts.map((t) => t.length <= 1)
-    const flat = await this.embedAll(
-      model,
-      texts.flatMap((t, i) => (own[i] ? [] : t)),
-      embed,
-    )
+    if (maxTokens <= 0) return (await this.embedAll(model, contents, embed)).map((embedding) => ({ embedding }))
+    const texts = contents.map((c) => {
+      const windows = vectorWindows(c, maxTokens)
+      return windows.length <= 1 ? [c] : windows
+    })
+    const flat = await this.embedAll(model, texts.flat(), embed)
     let next = 0
-    return texts.map((t, i) => (own[i] ? [chunkVectors[i]!] : t.map(() => flat[next++]!)))
+    return texts.map((t) => {
+      const windows = flat.slice(next, (next += t.length))
+      return { embedding: windows.length === 1 ? windows[0]! : meanDirection(windows), windows }
+    })
   }
 
   /**
    * Embeds in batches of EMBED_BATCH, checking that each answer has one vector per input.
    * Every input is first fitted to the model's input limit (`embed.inputTokens`, the catalog's
    * `context_window`) by the safe estimate of input-fit.ts: a longer text keeps its head. Such
-   * a text is a chunk's own vector input (its windows, of `vector_windows.max_tokens`, cover the
-   * whole chunk) or a query. When the server still refuses a batch as too long, it is refitted
+   * a text is a query, or a whole chunk when windows are off (windows, of
+   * `vector_windows.max_tokens`, are far under any limit). When the server still refuses a batch as too long, it is refitted
    * once at the cautious ratio; a second refusal fails with the server's message (502).
    */
   async embedAll(model: string, texts: readonly string[], embed: Embed): Promise<Float32Array[]> {
@@ -268,6 +260,16 @@ export class KnowledgeBase {
     await this.readers.close()
     await this.store.close()
   }
+}
+
+/** The normalised mean of unit vectors: the direction they share (a chunk's vector from its windows'). */
+export function meanDirection(vectors: readonly Float32Array[]): Float32Array {
+  const mean = new Float32Array(vectors[0]!.length)
+  for (const v of vectors) for (let i = 0; i < v.length; i++) mean[i]! += v[i]!
+  let norm = 0
+  for (const x of mean) norm += x * x
+  norm = Math.sqrt(norm) || 1
+  return mean.map((x) => x / norm)
 }
 
 /** A document over a reader limit (413, 422) is named in the refusal, so a bulk load says which one. */

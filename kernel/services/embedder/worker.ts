@@ -26,7 +26,8 @@ async function run(job: WorkerJob): Promise<WorkerReply & { ok: true }> {
     return { id: job.id, ok: true, tokens, vectors: [] }
   const vectors: Float32Array[] = []
   for (let i = 0; i < job.texts.length; i += BATCH) {
-    for (const v of await m.embed(job.texts.slice(i, i + BATCH))) vectors.push(Float32Array.from(v))
+    for (const v of await m.embed(job.texts.slice(i, i + BATCH), tokens.slice(i, i + BATCH)))
+      vectors.push(Float32Array.from(v))
   }
   return { id: job.id, ok: true, tokens, vectors }
 }
