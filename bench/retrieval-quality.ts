@@ -25,6 +25,7 @@ import {
   DEFAULT_VECTOR_WINDOWS,
   KnowledgeBase,
 } from '../domains/query/knowledge/knowledge-base.js'
+import { embeddingInputs } from '../domains/query/knowledge/windows.js'
 import { DEFAULT_FUSION, search, type FusionOptions } from '../domains/query/knowledge/retrieve.js'
 import type { ScoredChunk } from '../domains/query/knowledge/store.js'
 import {
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
     const chunks = chunkDocument(readPage(file), DEFAULT_CHUNKING)
     const embedded = await windowMaker.embedChunks(
       'use-lite',
-      chunks.map((c) => c.content),
+      chunks.map((c) => embeddingInputs(c.content, windowTokens)),
       embedBatched,
     )
     const vectors = embedded.map((e) => e.embedding)

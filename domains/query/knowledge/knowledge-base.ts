@@ -19,7 +19,6 @@ import { DEFAULT_READER_LIMITS, type ReaderLimits } from './readers/limits.js'
 import type { DocumentBytes } from './readers/read-document.js'
 import { ReaderPool, type DocumentReaders } from './readers/reader-pool.js'
 import { CAUTIOUS_TOKEN_RATIO, cl100kBudget, fitToTokens, isInputTooLong, SAFE_TOKEN_RATIO } from './input-fit.js'
-import { vectorWindows } from './windows.js'
 import {
   collectionExists,
   type CollectionInfo,
@@ -168,8 +167,11 @@ export class KnowledgeBase {
   ): Promise<StoredDocument> {
     checkSourceName(input.sourceName)
     const collection = await this.getCollection(project, collectionName)
-    // Read and chunked off the event loop; a document over a reader limit is refused by name.
-    const chunks = await namedRefusal(input.sourceName, this.readers.chunks(content, this.settings.chunking, signal))
+    // Read, chunked and cut into windows off the event loop; a document over a reader limit is refused by name.
+    const { chunks, inputs } = await namedRefusal(
+      input.sourceName,
+      this.readers.chunks(content, this.settings.chunking, this.settings.vectorWindows.maxTokens, signal),
+    )
     if (chunks.length === 0) {
       throw new GatewayError(
         400,
@@ -177,11 +179,7 @@ export class KnowledgeBase {
         { code: 'invalid_request' },
       )
     }
-    const vectors = await this.embedChunks(
-      this.modelOf(collection),
-      chunks.map((c) => c.content),
-      embed,
-    )
+    const vectors = await this.embedChunks(this.modelOf(collection), inputs, embed)
     const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({ ...c, ...vectors[i]! }))
     return this.store.upsertDocument(project, collectionName, input, embedded)
   }
@@ -198,27 +196,23 @@ export class KnowledgeBase {
   }
 
   /**
-   * Each chunk's vector, and its window vectors unless windows are off, in one list of inputs
-   * (batched by embedAll). With windows on, the model reads each text once: a chunk that is one
-   * window is embedded whole (its vector is its one window's), and a longer chunk only as its
-   * windows, its own vector being their mean, normalised. The vector leg scores such a chunk by
-   * its best window and never reads that vector (store.ts), so embedding the whole chunk too
-   * would cost the model's longest input for nothing (docs/decisions.md, issue 28).
+   * Each chunk's vector, and its window vectors unless windows are off, from each chunk's
+   * embedding inputs (windows.ts, embeddingInputs) sent as one list (batched by embedAll): the
+   * model reads each text once. A chunk that is one window is embedded whole (its vector is its
+   * one window's); a longer one only as its windows, its own vector being their mean,
+   * normalised. The vector leg scores such a chunk by its best window and never reads that
+   * vector (store.ts), so embedding the whole chunk too would cost the model's longest input for
+   * nothing (docs/decisions.md, issue 28).
    */
   async embedChunks(
     model: string,
-    contents: readonly string[],
+    inputs: readonly (readonly string[])[],
     embed: Embed,
   ): Promise<{ embedding: Float32Array; windows?: Float32Array[] }[]> {
-    const { maxTokens } = this.settings.vectorWindows
-    if (maxTokens <= 0) return (await this.embedAll(model, contents, embed)).map((embedding) => ({ embedding }))
-    const texts = contents.map((c) => {
-      const windows = vectorWindows(c, maxTokens)
-      return windows.length <= 1 ? [c] : windows
-    })
-    const flat = await this.embedAll(model, texts.flat(), embed)
+    const flat = await this.embedAll(model, inputs.flat(), embed)
+    if (this.settings.vectorWindows.maxTokens <= 0) return flat.map((embedding) => ({ embedding }))
     let next = 0
-    return texts.map((t) => {
+    return inputs.map((t) => {
       const windows = flat.slice(next, (next += t.length))
       return { embedding: windows.length === 1 ? windows[0]! : meanDirection(windows), windows }
     })

@@ -1,5 +1,6 @@
 /**
- * What ingestion sends the embedding model (KnowledgeBase.embedChunks): with vector windows on,
+ * What ingestion sends the embedding model (windows.ts embeddingInputs, made in the reader
+ * thread, then KnowledgeBase.embedChunks): with vector windows on,
  * each text once: a chunk that is one window whole, a longer chunk only as its windows, its
  * own vector then the normalised mean of theirs; with windows off, each chunk whole.
  */
@@ -10,7 +11,7 @@ import {
   KnowledgeBase,
   type Embed,
 } from '../../../../domains/query/knowledge/knowledge-base.js'
-import { vectorWindows } from '../../../../domains/query/knowledge/windows.js'
+import { embeddingInputs, vectorWindows } from '../../../../domains/query/knowledge/windows.js'
 import { bagOfWords } from '../../../support/fake-embeddings.js'
 
 const test = suite('knowledge: what a chunk costs the embedding model')
@@ -37,7 +38,11 @@ const long = Array.from(
 
 test('windows on: each text once, no whole long chunk, the long chunk’s vector the mean direction of its windows', async () => {
   const { embed, sent } = recording()
-  const [a, b] = await kb(32).embedChunks('m', [short, long], embed)
+  const [a, b] = await kb(32).embedChunks(
+    'm',
+    [short, long].map((c) => embeddingInputs(c, 32)),
+    embed,
+  )
   const windows = vectorWindows(long, 32)
   assert.ok(windows.length > 1)
   assert.equal(sent, [short, ...windows])
@@ -52,7 +57,11 @@ test('windows on: each text once, no whole long chunk, the long chunk’s vector
 
 test('windows off: each chunk whole, no windows', async () => {
   const { embed, sent } = recording()
-  const out = await kb(0).embedChunks('m', [short, long], embed)
+  const out = await kb(0).embedChunks(
+    'm',
+    [short, long].map((c) => embeddingInputs(c, 0)),
+    embed,
+  )
   assert.equal(sent, [short, long])
   assert.equal(
     out.map((o) => o.windows),
