@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert'
 import { embedderThreads } from '../../bin/embedded-servers.js'
 import { splitEvenly } from '../../kernel/services/embedder/embedder-worker.js'
 import { startEmbedder, type RunningEmbedder } from '../../kernel/services/embedder/index.js'
+import { startTestGateway, TEST_KEY } from '../support/gateway.js'
 
 const test = suite('kernel: the embedder pool')
 const started: RunningEmbedder[] = []
@@ -51,6 +52,21 @@ test('splitEvenly: contiguous parts of about equal length, in order, never more 
 test('embedder.threads: 0 means one per CPU, at most 4; a number is taken as it is', () => {
   assert.ok(embedderThreads(0) >= 1 && embedderThreads(0) <= 4)
   assert.is(embedderThreads(3), 3)
+})
+
+test("server.yaml embedder.threads sizes the gateway's pool: a batch through the route runs on that many", async () => {
+  const gw = await startTestGateway({ server: { embedder: { threads: 2 } } })
+  try {
+    const res = await fetch(`${gw.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'use-lite', input: TEXTS }),
+    })
+    assert.is(res.status, 200)
+    assert.is(gw.embedder!.running(), 2)
+  } finally {
+    await gw.close()
+  }
 })
 
 test('threads start on their first job: one text starts one, a batch starts both; the vectors are those of one thread', async () => {
