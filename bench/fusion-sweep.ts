@@ -13,6 +13,7 @@
  *
  * Set SLUICE_BENCH_EMBEDDINGS to a folder to reuse the corpus's vectors between runs.
  */
+import { embeddingInputs } from '../domains/query/knowledge/windows.js'
 import { loadUseLite, USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
 import { chunkDocument, DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
 import {
@@ -87,16 +88,13 @@ async function main(): Promise<void> {
   const docs = []
   for (const file of corpusFiles(corpus)) {
     const chunks = chunkDocument(readPage(corpus, file), DEFAULT_CHUNKING)
-    const vectors = await embedBatched(
+    const embedded = await windowMaker.embedChunks(
       'use-lite',
-      chunks.map((c) => c.content),
-    )
-    const windows = await windowMaker.embedWindows(
-      'use-lite',
-      chunks.map((c) => c.content),
-      vectors,
+      chunks.map((c) => embeddingInputs(c.content, windowTokens)),
       embedBatched,
     )
+    const vectors = embedded.map((e) => e.embedding)
+    const windows = windowTokens > 0 ? embedded.map((e) => e.windows!) : undefined
     docs.push({ file, chunks, vectors, windows })
   }
   const qvs = await embed(questions.map((q) => q.question))

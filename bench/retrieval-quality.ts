@@ -18,7 +18,7 @@
  * term, a cheap stand-in that shows what a second stage over the fused list can do.
  *
  * Windows (`--windows`, default the product's 96; 0 = off): each chunk's window vectors are
- * made by the product's own code (KnowledgeBase.embedWindows) and stored with it, so the vector
+ * made by the product's own code (KnowledgeBase.embedChunks) and stored with it, so the vector
  * leg scores a chunk by its best window as a deployment does.
  *
  *   npm run bench -- retrieval-quality [--corpus sqlite-doc|python-doc] [--store sqlite|postgres|pglite]
@@ -35,6 +35,7 @@ import {
   DEFAULT_VECTOR_WINDOWS,
   KnowledgeBase,
 } from '../domains/query/knowledge/knowledge-base.js'
+import { embeddingInputs } from '../domains/query/knowledge/windows.js'
 import { DEFAULT_FUSION, search, type FusionOptions } from '../domains/query/knowledge/retrieve.js'
 import type { ScoredChunk } from '../domains/query/knowledge/store.js'
 import { DEFAULT_GUARD, judgeRelevance } from '../plugins/query/relevance.js'
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
 async function prepare(corpus: CorpusName, embed: Embed): Promise<Prepared> {
   const questions = loadQuestions(corpus)
   const docs: Doc[] = []
-  // Only embedWindows is used: it needs no store, just the settings and an embed function.
+  // Only embedChunks is used: it needs no store, just the settings and an embed function.
   const windowMaker = new KnowledgeBase(undefined as never, {
     ...DEFAULT_KNOWLEDGE_SETTINGS,
     vectorWindows: { maxTokens: windowTokens },
@@ -212,9 +213,13 @@ async function prepare(corpus: CorpusName, embed: Embed): Promise<Prepared> {
   const t0 = performance.now()
   for (const file of corpusFiles(corpus)) {
     const chunks = chunkDocument(readPage(corpus, file), DEFAULT_CHUNKING)
-    const contents = chunks.map((c) => c.content)
-    const vectors = await embedBatched('use-lite', contents)
-    const windows = await windowMaker.embedWindows('use-lite', contents, vectors, embedBatched)
+    const embedded = await windowMaker.embedChunks(
+      'use-lite',
+      chunks.map((c) => embeddingInputs(c.content, windowTokens)),
+      embedBatched,
+    )
+    const vectors = embedded.map((e) => e.embedding)
+    const windows = windowTokens > 0 ? embedded.map((e) => e.windows!) : undefined
     docs.push({ file, chunks, vectors, windows })
   }
   const embedMs = performance.now() - t0

@@ -3,6 +3,7 @@
  * some backend's url names it: `embedded` (the simulator, embedded-simulator.ts) and
  * `embedded-embedder` (the real sentence encoder, kernel/services/embedder/).
  */
+import os from 'node:os'
 import type { Deployment } from '../kernel/contract/kernel.js'
 import type { Logger } from '../kernel/contract/log.js'
 import type { CatalogOptions } from '../kernel/services/catalog/catalog.js'
@@ -24,13 +25,14 @@ export async function startEmbeddedServers(deployment: Deployment, log: Logger):
   const simulator = await startEmbeddedSimulator(deployment, log)
   let embedder: RunningEmbedder | undefined
   if (Object.values(deployment.models.backends).some((b) => b.url === EMBEDDER_URL)) {
-    embedder = await startEmbedder({ deadlineMs: deployment.server.embedder.deadline_ms }).catch(
+    const { deadline_ms, threads } = deployment.server.embedder
+    embedder = await startEmbedder({ deadlineMs: deadline_ms, threads: embedderThreads(threads) }).catch(
       async (err: unknown) => {
         await simulator?.close()
         throw err
       },
     )
-    log.info('embedder started; its model loads on the first request', { url: embedder.url })
+    log.info('embedder started; its model loads on the first request, in each thread', { url: embedder.url })
   }
   return {
     simulator,
@@ -40,4 +42,13 @@ export async function startEmbeddedServers(deployment: Deployment, log: Logger):
       await Promise.all([simulator?.close(), embedder?.close()])
     },
   }
+}
+
+/**
+ * `embedder.threads`, 0 meaning one per CPU up to 4: TensorFlow.js's WebAssembly backend runs a
+ * model on one thread in Node, so a thread a core is how a batch uses the machine; past 4 a
+ * thread's 100 MB buys little for a model this small.
+ */
+export function embedderThreads(configured: number): number {
+  return configured > 0 ? configured : Math.min(os.availableParallelism(), 4)
 }

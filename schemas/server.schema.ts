@@ -161,6 +161,14 @@ export const serverFileSchema = {
           description:
             'Longest one embeddings or tokenize job may take in its worker thread (a 2,048-text batch takes about 30 s on one core). Past it the request gets 504, the thread is terminated and started again, and the jobs behind it go on.',
         },
+        threads: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 64,
+          default: 0,
+          description:
+            'Worker threads running the model, each with its own copy (about 100 MB) started on its first job; a batch is shared among them. 0 = one per CPU (os.availableParallelism()), at most 4.',
+        },
       },
     },
     watch: {
@@ -628,7 +636,8 @@ export const serverFileSchema = {
 
 export type ServerFile = FromSchema<typeof serverFileSchema>
 
-/** Overrides of server.yaml (tests, the CLI): any setting, and any of the limits alone. */
-export type ServerOverrides = Partial<Omit<ServerFile, 'limits'>> & {
+/** Overrides of server.yaml (tests, the CLI): any setting, and any of the limits (or the embedder's settings) alone. */
+export type ServerOverrides = Partial<Omit<ServerFile, 'limits' | 'embedder'>> & {
   limits?: Partial<NonNullable<ServerFile['limits']>>
+  embedder?: Partial<NonNullable<ServerFile['embedder']>>
 }

@@ -21,7 +21,8 @@ export const CAUTIOUS_TOKEN_RATIO = 4
 /** The longest prefix of `text` (cut at white space where there is any) of at most `maxTokens` cl100k tokens. */
 export function fitToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
   if (maxTokens <= 0) return { text: '', truncated: text !== '' }
-  if (countTokens(text) <= maxTokens) return { text, truncated: false }
+  // A cl100k token is at least one UTF-8 byte: a short text (a window, a query) needs no count.
+  if (Buffer.byteLength(text, 'utf8') <= maxTokens || countTokens(text) <= maxTokens) return { text, truncated: false }
   // Binary search on the cut point: about log2(length) counts, each at most the text's size.
   let lo = 0
   let hi = text.length

@@ -20,7 +20,6 @@ import { DEFAULT_READER_LIMITS, type ReaderLimits } from './readers/limits.js'
 import type { DocumentBytes } from './readers/read-document.js'
 import { ReaderPool, type DocumentReaders } from './readers/reader-pool.js'
 import { CAUTIOUS_TOKEN_RATIO, cl100kBudget, fitToTokens, isInputTooLong, SAFE_TOKEN_RATIO } from './input-fit.js'
-import { vectorWindows } from './windows.js'
 import {
   collectionExists,
   type CollectionInfo,
@@ -48,9 +47,9 @@ export interface KnowledgeSettings {
   /** `knowledge.readers`: the limits on reading one document, and the reader workers. */
   readonly readers: ReaderLimits
   /**
-   * `knowledge.vector_windows.max_tokens`: each chunk is also embedded as windows of whole
-   * sentences up to this many tokens, and the vector leg scores a chunk by its best window;
-   * 0 = off (one vector per chunk).
+   * `knowledge.vector_windows.max_tokens`: each chunk is embedded as windows of whole sentences
+   * up to this many tokens, and the vector leg scores a chunk by its best window; 0 = off (one
+   * vector per chunk, of the whole chunk).
    */
   readonly vectorWindows: { readonly maxTokens: number }
   /** `knowledge.retrieval`: the legs and fusion of searches, the deployment's and per collection (search-settings.ts). */
@@ -171,8 +170,11 @@ export class KnowledgeBase {
   ): Promise<StoredDocument> {
     checkSourceName(input.sourceName)
     const collection = await this.getCollection(project, collectionName)
-    // Read and chunked off the event loop; a document over a reader limit is refused by name.
-    const chunks = await namedRefusal(input.sourceName, this.readers.chunks(content, this.settings.chunking, signal))
+    // Read, chunked and cut into windows off the event loop; a document over a reader limit is refused by name.
+    const { chunks, inputs } = await namedRefusal(
+      input.sourceName,
+      this.readers.chunks(content, this.settings.chunking, this.settings.vectorWindows.maxTokens, signal),
+    )
     if (chunks.length === 0) {
       throw new GatewayError(
         400,
@@ -180,23 +182,8 @@ export class KnowledgeBase {
         { code: 'invalid_request' },
       )
     }
-    const model = this.modelOf(collection)
-    const vectors = await this.embedAll(
-      model,
-      chunks.map((c) => c.content),
-      embed,
-    )
-    const windows = await this.embedWindows(
-      model,
-      chunks.map((c) => c.content),
-      vectors,
-      embed,
-    )
-    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({
-      ...c,
-      embedding: vectors[i]!,
-      ...(windows ? { windows: windows[i]! } : {}),
-    }))
+    const vectors = await this.embedChunks(this.modelOf(collection), inputs, embed)
+    const embedded: EmbeddedChunk[] = chunks.map((c, i) => ({ ...c, ...vectors[i]! }))
     return this.store.upsertDocument(project, collectionName, input, embedded)
   }
 
@@ -212,35 +199,34 @@ export class KnowledgeBase {
   }
 
   /**
-   * The window vectors of each chunk, or undefined when windows are off. A chunk that is one
-   * window reuses its chunk vector (no second call for the same text); the other chunks' windows
-   * are embedded together, in batches, before anything is written.
+   * Each chunk's vector, and its window vectors unless windows are off, from each chunk's
+   * embedding inputs (windows.ts, embeddingInputs) sent as one list (batched by embedAll): the
+   * model reads each text once. A chunk that is one window is embedded whole (its vector is its
+   * one window's); a longer one only as its windows, its own vector being their mean,
+   * normalised. The vector leg scores such a chunk by its best window and never reads that
+   * vector (store.ts), so embedding the whole chunk too would cost the model's longest input for
+   * nothing (docs/decisions.md, issue 28).
    */
-  async embedWindows(
+  async embedChunks(
     model: string,
-    contents: readonly string[],
-    chunkVectors: readonly Float32Array[],
+    inputs: readonly (readonly string[])[],
     embed: Embed,
-  ): Promise<Float32Array[][] | undefined> {
-    const { maxTokens } = this.settings.vectorWindows
-    if (maxTokens <= 0) return undefined
-    const texts = contents.map((c) => vectorWindows(c, maxTokens))
-    const own = texts.map((t) => t.length <= 1)
-    const flat = await this.embedAll(
-      model,
-      texts.flatMap((t, i) => (own[i] ? [] : t)),
-      embed,
-    )
+  ): Promise<{ embedding: Float32Array; windows?: Float32Array[] }[]> {
+    const flat = await this.embedAll(model, inputs.flat(), embed)
+    if (this.settings.vectorWindows.maxTokens <= 0) return flat.map((embedding) => ({ embedding }))
     let next = 0
-    return texts.map((t, i) => (own[i] ? [chunkVectors[i]!] : t.map(() => flat[next++]!)))
+    return inputs.map((t) => {
+      const windows = flat.slice(next, (next += t.length))
+      return { embedding: windows.length === 1 ? windows[0]! : meanDirection(windows), windows }
+    })
   }
 
   /**
    * Embeds in batches of EMBED_BATCH, checking that each answer has one vector per input.
    * Every input is first fitted to the model's input limit (`embed.inputTokens`, the catalog's
    * `context_window`) by the safe estimate of input-fit.ts: a longer text keeps its head. Such
-   * a text is a chunk's own vector input (its windows, of `vector_windows.max_tokens`, cover the
-   * whole chunk) or a query. When the server still refuses a batch as too long, it is refitted
+   * a text is a query, or a whole chunk when windows are off (windows, of
+   * `vector_windows.max_tokens`, are far under any limit). When the server still refuses a batch as too long, it is refitted
    * once at the cautious ratio; a second refusal fails with the server's message (502).
    */
   async embedAll(model: string, texts: readonly string[], embed: Embed): Promise<Float32Array[]> {
@@ -271,6 +257,16 @@ export class KnowledgeBase {
     await this.readers.close()
     await this.store.close()
   }
+}
+
+/** The normalised mean of unit vectors: the direction they share (a chunk's vector from its windows'). */
+export function meanDirection(vectors: readonly Float32Array[]): Float32Array {
+  const mean = new Float32Array(vectors[0]!.length)
+  for (const v of vectors) for (let i = 0; i < v.length; i++) mean[i]! += v[i]!
+  let norm = 0
+  for (const x of mean) norm += x * x
+  norm = Math.sqrt(norm) || 1
+  return mean.map((x) => x / norm)
 }
 
 /** A document over a reader limit (413, 422) is named in the refusal, so a bulk load says which one. */

@@ -10,6 +10,17 @@
 import { splitSentences, splitToFit } from './sentences.js'
 import { countTokens } from './tokens.js'
 
+/**
+ * What the model reads for a chunk: the chunk whole when windows are off (`maxTokens` 0) or it
+ * is one window, else its windows only (knowledge-base.ts, embedChunks, makes the chunk's own
+ * vector from theirs). Computed where the chunk is made, in a reader thread (readers/reader-task.ts).
+ */
+export function embeddingInputs(content: string, maxTokens: number): string[] {
+  if (maxTokens <= 0) return [content]
+  const windows = vectorWindows(content, maxTokens)
+  return windows.length <= 1 ? [content] : windows
+}
+
 /** The window texts of `text`, in order; a text that fits in `maxTokens` is one window (its sentences joined by spaces). */
 export function vectorWindows(text: string, maxTokens: number): string[] {
   if (!Number.isInteger(maxTokens) || maxTokens < 1)

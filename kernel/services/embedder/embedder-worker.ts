@@ -1,33 +1,48 @@
 /**
- * The gateway's side of the embedder's worker thread. The thread (and the model in it) starts
- * on the first job, not at boot: most gateways and most tests never embed with it, and a
- * load costs about 0.5 s of CPU and 100 MB. A worker that dies fails its pending jobs and is
- * started again by the next one. A job not answered within the deadline of its start (the
- * model loaded, the jobs before it done) fails with 504, and its worker is terminated (however
- * it hangs) and started again for the jobs behind it.
+ * The gateway's side of the embedder's worker threads: a pool of `threads`, each running the
+ * model alone (TensorFlow.js's WebAssembly backend is single-threaded in Node, so one thread a
+ * core is how a batch uses the machine). A batch is cut into contiguous parts of similar length,
+ * one a thread; each part is a job of its own. A thread (and the model in it) starts on its first
+ * job, not at boot: most gateways and tests never embed, a load costs about 0.5 s of CPU and
+ * 100 MB, and a batch under 2 × MIN_PART texts stays on one thread. A thread that dies fails
+ * its pending jobs and is started again by the next one. A job not answered within the deadline
+ * of its start (the model loaded, the jobs before it done) fails with 504, and its thread is
+ * terminated (however it hangs) and started again for the jobs behind it.
  */
 import { Worker } from 'node:worker_threads'
-import { EmbedderError } from './embeddings-request.js'
+import { EmbedderError } from '../../../protocols/openai/vllm-embeddings-request.js'
 import type { WorkerJob, WorkerReply, WorkerStarted } from './worker-messages.js'
+
+/** Fewest texts a thread is given from a batch: below it a second model load costs more than it saves. */
+const MIN_PART = 8
 
 type Pending = {
   job: WorkerJob
+  slot: number
   timer?: NodeJS.Timeout
   resolve: (reply: WorkerReply & { ok: true }) => void
   reject: (err: Error) => void
 }
 
 export class EmbedderWorker {
-  private worker: Worker | undefined
+  private readonly workers: (Worker | undefined)[]
   private readonly pending = new Map<number, Pending>()
   private nextId = 1
   private hangNext = false
 
-  constructor(private readonly deadlineMs: number) {}
+  constructor(
+    private readonly deadlineMs: number,
+    threads = 1,
+  ) {
+    this.workers = Array.from({ length: threads }, () => undefined)
+  }
 
   /** Token ids of every text, and their vectors unless one text is over `maxTokens` (then none). */
-  embed(texts: string[], maxTokens: number): Promise<{ vectors: Float32Array[]; tokens: number[][] }> {
-    return this.send({ kind: 'embed', texts, maxTokens })
+  async embed(texts: string[], maxTokens: number): Promise<{ vectors: Float32Array[]; tokens: number[][] }> {
+    const parts = splitEvenly(texts, Math.min(this.workers.length, Math.floor(texts.length / MIN_PART)))
+    const replies = await Promise.all(parts.map((part) => this.send({ kind: 'embed', texts: part, maxTokens })))
+    const vectors = replies.some((r) => r.vectors.length === 0) ? [] : replies.flatMap((r) => r.vectors)
+    return { vectors, tokens: replies.flatMap((r) => r.tokens) }
   }
 
   tokenize(texts: string[]): Promise<number[][]> {
@@ -39,33 +54,41 @@ export class EmbedderWorker {
     this.hangNext = true
   }
 
-  async close(): Promise<void> {
-    const worker = this.worker
-    this.worker = undefined
-    for (const p of this.pending.values()) clearTimeout(p.timer)
-    if (worker) await worker.terminate()
+  /** Tests only: the threads running now. */
+  running(): number {
+    return this.workers.filter(Boolean).length
   }
 
+  async close(): Promise<void> {
+    const workers = this.workers.splice(0, this.workers.length, ...this.workers.map(() => undefined))
+    for (const p of this.pending.values()) clearTimeout(p.timer)
+    await Promise.all(workers.map((w) => w?.terminate()))
+  }
+
+  /** To the thread with the fewest jobs pending (the first, among idle ones). */
   private send(request: Omit<WorkerJob, 'id'>): Promise<WorkerReply & { ok: true }> {
     const job: WorkerJob = { id: this.nextId++, ...request, ...(this.hangNext ? { hang: true } : {}) }
     this.hangNext = false
+    const load = this.workers.map(() => 0)
+    for (const p of this.pending.values()) load[p.slot]!++
+    const slot = load.indexOf(Math.min(...load))
     return new Promise((resolve, reject) => {
-      this.pending.set(job.id, { job, resolve, reject })
-      this.started().postMessage(job)
+      this.pending.set(job.id, { job, slot, resolve, reject })
+      this.started(slot).postMessage(job)
     })
   }
 
-  /** A job past its deadline: it fails, its worker goes, the jobs behind it go to a new one. */
+  /** A job past its deadline: it fails, its thread goes, the jobs behind it go to a new one. */
   private expire(id: number): void {
     const p = this.pending.get(id)
     if (!p) return
     this.pending.delete(id)
     p.reject(new EmbedderError(504, `the embedder did not answer within ${this.deadlineMs} ms; it was restarted`))
-    const worker = this.worker
-    this.worker = undefined
+    const worker = this.workers[p.slot]
+    this.workers[p.slot] = undefined
     worker?.removeAllListeners()
     void worker?.terminate()
-    for (const other of this.pending.values()) this.started().postMessage(other.job)
+    for (const other of this.pending.values()) if (other.slot === p.slot) this.started(p.slot).postMessage(other.job)
   }
 
   private settle(id: number): Pending | undefined {
@@ -75,8 +98,9 @@ export class EmbedderWorker {
     return p
   }
 
-  private started(): Worker {
-    if (this.worker) return this.worker
+  private started(slot: number): Worker {
+    const running = this.workers[slot]
+    if (running) return running
     const worker = new Worker(new URL('./worker.js', import.meta.url))
     // An idle worker must not keep a stopping process alive.
     worker.unref()
@@ -92,12 +116,25 @@ export class EmbedderWorker {
       else p.reject(new Error(reply.error))
     })
     const fail = (err: Error) => {
-      if (this.worker === worker) this.worker = undefined
-      for (const id of [...this.pending.keys()]) this.settle(id)?.reject(err)
+      if (this.workers[slot] === worker) this.workers[slot] = undefined
+      for (const [id, p] of [...this.pending]) if (p.slot === slot) this.settle(id)?.reject(err)
     }
     worker.on('error', fail)
     worker.on('exit', (code) => fail(new Error(`the embedder worker exited (code ${code})`)))
-    this.worker = worker
+    this.workers[slot] = worker
     return worker
   }
+}
+
+/** `texts` in at most `n` contiguous parts of about equal total length (a thread's work is about linear in it). */
+export function splitEvenly(texts: string[], n: number): string[][] {
+  const total = texts.reduce((sum, t) => sum + t.length, 0)
+  const parts: string[][] = []
+  let done = 0
+  for (const text of texts) {
+    if (parts.length === 0 || (parts.length < n && done >= (total * parts.length) / n)) parts.push([])
+    parts.at(-1)!.push(text)
+    done += text.length
+  }
+  return parts
 }

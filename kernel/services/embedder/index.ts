@@ -13,16 +13,18 @@ export const EMBEDDER_MODEL = 'use-lite'
 export interface RunningEmbedder {
   /** Base URL without /v1. */
   url: string
-  /** Tests only: the next job hangs the worker until its deadline. */
+  /** Tests only: the next job hangs its thread until its deadline. */
   hangNextJob(): void
+  /** Tests only: the threads running now. */
+  running(): number
   close(): Promise<void>
 }
 
-/** `deadlineMs`: the longest a job may take before the worker is restarted and the job gets 504. */
+/** `deadlineMs`: the longest a job may take before its thread is restarted and the job gets 504; `threads`: the pool's size. */
 export async function startEmbedder(
-  options: { host?: string; port?: number; deadlineMs?: number } = {},
+  options: { host?: string; port?: number; deadlineMs?: number; threads?: number } = {},
 ): Promise<RunningEmbedder> {
-  const worker = new EmbedderWorker(options.deadlineMs ?? 60_000)
+  const worker = new EmbedderWorker(options.deadlineMs ?? 60_000, options.threads)
   const server = createEmbedderServer(worker, EMBEDDER_MODEL)
   const host = options.host ?? '127.0.0.1'
   await new Promise<void>((resolve, reject) => {
@@ -33,6 +35,7 @@ export async function startEmbedder(
   return {
     url,
     hangNextJob: () => worker.hangNextJob(),
+    running: () => worker.running(),
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeAllConnections()

@@ -8,7 +8,13 @@
 import crypto from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import type { EmbedderWorker } from './embedder-worker.js'
-import { EmbedderError, MAX_TOKENS, readEmbeddingsRequest, readTokenizeRequest } from './embeddings-request.js'
+import {
+  EmbedderError,
+  MAX_TOKENS,
+  readEmbeddingsRequest,
+  readTokenizeRequest,
+} from '../../../protocols/openai/vllm-embeddings-request.js'
+import { USE_LITE_DIMENSIONS } from './use-lite-model.js'
 
 /** Bodies beyond this are refused before parsing: 2,048 long texts fit well within it. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024
@@ -44,7 +50,7 @@ async function answer(
     return send(res, 200, { count: tokens.length, max_model_len: MAX_TOKENS, tokens })
   }
   if (route !== 'POST /v1/embeddings') throw new EmbedderError(404, `no route ${route}`)
-  const request = readEmbeddingsRequest(await readJson(req), served)
+  const request = readEmbeddingsRequest(await readJson(req), served, USE_LITE_DIMENSIONS)
   const { vectors, tokens } = await worker.embed(request.texts, MAX_TOKENS)
   const over = tokens.findIndex((ids) => ids.length > MAX_TOKENS)
   if (over >= 0) {

