@@ -43,6 +43,23 @@ test("the model server's /tokenize counts, with the served name, the messages an
   })
 })
 
+test('a long answer (every token id listed) has its count read; one without a count is a 502', async () => {
+  const tokens = Array.from({ length: 50_000 }, (_, i) => i % 1000)
+  const strs = tokens.map(() => 'count":1,')
+  upstream.handle((_req, _body, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ token_strs: strs, count: 50_000, max_model_len: 32768, tokens })),
+  )
+  const r = await runPlugin(plugin, { fallback: 'error' }, scenario(upstream.url))
+  assert.equal((r.reply as { body: unknown }).body, { input_tokens: 50_000 })
+  upstream.handle((_req, _body, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tokens, counted: 7 })),
+  )
+  const bad = await runPlugin(plugin, { fallback: 'error' }, scenario(upstream.url))
+  assert.is(bad.error?.status, 502)
+})
+
 test('a server without /tokenize: the estimate, and the header says so', async () => {
   upstream.handle((_req, _body, res) =>
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}'),
