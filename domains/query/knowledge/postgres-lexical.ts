@@ -80,7 +80,7 @@ export function lexicalSql(chunkColumns: string, joinDocument: string, filterSql
         FROM candidates x JOIN lexemes l ON x.tsv @@ l.q),
     counted AS MATERIALIZED (SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme),
     idf AS MATERIALIZED (
-      SELECT d.lexeme, greatest(ln((s.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS idf FROM stats s CROSS JOIN (
+      SELECT d.lexeme, greatest(ln((greatest(s.n - d.df, 0) + 0.5) / (d.df + 0.5)), 1e-6) AS idf FROM stats s CROSS JOIN (
         SELECT p.lexeme, CASE WHEN p.picks THEN coalesce(k.df, 0) ELSE p.share * s2.n END AS df
           FROM picking p CROSS JOIN stats s2 LEFT JOIN counted k ON k.lexeme = p.lexeme) d),
     scores AS (

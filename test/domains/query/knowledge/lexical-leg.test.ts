@@ -152,6 +152,13 @@ function bm25Suite(label: string, needs: readonly Server[], open: () => Promise<
     await kb.store.deleteDocument(P, C, 'pragma2.md')
     assert.ok(Math.abs((await rare()) - alone) < 1e-9)
   })
+  test('statistics behind the table (written by an older version) still find, and never fail', async () => {
+    if (!kb.sql) return // the real PostgreSQL only: the others have no side door to the table
+    await kb.sql('UPDATE kb_collections SET lexical_chunks = 1, lexical_length = 1')
+    // Every word then looks common (IDF floored, as FTS5 floors it): found, ranked by length and count.
+    const found = await names(kb, 'pragma database')
+    assert.ok(found.includes('rare.md') && found.includes('common.md'), found.join())
+  })
   test.run()
 }
 
