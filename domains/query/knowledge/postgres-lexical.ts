@@ -14,8 +14,9 @@
  * 2. Each candidate's own tsvector gives the weighted term frequency f of each query lexeme it
  *    holds (a heading 'A' position counts HEADING_WEIGHT, a content position 1) and its length
  *    (its positions: the words other than stop words, heading included). Both through built-in
- *    C functions rather than `unnest(tsv)`, which built arrays for every lexeme of every
- *    candidate and cost 4 times as much: f is ts_rank_cd of the single lexeme with weights
+ *    C functions rather than `unnest(tsv)`, which builds arrays for every lexeme of every
+ *    candidate (that first version, with the CTEs below still inlined, took 4× this one's
+ *    time): f is ts_rank_cd of the single lexeme with weights
  *    {1,1,1,HEADING_WEIGHT} (each occurrence is one cover worth its position's weight, so the
  *    sum is the weighted count), and the length is ts_rank(…, 0) / ts_rank(…, 2) (normalisation
  *    2 divides by the number of positions), rounded. The bench gives identical nDCG@10 both ways.
