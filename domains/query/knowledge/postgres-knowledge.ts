@@ -1,10 +1,11 @@
 /**
  * The scale-out knowledge store: PostgreSQL through a small pg pool.
  *
- * - Text: a generated `tsvector` column ('english') with a GIN index, ranked by ts_rank_cd (not
- *   BM25) over all the query's words (stop words out), OR-ed as in the SQLite store; but only
- *   chunks holding one of the query's rarer words are candidates (postgres-lexical.ts says why
- *   and how). No text of the user reaches the tsquery parser: the lexemes are PostgreSQL's own.
+ * - Text: a generated `tsvector` column ('english') with a GIN index, ranked by BM25 computed in
+ *   SQL (as FTS5's bm25) over all the query's words (stop words out), OR-ed as in the SQLite
+ *   store; only chunks holding one of the query's rarer words are candidates; per collection
+ *   `lexical_chunks` and `lexical_length` keep BM25's N and average length (postgres-lexical.ts
+ *   says why and how). No text of the user reaches the tsquery parser: the lexemes are PostgreSQL's own.
  * - Vectors, decided at open (and said in a log line):
  *   - `pgvector` when `CREATE EXTENSION IF NOT EXISTS vector` succeeds: a `vector` column and one
  *     partial HNSW index (`vector_cosine_ops`) per dimension over `embedding::vector(d)`; every
@@ -45,7 +46,7 @@ import {
   type StoredChunk,
   type StoredDocument,
 } from './store.js'
-import { lexicalSql } from './postgres-lexical.js'
+import { lexicalSql, tsvLength } from './postgres-lexical.js'
 import { searchTerms } from './search-terms.js'
 
 export interface PostgresKnowledgeOptions {
@@ -86,12 +87,14 @@ CREATE TABLE IF NOT EXISTS kb_windows (
 );
 CREATE INDEX IF NOT EXISTS kb_windows_chunk ON kb_windows (chunk);
 CREATE INDEX IF NOT EXISTS kb_windows_collection ON kb_windows (collection);
+ALTER TABLE kb_collections ADD COLUMN IF NOT EXISTS lexical_chunks BIGINT;
+ALTER TABLE kb_collections ADD COLUMN IF NOT EXISTS lexical_length BIGINT;
 `
 
 /**
  * The text a chunk is found by: its heading path's strings (page title, section headings)
  * weighted 'A', then its content (weight 'D', the default), both stemmed by the 'english'
- * configuration. ts_rank_cd counts an 'A' lexeme HEADING_WEIGHT times a 'D' one (lexicalSql).
+ * configuration. BM25 counts an 'A' position HEADING_WEIGHT times a 'D' one (lexicalSql).
  */
 const TSV_EXPRESSION = `setweight(to_tsvector('english', heading_path), 'A') || to_tsvector('english', content)`
 
@@ -111,7 +114,52 @@ async function migrateTsv(client: pg.PoolClient, schema: string, log?: (line: st
   await client.query(`ALTER TABLE kb_chunks DROP COLUMN tsv;
     ALTER TABLE kb_chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS (${TSV_EXPRESSION}) STORED;
     CREATE INDEX IF NOT EXISTS kb_chunks_tsv ON kb_chunks USING GIN (tsv);`)
+  // The lengths changed with the headings: the BM25 statistics are counted again below.
+  await client.query('UPDATE kb_collections SET lexical_chunks = NULL, lexical_length = NULL')
   log?.('knowledge store: text index rebuilt with heading paths (tsv column recomputed)')
+}
+
+/**
+ * The lexical leg's BM25 statistics per collection (postgres-lexical.ts): its chunks and the sum
+ * of their lengths, kept in step by every write in the same transaction, so a search reads one
+ * row. NULL in collections made before the columns existed (or after migrateTsv): counted here
+ * once, over their chunks, at open.
+ */
+async function countLexicalStats(client: pg.PoolClient, log?: (line: string) => void): Promise<void> {
+  const r = await client.query(`UPDATE kb_collections k SET lexical_chunks = s.chunks, lexical_length = s.length
+    FROM (SELECT k2.id, count(c.id) AS chunks, coalesce(sum(${tsvLength('c.tsv')}), 0) AS length
+      FROM kb_collections k2 LEFT JOIN kb_chunks c ON c.collection = k2.id WHERE k2.lexical_chunks IS NULL GROUP BY k2.id) s
+    WHERE k.id = s.id`)
+  if (r.rowCount) log?.(`knowledge store: BM25 statistics counted for ${r.rowCount} collection(s)`)
+}
+
+/** Adds `chunks` chunks of total length `length` (negative: removed) to a collection's BM25 statistics. */
+const addLexicalStats = (c: pg.PoolClient, collection: string, chunks: number, length: number) =>
+  c.query(
+    'UPDATE kb_collections SET lexical_chunks = lexical_chunks + $2, lexical_length = lexical_length + $3 WHERE id = $1',
+    [collection, chunks, length],
+  )
+
+/**
+ * Deletes a document's chunks (their windows cascade), then the document. Returns whether it
+ * existed and what it took from the statistics, for the caller to subtract last in its transaction.
+ */
+async function removeDocument(
+  c: pg.PoolClient,
+  collection: string,
+  sourceName: string,
+): Promise<{ existed: boolean; chunks: number; length: number }> {
+  const gone = await c.query<{ chunks: string; length: string }>(
+    `WITH gone AS (DELETE FROM kb_chunks c USING kb_documents d
+        WHERE d.id = c.document AND d.collection = $1 AND d.source_name = $2 RETURNING ${tsvLength('c.tsv')} AS length)
+      SELECT count(*) AS chunks, coalesce(sum(length), 0) AS length FROM gone`,
+    [collection, sourceName],
+  )
+  const r = await c.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [
+    collection,
+    sourceName,
+  ])
+  return { existed: (r.rowCount ?? 0) > 0, chunks: Number(gone.rows[0]!.chunks), length: Number(gone.rows[0]!.length) }
 }
 
 /** One partial HNSW index per dimension (a checked integer) on each vector table: HNSW needs a fixed size, collections differ. */
@@ -208,6 +256,7 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       vectors = column ? (column === 'vector' ? 'pgvector' : 'exact') : hasExtension ? 'pgvector' : 'exact'
       await client.query(schemaSql(vectors === 'pgvector' ? 'vector' : 'real[]'))
       await migrateTsv(client, options.schema, options.log)
+      await countLexicalStats(client, options.log)
       if (vectors === 'pgvector') {
         // Tables made before windows existed: the window index of every dimension in use.
         const dims = await client.query<{ dimension: number }>('SELECT DISTINCT dimension FROM kb_collections')
@@ -369,7 +418,7 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     async createCollection(project, name, { dimension, embeddingModel }) {
       checkDimension(dimension)
       const inserted = await pool.query(
-        'INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project, name) DO NOTHING',
+        'INSERT INTO kb_collections (project, name, dimension, embedding_model, created_at, lexical_chunks, lexical_length) VALUES ($1, $2, $3, $4, $5, 0, 0) ON CONFLICT (project, name) DO NOTHING',
         [project, name, dimension, embeddingModel ?? null, Date.now()],
       )
       if (inserted.rowCount === 0) throw collectionExists(name)
@@ -394,10 +443,7 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
       const collection = await resolve(project, name)
       checkChunkEmbeddings(name, collection.dimension, chunks)
       await inTransaction(async (c) => {
-        await c.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [
-          collection.id,
-          document.sourceName,
-        ])
+        const old = await removeDocument(c, collection.id, document.sourceName)
         const doc = await c.query<{ id: string }>(
           'INSERT INTO kb_documents (collection, source_name, url, tags, metadata, updated_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
           [
@@ -410,10 +456,11 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
           ],
         )
         const cast = vectors === 'pgvector' ? '::vector' : '::real[]'
+        let length = 0
         for (const ch of chunks) {
           const windows = ch.windows ?? []
-          const row = await c.query<{ id: string }>(
-            `INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, dims, embedding, windows) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9${cast}, $10) RETURNING id`,
+          const row = await c.query<{ id: string; length: string }>(
+            `INSERT INTO kb_chunks (collection, document, idx, content, heading_path, page_number, tokens, dims, embedding, windows) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9${cast}, $10) RETURNING id, ${tsvLength('tsv')} AS length`,
             [
               collection.id,
               doc.rows[0]!.id,
@@ -427,6 +474,7 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
               windows.length,
             ],
           )
+          length += Number(row.rows[0]!.length)
           if (windows.length === 0) continue
           // One statement per chunk: its windows as an array of vectors (text form under pgvector), unnested.
           const arrayCast = vectors === 'pgvector' ? '::vector[]' : '::text[]'
@@ -436,6 +484,8 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
             [collection.id, row.rows[0]!.id, collection.dimension, values],
           )
         }
+        // Last, so the collection's row is locked only until the commit that follows.
+        await addLexicalStats(c, collection.id, chunks.length - old.chunks, length - old.length)
       })
       return (await documentRows(collection.id, document.sourceName))[0]!
     },
@@ -444,11 +494,12 @@ export async function openPostgresKnowledge(options: PostgresKnowledgeOptions): 
     },
     async deleteDocument(project, name, sourceName) {
       const collection = await resolve(project, name)
-      const r = await pool.query('DELETE FROM kb_documents WHERE collection = $1 AND source_name = $2', [
-        collection.id,
-        sourceName,
-      ])
-      if (r.rowCount === 0) throw missingDocument(name, sourceName)
+      const existed = await inTransaction(async (c) => {
+        const old = await removeDocument(c, collection.id, sourceName)
+        await addLexicalStats(c, collection.id, -old.chunks, -old.length)
+        return old.existed
+      })
+      if (!existed) throw missingDocument(name, sourceName)
     },
 
     async lexical(project, name, query, k, filter) {
