@@ -6,6 +6,7 @@
  * collection never mentions; an answerable one reaches the model; and a collection's own
  * settings (`restricted_guard.collections`) override the route's.
  */
+import { knowledgeAdmin } from '../support/knowledge-admin.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_KEY, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
@@ -82,12 +83,7 @@ test.before(async () => {
     env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
     server: { stores: { records_flush_ms: 50 } as never },
   })
-  const kb = (method: string, path: string, body: object) =>
-    fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
+  const kb = knowledgeAdmin(gw.url, ADMIN)
   assert.is((await kb('POST', '', { name: 'handbook' })).status, 201)
   const docs: [string, string][] = [
     [

@@ -5,6 +5,7 @@
  * "not in the documents", tools and structured output, and usage_metric against the prices
  * and the usage records of the project's key.
  */
+import { knowledgeAdmin } from '../support/knowledge-admin.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_KEY, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
@@ -83,12 +84,7 @@ test.before(async () => {
     env: { SLUICE_DEMO_KEY: TEST_KEY, SLUICE_ADMIN_KEY: ADMIN },
     server: { stores: { records_flush_ms: 50 } as never },
   })
-  const kb = (method: string, path: string, body: object) =>
-    fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
+  const kb = knowledgeAdmin(gw.url, ADMIN)
   assert.is((await kb('POST', '', { name: 'handbook' })).status, 201)
   const docs: [string, string, string[]][] = [
     [

@@ -3,6 +3,7 @@
  * agreement scaling the vector weight, convex against RRF, and the original query's hits
  * keeping their places when variants add theirs.
  */
+import { scoredChunk } from '../../../support/scored-chunk.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
@@ -16,20 +17,7 @@ import { withVariants } from '../../../../domains/query/knowledge/retrieve.js'
 import type { ScoredChunk } from '../../../../domains/query/knowledge/store.js'
 
 const test = suite('fusion')
-const hit = (id: number, score = 0): ScoredChunk => ({
-  id,
-  documentId: 1,
-  sourceName: 's',
-  url: null,
-  tags: [],
-  metadata: {},
-  index: id,
-  content: `c${id}`,
-  headingPath: [],
-  pageNumber: null,
-  tokens: 1,
-  score,
-})
+const hit = (id: number, score = 0) => scoredChunk(id, score)
 const ids = (hits: readonly ScoredChunk[]) => hits.map((h) => h.id)
 const list = (...xs: number[]) => xs.map((id, i) => hit(id, xs.length - i))
 

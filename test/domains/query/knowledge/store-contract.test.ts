@@ -4,6 +4,7 @@
  * protocol. Same tests, same expectations. The filters here are hand-made CompiledFilters; the
  * filter compiler has its own suite.
  */
+import { scoredChunk } from '../../../support/scored-chunk.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { GatewayError } from '../../../../kernel/contract/errors.js'
@@ -394,20 +395,7 @@ function knowledgeContract(
 }
 
 const fusion = suite('knowledge retrieval: reciprocal rank fusion')
-const hit = (id: number): ScoredChunk => ({
-  id,
-  documentId: 1,
-  sourceName: 's',
-  url: null,
-  tags: [],
-  metadata: {},
-  index: id,
-  content: `c${id}`,
-  headingPath: [],
-  pageNumber: null,
-  tokens: 1,
-  score: 0,
-})
+const hit = (id: number, score = 0) => scoredChunk(id, score)
 fusion('score = Σ weight / (k + rank), ranks from 1; ties by id', () => {
   const fused = fuse(
     [
