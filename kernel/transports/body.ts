@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http'
 import type { IncomingBody } from '../contract/exchange.js'
 import type { ValidateFunction } from 'ajv'
 import { GatewayError, tooLarge } from '../contract/errors.js'
-import { ByteSink, SINK_FROM } from '../../protocols/http/byte-sink.js'
+import { ByteSink, LARGE_BODY } from '../../protocols/http/byte-sink.js'
 
 function declaredLength(req: IncomingMessage): number | undefined {
   const v = req.headers['content-length']
@@ -40,7 +40,7 @@ export function readAll(req: IncomingMessage, limit: number): Promise<Buffer> {
         return
       }
       if (sink) sink.push(chunk)
-      else if (size < SINK_FROM) chunks.push(chunk)
+      else if (size < LARGE_BODY) chunks.push(chunk)
       else {
         sink = new ByteSink(declared, chunks)
         sink.push(chunk)

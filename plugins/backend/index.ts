@@ -29,7 +29,8 @@ import { streamedTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token
 import { chatDemand, reportedUsage, type OpenAIUsage } from '../../protocols/openai/usage.js'
 import { embeddingsDemand } from '../../protocols/openai/embeddings.js'
 import { normalizeEmbeddings } from './embeddings-reply.js'
-import { LARGE_REPLY, LargeReplies } from './large-replies/large-replies.js'
+import { LargeReplies } from './large-replies/large-replies.js'
+import { LARGE_BODY } from '../../protocols/http/byte-sink.js'
 
 const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', embeddings: '/v1/embeddings' } as const
 
@@ -69,7 +70,7 @@ export default definePlugin({
         if (!streaming) {
           const text = (await kernel.backends.callText(ex, call)).text
           if (ex.usage.fallbackFrom !== undefined) reasoningServedBy(ex, kernel)
-          const read = text.length < LARGE_REPLY ? readCompletion(text) : await readLarge(largeReplies, text)
+          const read = text.length < LARGE_BODY ? readCompletion(text) : await readLarge(largeReplies, text)
           if (read.usage) ex.usage.report(reportedUsage(read.usage))
           ex.usage.upstreamModel = read.model
           ex.usage.firstTokenAt = kernel.now()

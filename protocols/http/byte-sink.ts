@@ -36,5 +36,9 @@ export class ByteSink {
   }
 }
 
-/** Bodies from this size on are gathered in a ByteSink. */
-export const SINK_FROM = 1 << 20
+/**
+ * From this size on a body or a reply is large: gathered in a ByteSink, parsed in turns
+ * (json-body.ts), encoded in a turn of its own before it goes upstream, read on the backend's
+ * worker. One threshold, so that what is large to one step is large to all.
+ */
+export const LARGE_BODY = 1 << 20

@@ -4,6 +4,7 @@
  * call them (kernel/transports/http.ts, websocket.ts).
  */
 import { GatewayError } from '../../kernel/contract/index.js'
+import { LARGE_BODY } from './byte-sink.js'
 
 /**
  * Parses a JSON body, refusing one nested deeper than `maxDepth` before parsing it: a body
@@ -15,16 +16,13 @@ export function parseJson(buf: Buffer, maxDepth = Infinity): unknown {
   return parseText(buf.toString('utf8'))
 }
 
-/** Bodies from this size on are parsed in steps, the event loop turning between them. */
-const LARGE = 1 << 20
-
 /**
  * `parseJson` for the HTTP transport: a large body (a 64 MiB message) is checked, decoded and
  * parsed in three turns of the event loop rather than one, so that other requests are served
  * between them (issue 31: a 60 MiB body held the loop for 2.5 s in one piece).
  */
 export async function parseJsonTurns(buf: Buffer, maxDepth = Infinity): Promise<unknown> {
-  if (buf.length < LARGE) return parseJson(buf, maxDepth)
+  if (buf.length < LARGE_BODY) return parseJson(buf, maxDepth)
   if (maxDepth !== Infinity) checkDepth(buf, maxDepth)
   await turn()
   const text = buf.toString('utf8')

@@ -5,6 +5,7 @@
  * under /query/v1 in the Query service's error shape; a misspelt field in `expr`; document
  * and neighbor sources carrying the requested output_fields at the top.
  */
+import { knowledgeStatus } from '../support/knowledge-admin.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { TEST_DEV_TOKEN, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
@@ -14,15 +15,7 @@ import { ADMIN, isQueryError, post, type QueryReply, startQueryGateway } from '.
 const test = suite('e2e Query service: retrieval defects of issue 28')
 let gw: TestGateway
 
-async function knowledge(method: string, path: string, body: unknown): Promise<number> {
-  const res = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  await res.arrayBuffer()
-  return res.status
-}
+const knowledge = (method: string, path: string, body: object) => knowledgeStatus(gw.url, ADMIN, method, path, body)
 
 test.before(async () => {
   gw = await startQueryGateway()

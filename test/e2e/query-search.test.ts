@@ -4,6 +4,7 @@
  * results and their sources in the envelope, usage_metric equal to the embeddings and rerank
  * calls recorded under the project's key, and the 400/401 answers in the query error shape.
  */
+import { knowledgeStatus } from '../support/knowledge-admin.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { TEST_DEV_TOKEN, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
@@ -12,15 +13,7 @@ import { ADMIN, demoRecords, isQueryError, post, startQueryGateway } from './que
 const test = suite('e2e Query service: search body type')
 let gw: TestGateway
 
-async function knowledge(method: string, path: string, body: unknown): Promise<number> {
-  const res = await fetch(`${gw.url}/knowledge/v1/projects/demo/collections${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  await res.arrayBuffer()
-  return res.status
-}
+const knowledge = (method: string, path: string, body: object) => knowledgeStatus(gw.url, ADMIN, method, path, body)
 
 test.before(async () => {
   gw = await startQueryGateway()

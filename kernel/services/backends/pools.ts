@@ -9,6 +9,7 @@
  * model's fallbacks answer in turn (fallbacks.ts). A backend's `timeout_ms` bounds each
  * attempt's wait for a replica to start answering (attempt-deadline.ts).
  */
+import { LARGE_BODY } from '../../../protocols/http/byte-sink.js'
 import type { Dispatcher } from 'undici'
 import type { Backends, Catalog } from '../../contract/kernel.js'
 import type { Exchange } from '../../contract/exchange.js'
@@ -335,7 +336,7 @@ function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean)
  * 150 ms, which undici did in the same turn as the plugin's serialization (and again per retry).
  * Small bodies skip the await: the hot path takes no extra promise hop.
  */
-const isLarge = (body: UpstreamCall['body']): body is string => typeof body === 'string' && body.length >= 1 << 20
+const isLarge = (body: UpstreamCall['body']): body is string => typeof body === 'string' && body.length >= LARGE_BODY
 
 async function encoded(body: string): Promise<Buffer> {
   await new Promise((resolve) => setImmediate(resolve))

@@ -7,7 +7,7 @@
  */
 import type { Dispatcher } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
-import { ByteSink, SINK_FROM } from '../../../protocols/http/byte-sink.js'
+import { ByteSink, LARGE_BODY } from '../../../protocols/http/byte-sink.js'
 
 export interface WholeReply {
   readonly status: number
@@ -47,7 +47,7 @@ export function dispatchWhole(dispatcher: Dispatcher, options: Options): Promise
       onResponseData(_c, chunk) {
         size += chunk.length
         if (sink) sink.push(chunk)
-        else if (size < SINK_FROM) chunks.push(chunk)
+        else if (size < LARGE_BODY) chunks.push(chunk)
         else {
           // A large reply: one buffer, each chunk let go at once (protocols/http/byte-sink.ts).
           const declared = Number(headers['content-length'])

@@ -2,7 +2,7 @@
  * Large whole replies are read on a worker thread: an 80 MB completion (16 choices of 4,000
  * tokens with 20 `top_logprobs` each, which a model server may well answer) took the event
  * loop 2 to 7 s to parse, normalize and serialize again, and every other client waited. Below
- * `LARGE_REPLY` the gateway's thread does it, as parsing there costs less than the hand-off.
+ * `LARGE_BODY` (protocols/http/byte-sink.ts) the gateway's thread does it, as parsing there costs less than the hand-off.
  *
  * One worker per process (the plugin's `open` state), started by the first large reply and
  * ended after a minute without one; a worker that dies fails the replies it held (502) and the
@@ -11,9 +11,6 @@
 import { Worker } from 'node:worker_threads'
 import type { Usage } from '../openai-normalize.js'
 import type { ReadJob, ReadReply } from './messages.js'
-
-/** From this many UTF-16 units on, a reply is read off the event loop. */
-export const LARGE_REPLY = 1 << 20
 
 const WORKER_URL = new URL('./worker.js', import.meta.url)
 const IDLE_MS = 60_000

@@ -32,8 +32,11 @@ export function searchSettings(
   collection: string,
   request: { readonly legs?: LegsSetting; readonly fusion?: FusionSetting },
 ): SearchSettings {
-  const own = retrieval?.collections?.[`${project}/${collection}`]
-  const named = retrieval?.collections?.[collection]
+  // Own keys only: a collection may be named `constructor` or `__proto__`.
+  const collections = retrieval?.collections ?? {}
+  const setting = (key: string) => (Object.hasOwn(collections, key) ? collections[key] : undefined)
+  const own = setting(`${project}/${collection}`)
+  const named = setting(collection)
   const layers = [request, own, named, retrieval]
   const fusion = resolveFusion(...layers.map((l) => options(l?.fusion)))
   if (fusion.lexicalWeight === 0 && fusion.vectorWeight === 0)
