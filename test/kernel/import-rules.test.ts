@@ -2,10 +2,12 @@
  * The layout's import rules (ARCHITECTURE.md, "Import rules"), checked over the source tree:
  * - `kernel/contract/` imports nothing of ours but types from `schemas/`;
  * - `protocols/` imports only `kernel/contract/` (through its index), `schemas/` and itself;
- * - the rest of the kernel never imports `domains/`, `plugins/`, `bin/` or `sim/`;
+ * - the rest of the kernel never imports `domains/`, `plugins/`, `bin/`, `sim/` or `embedder/`;
  * - a domain imports the contract, `protocols/`, `schemas/` and its own folder: never a plugin
  *   or another domain;
  * - a plugin imports the contract, `protocols/`, `schemas/`, `domains/` and its own folder;
+ * - the model servers beside the gateway: `sim/` imports nothing of it, `embedder/` only the wire
+ *   vocabularies of `protocols/` it speaks;
  * - nothing outside the kernel but the composition root (`bin/`) imports past the contract's
  *   `index.ts`;
  * - no import cycles, type-only imports included.
@@ -20,7 +22,7 @@ import { repoRoot } from '../../kernel/contract/paths.js'
 
 const test = suite('kernel: import rules')
 
-const ROOTS = ['kernel', 'protocols', 'plugins', 'domains', 'schemas', 'sim', 'bin']
+const ROOTS = ['kernel', 'protocols', 'plugins', 'domains', 'schemas', 'sim', 'embedder', 'bin']
 const IMPORT =
   /(?:^|\n)\s*(?:import|export)\b[^'"\n]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g
 
@@ -121,6 +123,14 @@ test('the plugin registry names plugins only; the simulator imports nothing of t
     (_f, e) => top(e.target) === 'sim',
   )
   assert.equal([...registry, ...sim], [])
+})
+
+test('the embedder, a model server, imports only itself and the wire vocabularies of protocols/', () => {
+  const bad = violations(
+    (f) => top(f) === 'embedder',
+    (_f, e) => ['embedder', 'protocols'].includes(top(e.target)),
+  )
+  assert.equal(bad, [])
 })
 
 test('outside the kernel, only bin/ imports past the contract', () => {
