@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
 import { defaultConfigDir } from '../kernel/contract/paths.js'
-import { formatHash, hashSecret } from '../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../protocols/credentials/secrets.js'
 import type { LoadResult } from './load.js'
 
 /** The middle value (the upper of the two middle ones for an even count). */

@@ -18,7 +18,7 @@ import WebSocket from 'ws'
 import { startGatewayChild } from './gateway-child.js'
 import { startChild, type Child } from './children.js'
 import { repoRoot } from '../kernel/contract/paths.js'
-import { formatHash, hashSecret } from '../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../protocols/credentials/secrets.js'
 import { gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 
 const KEY = 'sk-bench'

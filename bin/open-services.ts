@@ -10,7 +10,7 @@ import type { Deployment } from '../kernel/contract/kernel.js'
 import type { DomainDefinition } from '../kernel/contract/domain.js'
 import type { Domains } from '../kernel/contract/kernel.js'
 import type { Logger } from '../kernel/contract/log.js'
-import type { Announce } from '../kernel/contract/secrets.js'
+import { demoSecretDigest, type Announce } from '../kernel/services/keys/demo-secret.js'
 import type { Store } from '../kernel/services/stores/store.js'
 import { openSqliteStore } from '../kernel/services/stores/sqlite-store.js'
 import { RecordWriter } from '../kernel/services/records/records.js'
@@ -84,7 +84,8 @@ export async function openServices(
         log,
         env: options.env,
         now: options.now ?? Date.now,
-        announce: options.announce,
+        demoSecret: (demo) =>
+          demoSecretDigest(demo, { dataDir: deployment.dataDir, env: options.env, log, announce: options.announce }),
         postgres: settings.postgresUrl ? { url: settings.postgresUrl, schema: settings.postgresSchema } : undefined,
         refreshMs: settings.keysRefreshMs,
         stores,

@@ -5,7 +5,7 @@
  */
 import { startGateway } from './gateway.js'
 import { createLogger, describeCause } from '../kernel/contract/log.js'
-import { describeAnnouncement, type Announcement } from '../kernel/contract/secrets.js'
+import { describeAnnouncement, type Announcement } from '../kernel/services/keys/demo-secret.js'
 import { seedSampleCollection } from '../domains/query/sample-collection.js'
 import { startBanner } from './start-banner.js'
 

@@ -3,7 +3,7 @@
  * are, the secrets made at this first start (shown only now; only their hashes are kept), and
  * commands ready to copy with those values in them. A later start names the variables instead.
  */
-import type { Announcement } from '../kernel/contract/secrets.js'
+import type { Announcement } from '../kernel/services/keys/demo-secret.js'
 
 export interface BannerInput {
   readonly url: string

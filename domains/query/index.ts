@@ -101,7 +101,7 @@ export const queryDomain = defineDomain({
         env: context.env,
         log: context.log,
         now: () => context.now(),
-        announce: context.announce,
+        demoSecret: (demo) => context.demoSecret(demo),
         settings: querySettings(config.server.query),
       })
       return {

@@ -3,11 +3,10 @@
  * boot naming the place), each token's digest from its `hash` or, for a demo token, from
  * SLUICE_DEMO_DEV_TOKEN / SLUICE_DEMO_SERVICE_TOKEN or the data folder.
  */
-import crypto from 'node:crypto'
 import { describeErrors, validatorFor } from '../../kernel/contract/index.js'
 import { projectsFileSchema, type ProjectsFile } from '../../schemas/projects.schema.js'
 import type { QueryDefaults } from '../../schemas/query-request.schema.js'
-import { demoSecretDigest, hashSecret } from '../../kernel/contract/index.js'
+import { parseHash } from '../../protocols/credentials/secrets.js'
 import type { Project, ProjectToken, TokenKind } from './projects.js'
 import type { QueryStoreOptions } from './query-services.js'
 
@@ -26,10 +25,7 @@ export interface ProjectSeed {
   readonly tokens: readonly SeedToken[]
 }
 
-export function readProjectSeed(
-  file: unknown,
-  options: Pick<QueryStoreOptions, 'dataDir' | 'env' | 'log' | 'announce'>,
-): ProjectSeed {
+export function readProjectSeed(file: unknown, options: Pick<QueryStoreOptions, 'demoSecret'>): ProjectSeed {
   const doc = structuredClone(file ?? {}) as ProjectsFile
   const validate = validatorFor(projectsFileSchema)
   if (!validate(doc)) throw new Error(`config/projects.yaml: ${describeErrors(validate.errors)}`)
@@ -48,13 +44,16 @@ export function readProjectSeed(
       if (ids.has(t.id)) throw new Error(`config/projects.yaml: token id ${t.id} is used twice`)
       ids.add(t.id)
       let digest: Buffer
-      if (t.hash) digest = Buffer.from(t.hash.slice('sha256:'.length), 'hex')
+      if (t.hash) digest = parseHash(t.hash)
       else if (t.demo) {
         const label = `Demo ${t.kind} token of project ${id}`
-        digest = demoSecretDigest(
-          { id: t.id, label, envVar: DEMO_ENV[t.kind], fileName: `demo-token-${t.id}.json`, prefix: TOKEN_PREFIX },
-          options,
-        )
+        digest = options.demoSecret({
+          id: t.id,
+          label,
+          envVar: DEMO_ENV[t.kind],
+          fileName: `demo-token-${t.id}.json`,
+          prefix: TOKEN_PREFIX,
+        })
       } else
         throw new Error(
           `config/projects.yaml: token ${t.id} of project ${id} needs a hash (sha256:<hex>) or demo: true`,
@@ -63,12 +62,4 @@ export function readProjectSeed(
     }
   }
   return { projects, tokens }
-}
-
-/** The seed token whose digest matches the secret's, compared in constant time. */
-export function findSeedToken(tokens: readonly SeedToken[], secret: string): SeedToken | undefined {
-  const digest = hashSecret(secret)
-  let found: SeedToken | undefined
-  for (const t of tokens) if (crypto.timingSafeEqual(t.digest, digest)) found = t
-  return found
 }

@@ -5,7 +5,8 @@
  * table's version number, as the key cache does (keys/stored-keys.ts).
  */
 import type { Logger } from '../../kernel/contract/index.js'
-import { DigestIndex, PolledSnapshot } from '../../kernel/contract/index.js'
+import { PolledSnapshot } from '../../kernel/contract/index.js'
+import { DigestIndex } from '../../protocols/credentials/secrets.js'
 import type { ProjectsSnapshot, ProjectsTable, StoredProject, StoredToken } from './projects-table.js'
 
 export class ProjectsCache {

@@ -2,7 +2,7 @@
 import type { ProjectAdmin, Projects } from './projects.js'
 import type { ConversationHistory } from './history.js'
 import type { ChatUploads } from './uploads.js'
-import type { Announce } from '../../kernel/contract/index.js'
+import type { DomainContext } from '../../kernel/contract/index.js'
 
 export interface QueryServices {
   readonly projects: Projects & ProjectAdmin
@@ -27,6 +27,6 @@ export interface QueryStoreOptions {
   readonly now: () => number
   /** server.yaml `query:` (history retention and cap, upload limits, purge period); defaults when absent. */
   readonly settings?: import('./query-settings.js').QuerySettings
-  /** Where a generated demo token is shown once (default: stdout). */
-  readonly announce?: Announce
+  /** A demo token's digest, made and shown once at first start (the domain's context). */
+  readonly demoSecret: DomainContext['demoSecret']
 }

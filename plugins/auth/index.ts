@@ -7,7 +7,8 @@
  * Redis when the deployment has it, so the limit holds across replicas. A key without a limit
  * costs nothing more than the lookup.
  */
-import { GatewayError, definePlugin, presentedToken, type KeyRecord } from '../../kernel/contract/index.js'
+import { GatewayError, definePlugin, type KeyRecord } from '../../kernel/contract/index.js'
+import { presentedToken } from '../../protocols/credentials/presented-token.js'
 import { configSchema } from './schema.js'
 import { openRequestWindows } from './request-windows/open-request-windows.js'
 

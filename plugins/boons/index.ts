@@ -10,7 +10,6 @@
  *   accepted draft is the reply.
  */
 import {
-  boonActs,
   definePlugin,
   reply,
   type Exchange,
@@ -18,6 +17,7 @@ import {
   type Narrowed,
   type StreamItem,
 } from '../../kernel/contract/index.js'
+import { boonActs } from '../../domains/gateway/boons.js'
 import { speculateFor } from './speculation.js'
 import { configSchema, type BoonsConfig } from './schema.js'
 import { describeImages } from './vision.js'

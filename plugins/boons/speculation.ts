@@ -9,7 +9,8 @@
  * the large model a prefill and one token instead of a whole reply. A rejection costs the
  * draft and the check on top of the large model's own answer.
  */
-import { GatewayError, boonActs, reply, type Exchange, type Kernel, type Reply } from '../../kernel/contract/index.js'
+import { GatewayError, reply, type Exchange, type Kernel, type Reply } from '../../kernel/contract/index.js'
+import { boonActs } from '../../domains/gateway/boons.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import type { BoonsConfig } from './schema.js'
 import {

@@ -6,7 +6,8 @@
  * reads next (and, for an image, the Markdown appended to the answer). Every model call goes
  * through a route with kernel.call under the caller's key: queued, budgeted and recorded.
  */
-import { boonActs, toGatewayError, type BoonName, type Exchange, type Kernel } from '../../kernel/contract/index.js'
+import { toGatewayError, type Exchange, type Kernel } from '../../kernel/contract/index.js'
+import { boonActs, type BoonName } from '../../domains/gateway/boons.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import type { BoonsConfig } from './schema.js'
 

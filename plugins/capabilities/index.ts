@@ -9,7 +9,8 @@
  * `limits`: `n`, output tokens, top logprobs; request-bounds.ts). Everything else of the
  * request (response_format included) passes through as sent.
  */
-import { GatewayError, boonActs, definePlugin } from '../../kernel/contract/index.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
+import { boonActs } from '../../domains/gateway/boons.js'
 import type { ModelConfig } from '../../schemas/models.schema.js'
 import { hasImageParts } from '../../domains/gateway/auto-model.js'
 import { IMAGE_URL_RULE, breaksImageRule, imageParts } from '../../protocols/openai/image-url.js'

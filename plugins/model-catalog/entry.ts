@@ -1,7 +1,7 @@
 /** The model entry of the spec, rendered from the catalog's config. */
 import type { FamilyConfig, ModelConfig } from '../../schemas/models.schema.js'
 import { LEVELS } from '../../protocols/openai/reasoning-effort.js'
-import { boonActs, type BoonName } from '../../kernel/contract/index.js'
+import { boonActs, type BoonName } from '../../domains/gateway/boons.js'
 
 /** The spec's six values of `model_type`: a client may hold the list to them. */
 export type EntryModelType = 'chat' | 'embedding' | 'image' | 'audio_speech' | 'audio_transcription' | 'video'

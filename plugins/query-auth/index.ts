@@ -5,7 +5,8 @@
  * as the project's gateway key (`ex.principal`), so they are budgeted, queued and recorded
  * under it. Only ids reach logs.
  */
-import { GatewayError, definePlugin, presentedToken } from '../../kernel/contract/index.js'
+import { GatewayError, definePlugin } from '../../kernel/contract/index.js'
+import { presentedToken } from '../../protocols/credentials/presented-token.js'
 import type { Project, ProjectToken } from '../../domains/query/projects.js'
 import { configSchema } from './schema.js'
 

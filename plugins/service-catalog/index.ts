@@ -7,7 +7,8 @@
  * `ex.state.soapResult` for the codec to render (it sets no reply itself). For `GET ?wsdl` it
  * hands over the table alone, which the codec turns into the WSDL.
  */
-import { GatewayError, definePlugin, presentedToken, type Exchange, type Kernel } from '../../kernel/contract/index.js'
+import { GatewayError, definePlugin, type Exchange, type Kernel } from '../../kernel/contract/index.js'
+import { presentedToken } from '../../protocols/credentials/presented-token.js'
 import { checkCatalogFile, restServicesUrl, type CatalogFile } from './catalog-file.js'
 import {
   bindArguments,

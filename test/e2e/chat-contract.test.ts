@@ -5,7 +5,7 @@ import path from 'node:path'
 import OpenAI from 'openai'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
 import { defaultConfigDir, defaultPipelinesDir } from '../../kernel/contract/paths.js'
-import { formatHash, hashSecret } from '../../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../../protocols/credentials/secrets.js'
 
 const test = suite('e2e chat contract (spec 000) with the openai SDK')
 let gw: TestGateway

@@ -9,7 +9,7 @@ import { knowledgeAdmin } from '../support/knowledge-admin.js'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestGateway, TEST_DEV_TOKEN, TEST_KEY, TEST_SERVICE_TOKEN, type TestGateway } from '../support/gateway.js'
-import { hashSecret } from '../../kernel/contract/secrets.js'
+import { hashSecret } from '../../protocols/credentials/secrets.js'
 import type { UsageRecord } from '../../kernel/contract/records.js'
 import { INPUT_PARTS, type UsageMetric } from '../../protocols/query/usage-metric.js'
 

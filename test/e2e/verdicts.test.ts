@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import OpenAI from 'openai'
 import { startTestGateway, TEST_KEY, type TestGateway } from '../support/gateway.js'
-import { formatHash, hashSecret } from '../../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../../protocols/credentials/secrets.js'
 
 const test = suite('e2e verdicts (POST /v1/verdicts) against the simulator')
 let gw: TestGateway

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { dump, load } from 'js-yaml'
 import { defaultConfigDir } from '../../kernel/contract/paths.js'
-import { formatHash, hashSecret } from '../../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../../protocols/credentials/secrets.js'
 
 function defaults(name: string): Record<string, unknown> {
   return load(fs.readFileSync(path.join(defaultConfigDir, name), 'utf8')) as Record<string, unknown>

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createLogger } from '../../kernel/contract/log.js'
+import { demoSecretDigest } from '../../kernel/services/keys/demo-secret.js'
 import type { QueryStoreOptions } from '../../domains/query/query-services.js'
 import { querySettings } from '../../domains/query/query-settings.js'
 import { POSTGRES_URL, uniqueName, type Server } from './services.js'
@@ -31,6 +32,7 @@ export async function queryStoreFixture(
   const clock = { t: Date.UTC(2026, 4, 1) }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-query-'))
   const schema = uniqueName('sluice_query_test')
+  const log = createLogger({ level: 'error', sink: { write: () => undefined } })
   const options: QueryStoreOptions = {
     stores: storesAccess({ dataDir, postgres: kind === 'postgres' ? { url: POSTGRES_URL, schema } : undefined }),
     dataDir,
@@ -39,8 +41,9 @@ export async function queryStoreFixture(
     postgresUrl: kind === 'postgres' ? POSTGRES_URL : undefined,
     postgresSchema: kind === 'postgres' ? schema : 'public',
     env: {},
-    log: createLogger({ level: 'error', sink: { write: () => undefined } }),
+    log,
     now: () => clock.t,
+    demoSecret: (demo) => demoSecretDigest(demo, { dataDir, env: {}, log }),
     settings: querySettings(settings),
   }
   return {

@@ -21,7 +21,8 @@ import { groupSchema, type GroupConfig, type KeysFile } from '../../../schemas/k
 import type { Logger } from '../../contract/log.js'
 import type { StoredKey } from '../stores/store.js'
 import type { StoredKeys } from './stored-keys.js'
-import { DigestIndex, demoSecretDigest, hashSecret, newSecret, type Announce } from '../../contract/secrets.js'
+import { DigestIndex, hashSecret, newSecret, parseHash } from '../../../protocols/credentials/secrets.js'
+import { demoSecretDigest, type Announce } from './demo-secret.js'
 import { GatewayError } from '../../contract/errors.js'
 import { describeErrors, validatorFor } from '../../contract/ajv.js'
 import { keyModelsProblem, type CatalogNames } from '../catalog/permits.js'
@@ -109,7 +110,7 @@ export class LayeredKeyStore implements KeyStore, KeyAdmin {
     this.now = options.now ?? Date.now
     const fromEnv = options.env.SLUICE_ADMIN_KEY
     if (fromEnv) this.adminDigest = hashSecret(fromEnv)
-    else if (options.adminKeyHash) this.adminDigest = Buffer.from(options.adminKeyHash.slice('sha256:'.length), 'hex')
+    else if (options.adminKeyHash) this.adminDigest = parseHash(options.adminKeyHash)
     else if (options.generateAdminKey)
       this.adminDigest = demoSecretDigest(
         {
@@ -364,7 +365,7 @@ export function createKeyStore(file: KeysFile, options: KeyStoreOptions): Layere
   const store = new LayeredKeyStore(file, options)
   for (const k of file.keys) {
     const record = seedRecord(k)
-    if (k.hash) store.addSeed(Buffer.from(k.hash.slice('sha256:'.length), 'hex'), record)
+    if (k.hash) store.addSeed(parseHash(k.hash), record)
     else if (k.demo) store.addSeed(demoKeyDigest(k.id, options), record)
   }
   return store
@@ -376,5 +377,3 @@ function demoKeyDigest(
 ): Buffer {
   return demoSecretDigest({ id, label: 'Demo API key', envVar: 'SLUICE_DEMO_KEY', fileName: 'demo-key.json' }, options)
 }
-
-/** A demo secret (a key, a project token): how it is made, shown and kept. */

@@ -7,7 +7,7 @@
 import type { KeysSnapshot, KeysTable, StoredGroup, StoredKey } from '../stores/store.js'
 import type { Logger } from '../../contract/log.js'
 import { PolledSnapshot } from '../../contract/polled-snapshot.js'
-import { DigestIndex } from '../../contract/secrets.js'
+import { DigestIndex } from '../../../protocols/credentials/secrets.js'
 
 export class StoredKeys {
   private byId = new Map<string, StoredKey>()

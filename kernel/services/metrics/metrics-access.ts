@@ -5,21 +5,16 @@
  * Read at start.
  */
 import crypto from 'node:crypto'
+import { hashSecret, parseHash } from '../../../protocols/credentials/secrets.js'
 import type { ServerFile } from '../../../schemas/server.schema.js'
 import type { MetricsAccess } from '../../contract/metrics.js'
 
-const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest()
-
 export function metricsAccess(settings: ServerFile['metrics'], env: NodeJS.ProcessEnv): MetricsAccess {
   const fromEnv = env.SLUICE_METRICS_TOKEN
-  const digest = fromEnv
-    ? sha256(fromEnv)
-    : settings?.token_hash
-      ? Buffer.from(settings.token_hash.slice('sha256:'.length), 'hex')
-      : undefined
+  const digest = fromEnv ? hashSecret(fromEnv) : settings?.token_hash ? parseHash(settings.token_hash) : undefined
   return {
     protected: digest !== undefined || settings?.require_admin_key === true,
     adminOnly: digest === undefined,
-    isMetricsToken: (secret) => digest !== undefined && crypto.timingSafeEqual(sha256(secret), digest),
+    isMetricsToken: (secret) => digest !== undefined && crypto.timingSafeEqual(hashSecret(secret), digest),
   }
 }

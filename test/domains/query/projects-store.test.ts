@@ -12,7 +12,8 @@ import pg from 'pg'
 import { openProjects } from '../../../domains/query/projects-store.js'
 import type { QueryStoreOptions } from '../../../domains/query/query-services.js'
 import { createLogger } from '../../../kernel/contract/log.js'
-import { hashSecret } from '../../../kernel/contract/secrets.js'
+import { hashSecret } from '../../../protocols/credentials/secrets.js'
+import { demoSecretDigest } from '../../../kernel/services/keys/demo-secret.js'
 import { GatewayError } from '../../../kernel/contract/errors.js'
 import { POSTGRES_URL, uniqueName, type Server } from '../../support/services.js'
 import { suiteNeeding } from '../../support/needs-server.js'
@@ -42,6 +43,7 @@ interface Backend {
 }
 
 function baseOptions(dataDir: string, over: Partial<QueryStoreOptions> = {}): QueryStoreOptions {
+  const log = createLogger({ level: 'error', sink: { write: () => undefined } })
   return {
     // Projects open their own pool (postgresUrl); the seam serves the history and upload tables.
     stores: storesAccess({ dataDir }),
@@ -51,9 +53,9 @@ function baseOptions(dataDir: string, over: Partial<QueryStoreOptions> = {}): Qu
     postgresSchema: 'public',
     refreshMs: 100,
     env: {},
-    log: createLogger({ level: 'error', sink: { write: () => undefined } }),
+    log,
     now: Date.now,
-    announce: () => undefined,
+    demoSecret: (demo) => demoSecretDigest(demo, { dataDir, env: {}, log, announce: () => undefined }),
     ...over,
   }
 }

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import adminAuth from '../../../plugins/admin-auth/index.js'
 import { makeKernel, runPlugin, TEST_KEY } from '../../../bin/testing/harness.js'
-import { formatHash, hashSecret } from '../../../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../../../protocols/credentials/secrets.js'
 
 const test = suite('plugin admin-auth')
 const kernel = makeKernel({ adminKeyHash: formatHash(hashSecret('sk-admin')) })

@@ -6,7 +6,7 @@ import path from 'node:path'
 import auth from '../../../plugins/auth/index.js'
 import { makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../../bin/testing/harness.js'
 import { defaultConfigDir } from '../../../kernel/contract/paths.js'
-import { formatHash, hashSecret } from '../../../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../../../protocols/credentials/secrets.js'
 
 const test = suite('plugin auth')
 

@@ -9,7 +9,7 @@ import {
   setupPlugin,
   stateOf,
 } from '../../../bin/testing/harness.js'
-import { formatHash, hashSecret } from '../../../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../../../protocols/credentials/secrets.js'
 import { reply } from '../../../kernel/contract/reply.js'
 import type { Exchange, Principal } from '../../../kernel/contract/exchange.js'
 import type { Kernel } from '../../../kernel/contract/kernel.js'

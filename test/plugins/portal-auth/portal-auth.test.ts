@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import portalAuth from '../../../plugins/portal-auth/index.js'
 import { loadError, makeKernel, runPlugin, setupPlugin, TEST_KEY } from '../../../bin/testing/harness.js'
-import { formatHash, hashSecret } from '../../../kernel/contract/secrets.js'
+import { formatHash, hashSecret } from '../../../protocols/credentials/secrets.js'
 
 const test = suite('plugin portal-auth')
 let clock = Date.parse('2026-05-01T08:00:00Z')

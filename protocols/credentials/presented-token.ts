@@ -4,7 +4,7 @@
  * headers in a browser; `?token=` for the SOAP clients of mapping servers). The header wins.
  * One reading for every step that authenticates, so they cannot disagree.
  */
-import type { Exchange } from './exchange.js'
+import type { Exchange } from '../../kernel/contract/index.js'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
