@@ -50,11 +50,11 @@ import type { Outcome } from '../kernel/contract/plugin.js'
 import { GatewayError } from '../kernel/contract/errors.js'
 import {
   newTrace,
-  randomHex,
   type ModelCallSpan,
   type TraceContext,
   type TraceExporter,
 } from '../kernel/services/observe/trace-context.js'
+import { randomHex } from '../protocols/http/trace-context.js'
 import type { ModelConfig } from '../schemas/models.schema.js'
 import { OPERATIONS } from '../kernel/services/observe/request-metrics.js'
 import { errorCode, statusName } from '../protocols/http/status-names.js'

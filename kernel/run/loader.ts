@@ -16,7 +16,7 @@ import type { PluginStates } from './plugin-states.js'
 import type { BodyMode, LoadedRoute, LoadedStep } from './route.js'
 import { describeCause } from '../contract/log.js'
 import { errorStyle } from './error-styles.js'
-import { corsPolicy } from '../transports/cors/cors.js'
+import { corsPolicy } from '../../protocols/http/cors.js'
 
 /**
  * Why a pipeline did not load, as a stable code (tests and tools match on it, never on the

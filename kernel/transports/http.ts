@@ -9,13 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RouterContext } from '@koa/router'
 import type { Generation } from '../run/generation.js'
 import type { LoadedRoute } from '../run/route.js'
-import {
-  SerializedEvent,
-  type BytesReply,
-  type EventsReply,
-  type StreamEvent,
-  type StreamItem,
-} from '../contract/reply.js'
+import { SerializedEvent, type BytesReply, type EventsReply, type StreamItem } from '../contract/reply.js'
 import type { Outcome } from '../contract/plugin.js'
 import { createExchange, type KernelExchange } from '../run/create-exchange.js'
 import { runExchange } from '../run/lifecycle.js'
@@ -26,6 +20,7 @@ import { parseJsonTurns } from '../../protocols/http/json-body.js'
 import { describeCause } from '../contract/log.js'
 import { jsonText } from '../contract/relayed-json.js'
 import { endJson, endWhole, setContentType } from './replies/end-whole.js'
+import { sseData, sseEvent, streamError } from '../../protocols/http/sse.js'
 
 /** Runs `route` for the request of `ctx` (Koa's path undecoded, the router's params decoded). */
 export function serveHttp(gen: Generation, route: LoadedRoute, ctx: RouterContext, requestId: string): Promise<void> {
@@ -176,10 +171,10 @@ async function writeByteStream(
 }
 
 /**
- * Server-sent events: one `data:` line per event, the terminator when the stream completes,
- * or the in-band error event (`{"error":{message,type,code}}`) and no terminator when it fails.
- * Events that arrive in the same turn of the event loop (one upstream read) are joined into one
- * write; the headers leave with the first batch and the terminator with the end.
+ * Server-sent events (protocols/http/sse.ts): one `data:` line per event, the terminator when the
+ * stream completes, or the in-band error event and no terminator when it fails. Events that
+ * arrive in the same turn of the event loop (one upstream read) are joined into one write; the
+ * headers leave with the first batch and the terminator with the end.
  */
 class SseSink implements EventSink {
   private pending = ''
@@ -206,7 +201,7 @@ class SseSink implements EventSink {
     const named = this.reply.named
     this.pending +=
       event instanceof SerializedEvent && !named
-        ? `data: ${event.json}\n\n`
+        ? sseData(event.json)
         : sseEvent(event instanceof SerializedEvent ? event.parse() : event, named)
     if (!this.scheduled) {
       this.scheduled = true
@@ -224,7 +219,7 @@ class SseSink implements EventSink {
 
   end(): void {
     if (this.res.destroyed) return
-    if (this.reply.terminator !== undefined) this.pending += `data: ${this.reply.terminator}\n\n`
+    if (this.reply.terminator !== undefined) this.pending += sseData(this.reply.terminator)
     this.res.end(this.pending)
     this.pending = ''
   }
@@ -232,17 +227,8 @@ class SseSink implements EventSink {
   fail(outcome: Outcome): void {
     if (this.res.destroyed) return
     const error = outcome.error!
-    const event = this.reply.errorEvent?.(error) ?? {
-      error: { message: error.message, type: error.type, code: error.status },
-    }
+    const event = this.reply.errorEvent?.(error) ?? streamError(error)
     this.res.end(this.pending + sseEvent(event, this.reply.named))
     this.pending = ''
   }
-}
-
-/** One server-sent event: `data:`, after `event:` with its `type` in the named dialects. */
-function sseEvent(event: StreamEvent, named: boolean | undefined): string {
-  return named && typeof event.type === 'string'
-    ? `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
-    : `data: ${JSON.stringify(event)}\n\n`
 }

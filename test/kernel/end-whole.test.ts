@@ -14,7 +14,8 @@ import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import { endWhole } from '../../kernel/transports/replies/end-whole.js'
-import { applyCors, corsPolicy } from '../../kernel/transports/cors/cors.js'
+import { applyCors } from '../../kernel/transports/cors/cors.js'
+import { corsPolicy } from '../../protocols/http/cors.js'
 import { rawHttp as raw } from '../support/raw-http.js'
 
 const test = suite('kernel: whole replies written as Koa wrote them')

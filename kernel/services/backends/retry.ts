@@ -2,8 +2,10 @@
  * What may be retried on another replica: only what cannot have reached the client. A 502 or
  * 503 is a replica that is down, overloaded or being restarted (a load balancer's answer, or
  * vLLM's while the engine is dead); other statuses are the request's own fault or a real answer.
+ * And what a failure to reach or read a replica becomes.
  */
 import type { Dispatcher } from 'undici'
+import { GatewayError } from '../../contract/errors.js'
 
 export function retriable(status: number): boolean {
   return status === 502 || status === 503
@@ -47,4 +49,18 @@ export function firstChunk(body: Body): Promise<void> {
     body.once('error', onError)
     body.once('close', onClose)
   })
+}
+
+/** What a failure to reach or read the model server becomes, given why the request stopped. */
+export function transportFailure(signal: AbortSignal, cause: unknown, streaming: boolean): GatewayError | DOMException {
+  if (signal.aborted) {
+    const reason: unknown = signal.reason
+    if (reason instanceof GatewayError) {
+      // A stream cut by the time limit ends with the spec's in-band error (code 502).
+      return streaming ? new GatewayError(502, reason.message, { code: 'upstream_timeout' }) : reason
+    }
+    return reason instanceof DOMException ? reason : new DOMException('client closed the request', 'AbortError')
+  }
+  if (cause instanceof GatewayError) return cause
+  return new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause })
 }

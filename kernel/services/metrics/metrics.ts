@@ -1,24 +1,11 @@
 /**
- * Prometheus metrics, in the text exposition format. A registry made once per process, so
- * counters survive hot reloads; a metric asked for twice by name is the same metric (a plugin
- * set up again by a reload finds its own). Labels carry model and pool names only: never key
- * ids, group names or request content.
+ * Prometheus metrics, written in the text exposition format (protocols/prometheus). A registry
+ * made once per process, so counters survive hot reloads; a metric asked for twice by name is
+ * the same metric (a plugin set up again by a reload finds its own). Labels carry model and pool
+ * names only: never key ids, group names or request content.
  */
-import type { MetricsAccess } from '../../contract/metrics.js'
-
-import type { Labels, Counter, Histogram, GaugeCollector, Metrics } from '../../contract/metrics.js'
-
-const labelKey = (labels: Labels): string => {
-  const names = Object.keys(labels).sort()
-  return names.map((n) => `${n}="${escapeLabel(labels[n]!)}"`).join(',')
-}
-
-function escapeLabel(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
-}
-
-const braces = (key: string) => (key ? `{${key}}` : '')
-const formatNumber = (n: number) => (Number.isFinite(n) ? String(n) : n > 0 ? '+Inf' : n < 0 ? '-Inf' : 'NaN')
+import type { Labels, Counter, Histogram, GaugeCollector, Metrics, MetricsAccess } from '../../contract/metrics.js'
+import { familyHeader, histogramLines, labelKey, sampleLine } from '../../../protocols/prometheus/exposition.js'
 
 class CounterMetric implements Counter {
   readonly values = new Map<string, number>()
@@ -37,10 +24,10 @@ class CounterMetric implements Counter {
     return { inc: (by = 1) => void values.set(key, values.get(key)! + by) }
   }
   render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`]
+    const lines = familyHeader(this.name, this.help, 'counter')
     // A counter never incremented still shows 0, so a dashboard sees it exists.
-    if (this.values.size === 0) lines.push(`${this.name} 0`)
-    for (const [key, v] of this.values) lines.push(`${this.name}${braces(key)} ${formatNumber(v)}`)
+    if (this.values.size === 0) lines.push(sampleLine(this.name, '', 0))
+    for (const [key, v] of this.values) lines.push(sampleLine(this.name, key, v))
     return lines.join('\n')
   }
 }
@@ -73,14 +60,8 @@ class HistogramMetric implements Histogram {
     }
   }
   render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`]
-    for (const [key, s] of this.bySeries) {
-      const sep = key ? `${key},` : ''
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket{${sep}le="${b}"} ${s.counts[i]}`))
-      lines.push(`${this.name}_bucket{${sep}le="+Inf"} ${s.count}`)
-      lines.push(`${this.name}_sum${braces(key)} ${s.sum}`)
-      lines.push(`${this.name}_count${braces(key)} ${s.count}`)
-    }
+    const lines = familyHeader(this.name, this.help, 'histogram')
+    for (const [key, s] of this.bySeries) lines.push(...histogramLines(this.name, key, this.buckets, s))
     return lines.join('\n')
   }
 }
@@ -93,8 +74,8 @@ class GaugeMetric {
     readonly type: 'gauge' | 'counter' = 'gauge',
   ) {}
   render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} ${this.type}`]
-    for (const [labels, v] of this.collect()) lines.push(`${this.name}${braces(labelKey(labels))} ${formatNumber(v)}`)
+    const lines = familyHeader(this.name, this.help, this.type)
+    for (const [labels, v] of this.collect()) lines.push(sampleLine(this.name, labelKey(labels), v))
     return lines.join('\n')
   }
 }

@@ -1,56 +1,17 @@
 /**
- * CORS per pipeline (the pipeline file's `cors:`), answered by the kernel: the preflight
- * (OPTIONS with Origin and Access-Control-Request-Method) of a path that a route of the
- * pipeline serves, and the allow headers on the route's own replies, errors included (a
- * browser shows a client its 401 only when the error carries them). An origin that is not
- * allowed gets no allow headers at all, so the browser refuses the reply; the server never
+ * CORS per pipeline (the pipeline file's `cors:`, compiled by protocols/http/cors.ts), answered
+ * by the kernel: the preflight (OPTIONS with Origin and Access-Control-Request-Method) of a path
+ * that a route of the pipeline serves, and the allow headers on the route's own replies, errors
+ * included (a browser shows a client its 401 only when the error carries them). An origin that
+ * is not allowed gets no allow headers at all, so the browser refuses the reply; the server never
  * refuses on Origin alone (CORS protects browsers' users, not the gateway: keys still do).
- * Origins are compiled once, at load: exact (`https://app.example.com`), a port wildcard
- * (`http://localhost:*`), a subdomain wildcard (`https://*.example.com`), or `*`.
  */
 import type { ParameterizedContext } from 'koa'
 import type Router from '@koa/router'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import vary from 'vary'
-import type { PipelineFile } from '../../../schemas/pipeline.schema.js'
 import { GatewayError } from '../../contract/errors.js'
-
-export type CorsConfig = NonNullable<PipelineFile['cors']>
-
-export interface CorsPolicy {
-  allows(origin: string): boolean
-  /** `*` for any origin without credentials; else the origin itself is echoed (and `Vary: Origin`). */
-  readonly anyOrigin: boolean
-  readonly credentials: boolean
-  /** Access-Control-Allow-Headers: configured, or undefined to reflect what the browser asks for. */
-  readonly headers?: string
-  readonly expose?: string
-  readonly maxAge: string
-  /** Configured methods, or undefined for the methods of the path's routes. */
-  readonly methods?: readonly string[]
-}
-
-function originPattern(entry: string): RegExp {
-  const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-  const m = /^(https?):\/\/(\*\.)?([^/:]+)(?::(\d+|\*))?$/.exec(entry)!
-  const [, scheme, sub, host, port] = m
-  const portPart = port === '*' ? '(?::\\d{1,5})?' : port ? `:${port}` : ''
-  return new RegExp(`^${scheme}://${sub ? '(?:[a-z0-9-]+\\.)+' : ''}${escape(host!.toLowerCase())}${portPart}$`)
-}
-
-export function corsPolicy(config: CorsConfig): CorsPolicy {
-  const anyOrigin = config.origins.includes('*')
-  const patterns = config.origins.filter((o) => o !== '*').map(originPattern)
-  return {
-    allows: (origin) => anyOrigin || patterns.some((p) => p.test(origin.toLowerCase())),
-    anyOrigin: anyOrigin && !config.credentials,
-    credentials: config.credentials ?? false,
-    headers: config.headers?.join(', '),
-    expose: config.expose_headers?.length ? config.expose_headers.join(', ') : undefined,
-    maxAge: String(config.max_age ?? 600),
-    methods: config.methods,
-  }
-}
+import type { CorsPolicy } from '../../../protocols/http/cors.js'
 
 type Ctx = ParameterizedContext
 

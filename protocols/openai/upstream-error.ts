@@ -1,11 +1,10 @@
 /**
- * Upstream errors, shared by every plugin that calls a model server (backend, speech,
- * transcription), which is why it is a kernel service: plugins never import each other.
  * Model servers report errors in several shapes: vLLM's nested `{"error":{message,type,code}}`,
  * SGLang's and older vLLM's flat `{"object":"error","message",…}`, TGI's `{"error":"…",
- * "error_type"}`, FastAPI's `{"detail":…}`. The gateway passes the status and message through.
+ * "error_type"}`, FastAPI's `{"detail":…}`. The gateway passes the status and message through
+ * (the backends service's one upstream call reads them here).
  */
-import { GatewayError } from '../../contract/errors.js'
+import { GatewayError } from '../../kernel/contract/index.js'
 
 export function upstreamErrorMessage(text: string): { message: string; type?: string } {
   let body: unknown
@@ -35,18 +34,4 @@ export function upstreamErrorMessage(text: string): { message: string; type?: st
 export function upstreamError(status: number, text: string): GatewayError {
   const { message, type } = upstreamErrorMessage(text)
   return new GatewayError(status, message, { type: type ?? 'gateway_error', code: 'upstream_error' })
-}
-
-/** What a failure to reach or read the model server becomes, given why the request stopped. */
-export function transportFailure(signal: AbortSignal, cause: unknown, streaming: boolean): GatewayError | DOMException {
-  if (signal.aborted) {
-    const reason: unknown = signal.reason
-    if (reason instanceof GatewayError) {
-      // A stream cut by the time limit ends with the spec's in-band error (code 502).
-      return streaming ? new GatewayError(502, reason.message, { code: 'upstream_timeout' }) : reason
-    }
-    return reason instanceof DOMException ? reason : new DOMException('client closed the request', 'AbortError')
-  }
-  if (cause instanceof GatewayError) return cause
-  return new GatewayError(502, 'upstream request failed', { code: 'upstream_failed', cause })
 }

@@ -6,10 +6,10 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { parseTraceparent } from '../../kernel/services/observe/trace-context.js'
-import { corsPolicy } from '../../kernel/transports/cors/cors.js'
+import { parseTraceparent } from '../../../protocols/http/trace-context.js'
+import { corsPolicy } from '../../../protocols/http/cors.js'
 
-const test = suite('kernel: trace context and CORS origins')
+const test = suite('protocols/http: trace context and CORS origins')
 const T = '4bf92f3577b34da6a3ce929d0e0e4736'
 const S = '00f067aa0ba902b7'
 
