@@ -8,32 +8,21 @@ import type { KernelServices } from '../services/kernel-services.js'
 import type { UsageRecords } from '../contract/records.js'
 import type { Metrics } from '../contract/metrics.js'
 import type { Logger } from '../contract/log.js'
-import type { Announce } from '../services/keys/demo-secret.js'
 import type { LoadedRoute } from './route.js'
 import type { PluginRegistry } from './registry.js'
 import type { PluginStates } from './plugin-states.js'
-import { createCatalog, type CatalogOptions } from '../services/catalog/catalog.js'
-import { createKeyStore, type LayeredKeyStore } from '../services/keys/keys.js'
-import { BackendPools } from '../services/backends/pools.js'
+import type { LayeredKeyStore } from '../services/keys/keys.js'
+import type { BackendPools } from '../services/backends/pools.js'
+import { openGenerationServices, type GenerationServiceOptions } from '../services/generation-services.js'
 import { loadPipelines, type LoadedPipelines } from './loader.js'
-import { createExchange } from './create-exchange.js'
-import { checkBody } from '../transports/body.js'
 import type { ChainState } from './chain.js'
-import { runExchange, type RunOptions } from './lifecycle.js'
-import { InProcessCall } from '../transports/in-process.js'
-import { GatewayError } from '../contract/errors.js'
+import type { RunOptions } from './lifecycle.js'
+import { callRoute } from '../transports/in-process.js'
 import { bodySchemas } from '../../schemas/bodies.js'
 
-export interface GenerationOptions {
+export interface GenerationOptions extends GenerationServiceOptions {
   deployment: Deployment
   registry: PluginRegistry
-  log: Logger
-  env: NodeJS.ProcessEnv
-  embeddedUrls?: CatalogOptions['embeddedUrls']
-  now?: () => number
-  announce?: Announce
-  /** The process's shared services (made once, in gateway.ts, so they outlive the generation). */
-  services: KernelServices
   /** The plugins' states (made once, in gateway.ts): a plugin used for the first time opens here. */
   plugins: PluginStates
 }
@@ -64,25 +53,10 @@ export class Generation implements Kernel {
     this.config = options.deployment
     this.log = options.log
     this.now = options.now ?? Date.now
-    // The catalog is made first, so that a catalog the config cannot make leaves nothing open;
-    // it reads the groups through the key store made next.
-    this.catalog = createCatalog(options.deployment, {
-      embeddedUrls: options.embeddedUrls,
-      env: options.env,
-      keys: { group: (id) => this.keys.group(id), key: (id) => this.keys.key(id) },
-    })
-    this.keys = createKeyStore(options.deployment.keys, {
-      dataDir: options.deployment.dataDir,
-      env: options.env,
-      log: options.log,
-      announce: options.announce,
-      stored: options.services.storedKeys,
-      adminKeyHash: options.deployment.server.admin?.key_hash,
-      generateAdminKey: options.deployment.server.admin?.generate_key,
-      now: this.now,
-      catalog: this.catalog,
-    })
-    this.backends = new BackendPools(this.catalog, (id) => this.keys.group(id), options.services.metrics)
+    const made = openGenerationServices(options.deployment, { ...options, now: this.now })
+    this.catalog = made.catalog
+    this.keys = made.keys
+    this.backends = made.backends
     this.records = options.services.records
     this.redis = options.services.redis
     this.stores = options.services.stores
@@ -148,7 +122,7 @@ export class Generation implements Kernel {
   private readonly start: RunOptions['start'] = (ex) => this.observer.start(ex)
   readonly runOptions: RunOptions = { track: this.track, durable: () => this.records.durable?.(), start: this.start }
   /** An in-process reply waits for no journal: the caller's own reply does. */
-  private readonly callOptions: RunOptions = { track: this.track, start: this.start }
+  readonly callOptions: RunOptions = { track: this.track, start: this.start }
 
   /** Resolves when no request is in flight, or when `ms` have passed. */
   private drain(ms: number): Promise<void> {
@@ -176,28 +150,7 @@ export class Generation implements Kernel {
     this.keys.close()
   }
 
-  async call(routeId: string, body: unknown, options: CallOptions = {}): Promise<CallResult> {
-    const route = this.routes.get(routeId)
-    if (!route) throw new GatewayError(500, 'internal error', { cause: new Error(`kernel.call: no route ${routeId}`) })
-    if (route.body.kind === 'json') checkBody(route.body, body)
-    const ex = createExchange({
-      route: route.info,
-      transport: 'internal',
-      parentId: options.parentId,
-      method: route.method ?? 'POST',
-      path: route.path ?? `internal:${routeId}`,
-      headers: options.headers,
-      body,
-      principal: options.principal,
-      headerPrefix: this.config.server.header_prefix,
-      timeoutMs: Math.max(1, this.config.server.limits.request_timeout_ms ?? 3_600_000),
-      parentSignal: options.signal,
-      log: options.parentId ? this.log.child({ parent: options.parentId }) : this.log,
-      now: this.now(),
-      demand: route.demand,
-    })
-    const call = new InProcessCall(ex, false, this.enter())
-    void runExchange(route, ex, call, this.callOptions).catch(call.failed)
-    return call.result
+  call(routeId: string, body: unknown, options: CallOptions = {}): Promise<CallResult> {
+    return callRoute(this, routeId, body, options)
   }
 }

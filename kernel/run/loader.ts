@@ -15,7 +15,7 @@ import type { PluginRegistry } from './registry.js'
 import type { PluginStates } from './plugin-states.js'
 import type { BodyMode, LoadedRoute, LoadedStep } from './route.js'
 import { describeCause } from '../contract/log.js'
-import { errorStyle } from './error-styles.js'
+import { errorStyle } from '../transports/error-styles.js'
 import { corsPolicy } from '../../protocols/http/cors.js'
 
 /**
@@ -94,68 +94,51 @@ function stepParts(step: RouteConfig['steps'][number]): [string, unknown] {
   return [name, options ?? {}]
 }
 
+/** A PipelineError of one file: the route and step, when known, name where. */
+type Refuse = (code: PipelineErrorCode, reason: string, route?: string, step?: string) => PipelineError
+
 function planFile(
   file: string,
   registry: PluginRegistry,
   bodySchemas: Readonly<Record<string, object>>,
 ): PlannedRoute[] {
+  const refuse: Refuse = (code, reason, route, step) => new PipelineError(code, file, route, step, reason)
   const doc = readYaml(file)
   const validate = validatorFor(pipelineSchema)
-  if (!validate(doc))
-    throw new PipelineError('PIPELINE_INVALID', file, undefined, undefined, describeErrors(validate.errors))
+  if (!validate(doc)) throw refuse('PIPELINE_INVALID', describeErrors(validate.errors))
   const pipeline = doc as unknown as PipelineFile
   return pipeline.routes.map((route) => {
     if (!route.http && !route.ws && !route.internal)
-      throw new PipelineError(
-        'ROUTE_NO_TRANSPORT',
-        file,
-        route.id,
-        undefined,
-        'needs `http: METHOD /path`, `ws: /path` or `internal: true`',
-      )
+      throw refuse('ROUTE_NO_TRANSPORT', 'needs `http: METHOD /path`, `ws: /path` or `internal: true`', route.id)
     const provided = new Set<string>()
     const steps = route.steps.map((raw, i) => {
       const [name, rawOptions] = stepParts(raw)
       const label = `${i + 1} (${name})`
       const plugin = registry.get(name)
       if (!plugin)
-        throw new PipelineError(
+        throw refuse(
           'UNKNOWN_PLUGIN',
-          file,
+          `unknown plugin '${name}' (known: ${registry.names().join(', ')})`,
           route.id,
           label,
-          `unknown plugin '${name}' (known: ${registry.names().join(', ')})`,
         )
       const checked = checkOptions(plugin, rawOptions)
-      if (!checked.ok) throw new PipelineError('BAD_OPTIONS', file, route.id, label, `bad options: ${checked.reason}`)
-      const options = checked.options
-      for (const slot of plugin.requires ?? []) {
+      if (!checked.ok) throw refuse('BAD_OPTIONS', `bad options: ${checked.reason}`, route.id, label)
+      for (const slot of plugin.requires ?? [])
         if (!provided.has(slot))
-          throw new PipelineError(
-            'REQUIRES_UNMET',
-            file,
-            route.id,
-            label,
-            `requires '${slot}', which no earlier step provides`,
-          )
-      }
+          throw refuse('REQUIRES_UNMET', `requires '${slot}', which no earlier step provides`, route.id, label)
       for (const slot of plugin.provides ?? [plugin.name]) provided.add(slot)
-      return { name, plugin, options }
+      return { name, plugin, options: checked.options }
     })
-    checkMetered(file, route.id, steps)
+    checkMetered(steps, (code, reason, step) => refuse(code, reason, route.id, step))
     let body: BodyMode = { kind: 'none' }
     if (route.body === 'raw') body = { kind: 'raw' }
     else if (route.body === 'json') body = { kind: 'json' }
     else if (route.body) {
       const schema = bodySchemas[route.body]
+      const known = `${Object.keys(bodySchemas).sort().join(', ')}, json, raw`
       if (!schema)
-        throw new PipelineError(
-          'UNKNOWN_BODY_SCHEMA',
-          file,
-          route.id,
-          undefined,
-          `unknown body schema '${route.body}' (known: ${Object.keys(bodySchemas).sort().join(', ')}, json, raw)`,
-        )
+        throw refuse('UNKNOWN_BODY_SCHEMA', `unknown body schema '${route.body}' (known: ${known})`, route.id)
       body = { kind: 'json', validate: validatorFor(schema), schema: route.body }
     }
     return { file, pipeline, config: route, steps, body }
@@ -167,7 +150,10 @@ function planFile(
  * needs a budget, a queue and a records step before it, and a route has at most one such step
  * (its `demand` is the route's).
  */
-function checkMetered(file: string, routeId: string, steps: readonly PlannedStep[]): void {
+function checkMetered(
+  steps: readonly PlannedStep[],
+  refuse: (code: PipelineErrorCode, reason: string, step: string) => PipelineError,
+): void {
   const seen = new Set<Meter>()
   let reaching: string | undefined
   for (const [i, s] of steps.entries()) {
@@ -175,24 +161,15 @@ function checkMetered(file: string, routeId: string, steps: readonly PlannedStep
     if (!s.plugin.reachesModel) continue
     const label = `${i + 1} (${s.name})`
     if (reaching)
-      throw new PipelineError(
-        'TWO_MODEL_STEPS',
-        file,
-        routeId,
-        label,
-        `a route reaches a model in one step only; ${reaching} does too`,
-      )
+      throw refuse('TWO_MODEL_STEPS', `a route reaches a model in one step only; ${reaching} does too`, label)
     reaching = label
     const missing = METERS.filter((m) => !seen.has(m))
-    if (missing.length > 0) {
-      throw new PipelineError(
+    if (missing.length > 0)
+      throw refuse(
         'UNMETERED',
-        file,
-        routeId,
-        label,
         `reaches a model server, but no earlier step meters its ${missing.join(', ')} (every model-reaching route is budgeted, queued and recorded: add ${missing.map((m) => meterPlugins[m]).join(', ')})`,
+        label,
       )
-    }
   }
 }
 
@@ -218,16 +195,10 @@ export async function loadPipelines(options: {
   for (const name of options.files) {
     const file = path.resolve(options.pipelinesDir, name)
     for (const route of planFile(file, options.registry, options.bodySchemas)) {
-      const other = seen.get(route.config.id)
-      if (other)
-        throw new PipelineError(
-          'DUPLICATE_ROUTE_ID',
-          file,
-          route.config.id,
-          undefined,
-          `route id already used in ${other}`,
-        )
-      seen.set(route.config.id, file)
+      const id = route.config.id
+      const other = seen.get(id)
+      if (other) throw new PipelineError('DUPLICATE_ROUTE_ID', file, id, undefined, `route id already used in ${other}`)
+      seen.set(id, file)
       if (route.config.http) {
         const key = route.config.http.replace(' ', ' ' + (route.pipeline.prefix ?? ''))
         const otherPath = paths.get(key)
@@ -235,11 +206,11 @@ export async function loadPipelines(options: {
           throw new PipelineError(
             'DUPLICATE_PATH',
             file,
-            route.config.id,
+            id,
             undefined,
             `${key} is already served by route ${otherPath}`,
           )
-        paths.set(key, route.config.id)
+        paths.set(key, id)
       }
       planned.push(route)
     }
@@ -253,33 +224,17 @@ export async function loadPipelines(options: {
     for (const r of planned) {
       const steps: LoadedStep[] = []
       for (const [index, s] of r.steps.entries()) {
-        let state: unknown
-        try {
-          state = await options.states.of(s.plugin, options.kernel)
-        } catch (err) {
-          throw new PipelineError(
-            'OPEN_FAILED',
-            r.file,
-            r.config.id,
-            `${index + 1} (${s.name})`,
-            `open failed: ${describeCause(err)}`,
-          )
-        }
+        const failed = (code: 'OPEN_FAILED' | 'SETUP_FAILED', what: string, err: unknown) =>
+          new PipelineError(code, r.file, r.config.id, `${index + 1} (${s.name})`, `${what}: ${describeCause(err)}`)
+        const state = await options.states.of(s.plugin, options.kernel).catch((err: unknown) => {
+          throw failed('OPEN_FAILED', 'open failed', err)
+        })
         let phases: Phases
         try {
-          phases = await s.plugin.setup(s.options, options.kernel, state, {
-            pipeline: r.pipeline.pipeline,
-            route: r.config.id,
-            file: r.file,
-          })
+          const step = { pipeline: r.pipeline.pipeline, route: r.config.id, file: r.file }
+          phases = await s.plugin.setup(s.options, options.kernel, state, step)
         } catch (err) {
-          throw new PipelineError(
-            'SETUP_FAILED',
-            r.file,
-            r.config.id,
-            `${index + 1} (${s.name})`,
-            `setup failed: ${describeCause(err)}`,
-          )
+          throw failed('SETUP_FAILED', 'setup failed', err)
         }
         opened.push(phases)
         steps.push({ name: s.name, index, phases })

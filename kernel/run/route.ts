@@ -2,7 +2,7 @@
 import type { ValidateFunction } from 'ajv'
 import type { DemandOf, Phases } from '../contract/plugin.js'
 import type { RouteInfo } from '../contract/exchange.js'
-import type { ErrorStyle } from './error-styles.js'
+import type { ErrorStyle } from '../transports/error-styles.js'
 import type { CorsPolicy } from '../../protocols/http/cors.js'
 
 export interface LoadedStep {

@@ -6,7 +6,8 @@
  * event only when asked), whose last step (the end, the error, or leaving early) returns once
  * the finish phases have run; its bytes as an iterable that ends the exchange as it ends.
  */
-import type { CallResult } from '../contract/kernel.js'
+import type { CallOptions, CallResult, Deployment } from '../contract/kernel.js'
+import type { Logger } from '../contract/log.js'
 import type { Outcome } from '../contract/plugin.js'
 import {
   SerializedEvent,
@@ -16,15 +17,59 @@ import {
   type StreamEvent,
   type StreamItem,
 } from '../contract/reply.js'
-import type { GatewayError } from '../contract/errors.js'
-import type { KernelExchange } from '../run/create-exchange.js'
+import { GatewayError } from '../contract/errors.js'
+import { createExchange, type KernelExchange } from '../run/create-exchange.js'
 import type { ChainState } from '../run/chain.js'
+import { runExchange, type RunOptions } from '../run/lifecycle.js'
+import type { LoadedRoute } from '../run/route.js'
+import { checkBody } from './body.js'
 import type { EventSink, WholeReply, Wire } from './wire.js'
 
 /** In-process readers always get events as objects. */
 export type InProcessReply = Exclude<Reply, EventsReply> | (EventsReply & { events: AsyncIterable<StreamEvent> })
 
 export type InProcessResult = CallResult & { readonly reply: InProcessReply }
+
+/** What `kernel.call` needs of its generation (run/generation.ts). */
+interface Caller {
+  readonly routes: ReadonlyMap<string, LoadedRoute>
+  readonly config: Deployment
+  readonly log: Logger
+  readonly callOptions: RunOptions
+  now(): number
+  enter(): () => void
+}
+
+/** `kernel.call`: the route run in-process, its body checked as a client's would be. */
+export async function callRoute(
+  gen: Caller,
+  routeId: string,
+  body: unknown,
+  options: CallOptions,
+): Promise<CallResult> {
+  const route = gen.routes.get(routeId)
+  if (!route) throw new GatewayError(500, 'internal error', { cause: new Error(`kernel.call: no route ${routeId}`) })
+  if (route.body.kind === 'json') checkBody(route.body, body)
+  const ex = createExchange({
+    route: route.info,
+    transport: 'internal',
+    parentId: options.parentId,
+    method: route.method ?? 'POST',
+    path: route.path ?? `internal:${routeId}`,
+    headers: options.headers,
+    body,
+    principal: options.principal,
+    headerPrefix: gen.config.server.header_prefix,
+    timeoutMs: Math.max(1, gen.config.server.limits.request_timeout_ms ?? 3_600_000),
+    parentSignal: options.signal,
+    log: options.parentId ? gen.log.child({ parent: options.parentId }) : gen.log,
+    now: gen.now(),
+    demand: route.demand,
+  })
+  const call = new InProcessCall(ex, false, gen.enter())
+  void runExchange(route, ex, call, gen.callOptions).catch(call.failed)
+  return call.result
+}
 
 export class InProcessCall implements Wire {
   readonly boundary = false

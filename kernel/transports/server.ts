@@ -18,7 +18,7 @@ import type { Generation } from '../run/generation.js'
 import type { LoadedRoute } from '../run/route.js'
 import { GatewayError, toGatewayError } from '../contract/errors.js'
 import { describeCause, type Logger } from '../contract/log.js'
-import { defaultErrorStyle, type ErrorStyle } from '../run/error-styles.js'
+import { defaultErrorStyle, type ErrorStyle } from './error-styles.js'
 import { applyCors, mountPreflights } from './cors/cors.js'
 import { serveHttp } from './http.js'
 

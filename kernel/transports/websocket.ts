@@ -19,7 +19,7 @@ import { runExchange } from '../run/lifecycle.js'
 import type { EventSink, WholeReply, Wire } from './wire.js'
 import { GatewayError } from '../contract/errors.js'
 import { parseJson } from '../../protocols/http/json-body.js'
-import { defaultErrorStyle } from '../run/error-styles.js'
+import { defaultErrorStyle } from './error-styles.js'
 import { describeCause, type Logger } from '../contract/log.js'
 import {
   CLOSE,
