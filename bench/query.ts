@@ -21,6 +21,7 @@ import { runLoad, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/contract/paths.js'
 import { formatHash, hashSecret } from '../protocols/credentials/secrets.js'
 import { openSqliteKnowledge } from '../domains/query/knowledge/sqlite-knowledge.js'
+import { openSqliteFile } from '../kernel/services/stores/sqlite-file.js'
 import { USE_LITE_DIMENSIONS } from '../embedder/use-lite-model.js'
 import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { realSample, syntheticDoc } from './scale-corpus.js'
@@ -36,7 +37,7 @@ const dist = path.join(repoRoot, 'dist')
 
 async function fillCollection(dataDir: string): Promise<void> {
   const sample = await realSample(option('sample', 200))
-  const store = openSqliteKnowledge(dataDir, () => undefined)
+  const store = openSqliteKnowledge(openSqliteFile(dataDir, 'knowledge.db'), () => undefined)
   await store.createCollection('bench', 'scale', { dimension: USE_LITE_DIMENSIONS, embeddingModel: 'use-lite' })
   const real = sample.docs.flatMap((d) => d.chunks)
   for (let d = 0; d < CHUNKS / DOC_SIZE; d++) {

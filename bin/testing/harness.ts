@@ -39,6 +39,7 @@ import { knowledgeSettings, queryDomain, queryRoutes, type QueryDomain } from '.
 import type { QueryServices } from '../../domains/query/query-services.js'
 import { KnowledgeBase } from '../../domains/query/knowledge/knowledge-base.js'
 import { openSqliteKnowledge } from '../../domains/query/knowledge/sqlite-knowledge.js'
+import { openSqliteFile } from '../../kernel/services/stores/sqlite-file.js'
 import type { DemandOf } from '../../kernel/contract/plugin.js'
 import { chatDemand } from '../../protocols/openai/usage.js'
 import { TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
@@ -122,7 +123,10 @@ export function makeKernel(overrides: KernelOverrides = {}): Kernel {
         () =>
           (knowledge ??=
             overrides.services?.knowledge ??
-            new KnowledgeBase(openSqliteKnowledge(dataDir), knowledgeSettings(deployment.server.knowledge))),
+            new KnowledgeBase(
+              openSqliteKnowledge(openSqliteFile(dataDir, 'knowledge.db')),
+              knowledgeSettings(deployment.server.knowledge),
+            )),
         deployment,
       ),
     },

@@ -61,7 +61,7 @@ export function readerLimits(k: Deployment['server']['knowledge']): ReaderLimits
 /** The knowledge store beside the records: the same PostgreSQL when configured, else `knowledge.db`. */
 async function openKnowledgeStore(context: DomainContext): Promise<KnowledgeStore> {
   const line = (l: string) => context.log.info(l)
-  if (!context.postgres) return openSqliteKnowledge(context.config.dataDir, line)
+  if (!context.postgres) return openSqliteKnowledge(context.stores.sqlite('knowledge.db'), line)
   try {
     const { openPostgresKnowledge } = await import('./knowledge/postgres-knowledge.js')
     return await openPostgresKnowledge({ url: context.postgres.url, schema: context.postgres.schema, log: line })

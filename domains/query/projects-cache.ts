@@ -4,8 +4,7 @@
  * after the write); changes made by other replicas are seen within `refreshMs`, by polling the
  * table's version number, as the key cache does (keys/stored-keys.ts).
  */
-import type { Logger } from '../../kernel/contract/index.js'
-import { PolledSnapshot } from '../../kernel/contract/index.js'
+import type { Logger, Stores, TableSnapshot } from '../../kernel/contract/index.js'
 import { DigestIndex } from '../../protocols/credentials/secrets.js'
 import type { ProjectsSnapshot, ProjectsTable, StoredProject, StoredToken } from './projects-table.js'
 
@@ -13,22 +12,25 @@ export class ProjectsCache {
   private projectsById = new Map<string, StoredProject>()
   private tokensByProject = new Map<string, StoredToken[]>()
   private index = new DigestIndex<StoredToken>()
-  private readonly polled: PolledSnapshot<ProjectsSnapshot>
+  private readonly polled: TableSnapshot
 
   private constructor(
     readonly table: ProjectsTable,
-    log: Logger,
-    refreshMs: number,
+    options: { stores: Stores; refreshMs: number; log: Logger },
   ) {
-    this.polled = new PolledSnapshot(table, (snapshot) => this.apply(snapshot), {
+    const { refreshMs, log } = options
+    this.polled = options.stores.snapshot<ProjectsSnapshot>(table, (snapshot) => this.apply(snapshot), {
       refreshMs,
       log,
       what: 'project store',
     })
   }
 
-  static async open(table: ProjectsTable, options: { refreshMs: number; log: Logger }): Promise<ProjectsCache> {
-    const cache = new ProjectsCache(table, options.log, options.refreshMs)
+  static async open(
+    table: ProjectsTable,
+    options: { stores: Stores; refreshMs: number; log: Logger },
+  ): Promise<ProjectsCache> {
+    const cache = new ProjectsCache(table, options)
     await cache.reload()
     return cache
   }

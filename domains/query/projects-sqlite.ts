@@ -1,5 +1,5 @@
 /** The projects table in SQLite: `projects.db` in the data folder (WAL), for the embedded default. */
-import { openSqliteFile } from '../../kernel/contract/index.js'
+import type Database from 'better-sqlite3'
 import {
   projectColumns,
   projectFromRow,
@@ -23,8 +23,8 @@ CREATE TABLE IF NOT EXISTS query_projects_meta (name TEXT PRIMARY KEY, value INT
 INSERT OR IGNORE INTO query_projects_meta (name, value) VALUES ('version', 0);
 `
 
-export function openSqliteProjects(dataDir: string): ProjectsTable {
-  const db = openSqliteFile(dataDir, 'projects.db')
+/** `db`: projects.db of the data folder, opened through the stores seam (`stores.sqlite`). */
+export function openSqliteProjects(db: Database.Database): ProjectsTable {
   db.exec(schema)
   const version = db.prepare(`SELECT value FROM query_projects_meta WHERE name = 'version'`).pluck()
   const bump = db.prepare(`UPDATE query_projects_meta SET value = value + 1 WHERE name = 'version'`)

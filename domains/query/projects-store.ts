@@ -46,7 +46,7 @@ function tokenFromStore(t: StoredToken): ProjectToken {
 }
 
 async function openTable(options: QueryStoreOptions): Promise<ProjectsTable> {
-  if (!options.postgresUrl) return openSqliteProjects(options.dataDir)
+  if (!options.postgresUrl) return openSqliteProjects(options.stores.sqlite('projects.db'))
   // Loaded only when configured: pg is not needed by the embedded default.
   const { openPostgresProjects } = await import('./projects-postgres.js')
   return openPostgresProjects({ url: options.postgresUrl, schema: options.postgresSchema })
@@ -61,7 +61,11 @@ export async function openProjects(
   const table = await openTable(options)
   let cache: ProjectsCache
   try {
-    cache = await ProjectsCache.open(table, { refreshMs: options.refreshMs ?? 2000, log: options.log })
+    cache = await ProjectsCache.open(table, {
+      stores: options.stores,
+      refreshMs: options.refreshMs ?? 2000,
+      log: options.log,
+    })
   } catch (err) {
     await table.close()
     throw err

@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3'
 import type pg from 'pg'
+import type { Logger } from './log.js'
 
 export interface PostgresAccess {
   readonly pool: pg.Pool
@@ -24,4 +25,26 @@ export interface Stores {
    * starting together do not race. The caller ends the pool.
    */
   postgres(options: { ddl: string; max?: number }): Promise<PostgresAccess>
+  /**
+   * A table's snapshot kept in memory, so that the request path never waits on a store: `apply`
+   * installs each loaded snapshot; it reloads at once on `reload()` (after a write of ours) and
+   * when the table's version moves (another replica wrote), polled every `refreshMs`.
+   */
+  snapshot<S extends { readonly version: number }>(
+    table: VersionedTable<S>,
+    apply: (snapshot: S) => void,
+    options: { readonly refreshMs: number; readonly log: Logger; readonly what: string },
+  ): TableSnapshot
+}
+
+/** A table whose every write moves its version number. */
+export interface VersionedTable<S extends { readonly version: number }> {
+  version(): Promise<number>
+  load(): Promise<S>
+}
+
+export interface TableSnapshot {
+  /** Reloads now (after a write of ours, so that the next request sees it). */
+  reload(): Promise<void>
+  close(): void
 }

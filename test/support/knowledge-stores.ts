@@ -13,6 +13,7 @@ import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import type { KnowledgeStore } from '../../domains/query/knowledge/store.js'
 import { openSqliteKnowledge } from '../../domains/query/knowledge/sqlite-knowledge.js'
+import { openSqliteFile } from '../../kernel/services/stores/sqlite-file.js'
 import { openPostgresKnowledge } from '../../domains/query/knowledge/postgres-knowledge.js'
 import { answered, POSTGRES_URL, uniqueName } from './services.js'
 import { dropSchema } from './test-stores.js'
@@ -30,7 +31,7 @@ export function sqliteTestKnowledge(): TestKnowledge {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kb-'))
   const log: string[] = []
   return {
-    store: openSqliteKnowledge(dir, (l) => log.push(l)),
+    store: openSqliteKnowledge(openSqliteFile(dir, 'knowledge.db'), (l) => log.push(l)),
     log,
     cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
   }

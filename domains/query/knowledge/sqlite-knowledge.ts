@@ -28,7 +28,7 @@
  *   added with 0 when an older file opens) are searched by their chunk vector, restricted to
  *   `windows = 0`, and merged by score. A collection without windows takes the old path only.
  */
-import { openSqliteFile } from '../../../kernel/contract/index.js'
+import type Database from 'better-sqlite3'
 import * as sqliteVec from 'sqlite-vec'
 import type { CompiledFilter, DocumentInput, FilterColumns } from './model.js'
 import {
@@ -162,7 +162,7 @@ const winTable = (dimension: number) => `kb_win_${dimension}`
  * and table are dropped and made again, and FTS5 rebuilds the index from kb_chunks (`rebuild`
  * reads every chunk once: seconds for 100k chunks, once). Nothing else in the file changes.
  */
-function migrateFts(db: ReturnType<typeof openSqliteFile>, log: (line: string) => void): void {
+function migrateFts(db: Database.Database, log: (line: string) => void): void {
   const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE name = 'kb_chunks_fts'`).pluck().get() as
     | string
     | undefined
@@ -180,14 +180,17 @@ function migrateFts(db: ReturnType<typeof openSqliteFile>, log: (line: string) =
 }
 
 /** Files made before windows existed: the count column (0 = search by the chunk vector) and its index. */
-function migrateWindows(db: ReturnType<typeof openSqliteFile>): void {
+function migrateWindows(db: Database.Database): void {
   const cols = db.prepare(`SELECT name FROM pragma_table_info('kb_chunks')`).pluck().all() as string[]
   if (!cols.includes('windows')) db.exec('ALTER TABLE kb_chunks ADD COLUMN windows INTEGER NOT NULL DEFAULT 0')
   db.exec('CREATE INDEX IF NOT EXISTS kb_chunks_windowless ON kb_chunks (collection) WHERE windows = 0')
 }
 
-export function openSqliteKnowledge(dataDir: string, log: (line: string) => void = () => undefined): KnowledgeStore {
-  const db = openSqliteFile(dataDir, 'knowledge.db')
+/** `db`: knowledge.db of the data folder, opened through the stores seam (`stores.sqlite`). */
+export function openSqliteKnowledge(
+  db: Database.Database,
+  log: (line: string) => void = () => undefined,
+): KnowledgeStore {
   sqliteVec.load(db)
   db.exec(schema)
   db.transaction(() => migrateFts(db, log))()

@@ -6,7 +6,7 @@
  */
 import type { KeysSnapshot, KeysTable, StoredGroup, StoredKey } from '../stores/store.js'
 import type { Logger } from '../../contract/log.js'
-import { PolledSnapshot } from '../../contract/polled-snapshot.js'
+import { PolledSnapshot } from '../stores/polled-snapshot.js'
 import { DigestIndex } from '../../../protocols/credentials/secrets.js'
 
 export class StoredKeys {

@@ -6,7 +6,7 @@
  * answered only once its transaction has committed (or failed).
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { openSqliteFile } from '../../contract/sqlite-file.js'
+import { openSqliteFile } from './sqlite-file.js'
 import { prepareRecordInserts } from './sqlite-records-inserts.js'
 import type { RecordsJob, RecordsReply, RecordsWorkerData } from './sqlite-records-messages.js'
 

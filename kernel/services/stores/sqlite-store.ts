@@ -5,7 +5,7 @@
  * second under load, several milliseconds each), are written by a thread of their own
  * (sqlite-records-thread.ts) on a second connection, so they never hold the event loop.
  */
-import { openSqliteFile } from '../../contract/sqlite-file.js'
+import { openSqliteFile } from './sqlite-file.js'
 import type { KeysSnapshot, KeysTable, RecordsTable, Store, StoredGroup, StoredKey } from './store.js'
 import type { UsageDimension, UsagePeriod } from '../../contract/records.js'
 import {

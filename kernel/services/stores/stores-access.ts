@@ -6,7 +6,8 @@
  */
 import type pg from 'pg'
 import type { Stores } from '../../contract/stores.js'
-import { openSqliteFile } from '../../contract/sqlite-file.js'
+import { openSqliteFile } from './sqlite-file.js'
+import { PolledSnapshot } from './polled-snapshot.js'
 import { redactUrl } from '../../contract/log.js'
 
 export interface StoresOptions {
@@ -19,6 +20,7 @@ export function storesAccess(options: StoresOptions): Stores {
   return {
     kind: postgres ? 'postgres' : 'sqlite',
     sqlite: (file) => openSqliteFile(options.dataDir, file),
+    snapshot: (table, apply, snapshotOptions) => new PolledSnapshot(table, apply, snapshotOptions),
     async postgres({ ddl, max = 2 }) {
       if (!postgres) throw new Error('no PostgreSQL is configured (stores.postgres_url)')
       try {

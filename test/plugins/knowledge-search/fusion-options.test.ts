@@ -16,6 +16,7 @@ import { reply } from '../../../kernel/contract/reply.js'
 import { makeKernel, runPlugin } from '../../../bin/testing/harness.js'
 import { DEFAULT_KNOWLEDGE_SETTINGS, KnowledgeBase } from '../../../domains/query/knowledge/knowledge-base.js'
 import { openSqliteKnowledge } from '../../../domains/query/knowledge/sqlite-knowledge.js'
+import { openSqliteFile } from '../../../kernel/services/stores/sqlite-file.js'
 import type { RetrievalSettingsConfig } from '../../../schemas/retrieval.schema.js'
 import { bagOfWords, fakeEmbeddings } from '../../support/fake-embeddings.js'
 
@@ -36,7 +37,10 @@ async function kernelWith(retrieval?: RetrievalSettingsConfig): Promise<Kernel> 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-fusion-'))
   dirs.push(dir)
   const fake = fakeEmbeddings()
-  const knowledge = new KnowledgeBase(openSqliteKnowledge(dir), { ...DEFAULT_KNOWLEDGE_SETTINGS, retrieval })
+  const knowledge = new KnowledgeBase(openSqliteKnowledge(openSqliteFile(dir, 'knowledge.db')), {
+    ...DEFAULT_KNOWLEDGE_SETTINGS,
+    retrieval,
+  })
   const kernel = makeKernel({
     services: { knowledge },
     call: async (id, body, options) => {

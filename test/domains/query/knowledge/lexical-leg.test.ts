@@ -11,6 +11,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import * as assert from 'uvu/assert'
 import { openSqliteKnowledge } from '../../../../domains/query/knowledge/sqlite-knowledge.js'
+import { openSqliteFile } from '../../../../kernel/services/stores/sqlite-file.js'
 import { openPostgresKnowledge } from '../../../../domains/query/knowledge/postgres-knowledge.js'
 import type { EmbeddedChunk } from '../../../../domains/query/knowledge/store.js'
 import {
@@ -170,7 +171,7 @@ const migration = suiteNeeding([], 'lexical leg: older files')
 migration('sqlite: a text index of content alone is rebuilt with the heading paths at open', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kb-'))
   try {
-    let store = openSqliteKnowledge(dir)
+    let store = openSqliteKnowledge(openSqliteFile(dir, 'knowledge.db'))
     await store.createCollection(P, C, { dimension: 3 })
     await store.upsertDocument(P, C, { sourceName: 'vacuum.md' }, DOCS[3]![1])
     await store.close()
@@ -182,7 +183,7 @@ migration('sqlite: a text index of content alone is rebuilt with the heading pat
       INSERT INTO kb_chunks_fts (kb_chunks_fts) VALUES ('rebuild');`)
     db.close()
     const log: string[] = []
-    store = openSqliteKnowledge(dir, (l) => log.push(l))
+    store = openSqliteKnowledge(openSqliteFile(dir, 'knowledge.db'), (l) => log.push(l))
     try {
       assert.ok(
         log.some((l) => l.includes('text index rebuilt')),

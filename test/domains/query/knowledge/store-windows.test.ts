@@ -19,6 +19,7 @@ import {
 import type { CompiledFilter, FilterColumns } from '../../../../domains/query/knowledge/model.js'
 import { search } from '../../../../domains/query/knowledge/retrieve.js'
 import { openSqliteKnowledge } from '../../../../domains/query/knowledge/sqlite-knowledge.js'
+import { openSqliteFile } from '../../../../kernel/services/stores/sqlite-file.js'
 import type { EmbeddedChunk, KnowledgeStore } from '../../../../domains/query/knowledge/store.js'
 import { vectorWindows } from '../../../../domains/query/knowledge/windows.js'
 import {
@@ -299,7 +300,7 @@ ingestion('windows off (max_tokens 0): only the chunks are embedded, as before',
 ingestion('an SQLite file made before windows existed opens, and its chunks keep their chunk vectors', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-kb-old-'))
   try {
-    let store = openSqliteKnowledge(dir)
+    let store = openSqliteKnowledge(openSqliteFile(dir, 'knowledge.db'))
     await store.createCollection(P, 'old', { dimension: 3 })
     await store.upsertDocument(
       P,
@@ -313,7 +314,7 @@ ingestion('an SQLite file made before windows existed opens, and its chunks keep
     sqliteVec.load(db) // the file's vec0 tables must parse while the schema is altered
     db.exec('DROP INDEX kb_chunks_windowless; ALTER TABLE kb_chunks DROP COLUMN windows; DROP TABLE kb_windows')
     db.close()
-    store = openSqliteKnowledge(dir)
+    store = openSqliteKnowledge(openSqliteFile(dir, 'knowledge.db'))
     assert.equal(contents(await store.vector(P, 'old', Q, 2)), [
       'alpha details of the queue',
       'alpha overview of the gateway',

@@ -1,18 +1,13 @@
 /**
- * A table's snapshot kept in memory for the request path, which never waits on a store: it is
- * reloaded at once after a write of this process, and when another replica's write moves the
- * table's version number, which is polled every `refreshMs` (one tiny query). A failed poll
+ * A table's snapshot kept in memory for the request path (`Stores.snapshot`, the key store's
+ * cache): reloaded at once after a write of this process, and when another replica's write moves
+ * the table's version number, which is polled every `refreshMs` (one tiny query). A failed poll
  * keeps the snapshot it has and tries again at the next tick. Reloads never overlap.
  */
-import type { Logger } from './log.js'
-import { describeCause } from './log.js'
+import { describeCause, type Logger } from '../../contract/log.js'
+import type { TableSnapshot, VersionedTable } from '../../contract/stores.js'
 
-export interface VersionedTable<S extends { readonly version: number }> {
-  version(): Promise<number>
-  load(): Promise<S>
-}
-
-export class PolledSnapshot<S extends { readonly version: number }> {
+export class PolledSnapshot<S extends { readonly version: number }> implements TableSnapshot {
   private version = -1
   private refreshing: Promise<void> | undefined
   private readonly timer: NodeJS.Timeout
