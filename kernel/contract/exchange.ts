@@ -9,13 +9,10 @@ import type { Usage } from './usage.js'
 /**
  * Typed slots that plugins fill. Each plugin declares its own slot next to itself:
  *
- *   declare module '../../../kernel/exchange.js' {
- *     interface ExchangeState { queue?: { waitedMs: number } }
- *   }
+ *   declare module 'sluice/contract' { interface ExchangeState { queue?: { waitedMs: number } } }
  *
  * A plugin writes only its own slot and reads another's only if it lists it in `requires`.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface ExchangeState {}
 
 /**

@@ -3,7 +3,8 @@
  * a new generation beside the old one and swaps it in; requests already in flight finish on
  * the generation they started with, which is closed when its last request ends.
  */
-import type { Catalog, CallOptions, CallResult, Deployment, Kernel } from '../contract/kernel.js'
+import type { CallOptions, CallResult, Deployment, Kernel } from '../contract/kernel.js'
+import type { Catalog } from '../contract/catalog.js'
 import type { KernelServices } from '../services/kernel-services.js'
 import type { UsageRecords } from '../contract/records.js'
 import type { Metrics } from '../contract/metrics.js'

@@ -9,12 +9,12 @@
  * permitted to its group) is skipped. When none answers, the request fails as it would have
  * without fallbacks: with its own model's error.
  */
-import { FormData } from 'undici'
 import { GatewayError } from '../../contract/errors.js'
 import type { Exchange } from '../../contract/exchange.js'
-import type { Catalog } from '../../contract/kernel.js'
+import type { Catalog } from '../../contract/catalog.js'
 import type { UpstreamCall } from '../../contract/upstream-call.js'
 import type { ModelConfig } from '../../../schemas/models.schema.js'
+import { withModel } from '../../../protocols/openai/model-field.js'
 
 /**
  * Whether a model's failure lets a fallback answer: the server could not or would not serve
@@ -35,32 +35,10 @@ function callable(catalog: Catalog, ex: Exchange, model: ModelConfig): boolean {
   return catalog.permits(ex.principal, [model.id])
 }
 
-/**
- * The call for `model` when its caller gave no `refit`: the body's `model` (a JSON object's
- * field, or a form's) names the fallback as its server knows it; the rest goes as it was.
- */
-export function renamed(call: UpstreamCall, model: ModelConfig): UpstreamCall | undefined {
-  const name = model.served_name ?? model.id
-  const body = call.body
-  if (typeof body === 'string') {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(body)
-    } catch {
-      return undefined
-    }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined
-    const fields = parsed as Record<string, unknown>
-    if ('model' in fields) fields.model = name
-    return { ...call, model, body: JSON.stringify(fields) }
-  }
-  const form = new FormData()
-  for (const [field, value] of body) {
-    if (field === 'model') form.append(field, name)
-    else if (typeof value === 'string') form.append(field, value)
-    else form.append(field, value, value.name)
-  }
-  return { ...call, model, body: form }
+/** The call for `model` when its caller gave no `refit`: the body names the fallback as its server knows it. */
+function renamed(call: UpstreamCall, model: ModelConfig): UpstreamCall | undefined {
+  const body = withModel(call.body, model.served_name ?? model.id)
+  return body === undefined ? undefined : { ...call, model, body }
 }
 
 function described(err: unknown): Record<string, unknown> {

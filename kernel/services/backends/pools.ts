@@ -11,7 +11,8 @@
  */
 import { LARGE_BODY } from '../../../protocols/http/byte-sink.js'
 import type { Dispatcher } from 'undici'
-import type { Backends, Catalog } from '../../contract/kernel.js'
+import type { Backends } from '../../contract/backends.js'
+import type { Catalog } from '../../contract/catalog.js'
 import type { Exchange } from '../../contract/exchange.js'
 import type { BackendConfig } from '../../../schemas/models.schema.js'
 import type { GroupConfig } from '../../../schemas/keys.schema.js'

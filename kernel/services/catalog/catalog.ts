@@ -4,7 +4,9 @@
  * the wrong entry is refused (ConfigError), like any other bad config.
  */
 import path from 'node:path'
-import type { Catalog, Deployment, KeyStore } from '../../contract/kernel.js'
+import type { Deployment } from '../../contract/kernel.js'
+import type { KeyStore } from '../../contract/key-store.js'
+import type { Catalog } from '../../contract/catalog.js'
 import type { BackendConfig, FamilyConfig, ModelConfig } from '../../../schemas/models.schema.js'
 import { callerPermits } from './permits.js'
 import { checkReportedNames } from './reported-names.js'

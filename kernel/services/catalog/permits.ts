@@ -6,7 +6,7 @@
  * any of them is listed, by the group and by the key.
  */
 import type { FamilyConfig } from '../../../schemas/models.schema.js'
-import type { KeyStore } from '../../contract/kernel.js'
+import type { KeyStore } from '../../contract/key-store.js'
 import type { PermitCaller } from '../../contract/catalog.js'
 
 /**

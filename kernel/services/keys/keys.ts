@@ -16,7 +16,7 @@ import type {
   KeyStore,
   NewKey,
   TermBudget,
-} from '../../contract/kernel.js'
+} from '../../contract/key-store.js'
 import { groupSchema, type GroupConfig, type KeysFile } from '../../../schemas/keys.schema.js'
 import type { Logger } from '../../contract/log.js'
 import type { StoredKey } from '../stores/store.js'
