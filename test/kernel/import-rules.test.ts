@@ -88,7 +88,7 @@ test('protocols/ imports only the contract (its index), schemas/ and protocols/'
   assert.equal(bad, [])
 })
 
-test('the kernel imports no domain, plugin, composition root or simulator', () => {
+test('the kernel imports no domain, plugin, composition root or model server (sim/, embedder/)', () => {
   const bad = violations(inKernel, (_f, e) => ['kernel', 'protocols', 'schemas'].includes(top(e.target)))
   assert.equal(bad, [])
 })
@@ -168,16 +168,15 @@ const linesUnder = (dir: string) =>
 
 /**
  * The design's budgets are 2,000 lines for contract + run and 7,000 for all of kernel/
- * (ARCHITECTURE.md). Formatted at 120 columns the tree is at 2,726 and 7,904 (issue 27's note
- * says where the rest would come from); issue 29 added 130 and 696 (parent links and relayed usage
- * for records, model fallbacks in the backends service, key expiry, models and request limits in
- * the key store, the generated admin key); issues 30 and 31 added 138 (trace export's seam and
- * the span around the upstream call; the embedder's deadline, charged cache hits, the observer's
- * interface). Until then these ceilings hold the line, so
- * that the kernel can shrink but not grow.
+ * (ARCHITECTURE.md). Issue 27's size point moved out what the layout puts elsewhere (the
+ * embedder beside sim/, wire vocabularies to protocols/, contract helpers to domains/, the
+ * stores seam and bin/: docs/decisions.md, "What left the kernel"), from 2,867 and 8,747 lines
+ * to 2,546 and 8,045. What is left is what the layout names, grown by issues 29 to 31; the rest
+ * of the way would take features or documentation out, not moves. Until the budgets are met or
+ * revised, these ceilings hold the line, so that the kernel can shrink but not grow.
  */
 const BUDGET = { contractAndRun: 2000, kernel: 7000 }
-const CEILING = { contractAndRun: 2867, kernel: 8758 }
+const CEILING = { contractAndRun: 2546, kernel: 8045 }
 
 test('kernel/contract plus kernel/run: no larger than today (the budget is 2,000 lines)', () => {
   const lines = linesUnder(CONTRACT) + linesUnder(path.join('kernel', 'run'))
