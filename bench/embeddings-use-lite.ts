@@ -1,5 +1,5 @@
 /**
- * The real embedding model, `use-lite`, in the in-process embedder (embedder/):
+ * The real embedding model, `use-lite`, in the in-process embedder (kernel/services/embedder/):
  * the first request (which loads the model), then per-text latency one text at a time and the
  * throughput of batches, with the main thread's worst event-loop delay meanwhile (the model
  * runs in a worker thread, so that delay should stay small whatever the batch).
@@ -8,7 +8,7 @@
  */
 import os from 'node:os'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-import { startEmbedder } from '../embedder/index.js'
+import { startEmbedder } from '../kernel/services/embedder/index.js'
 import { median, option } from './bench-setup.js'
 
 const ROUNDS = option('rounds', 3)

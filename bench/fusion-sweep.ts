@@ -14,7 +14,7 @@
  * Set SLUICE_BENCH_EMBEDDINGS to a folder to reuse the corpus's vectors between runs.
  */
 import { embeddingInputs } from '../domains/query/knowledge/windows.js'
-import { loadUseLite, USE_LITE_DIMENSIONS } from '../embedder/use-lite-model.js'
+import { loadUseLite, USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
 import { chunkDocument, DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
 import {
   DEFAULT_KNOWLEDGE_SETTINGS,

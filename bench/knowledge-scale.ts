@@ -17,7 +17,7 @@
  */
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { USE_LITE_DIMENSIONS } from '../embedder/use-lite-model.js'
+import { USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
 import { tagsFilter } from '../domains/query/knowledge/filter-sql.js'
 import { search, type SearchRequest } from '../domains/query/knowledge/retrieve.js'
 import type { EmbeddedChunk } from '../domains/query/knowledge/store.js'

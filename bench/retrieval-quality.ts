@@ -27,7 +27,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { loadUseLite, USE_LITE_DIMENSIONS } from '../embedder/use-lite-model.js'
+import { loadUseLite, USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
 import { chunkDocument, DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
 import type { Chunk } from '../domains/query/knowledge/model.js'
 import {

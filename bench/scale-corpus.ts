@@ -10,7 +10,7 @@
  * query vectors (real questions) land among them as they would in a real collection.
  */
 import { performance } from 'node:perf_hooks'
-import { loadUseLite } from '../embedder/use-lite-model.js'
+import { loadUseLite } from '../kernel/services/embedder/use-lite-model.js'
 import { chunkDocument, DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
 import type { EmbeddedChunk } from '../domains/query/knowledge/store.js'
 import { cachedEmbed } from './embedding-cache.js'

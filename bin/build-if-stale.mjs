@@ -13,19 +13,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const stamp = path.join(root, 'dist', '.build-stamp')
-const SOURCES = [
-  'bin',
-  'kernel',
-  'plugins',
-  'domains',
-  'protocols',
-  'schemas',
-  'sim',
-  'embedder',
-  'test',
-  'bench',
-  'portal',
-]
+const SOURCES = ['bin', 'kernel', 'plugins', 'domains', 'protocols', 'schemas', 'sim', 'test', 'bench', 'portal']
 const FILES = ['tsconfig.json', 'package.json', 'package-lock.json']
 
 if (process.argv.includes('--stamp')) {

@@ -1,13 +1,13 @@
 /**
  * The embedded default's in-process model servers, each started on a loopback port only when
  * some backend's url names it: `embedded` (the simulator, embedded-simulator.ts) and
- * `embedded-embedder` (the real sentence encoder, embedder/).
+ * `embedded-embedder` (the real sentence encoder, kernel/services/embedder/).
  */
 import os from 'node:os'
 import type { Deployment } from '../kernel/contract/kernel.js'
 import type { Logger } from '../kernel/contract/log.js'
 import type { CatalogOptions } from '../kernel/services/catalog/catalog.js'
-import { EMBEDDER_URL, startEmbedder, type RunningEmbedder } from '../embedder/index.js'
+import { EMBEDDER_URL, startEmbedder, type RunningEmbedder } from '../kernel/services/embedder/index.js'
 import { startEmbeddedSimulator } from './embedded-simulator.js'
 
 // Named through its starter, so that sim/ stays imported in one place (test/kernel/import-rules.test.ts).

@@ -27,7 +27,7 @@ import { builtinDomains } from './domains.js'
 import type { DomainDefinition } from '../kernel/contract/domain.js'
 import { startEmbeddedServers } from './embedded-servers.js'
 import type { SimulatorThread } from '../sim/thread.js'
-import type { RunningEmbedder } from '../embedder/index.js'
+import type { RunningEmbedder } from '../kernel/services/embedder/index.js'
 import type { ServerOverrides } from '../schemas/server.schema.js'
 import type { AnyPlugin } from '../kernel/contract/plugin.js'
 

@@ -1,7 +1,7 @@
 /**
  * An embeddings server's reading of `POST /v1/embeddings` and `POST /tokenize` bodies, with
  * vLLM's refusals where vLLM has one, so the gateway's adapter sees what a real server would
- * say. The embedded embedder's wire (embedder/server.ts).
+ * say. The embedded embedder's wire (kernel/services/embedder/server.ts).
  */
 
 /** An error the embedder answers with its status, in vLLM's error shape. */

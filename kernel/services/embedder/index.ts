@@ -1,9 +1,7 @@
 /**
  * The embedded embedder, started on a loopback port when some backend's url is
  * `embedded-embedder`. It serves one model, the Universal Sentence Encoder lite, under the
- * name `use-lite`; the model itself loads on the first request (embedder-worker.ts). A model
- * server like sim/, beside the gateway rather than in its kernel: the gateway reaches it only
- * over HTTP, and only the composition root (bin/embedded-servers.ts) starts it.
+ * name `use-lite`; the model itself loads on the first request (embedder-worker.ts).
  */
 import type { AddressInfo } from 'node:net'
 import { EmbedderWorker } from './embedder-worker.js'

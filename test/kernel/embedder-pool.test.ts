@@ -1,13 +1,13 @@
 /**
- * The embedder's pool of model threads (embedder/embedder-worker.ts): a batch is
+ * The embedder's pool of model threads (kernel/services/embedder/embedder-worker.ts): a batch is
  * shared among the threads and comes back as one thread would give it; threads start on their
  * first job; a hung thread is restarted at its deadline and the pool serves on.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { embedderThreads } from '../../bin/embedded-servers.js'
-import { splitEvenly } from '../../embedder/embedder-worker.js'
-import { startEmbedder, type RunningEmbedder } from '../../embedder/index.js'
+import { splitEvenly } from '../../kernel/services/embedder/embedder-worker.js'
+import { startEmbedder, type RunningEmbedder } from '../../kernel/services/embedder/index.js'
 import { startTestGateway, TEST_KEY } from '../support/gateway.js'
 
 const test = suite('kernel: the embedder pool')

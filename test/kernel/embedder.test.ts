@@ -1,11 +1,11 @@
 /**
- * The embedded embedder on its own (embedder/), as the gateway's adapter sees
+ * The embedded embedder on its own (kernel/services/embedder/), as the gateway's adapter sees
  * it: vLLM's shapes for the models list, /tokenize and the refusals the e2e suite does not
  * reach through the gateway (the gateway checks most of them first).
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startEmbedder, type RunningEmbedder } from '../../embedder/index.js'
+import { startEmbedder, type RunningEmbedder } from '../../kernel/services/embedder/index.js'
 
 const test = suite('kernel: the embedded embedder')
 let embedder: RunningEmbedder

@@ -13,7 +13,7 @@ import {
   MAX_TOKENS,
   readEmbeddingsRequest,
   readTokenizeRequest,
-} from '../protocols/openai/vllm-embeddings-request.js'
+} from '../../../protocols/openai/vllm-embeddings-request.js'
 import { USE_LITE_DIMENSIONS } from './use-lite-model.js'
 
 /** Bodies beyond this are refused before parsing: 2,048 long texts fit well within it. */

@@ -10,7 +10,7 @@
  * terminated (however it hangs) and started again for the jobs behind it.
  */
 import { Worker } from 'node:worker_threads'
-import { EmbedderError } from '../protocols/openai/vllm-embeddings-request.js'
+import { EmbedderError } from '../../../protocols/openai/vllm-embeddings-request.js'
 import type { WorkerJob, WorkerReply, WorkerStarted } from './worker-messages.js'
 
 /** Fewest texts a thread is given from a batch: below it a second model load costs more than it saves. */
