@@ -8,9 +8,9 @@
  * answers a clear 4xx.
  *
  * At most `workers` processes, started at the first document. One is kept warm for IDLE_MS
- * after its last document (a bulk load or a burst of uploads pays the start once; a start is
- * ~50 ms), and ended at once when a document left it holding more than RETIRE_RSS_MB, so that
- * its memory goes back to the system. Documents beyond them wait in order; one whose client
+ * after its last document (a bulk load or a burst of uploads pays the start once), and ended
+ * at once when a document left it holding more than RETIRE_RSS_MB, so that its memory goes
+ * back to the system. Documents beyond them wait in order; one whose client
  * has gone is dropped, or its process killed.
  */
 import type { ChildProcess } from 'node:child_process'
@@ -59,8 +59,12 @@ export class InlineReaders extends Readers {
   async close(): Promise<void> {}
 }
 
-/** How long a process is kept after its last document. */
-const IDLE_MS = 10_000
+/**
+ * How long a process is kept after its last document. A start costs its Node (~50 MB, ~0.15 s),
+ * the contract, and at the first document the parser and the tokenizer (~40 MB, ~0.1-0.3 s):
+ * 0.2 to 0.8 s in all by bench/reader-pool.ts, against ~4 ms for a small document warm.
+ */
+const IDLE_MS = 30_000
 /**
  * A process left holding more than this after a document is ended, not kept warm (one that has
  * read a Markdown and an HTML document and counted tokens holds ~90 MB).
