@@ -4,7 +4,7 @@
  * A process and not a thread, because a thread's memory stays with the gateway after the thread
  * has ended: the C allocator keeps the arenas it grew into (after issue 31's hostile documents,
  * 176 → 357 MB two minutes later, with the main heap back to 33 MB). A process gives all of it
- * back when it exits (docs/decisions.md, "Document readers in child processes").
+ * back when it exits (docs/decisions.md, "Document limits: … readers in child processes").
  *
  * It is started with its own flags only, never the gateway's (`--expose-gc`, `--inspect`, a
  * `--max-old-space-size` of the operator's, `NODE_OPTIONS` preloads): its heap limit
