@@ -462,7 +462,7 @@ export const serverFileSchema = {
               maximum: 64,
               default: 2,
               description:
-                'Reader processes at most (started at the first document, ended 30 s after their last, or at once when a document left one over 200 MB); further documents wait their turn.',
+                'Reader processes at most (started at the first document, ended a minute after their last, or at once when a document left one over 200 MB); further documents wait their turn.',
             },
           },
         },

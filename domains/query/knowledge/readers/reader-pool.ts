@@ -60,11 +60,12 @@ export class InlineReaders extends Readers {
 }
 
 /**
- * How long a process is kept after its last document. A start costs its Node (~50 MB, ~0.15 s),
- * the contract, and at the first document the parser and the tokenizer (~40 MB, ~0.1-0.3 s):
- * 0.2 to 0.8 s in all by bench/reader-pool.ts, against ~4 ms for a small document warm.
+ * How long a process is kept after its last document, as long as the reader threads were kept:
+ * a start costs its Node (~50 MB, ~0.15 s), the contract (~0.1 s), and at the first document the
+ * parser and the tokenizer (~40 MB, 0.1-0.3 s). A small upload took 0.6-0.9 s after a quiet
+ * spell against ~15 ms warm (loaded machine, docs/fuzzing.md); an idle reader holds ~90 MB.
  */
-const IDLE_MS = 30_000
+const IDLE_MS = 60_000
 /**
  * A process left holding more than this after a document is ended, not kept warm (one that has
  * read a Markdown and an HTML document and counted tokens holds ~90 MB).
