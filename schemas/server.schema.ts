@@ -414,7 +414,7 @@ export const serverFileSchema = {
           additionalProperties: false,
           default: {},
           description:
-            'The document readers of knowledge ingestion and chat uploads (PDF, HTML, Markdown, text). They run on worker threads, off the event loop; a document over a limit is refused with 413 (a size) or 422 (nesting, time, memory) naming the limit and the document, and the other documents go on.',
+            'The document readers of knowledge ingestion and chat uploads (PDF, HTML, Markdown, text). They run in child processes, off the event loop (their memory goes back to the system when they end); a document over a limit is refused with 413 (a size) or 422 (nesting, time, memory) naming the limit and the document, and the other documents go on.',
           properties: {
             max_depth: {
               type: 'integer',
@@ -447,14 +447,14 @@ export const serverFileSchema = {
               type: 'integer',
               minimum: 100,
               description:
-                'Wall-clock milliseconds one document may take to read (default 30000, or pdf.timeout_ms); past it its worker is ended and replaced → 422.',
+                'Wall-clock milliseconds one document may take to read (default 30000, or pdf.timeout_ms); past it its reader process is killed and replaced → 422.',
             },
             memory_mb: {
               type: 'integer',
               minimum: 32,
               default: 512,
               description:
-                "Heap of one reader worker in MiB (V8's maxOldGenerationSizeMb); a document that needs more ends its worker → 422.",
+                "Heap of one reader process in MiB (V8's --max-old-space-size); a document that needs more ends its process → 422.",
             },
             workers: {
               type: 'integer',
@@ -462,7 +462,7 @@ export const serverFileSchema = {
               maximum: 64,
               default: 2,
               description:
-                'Reader worker threads at most (started at the first document, ended after a minute idle); further documents wait their turn.',
+                'Reader processes at most (started at the first document, ended a minute after their last, or at once when a document left one over 200 MB); further documents wait their turn.',
             },
           },
         },

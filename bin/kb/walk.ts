@@ -6,7 +6,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 
-/** The extensions the server reads (kernel/services/knowledge/readers/format.ts). */
+/** The extensions the server reads (domains/query/knowledge/readers/format.ts). */
 export const SUPPORTED_EXTENSIONS = ['.txt', '.md', '.markdown', '.html', '.htm', '.pdf'] as const
 
 export interface FoundFile {

@@ -74,7 +74,7 @@ export default definePlugin({
           contentType: f.contentType,
           bytes: f.data.length,
         })
-        // The first refusal ends the reading of the other documents (their workers are freed).
+        // The first refusal ends the reading of the other documents (their reader processes are freed).
         const reading = new AbortController()
         setMaxListeners(checked.length + 10, reading.signal) // one per document read at once
         const stop = () => reading.abort()
@@ -84,7 +84,7 @@ export default definePlugin({
             if (f.kind === 'image')
               ready.set(f, { ...base(f), dataUrl: `data:${f.contentType};base64,${f.data.toString('base64')}` })
             else if (f.kind === 'doc') {
-              // Read on a reader worker (the knowledge base's pool), its tokens counted there too.
+              // Read in a reader process (the knowledge base's pool), its tokens counted there too.
               const doc = { bytes: f.data, contentType: f.contentType, fileName: `document.${f.format!}` }
               const read = kernel.domains.query.knowledge.readers.text(doc, reading.signal)
               const { text, tokens } = await named(f.name, read).catch((err: unknown) => {

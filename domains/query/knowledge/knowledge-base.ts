@@ -44,7 +44,7 @@ export interface KnowledgeSettings {
   /** Id of the key whose budget and records carry the embedding calls made for the API. */
   readonly embeddingKey: string
   readonly chunking: ChunkingOptions
-  /** `knowledge.readers`: the limits on reading one document, and the reader workers. */
+  /** `knowledge.readers`: the limits on reading one document, and the reader processes. */
   readonly readers: ReaderLimits
   /**
    * `knowledge.vector_windows.max_tokens`: each chunk is embedded as windows of whole sentences
@@ -107,7 +107,7 @@ export function textContentType(sourceName: string, contentType?: string): strin
 }
 
 export class KnowledgeBase {
-  /** Where documents are read: worker threads (readers/reader-pool.ts), shared with chat uploads. */
+  /** Where documents are read: child processes (readers/reader-pool.ts), shared with chat uploads. */
   readonly readers: DocumentReaders
 
   constructor(

@@ -13,7 +13,7 @@ import { countTokens } from './tokens.js'
 /**
  * What the model reads for a chunk: the chunk whole when windows are off (`maxTokens` 0) or it
  * is one window, else its windows only (knowledge-base.ts, embedChunks, makes the chunk's own
- * vector from theirs). Computed where the chunk is made, in a reader thread (readers/reader-task.ts).
+ * vector from theirs). Computed where the chunk is made, in a reader process (readers/reader-task.ts).
  */
 export function embeddingInputs(content: string, maxTokens: number): string[] {
   if (maxTokens <= 0) return [content]

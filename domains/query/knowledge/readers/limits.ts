@@ -16,11 +16,11 @@ export interface ReaderLimits {
   readonly maxPages: number
   /** Bytes the compressed streams of a PDF that text extraction decodes may inflate to, in total. */
   readonly maxInflatedBytes: number
-  /** Wall-clock milliseconds one document may take to read; past it the worker is ended. */
+  /** Wall-clock milliseconds one document may take to read (a reader's start included); past it the reader is killed. */
   readonly timeoutMs: number
-  /** Heap (V8 old generation) of one reader worker, in MiB; past it the worker dies and is replaced. */
+  /** Heap (V8 old generation, `--max-old-space-size`) of one reader process, in MiB; past it the reader dies and is replaced. */
   readonly memoryMb: number
-  /** Reader worker threads at most; documents beyond wait their turn. */
+  /** Reader processes at most (`workers`, the setting's name since they were threads); documents beyond wait their turn. */
   readonly workers: number
 }
 

@@ -1,7 +1,7 @@
 /**
  * How large a PDF's compressed streams become once inflated, counted before PDF.js decodes
  * them: a 1 MB file can inflate to gigabytes of page content (deflate reaches ~1,000:1 on a
- * repeated byte), and PDF.js holds what it inflates in buffers outside the worker's heap limit.
+ * repeated byte), and PDF.js holds what it inflates in buffers outside the reader's heap limit.
  * Each FlateDecode stream is inflated once here, counted and thrown away, and the count stops
  * at the limit. Image streams are skipped: text extraction never decodes them.
  */

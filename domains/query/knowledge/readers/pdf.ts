@@ -4,7 +4,7 @@
  * inflated (pdf-streams.ts); pages are then read one after the other and the text is counted
  * as it grows. Past any limit, or past the time limit, the document is refused rather than read
  * in part, so a collection never holds half a document that looks whole. This runs in a reader
- * worker (reader-pool.ts), which is ended if one pathological step outlasts the deadline.
+ * process (reader-pool.ts), which is killed if one pathological step outlasts the deadline.
  * Scanned pages without a text layer yield nothing: there is no OCR.
  */
 import { getDocumentProxy } from 'unpdf'

@@ -4,7 +4,7 @@
  * (a byte-order mark is dropped; invalid bytes become U+FFFD rather than failing the upload).
  *
  * This runs the reader on the calling thread: the gateway calls it through the reader pool
- * (reader-pool.ts), whose workers run it off the event loop; tests and tools call it directly.
+ * (reader-pool.ts), whose child processes run it off the event loop; tests and tools call it directly.
  */
 import type { Block } from '../blocks.js'
 import { formatOf, type DocumentFormat } from './format.js'

@@ -1,6 +1,6 @@
 /**
- * What a reader worker does with one document, and how its refusal crosses back to the
- * gateway's thread: reading, and the CPU work that follows it on the same text (chunking for
+ * What a reader process does with one document, and how its refusal crosses back to the
+ * gateway: reading, and the CPU work that follows it on the same text (chunking for
  * the knowledge base, the prompt text and its token count for a chat upload), so that none of
  * it runs on the event loop.
  */
