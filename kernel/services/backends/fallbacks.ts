@@ -42,10 +42,10 @@ function callable(catalog: Catalog, ex: Exchange, model: ModelConfig): boolean {
 export function renamed(call: UpstreamCall, model: ModelConfig): UpstreamCall | undefined {
   const name = model.served_name ?? model.id
   const body = call.body
-  if (typeof body === 'string') {
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
     let parsed: unknown
     try {
-      parsed = JSON.parse(body)
+      parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
     } catch {
       return undefined
     }
