@@ -4,10 +4,10 @@
  * machine, twice that); a body of a million small messages, 0.5 s. Here:
  *
  * 1. one pass over the bytes (strings skipped with `indexOf`) checks the nesting and finds the
- *    containers and strings of a megabyte or more;
+ *    containers and strings of PIECE bytes or more;
  * 2. those are read member by member, slice by slice; everything smaller is parsed by
- *    `JSON.parse` itself, a megabyte of members at a time (so it validates what it parses);
- * 3. a long string is decoded a megabyte at a time and joined once.
+ *    `JSON.parse` itself, PIECE bytes of members at a time (so it validates what it parses);
+ * 3. a long string is decoded PIECE bytes at a time and joined once.
  *
  * Only what lies between the pieces (commas, colons, the brackets of large containers) is
  * checked here. Anything this parser cannot read is `NotJson`: the caller then lets JSON.parse
@@ -15,8 +15,8 @@
  */
 import { Turns } from './turns.js'
 
-/** What one `JSON.parse` (or one slice of a string) takes at most, in bytes. */
-const PIECE = 1 << 20
+/** What one `JSON.parse` (or one slice of a string) takes at most, in bytes: a few ms of work. */
+export const PIECE = 1 << 18
 
 /** The text is not JSON as this parser reads it (JSON.parse is asked why). */
 export class NotJson extends Error {}
@@ -277,7 +277,9 @@ class Batch {
  */
 function sliceEnd(buf: Buffer, from: number, to: number): number {
   let cut = to
-  const slash = buf.lastIndexOf(BACKSLASH, cut - 1)
+  // The last backslash among the 6 bytes before `to` (a loop: lastIndexOf would search on to the start).
+  let slash = cut - 1
+  while (slash >= cut - 6 && slash >= from && buf[slash] !== BACKSLASH) slash--
   if (slash >= from && slash >= cut - 6) {
     // A run of backslashes begins with an escape; pairs follow (`\\`), the last may take more.
     let run = slash

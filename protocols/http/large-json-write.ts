@@ -11,8 +11,8 @@ import { Turns } from './turns.js'
 
 /** A part whose JSON text is at most about this long is written by one `JSON.stringify`. */
 const SMALL_PART = 1 << 16
-/** A string at least this long is written in slices of this many UTF-16 units. */
-const SLICE = 1 << 20
+/** A string at least this long is written in slices of this many UTF-16 units (a few ms each). */
+export const SLICE = 1 << 18
 /** Room past the size hint: a body relayed upstream gains a field or two (its model's served name). */
 const HINT_SLACK = 1 << 20
 /** What `JSON.stringify` writes differently from the string itself: quote, backslash, controls, surrogates. */

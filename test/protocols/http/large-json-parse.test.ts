@@ -2,6 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import crypto from 'node:crypto'
 import { parseJson, parseJsonTurns } from '../../../protocols/http/json-body.js'
+import { PIECE } from '../../../protocols/http/large-json-parse.js'
 import { GatewayError } from '../../../kernel/contract/index.js'
 
 const test = suite('protocols/http: a large body parsed in turns')
@@ -50,7 +51,7 @@ test('one long message: the same string, escapes and all', async () => {
 
 test('a slice of a string never ends inside an escape or a UTF-8 sequence, wherever they fall', async () => {
   for (let shift = 0; shift < 8; shift++) {
-    const pad = 'p'.repeat(MiB - 3 + shift)
+    const pad = 'p'.repeat(2 * PIECE - 3 + shift)
     await sameAsJsonParse(`{"s": "${pad}\\ud83d\\ude00\\u00e9\\\\\\"z${'q'.repeat(MiB)}"}`, `escapes at +${shift}`)
     await sameAsJsonParse(JSON.stringify({ s: `${pad}😀é你€${'q'.repeat(MiB)}` }), `UTF-8 at +${shift}`)
   }
