@@ -46,6 +46,9 @@ test('the bytes of JSON.stringify: many members, omitted ones, toJSON, nesting',
     f() {},
   }))
   await sameAsStringify({ model: 'm', messages, tail: [undefined, () => 1, Symbol('s'), Number.NaN, -0, 1e21] })
+  // Runs of primitives written together, broken by objects and long strings.
+  const ids = Array.from({ length: 300_000 }, (_, i) => (i % 5000 === 0 ? { i } : i % 7 ? i * 0.5 : `w${i}`))
+  await sameAsStringify({ prompt: [...ids, 'x'.repeat(MiB), ...ids, new Number(3), true, null] })
   const big = 'x'.repeat(MiB)
   await sameAsStringify({
     when: new Date(0),
