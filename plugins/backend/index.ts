@@ -31,7 +31,7 @@ import { embeddingsDemand } from '../../protocols/openai/embeddings.js'
 import { normalizeEmbeddings } from './embeddings-reply.js'
 import { LargeReplies } from './large-replies/large-replies.js'
 import { LARGE_BODY } from '../../protocols/http/byte-sink.js'
-import { declaredSize, isLargeJson, jsonBytesInTurns } from '../../protocols/http/large-json-write.js'
+import { declaredSize, isLargeBody, jsonBytesInTurns } from '../../protocols/http/large-json-write.js'
 
 const PATHS = { chat: '/v1/chat/completions', completions: '/v1/completions', embeddings: '/v1/embeddings' } as const
 
@@ -66,7 +66,7 @@ export default definePlugin({
           model,
           path,
           // A large body is encoded in turns (60 MiB took the loop 0.35 s in one); a small one at once, with no await.
-          body: isLargeJson(upstreamBody)
+          body: isLargeBody(upstreamBody, ex.header('content-length'))
             ? await jsonBytesInTurns(upstreamBody, declaredSize(ex.header('content-length')))
             : JSON.stringify(upstreamBody),
           accept,
@@ -155,7 +155,7 @@ async function embeddings(ex: Narrowed<'model'>, next: () => Promise<void>, kern
   const res = await kernel.backends.callText(ex, {
     model,
     path: PATHS.embeddings,
-    body: isLargeJson(upstreamBody)
+    body: isLargeBody(upstreamBody, ex.header('content-length'))
       ? await jsonBytesInTurns(upstreamBody, declaredSize(ex.header('content-length')))
       : JSON.stringify(upstreamBody),
     accept: 'application/json',

@@ -19,7 +19,7 @@ import {
 } from '../../kernel/contract/index.js'
 import { estimatePromptTokens, TOKENS_PER_MESSAGE } from '../../protocols/openai/token-estimate.js'
 import { countTokens } from '../../domains/query/knowledge/tokens.js'
-import { declaredSize, isLargeJson, jsonBytesInTurns } from '../../protocols/http/large-json-write.js'
+import { declaredSize, isLargeBody, jsonBytesInTurns } from '../../protocols/http/large-json-write.js'
 import { configSchema } from './schema.js'
 
 type Body = { messages?: unknown; tools?: unknown[] }
@@ -124,7 +124,7 @@ async function tokenizerCount(ex: Narrowed<'model'>, kernel: Kernel): Promise<nu
     model,
     path: '/tokenize',
     // A large body is encoded in turns (30 MiB took the loop 0.13 s in one); a small one at once, with no await.
-    body: isLargeJson(request)
+    body: isLargeBody(request, ex.header('content-length'))
       ? await jsonBytesInTurns(request, declaredSize(ex.header('content-length')))
       : JSON.stringify(request),
     accept: 'application/json',

@@ -2,6 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
   declaredSize,
+  isLargeBody,
   isLargeJson,
   isLargeText,
   jsonBytesInTurns,
@@ -27,6 +28,12 @@ test('which values are large: about LARGE_BODY of JSON text or more', () => {
   assert.ok(isLargeText(`"${'x'.repeat(MiB)}"`))
   assert.not.ok(isLargeText(Buffer.alloc(2 * MiB)))
   assert.equal([declaredSize('123'), declaredSize(undefined), declaredSize('-1'), declaredSize('x')], [123, 0, 0, 0])
+  // By the size the client declared; without one, by the walk.
+  const big = { messages: [{ content: 'x'.repeat(MiB) }] }
+  assert.equal(
+    [isLargeBody({}, String(2 * MiB)), isLargeBody(big, '500'), isLargeBody(big, undefined)],
+    [true, false, true],
+  )
 })
 
 test('the bytes of JSON.stringify: long strings plain, escaped, and non-ASCII', async () => {
