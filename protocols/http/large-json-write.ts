@@ -13,7 +13,7 @@ import { Turns } from './turns.js'
 const SMALL_PART = 1 << 16
 /** A string at least this long is written in slices of this many UTF-16 units (a few ms each). */
 export const SLICE = 1 << 18
-/** Primitives of an array written by one JSON.stringify. */
+/** Items of an array written by one JSON.stringify, at most. */
 const RUN = 4096
 /** Room past the size hint: a body relayed upstream gains a field or two (its model's served name). */
 const HINT_SLACK = 1 << 20
@@ -80,24 +80,30 @@ export function declaredSize(header: string | undefined): number {
 
 /** The counted size of `value` stays under `budget` (counting stops as soon as it does not). */
 function sizeUnder(value: unknown, budget: number): boolean {
-  let left = budget
-  const visit = (v: unknown): boolean => {
-    if (typeof v === 'string') left -= v.length + 2
-    else if (v === null || typeof v !== 'object') left -= 8
+  return counted(value, budget) < budget
+}
+
+/** The size of `value`'s JSON text as counted here, counting stopped once it reaches `budget`. */
+function counted(value: unknown, budget: number): number {
+  let size = 0
+  const visit = (v: unknown): void => {
+    if (typeof v === 'string') size += v.length + 2
+    else if (v === null || typeof v !== 'object') size += 8
     else if (Array.isArray(v)) {
-      left -= 2
-      for (let i = 0; i < v.length && left > 0; i++) if (!visit(v[i])) return false
+      size += 2
+      for (let i = 0; i < v.length && size < budget; i++) visit(v[i])
     } else {
-      left -= 2
+      size += 2
       for (const key in v) {
         if (!Object.hasOwn(v, key)) continue
-        left -= key.length + 4
-        if (left <= 0 || !visit((v as Record<string, unknown>)[key])) return false
+        size += key.length + 4
+        if (size >= budget) return
+        visit((v as Record<string, unknown>)[key])
       }
     }
-    return left > 0
   }
-  return visit(value)
+  visit(value)
+  return size
 }
 
 class JsonWriter {
@@ -147,10 +153,10 @@ class JsonWriter {
     this.piece('[')
     for (let i = 0; i < items.length; ) {
       if (i > 0) this.piece(',')
-      // A run of primitives (a million token ids) is written by one JSON.stringify: one call per
-      // element cost 4 times the CPU, and the collector a 270 ms pause for their strings.
-      const run = primitiveRun(items, i)
-      if (run > 1) {
+      // A run of small items (a million token ids, or messages) is written by one JSON.stringify:
+      // one call an item cost 2 to 4 times the CPU, and the collector a 270 ms pause for their strings.
+      const run = smallRun(items, i)
+      if (run > 0) {
         this.piece(JSON.stringify(items.slice(i, i + run)).slice(1, -1))
         i += run
       } else {
@@ -223,13 +229,22 @@ function toJson(value: unknown, key: string | number): unknown {
   return typeof toJSON === 'function' ? (toJSON as (key: string) => unknown).call(value, String(key)) : value
 }
 
-/** How many items from `from` on are primitives JSON.stringify writes alike in any array (no long string), up to RUN. */
-function primitiveRun(items: readonly unknown[], from: number): number {
+/**
+ * How many items from `from` on JSON.stringify may write together as it would one by one: small
+ * ones (SMALL_PART in all, RUN at most), none with a `toJSON` of its own (which an array passes
+ * the item's index: in a slice, another one).
+ */
+function smallRun(items: readonly unknown[], from: number): number {
   const end = Math.min(items.length, from + RUN)
+  let left = SMALL_PART
   let i = from
   for (; i < end; i++) {
     const v = items[i]
-    if ((v !== null && typeof v === 'object') || (typeof v === 'string' && v.length >= SMALL_PART)) break
+    if (v !== null && typeof v === 'object') {
+      if (!isPlain(v) || typeof (v as { toJSON?: unknown }).toJSON === 'function') break
+      left -= counted(v, left)
+    } else left -= typeof v === 'string' ? v.length + 2 : 8
+    if (left <= 0) break
   }
   return i - from
 }

@@ -56,6 +56,11 @@ test('the bytes of JSON.stringify: many members, omitted ones, toJSON, nesting',
   // Runs of primitives written together, broken by objects and long strings.
   const ids = Array.from({ length: 300_000 }, (_, i) => (i % 5000 === 0 ? { i } : i % 7 ? i * 0.5 : `w${i}`))
   await sameAsStringify({ prompt: [...ids, 'x'.repeat(MiB), ...ids, new Number(3), true, null] })
+  // Items with a toJSON of their own are told their own index, as by JSON.stringify.
+  const told = Array.from({ length: 100_000 }, (_, i) =>
+    i % 1000 === 7 ? { toJSON: (k: string) => `at ${k}` } : { i },
+  )
+  await sameAsStringify({ told, pad: 'p'.repeat(MiB) })
   const big = 'x'.repeat(MiB)
   await sameAsStringify({
     when: new Date(0),
