@@ -9,14 +9,13 @@ export interface UpstreamCall {
   readonly model: ModelConfig
   /** Path below the backend's base URL, e.g. `/v1/chat/completions`. */
   readonly path: string
-  /** JSON text (sent as application/json) or a multipart form. */
-  readonly body: string | FormData
+  /** JSON (application/json) as text or UTF-8 bytes (a large body, encoded in turns), or a multipart form. */
+  readonly body: string | Buffer | FormData
   readonly accept?: string
   /**
-   * The same request for another model, a fallback of `model` (models.yaml `fallbacks`), or
-   * undefined when that model cannot take it (it is skipped). Called only when every replica of
-   * `model` failed. Without it, the body's `model` (JSON or form field) is set to the fallback's
-   * served name and the rest is sent as it was.
+   * The same request for another model, a fallback of `model` (models.yaml `fallbacks`), or undefined
+   * when that model cannot take it (it is skipped). Called only when every replica of `model` failed.
+   * Without it, the body's `model` (JSON or form field) is the fallback's served name, the rest as it was.
    */
   readonly refit?: (model: ModelConfig) => UpstreamCall | undefined
 }
@@ -35,9 +34,10 @@ export interface UpstreamResponse {
   failure(err: unknown, streaming: boolean): GatewayError | DOMException
 }
 
-/** A model server's successful answer read whole (`Backends.callText`). */
+/** An answer read whole (`Backends.callText`); a large one's `bytes` are its own, which a reader may move. */
 export interface UpstreamText {
   readonly status: number
   readonly contentType: string | undefined
   readonly text: string
+  readonly bytes: Buffer
 }

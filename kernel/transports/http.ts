@@ -18,7 +18,7 @@ import { GatewayError } from '../contract/errors.js'
 import { incomingBody, readAll } from './body.js'
 import { parseJsonTurns } from '../../protocols/http/json-body.js'
 import { describeCause } from '../contract/log.js'
-import { jsonText } from '../contract/relayed-json.js'
+import { RelayedJson } from '../contract/relayed-json.js'
 import { endJson, endWhole, setContentType } from './replies/end-whole.js'
 import { sseData, sseEvent, streamError } from '../../protocols/http/sse.js'
 
@@ -88,7 +88,14 @@ class HttpWire implements Wire {
 
   whole(ex: KernelExchange, reply: WholeReply): Promise<boolean> | undefined {
     this.applyHeaders(ex)
-    if (reply.kind === 'json') endJson(this.res, ex.method, reply.status, jsonText(reply))
+    // A large reply kept as its server's bytes is written as they are (a 79 MB string took 0.8 s to write).
+    if (reply.kind === 'json')
+      endJson(
+        this.res,
+        ex.method,
+        reply.status,
+        reply instanceof RelayedJson ? reply.serialize() : JSON.stringify(reply.body),
+      )
     else if (reply.kind === 'text') endWhole(this.res, ex.method, reply.status, reply.contentType, reply.text)
     else
       endWhole(

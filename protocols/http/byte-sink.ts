@@ -4,7 +4,8 @@
  * 60 MiB body: they come from the C allocator's main arena, where they fragment it, and the
  * process kept 200 MB it no longer used after such bodies (issue 31, point 5). Copied into one
  * large buffer (a mapping of its own, given back whole when freed), each read's memory is reused
- * by the next. Small bodies never come here: they stay a list of chunks, with no copy.
+ * by the next. Small bodies never come here: they stay a list of chunks, with no copy. A large
+ * JSON body written upstream is encoded into one too (large-json-write.ts).
  */
 export class ByteSink {
   private buf: Buffer
@@ -22,13 +23,23 @@ export class ByteSink {
   }
 
   push(chunk: Buffer): void {
-    if (this.size + chunk.length > this.buf.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.size + chunk.length))
-      this.buf.copy(grown, 0, 0, this.size)
-      this.buf = grown
-    }
+    this.reserve(chunk.length)
     chunk.copy(this.buf, this.size)
     this.size += chunk.length
+  }
+
+  /** Appends `text` as UTF-8 (a surrogate pair must not be cut between two calls). */
+  write(text: string): void {
+    // At most 3 bytes a UTF-16 unit: counted exactly only when that bound does not fit.
+    if (this.size + text.length * 3 > this.buf.length) this.reserve(Buffer.byteLength(text))
+    this.size += this.buf.write(text, this.size)
+  }
+
+  private reserve(more: number): void {
+    if (this.size + more <= this.buf.length) return
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.size + more))
+    this.buf.copy(grown, 0, 0, this.size)
+    this.buf = grown
   }
 
   bytes(): Buffer {

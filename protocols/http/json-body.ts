@@ -1,10 +1,11 @@
 /**
  * JSON request bodies as the transports read them: parsed with a bound on nesting, and a large
- * one parsed in turns of the event loop. Pure functions over bytes; the kernel's transports
- * call them (kernel/transports/http.ts, websocket.ts).
+ * one parsed in turns of the event loop (large-json-parse.ts). Pure functions over bytes; the
+ * kernel's transports call them (kernel/transports/http.ts, websocket.ts).
  */
 import { GatewayError } from '../../kernel/contract/index.js'
 import { LARGE_BODY } from './byte-sink.js'
+import { closingQuote, NotJson, parseLargeJson, TooDeep } from './large-json-parse.js'
 
 /**
  * Parses a JSON body, refusing one nested deeper than `maxDepth` before parsing it: a body
@@ -17,13 +18,20 @@ export function parseJson(buf: Buffer, maxDepth = Infinity): unknown {
 }
 
 /**
- * `parseJson` for the HTTP transport: a large body (a 64 MiB message) is checked, decoded and
- * parsed in three turns of the event loop rather than one, so that other requests are served
- * between them (issue 31: a 60 MiB body held the loop for 2.5 s in one piece).
+ * `parseJson` for the HTTP transport: a large body (a 64 MiB message) is parsed in turns of the
+ * event loop of a few milliseconds each, so that other requests are served between them (issue
+ * 31: a 60 MiB body held the loop 2.5 s in one piece, then 60 ms for its largest of three
+ * turns). A body that the pieces cannot read is decoded and parsed whole, in two turns, so that
+ * its 400 says what JSON.parse says of it, as for a small one (large-json-parse.ts).
  */
 export async function parseJsonTurns(buf: Buffer, maxDepth = Infinity): Promise<unknown> {
   if (buf.length < LARGE_BODY) return parseJson(buf, maxDepth)
-  if (maxDepth !== Infinity) checkDepth(buf, maxDepth)
+  try {
+    return await parseLargeJson(buf, maxDepth)
+  } catch (err) {
+    if (err instanceof TooDeep) throw tooDeep(maxDepth)
+    if (!(err instanceof NotJson)) throw err
+  }
   await turn()
   const text = buf.toString('utf8')
   await turn()
@@ -44,8 +52,7 @@ const OPEN_BRACE = 0x7b,
   OPEN_BRACKET = 0x5b,
   CLOSE_BRACE = 0x7d,
   CLOSE_BRACKET = 0x5d,
-  QUOTE = 0x22,
-  BACKSLASH = 0x5c
+  QUOTE = 0x22
 
 /**
  * Counts brackets outside strings; every structural byte of JSON is ASCII, so UTF-8 needs no
@@ -60,20 +67,10 @@ function checkDepth(buf: Buffer, maxDepth: number): void {
       i = closingQuote(buf, i)
       if (i < 0) return // unterminated: JSON.parse says so
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth)
-        throw new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })
+      if (++depth > maxDepth) throw tooDeep(maxDepth)
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
   }
 }
 
-/** The index of the quote that closes the string opened at `open` (one not escaped), or -1. */
-function closingQuote(buf: Buffer, open: number): number {
-  let at = open
-  for (;;) {
-    at = buf.indexOf(QUOTE, at + 1)
-    if (at < 0) return -1
-    let slashes = 0
-    while (buf[at - 1 - slashes] === BACKSLASH) slashes++
-    if (slashes % 2 === 0) return at
-  }
-}
+const tooDeep = (maxDepth: number) =>
+  new GatewayError(400, `request body is nested deeper than ${maxDepth} levels`, { code: 'invalid_json' })

@@ -5,12 +5,12 @@
  */
 import { FormData } from 'undici'
 
-/** The body with its `model` set to `name` (JSON text without one is left so); undefined when it is not a JSON object. */
-export function withModel(body: string | FormData, name: string): string | FormData | undefined {
-  if (typeof body === 'string') {
+/** The body with its `model` set to `name` (JSON text or bytes without one are left so); undefined when not a JSON object. */
+export function withModel(body: string | Buffer | FormData, name: string): string | FormData | undefined {
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
     let parsed: unknown
     try {
-      parsed = JSON.parse(body)
+      parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
     } catch {
       return undefined
     }

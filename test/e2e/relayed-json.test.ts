@@ -21,11 +21,22 @@ const AS_WRITTEN =
 const NEEDS_CHANGE =
   '{"id": "c2", "object": "chat.completion", "created": 1, "model": "relay-7b", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi", "reasoning_content": "think"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}'
 
+// The same over LARGE_BODY (read on the backend's worker, relayed as bytes): padded inside the content.
+const PAD = 'pad é \\"x\\" '.repeat(200_000)
+const LARGE_AS_WRITTEN = AS_WRITTEN.replace('caf\\u00e9', `caf\\u00e9 ${PAD}`)
+const LARGE_NEEDS_CHANGE = NEEDS_CHANGE.replace('"hi"', `"hi ${PAD}"`)
+const LARGE_CONTENT = 'large é😀 '.repeat(150_000)
+
 test.before(async () => {
   upstream = await startFakeUpstream()
   upstream.handle((_req, body, res) => {
     const content = (JSON.parse(body) as { messages?: { content?: string }[] }).messages?.at(-1)?.content
-    res.writeHead(200, { 'content-type': 'application/json' }).end(content === 'change' ? NEEDS_CHANGE : AS_WRITTEN)
+    const answers: Record<string, string> = {
+      change: NEEDS_CHANGE,
+      [LARGE_CONTENT]: LARGE_AS_WRITTEN,
+      [`change ${LARGE_CONTENT}`]: LARGE_NEEDS_CHANGE,
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(answers[content ?? ''] ?? AS_WRITTEN)
   })
   gw = await startTestGateway({
     files: {
@@ -75,6 +86,36 @@ test('a reply with reasoning_content and no cached_tokens is normalized before i
   assert.not.ok('reasoning_content' in body.choices[0]!.message)
   assert.equal(body.usage.prompt_tokens_details, { cached_tokens: 0 })
 })
+
+test('large: the body reaches the server as sent, the reply arrives byte for byte, usage is recorded', async () => {
+  const sent = { model: 'relay', messages: [{ role: 'user', content: LARGE_CONTENT }], metadata: { n: [1, 2.5] } }
+  const res = await post('/chat/completions', sent)
+  assert.is(res.status, 200)
+  assert.ok(Buffer.from(await res.arrayBuffer()).equals(Buffer.from(LARGE_AS_WRITTEN)))
+  assert.equal(upstream.received.at(-1)!.body, { ...sent, model: 'relay-7b' })
+  const row = await lastRecord()
+  assert.equal([row.promptTokens, row.completionTokens, row.cachedTokens], [9, 3, 4])
+})
+
+test('large: a reply that needs normalizing is normalized, and the Responses door reads it', async () => {
+  const change = await post('/chat/completions', {
+    model: 'relay',
+    messages: [{ role: 'user', content: `change ${LARGE_CONTENT}` }],
+  })
+  const body = (await change.json()) as { choices: { message: Record<string, unknown> }[] }
+  assert.equal(body, normalized(JSON.parse(LARGE_NEEDS_CHANGE)))
+  const res = await post('/responses', { model: 'relay', input: LARGE_CONTENT, store: false })
+  const response = (await res.json()) as { output: { content?: { text?: string }[] }[] }
+  assert.is(response.output.at(-1)!.content![0]!.text, `café ${JSON.parse(`"${PAD}"`)} "quoted"`)
+})
+
+/** What the gateway makes of NEEDS_CHANGE: reasoning under its name, cached tokens said. */
+function normalized(body: { choices: { message: Record<string, unknown> }[]; usage: Record<string, unknown> }) {
+  const { reasoning_content, ...message } = body.choices[0]!.message
+  body.choices[0]!.message = { ...message, reasoning: reasoning_content }
+  body.usage.prompt_tokens_details = { cached_tokens: 0 }
+  return body
+}
 
 test('the Responses door, which reads the chat reply, still gets it as an object', async () => {
   const res = await post('/responses', { model: 'relay', input: 'hello', store: false })

@@ -17,7 +17,9 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   const received: FakeUpstream['received'] = []
   const server = http.createServer((req, res) => {
     let body = ''
-    req.on('data', (c: Buffer) => (body += c.toString()))
+    // Decoded across chunks: a character whose bytes two chunks share stays whole.
+    req.setEncoding('utf8')
+    req.on('data', (c: string) => (body += c))
     req.on('end', () => {
       let parsed: unknown = body
       try {

@@ -9,7 +9,7 @@
  * model's fallbacks answer in turn (fallbacks.ts). A backend's `timeout_ms` bounds each
  * attempt's wait for a replica to start answering (attempt-deadline.ts).
  */
-import { LARGE_BODY } from '../../../protocols/http/byte-sink.js'
+import { isLargeText, utf8InTurns } from '../../../protocols/http/large-json-write.js'
 import type { Dispatcher } from 'undici'
 import type { Backends } from '../../contract/backends.js'
 import type { Catalog } from '../../contract/catalog.js'
@@ -20,7 +20,7 @@ import type { Metrics } from '../../contract/metrics.js'
 import { GatewayError } from '../../contract/errors.js'
 import { upstreamError } from '../../../protocols/openai/upstream-error.js'
 import type { UpstreamCall, UpstreamResponse, UpstreamText } from '../../contract/upstream-call.js'
-import { dispatchWhole, type WholeReply } from './whole-reply.js'
+import { dispatchWhole } from './whole-reply.js'
 import { upstreamTraceHeaders, type ModelCallSpan } from '../observe/trace-context.js'
 import { ReplicaSet, type Tried } from './replica-set.js'
 import type { Replica } from './replica.js'
@@ -101,7 +101,7 @@ export class BackendPools implements Backends {
     const set = this.replicaSet(call.model.backend)
     const group = ex.principal ? this.groupOf(ex.principal.group) : undefined
     const headers = upstreamHeaders(ex, this.catalog.backend(call.model.backend)!, group?.forward_headers === true)
-    if (typeof call.body === 'string') headers['content-type'] = 'application/json'
+    if (typeof call.body === 'string' || Buffer.isBuffer(call.body)) headers['content-type'] = 'application/json'
     if (call.accept) headers.accept = call.accept
     // Last, so that a forwarded or configured traceparent never replaces the checked one.
     const span = upstreamTraceHeaders(ex, headers, call.model, call.path)
@@ -130,13 +130,13 @@ export class BackendPools implements Backends {
   ): Promise<UpstreamText> {
     let tried: Tried = 0
     let lastError: GatewayError | DOMException | undefined
-    const body = isLarge(call.body) ? await encoded(call.body) : call.body
+    const body = isLargeText(call.body) ? await utf8InTurns(call.body) : call.body
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
       const deadline = set.timeoutMs === undefined ? undefined : new AttemptDeadline(ex.signal, set.timeoutMs)
       span?.sentTo(replica.label)
-      let res: WholeReply
+      let res: UpstreamText
       try {
         res = await dispatchWhole(replica.pool, {
           origin: replica.origin,
@@ -159,8 +159,7 @@ export class BackendPools implements Backends {
         continue
       }
       set.succeeded(replica)
-      const ct = res.headers['content-type']
-      return { status: res.status, contentType: Array.isArray(ct) ? ct[0] : ct, text: res.text }
+      return res
     }
   }
 
@@ -184,7 +183,7 @@ export class BackendPools implements Backends {
     // stays silent) before them is retried, on another replica or another model.
     const holdStream =
       call.accept === 'text/event-stream' && (set.replicas.length > 1 || chained || set.timeoutMs !== undefined)
-    const body = isLarge(call.body) ? await encoded(call.body) : call.body
+    const body = isLargeText(call.body) ? await utf8InTurns(call.body) : call.body
     for (;;) {
       const replica = nextReplica(set, call, tried, lastError)
       tried |= 1 << replica.index
@@ -330,16 +329,4 @@ function upstreamHeaders(ex: Exchange, backend: BackendConfig, forward: boolean)
     }
   }
   return headers
-}
-
-/**
- * A large JSON body is encoded once, in a turn of its own: the encoding of a 60 MiB body took
- * 150 ms, which undici did in the same turn as the plugin's serialization (and again per retry).
- * Small bodies skip the await: the hot path takes no extra promise hop.
- */
-const isLarge = (body: UpstreamCall['body']): body is string => typeof body === 'string' && body.length >= LARGE_BODY
-
-async function encoded(body: string): Promise<Buffer> {
-  await new Promise((resolve) => setImmediate(resolve))
-  return Buffer.from(body)
 }

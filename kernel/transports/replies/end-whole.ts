@@ -51,12 +51,12 @@ export function endWhole(
   else res.end(body)
 }
 
-/** A whole JSON reply: its headers are known, so none of the setters' rules are worked out again. */
-export function endJson(res: ServerResponse, method: string | undefined, status: number, text: string): void {
+/** A whole JSON reply (text or its UTF-8 bytes): its headers are known, so no setter's rules are worked out again. */
+export function endJson(res: ServerResponse, method: string | undefined, status: number, json: string | Buffer): void {
   res.statusCode = status
   if (EMPTY.has(status)) return void res.end()
   res.setHeader('content-type', 'application/json; charset=utf-8')
-  res.setHeader('content-length', Buffer.byteLength(text))
+  res.setHeader('content-length', typeof json === 'string' ? Buffer.byteLength(json) : json.length)
   if (method === 'HEAD') res.end()
-  else res.end(text)
+  else res.end(json)
 }

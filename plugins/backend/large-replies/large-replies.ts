@@ -11,6 +11,7 @@
 import { Worker } from 'node:worker_threads'
 import type { Usage } from '../openai-normalize.js'
 import type { ReadJob, ReadReply } from './messages.js'
+import { LARGE_BODY } from '../../../protocols/http/byte-sink.js'
 
 const WORKER_URL = new URL('./worker.js', import.meta.url)
 const IDLE_MS = 60_000
@@ -18,11 +19,11 @@ const IDLE_MS = 60_000
 export interface ReadCompletion {
   readonly usage: Usage | undefined
   readonly model: string | undefined
-  /** What goes to the client: the server's text, or the normalized one. */
-  readonly text: string
+  /** What goes to the client (UTF-8): the server's bytes, or the normalized reply's. */
+  readonly bytes: Buffer
 }
 
-type Pending = { text: string; resolve(read: ReadCompletion): void; reject(err: Error): void }
+type Pending = { resolve(read: ReadCompletion): void; reject(err: Error): void }
 
 export class LargeReplies {
   private worker: Worker | undefined
@@ -30,14 +31,21 @@ export class LargeReplies {
   private readonly pending = new Map<number, Pending>()
   private nextId = 1
 
-  read(text: string): Promise<ReadCompletion> {
+  /**
+   * Reads `bytes` on the worker. A buffer of its own (a large reply's: UpstreamText.bytes) is
+   * moved there, not copied, and `bytes` is empty from then on; any other is copied first.
+   */
+  read(bytes: Buffer): Promise<ReadCompletion> {
     const worker = this.started()
     const id = this.nextId++
+    const own =
+      bytes.byteOffset === 0 && bytes.buffer.byteLength >= LARGE_BODY && !(bytes.buffer instanceof SharedArrayBuffer)
+    const buffer = own ? (bytes.buffer as ArrayBuffer) : new Uint8Array(bytes).buffer
     // Held by the process only while it reads: an idle worker never keeps a tool or a test alive.
     worker.ref()
     return new Promise<ReadCompletion>((resolve, reject) => {
-      this.pending.set(id, { text, resolve, reject })
-      worker.postMessage({ id, text } satisfies ReadJob)
+      this.pending.set(id, { resolve, reject })
+      worker.postMessage({ id, buffer, length: bytes.length } satisfies ReadJob, [buffer])
     })
   }
 
@@ -61,7 +69,8 @@ export class LargeReplies {
     const job = this.pending.get(reply.id)
     if (!job) return
     this.pending.delete(reply.id)
-    if (reply.ok) job.resolve({ usage: reply.usage, model: reply.model, text: reply.text ?? job.text })
+    if (reply.ok)
+      job.resolve({ usage: reply.usage, model: reply.model, bytes: Buffer.from(reply.buffer, 0, reply.length) })
     else job.reject(new SyntaxError(reply.message))
     if (this.pending.size > 0) return
     this.worker?.unref()
