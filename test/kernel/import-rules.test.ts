@@ -166,7 +166,7 @@ const linesUnder = (dir: string) =>
  * revised, these ceilings hold the line, so that the kernel can shrink but not grow.
  */
 const BUDGET = { contractAndRun: 2000, kernel: 7000 }
-const CEILING = { contractAndRun: 2546, kernel: 8545 }
+const CEILING = { contractAndRun: 2546, kernel: 8542 }
 
 test('kernel/contract plus kernel/run: no larger than today (the budget is 2,000 lines)', () => {
   const lines = linesUnder(CONTRACT) + linesUnder(path.join('kernel', 'run'))
