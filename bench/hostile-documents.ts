@@ -147,4 +147,19 @@ for (const c of shuffled(cases, seed)) {
     `${c.door.padEnd(9)} ${c.label.padEnd(30)} ${String(bytes).padStart(9)} B  status ${got.status}  ${(took / 1000).toFixed(1)} s  longest probe ${longest.toFixed(0)} ms  ${got.message.slice(0, 110)}`,
   )
 }
+// Then the gateway serves others as usual: a normal chat (a tenant key) and a normal query (the dev token).
+const chat = await fetch(`${url}/v1/chat/completions`, {
+  method: 'POST',
+  headers: {
+    authorization: `Bearer ${given ? (process.env.SLUICE_DEMO_KEY ?? TEST_KEY) : TEST_KEY}`,
+    'content-type': 'application/json',
+  },
+  body: JSON.stringify({ model: 'sim-chat-instruct', messages: [{ role: 'user', content: 'Hello' }] }),
+})
+const query = await fetch(`${url}/query/v1/query`, {
+  method: 'POST',
+  headers: { authorization: `Bearer ${DEV}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ endpoint: 'query', project_id: 'demo', query: 'What does the sample say about keys?' }),
+})
+console.log(`then a normal chat: status ${chat.status}; a normal query: status ${query.status}`)
 await gw?.close()
