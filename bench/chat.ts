@@ -212,22 +212,28 @@ async function main() {
   console.log(`\nopen loop, non-streamed, ${rate} req/s (half the gateway's closed-loop rate), up to 64 connections`)
   await measure(`open ${rate}/s`, false, 64, SECONDS, rate)
   const open = (name: string) => r(`${name} open ${rate}/s`)
+  // The budget as ARCHITECTURE.md restates it (issue 32): ratios to the bare proxy of this run.
   console.log('\nbudget (ARCHITECTURE.md)                     measured        budget')
-  for (const mode of ['whole', 'stream']) {
+  for (const [mode, least] of [
+    ['whole', '0.60'],
+    ['stream', '0.70'],
+  ] as const) {
     const g = r(`sluice chat route ${mode} c64`)
     const p = r(`node:http proxy ${mode} c64`)
     console.log(
-      `${mode.padEnd(7)} rps gateway / proxy                 ${ratio(g.rps, p.rps).padStart(6)}          >= 0.50`,
+      `${mode.padEnd(7)} rps gateway / proxy                 ${ratio(g.rps, p.rps).padStart(6)}          >= ${least}`,
     )
     console.log(
       `${mode.padEnd(7)} p99 gateway / proxy                 ${ratio(g.p99, p.p99).padStart(6)}          <= 1.50`,
     )
   }
-  const added = r('sluice chat route whole c1').p50 - r('simulator direct whole c1').p50
-  console.log(`one connection: p50 added over the simulator  ${added.toFixed(3).padStart(6)} ms       <= 0.3 ms`)
+  const added = r('sluice chat route whole c1').p50 - r('node:http proxy whole c1').p50
+  const overSim = r('sluice chat route whole c1').p50 - r('simulator direct whole c1').p50
   console.log(
-    `peak memory at 64 connections (VmHWM)       ${peak64.toFixed(0).padStart(6)} MB       < 120 MB   (idle ${baselineRss.toFixed(0)} MB)`,
+    `one connection: p50 added over the proxy      ${added.toFixed(3).padStart(6)} ms       <= 0.15 ms  (over the simulator ${overSim.toFixed(3)} ms)`,
   )
+  console.log(`peak memory at 64 connections (VmHWM)       ${peak64.toFixed(0).padStart(6)} MB       <= 150 MB`)
+  console.log(`memory idle, after start (VmRSS)            ${baselineRss.toFixed(0).padStart(6)} MB       <= 100 MB`)
   console.log("\nnot the budget's figures, for reading it:")
   for (const mode of ['whole', 'stream']) {
     console.log(
@@ -253,8 +259,8 @@ async function main() {
         `${mode.padEnd(7)} this build / --compare build: rps ${ratio(a.rps, b.rps)}, p99 ${ratio(a.p99, b.p99)}, CPU/req ${ratio(a.cpuPerRequest, b.cpuPerRequest)}, main thread's CPU/req ${ratio(a.mainThreadCpuPerRequest, b.mainThreadCpuPerRequest)}`,
       )
     }
-    const c1 = r(`${otherName} whole c1`).p50 - r('simulator direct whole c1').p50
-    console.log(`one connection: p50 added over the simulator, --compare build  ${c1.toFixed(3)} ms`)
+    const c1 = r(`${otherName} whole c1`).p50 - r('node:http proxy whole c1').p50
+    console.log(`one connection: p50 added over the proxy, --compare build  ${c1.toFixed(3)} ms`)
     console.log(`peak memory at 64 connections, --compare build   ${other.peakRssMb().toFixed(0).padStart(6)} MB`)
     other.stop()
   }

@@ -12,6 +12,12 @@
  * docs/performance.md), so with one process a build, a comparison can measure the draw rather
  * than the builds; fresh processes each round make the median a median over draws.
  *
+ * `--gc 1` (with `--fresh 1`): each gateway also samples its allocations and counts its
+ * collections (bench/alloc-sampling.ts); each round prints its scavenges and mark-compacts, and
+ * the profiles are left in bench/profiles/ for `node dist/bench/alloc-summary.js`. A process in the
+ * slow state promotes most of what its requests allocate: three or more mark-compacts in a
+ * round of 20,000 against one.
+ *
  * `--scale-out 1`: both gateways in scale-out mode (Redis and PostgreSQL, the key with a term
  * budget and a token window, as scale-out.ts), each under its own prefix on one private
  * redis-server; each round also prints Redis's CPU a request (INFO cpu around the round).
@@ -19,13 +25,14 @@
  *   npm run bench -- compare-builds --compare <dist folder>
  *   (or: node dist/bench/compare-builds.js --compare <dist folder> [--requests 20000] [--rounds 9] [--stream 1] [--scale-out 1] [--fresh 1])
  */
+import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { startChild, type Child } from './children.js'
 import { runLoad } from './load.js'
 import { repoRoot } from '../kernel/contract/paths.js'
 import { gatewayConfigFor, median, option, zeroLatencySimConfig } from './bench-setup.js'
-import { startGatewayChild } from './gateway-child.js'
+import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 import { privateRedis, redisCpuUs } from './private-redis.js'
 import { scaleOutConfig } from './scale-out-config.js'
 import { Redis } from 'ioredis'
@@ -35,6 +42,8 @@ const ROUNDS = option('rounds', 9)
 const STREAM = option('stream', 0) === 1
 const SCALE_OUT = option('scale-out', 0) === 1
 const FRESH = option('fresh', 0) === 1
+const GC = option('gc', 0) === 1 && FRESH
+const PROFILES = path.join(repoRoot, 'bench', 'profiles')
 const POSTGRES = 'postgres://postgres@127.0.0.1:5432/test'
 const KEY = 'sk-bench'
 
@@ -64,7 +73,19 @@ async function main() {
     redis
       ? scaleOutConfig(sim.url, KEY, { redis: redis.url, postgres: POSTGRES, prefix })
       : gatewayConfigFor(sim.url, KEY, { connections: 200, capacity: 200 })
-  const gateway = (dist: string, prefix: string): Promise<Child> => startGatewayChild(configFor(prefix), {}, { dist })
+  const profileOf = (prefix: string) => path.join(PROFILES, `alloc-${prefix}.heapprofile`)
+  const gateway = (dist: string, prefix: string): Promise<Child> =>
+    GC
+      ? startGatewayChild(
+          configFor(prefix),
+          { SLUICE_ALLOC_PROFILE: profileOf(prefix) },
+          {
+            dist,
+            nodeFlags: [...serverNodeFlags(), `--import=${path.join(repoRoot, 'dist', 'bench', 'alloc-sampling.js')}`],
+          },
+        )
+      : startGatewayChild(configFor(prefix), {}, { dist })
+  if (GC) fs.mkdirSync(PROFILES, { recursive: true })
   const dists: [string, string, string][] = [
     ['this build', path.join(repoRoot, 'dist'), 'this_'],
     ['--compare build', otherDist, 'other_'],
@@ -95,9 +116,22 @@ async function main() {
     `Sluice build comparison: ${os.cpus().length} cores, node ${process.version}; ${ROUNDS} interleaved rounds of ${REQUESTS} ${STREAM ? 'streamed' : 'non-streamed'} requests per build at 64 connections${SCALE_OUT ? ', scale-out mode (Redis + PostgreSQL)' : ''}${FRESH ? ', fresh processes every round' : ''}\n`,
   )
   const rounds = new Map<string, Round[]>(builds.map(([name]) => [name, []]))
+  const slowRounds = new Map<string, number>(builds.map(([name]) => [name, 0]))
+  // Written by each gateway as it exits (bench/alloc-sampling.ts).
+  const printCollections = async (round: number) => {
+    for (const [name, , prefix] of dists) {
+      const file = `${profileOf(`${prefix}${round}_`)}.gc.json`
+      for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((res) => setTimeout(res, 100))
+      if (!fs.existsSync(file)) continue
+      const gc = JSON.parse(fs.readFileSync(file, 'utf8')) as { scavenges: number; markCompacts: number }
+      if (gc.markCompacts >= 3) slowRounds.set(name, slowRounds.get(name)! + 1)
+      console.log(`round ${round} ${name.padEnd(16)} ${gc.scavenges} scavenges, ${gc.markCompacts} mark-compacts`)
+    }
+  }
   for (let round = 0; round < ROUNDS; round++) {
     if (FRESH && round > 0) {
       for (const [, child] of builds) child.stop()
+      if (GC) await printCollections(round - 1)
       builds = await start(round)
     }
     if (FRESH || round === 0) for (const [, child] of builds) await load(child, 5000)
@@ -134,6 +168,11 @@ async function main() {
   }
   admin?.disconnect()
   for (const [, child] of builds) child.stop()
+  if (GC) {
+    await printCollections(ROUNDS - 1)
+    for (const [name, n] of slowRounds)
+      console.log(`${name}: ${n} of ${ROUNDS} rounds in the slow state (3 or more mark-compacts)`)
+  }
   await new Promise((res) => setTimeout(res, 500))
   redis?.stop()
   process.exit(0)

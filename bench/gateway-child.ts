@@ -27,6 +27,9 @@ export function serverEnv(): Record<string, string> {
   )
 }
 
+/** The data folders made for gateways, removed at exit (one listener for them all: a bench may start dozens). */
+const dataDirs = new Set<string>()
+
 export interface GatewayChildOptions {
   /** Replace the shipped flags (an A/B of V8 settings). */
   nodeFlags?: string[]
@@ -48,7 +51,9 @@ export function startGatewayChild(
   if (data === undefined) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-data-'))
     // A run writes some 100 MB of records into it; children.ts has killed the gateway by then.
-    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+    if (dataDirs.size === 0)
+      process.on('exit', () => dataDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })))
+    dataDirs.add(dir)
     data = dir
   }
   const dist = options.dist ?? path.join(repoRoot, 'dist')

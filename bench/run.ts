@@ -23,6 +23,8 @@ const helpers = new Set([
   'scale-corpus',
   'embedding-cache',
   'private-redis',
+  'alloc-sampling',
+  'alloc-summary',
   'postgres-cpu',
 ])
 const known = fs

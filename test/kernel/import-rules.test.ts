@@ -162,12 +162,13 @@ const linesUnder = (dir: string) =>
  * vocabularies to protocols/, contract helpers to domains/, the stores seam and bin/:
  * docs/decisions.md, "What left the kernel"), from 2,867 and 8,747 lines to 2,546 and 8,462;
  * the embedder's linear-time tokenizer (issue 28's ingestion rate) then added 83, and a whole
- * reply's text decoded once however often it is read, 1. What is left is what the layout names, grown by issues 29 to 31; the rest
+ * reply's text decoded once however often it is read, 1; that answer as a class in protocols/ (issue 32:
+ * a getter's closure kept the dispatch alive) and the access log's newline written as a byte, −5. What is left is what the layout names, grown by issues 29 to 31; the rest
  * of the way would take features or documentation out, not moves. Until the budgets are met or
  * revised, these ceilings hold the line, so that the kernel can shrink but not grow.
  */
 const BUDGET = { contractAndRun: 2000, kernel: 7000 }
-const CEILING = { contractAndRun: 2546, kernel: 8543 }
+const CEILING = { contractAndRun: 2546, kernel: 8538 }
 
 test('kernel/contract plus kernel/run: no larger than today (the budget is 2,000 lines)', () => {
   const lines = linesUnder(CONTRACT) + linesUnder(path.join('kernel', 'run'))
