@@ -16,7 +16,7 @@ test.after(async () => {
   await Promise.all(started.map((e) => e.close()))
 })
 
-async function embedder(options: { threads: number; deadlineMs?: number }): Promise<RunningEmbedder> {
+async function embedder(options: { threads: number; deadlineMs?: number; idleMs?: number }): Promise<RunningEmbedder> {
   const e = await startEmbedder(options)
   started.push(e)
   return e
@@ -97,6 +97,20 @@ test('a hung thread: its part gets 504 at the deadline, the thread restarts, the
   const after = await embed(e, TEXTS)
   assert.is(after.status, 200)
   assert.is(after.vectors.length, TEXTS.length)
+  assert.is(e.running(), 2)
+})
+
+test('a thread past the first ends after idleMs without a job, the first after ten times that; a later batch starts them again', async () => {
+  const e = await embedder({ threads: 2, idleMs: 300 })
+  assert.is((await embed(e, TEXTS)).status, 200)
+  assert.is(e.running(), 2)
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  assert.is(e.running(), 1)
+  await new Promise((resolve) => setTimeout(resolve, 2500))
+  assert.is(e.running(), 0)
+  const again = await embed(e, TEXTS)
+  assert.is(again.status, 200)
+  assert.is(again.vectors.length, TEXTS.length)
   assert.is(e.running(), 2)
 })
 

@@ -163,12 +163,14 @@ const linesUnder = (dir: string) =>
  * docs/decisions.md, "What left the kernel"), from 2,867 and 8,747 lines to 2,546 and 8,462;
  * the embedder's linear-time tokenizer (issue 28's ingestion rate) then added 83, and a whole
  * reply's text decoded once however often it is read, 1; that answer as a class in protocols/ (issue 32:
- * a getter's closure kept the dispatch alive) and the access log's newline written as a byte, −5. What is left is what the layout names, grown by issues 29 to 31; the rest
+ * a getter's closure kept the dispatch alive) and the access log's newline written as a byte, −5; the
+ * embedder's idle threads ending (issue 32's memory), +19, and the process series under prom-client's
+ * names moved to protocols/prometheus (a vocabulary, as the exposition format), −78. What is left is what the layout names, grown by issues 29 to 31; the rest
  * of the way would take features or documentation out, not moves. Until the budgets are met or
  * revised, these ceilings hold the line, so that the kernel can shrink but not grow.
  */
 const BUDGET = { contractAndRun: 2000, kernel: 7000 }
-const CEILING = { contractAndRun: 2546, kernel: 8538 }
+const CEILING = { contractAndRun: 2546, kernel: 8479 }
 
 test('kernel/contract plus kernel/run: no larger than today (the budget is 2,000 lines)', () => {
   const lines = linesUnder(CONTRACT) + linesUnder(path.join('kernel', 'run'))

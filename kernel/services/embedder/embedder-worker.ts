@@ -7,7 +7,9 @@
  * 100 MB, and a batch under 2 × MIN_PART texts stays on one thread. A thread that dies fails
  * its pending jobs and is started again by the next one. A job not answered within the deadline
  * of its start (the model loaded, the jobs before it done) fails with 504, and its thread is
- * terminated (however it hangs) and started again for the jobs behind it.
+ * terminated (however it hangs) and started again for the jobs behind it. A thread without a
+ * job for `idleMs` (ten times that for the first, which a query's one text uses) ends, and its
+ * model (~90 MB of RSS) with it: the demo's first start idled at 354 MB, against 150 (performance.md).
  */
 import { Worker } from 'node:worker_threads'
 import { EmbedderError } from '../../../protocols/openai/vllm-embeddings-request.js'
@@ -26,6 +28,7 @@ type Pending = {
 
 export class EmbedderWorker {
   private readonly workers: (Worker | undefined)[]
+  private readonly idle: (NodeJS.Timeout | undefined)[]
   private readonly pending = new Map<number, Pending>()
   private nextId = 1
   private hangNext = false
@@ -33,8 +36,10 @@ export class EmbedderWorker {
   constructor(
     private readonly deadlineMs: number,
     threads = 1,
+    private readonly idleMs = 60_000,
   ) {
     this.workers = Array.from({ length: threads }, () => undefined)
+    this.idle = this.workers.map(() => undefined)
   }
 
   /** Token ids of every text, and their vectors unless one text is over `maxTokens` (then none). */
@@ -62,6 +67,7 @@ export class EmbedderWorker {
   async close(): Promise<void> {
     const workers = this.workers.splice(0, this.workers.length, ...this.workers.map(() => undefined))
     for (const p of this.pending.values()) clearTimeout(p.timer)
+    this.idle.forEach(clearTimeout)
     await Promise.all(workers.map((w) => w?.terminate()))
   }
 
@@ -72,10 +78,18 @@ export class EmbedderWorker {
     const load = this.workers.map(() => 0)
     for (const p of this.pending.values()) load[p.slot]!++
     const slot = load.indexOf(Math.min(...load))
+    clearTimeout(this.idle[slot])
     return new Promise((resolve, reject) => {
       this.pending.set(job.id, { job, slot, resolve, reject })
       this.started(slot).postMessage(job)
     })
+  }
+
+  private retire(slot: number, worker: Worker): void {
+    if (this.workers[slot] !== worker) return
+    this.workers[slot] = undefined
+    worker.removeAllListeners()
+    void worker.terminate()
   }
 
   /** A job past its deadline: it fails, its thread goes, the jobs behind it go to a new one. */
@@ -112,6 +126,8 @@ export class EmbedderWorker {
       }
       const p = this.settle(reply.id)
       if (!p) return
+      if (![...this.pending.values()].some((o) => o.slot === slot))
+        this.idle[slot] = setTimeout(() => this.retire(slot, worker), this.idleMs * (slot > 0 ? 1 : 10)).unref()
       if (reply.ok) p.resolve(reply)
       else p.reject(new Error(reply.error))
     })

@@ -20,11 +20,14 @@ export interface RunningEmbedder {
   close(): Promise<void>
 }
 
-/** `deadlineMs`: the longest a job may take before its thread is restarted and the job gets 504; `threads`: the pool's size. */
+/**
+ * `deadlineMs`: the longest a job may take before its thread is restarted and the job gets 504;
+ * `threads`: the pool's size; `idleMs`: how long a thread past the first is kept without a job (the first, ten times that).
+ */
 export async function startEmbedder(
-  options: { host?: string; port?: number; deadlineMs?: number; threads?: number } = {},
+  options: { host?: string; port?: number; deadlineMs?: number; threads?: number; idleMs?: number } = {},
 ): Promise<RunningEmbedder> {
-  const worker = new EmbedderWorker(options.deadlineMs ?? 60_000, options.threads)
+  const worker = new EmbedderWorker(options.deadlineMs ?? 60_000, options.threads, options.idleMs)
   const server = createEmbedderServer(worker, EMBEDDER_MODEL)
   const host = options.host ?? '127.0.0.1'
   await new Promise<void>((resolve, reject) => {

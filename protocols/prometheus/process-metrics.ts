@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import type { Metrics } from '../../contract/metrics.js'
+import type { Metrics } from '../../kernel/contract/index.js'
 
 const NO_LABELS = {}
 const one = (v: number) => [[NO_LABELS, v] as const]
