@@ -19,6 +19,7 @@ import {
   jsonText,
   reply,
   type Exchange,
+  type Narrowed,
   type StreamEvent,
   type StreamItem,
   type Used,
@@ -102,50 +103,59 @@ export default definePlugin({
       }
     }
 
-    return {
-      async request(ex, next) {
-        const policy = policyOf(ex, ex.state.model.model)
-        if (!policy) return next()
-        const body = (ex.body ?? {}) as Body
-        const streamed = body.stream === true
-        const key = cacheKey({
-          route: step.route,
-          group: ex.principal.group,
-          legacy: ex.principal.legacy,
-          model: ex.state.model.model.id,
-          body,
-          headers: answerHeaders(ex, kernel.catalog.backend(ex.state.model.model.backend)?.forward_headers),
+    /** A request whose model uses the cache: a hit answers, a miss goes on and its answer may be kept. */
+    const cached = async (
+      ex: Narrowed<'principal' | 'model'>,
+      next: () => Promise<void>,
+      policy: Policy,
+    ): Promise<void> => {
+      const body = (ex.body ?? {}) as Body
+      const streamed = body.stream === true
+      const key = cacheKey({
+        route: step.route,
+        group: ex.principal.group,
+        legacy: ex.principal.legacy,
+        model: ex.state.model.model.id,
+        body,
+        headers: answerHeaders(ex, kernel.catalog.backend(ex.state.model.model.backend)?.forward_headers),
+      })
+      const found = await lookup(store, ex, key, kernel.now())
+      if (found) {
+        hit.inc()
+        ex.headers.set(`${ex.headerPrefix}cache`, 'hit')
+        ex.usage.cached = true
+        ex.usage.relay(found.answer.used, found.answer.model, policy.charge)
+        ex.usage.firstTokenAt = kernel.now()
+        const completion = found.completion
+        ex.reply = streamed
+          ? reply.events(replay(ex, completionChunks(completion, body.stream_options?.include_usage === true)), {
+              terminator: '[DONE]',
+            })
+          : new RelayedJson(found.answer.body, completion, 200)
+        return
+      }
+      miss.inc()
+      ex.headers.set(`${ex.headerPrefix}cache`, 'miss')
+      await next()
+      const answer = ex.reply
+      if (!answer || answer.status !== 200) return
+      if (answer.kind === 'json') {
+        const text = jsonText(answer)
+        if (text.length > config.max_entry_bytes) return
+        const completion = JSON.parse(text) as unknown
+        if (isCompletion(completion)) await keep(ex, key, policy, completion, text)
+      } else if (answer.kind === 'events') {
+        answer.events = filling(ex, answer.events, config.max_entry_bytes, async (completion) => {
+          await keep(ex, key, policy, completion, JSON.stringify(completion))
         })
-        const found = await lookup(store, ex, key, kernel.now())
-        if (found) {
-          hit.inc()
-          ex.headers.set(`${ex.headerPrefix}cache`, 'hit')
-          ex.usage.cached = true
-          ex.usage.relay(found.answer.used, found.answer.model, policy.charge)
-          ex.usage.firstTokenAt = kernel.now()
-          const completion = found.completion
-          ex.reply = streamed
-            ? reply.events(replay(ex, completionChunks(completion, body.stream_options?.include_usage === true)), {
-                terminator: '[DONE]',
-              })
-            : new RelayedJson(found.answer.body, completion, 200)
-          return
-        }
-        miss.inc()
-        ex.headers.set(`${ex.headerPrefix}cache`, 'miss')
-        await next()
-        const answer = ex.reply
-        if (!answer || answer.status !== 200) return
-        if (answer.kind === 'json') {
-          const text = jsonText(answer)
-          if (text.length > config.max_entry_bytes) return
-          const completion = JSON.parse(text) as unknown
-          if (isCompletion(completion)) await keep(ex, key, policy, completion, text)
-        } else if (answer.kind === 'events') {
-          answer.events = filling(ex, answer.events, config.max_entry_bytes, async (completion) => {
-            await keep(ex, key, policy, completion, JSON.stringify(completion))
-          })
-        }
+      }
+    }
+
+    return {
+      // Not async: a model that does not use the cache hands back next()'s own promise, no hop added.
+      request(ex, next) {
+        const policy = policyOf(ex, ex.state.model.model)
+        return policy ? cached(ex, next, policy) : next()
       },
     }
   },
