@@ -15,9 +15,15 @@ export interface LevelChoice {
   fields: Record<string, unknown>
 }
 
-export function levelsOf(model: ModelConfig): ReasoningLevel[] {
-  if (model.reasoning?.mode !== 'mapped') return []
-  return LEVELS.filter((l) => model.reasoning?.levels?.[l] !== undefined)
+/** A model's levels, worked out once per loaded model (a config reload makes new model objects). */
+const levelsByModel = new WeakMap<ModelConfig, readonly ReasoningLevel[]>()
+const NONE: readonly ReasoningLevel[] = []
+
+export function levelsOf(model: ModelConfig): readonly ReasoningLevel[] {
+  if (model.reasoning?.mode !== 'mapped') return NONE
+  let levels = levelsByModel.get(model)
+  if (!levels) levelsByModel.set(model, (levels = LEVELS.filter((l) => model.reasoning?.levels?.[l] !== undefined)))
+  return levels
 }
 
 export function chooseLevel(model: ModelConfig, wanted: ReasoningLevel | undefined): LevelChoice {
