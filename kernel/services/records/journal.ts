@@ -67,7 +67,7 @@ export class RecordJournal {
   onWriteFailure: (err: unknown, records: number) => void = () => undefined
 
   append(record: UsageRecord): void {
-    this.pending.push(`${JSON.stringify(record)}\n`)
+    this.pending.push(JSON.stringify(record))
     if (this.pending.length === 1) {
       this.pendingWritten = new Promise((resolve) => (this.release = resolve))
       setImmediate(this.writePending)
@@ -84,7 +84,7 @@ export class RecordJournal {
     const lines = this.pending
     this.pending = []
     try {
-      fs.writeSync(this.fd, lines.length === 1 ? lines[0]! : lines.join(''))
+      fs.writeSync(this.fd, `${lines.join('\n')}\n`)
       this.appended += lines.length
     } catch (err) {
       this.onWriteFailure(err, lines.length)
