@@ -37,7 +37,9 @@ if (isMainThread) {
   const write = () => {
     if (written) return
     written = true
-    fs.writeFileSync(`${file}.gc.json`, JSON.stringify(gc))
+    // Whole or not at all: a bench reads it as soon as it appears.
+    fs.writeFileSync(`${file}.gc.json.part`, JSON.stringify(gc))
+    fs.renameSync(`${file}.gc.json.part`, `${file}.gc.json`)
     session.post('HeapProfiler.stopSampling', (err, result) => {
       if (!err) fs.writeFileSync(file, JSON.stringify(result.profile))
     })
