@@ -25,8 +25,9 @@ export async function startEmbeddedServers(deployment: Deployment, log: Logger):
   const simulator = await startEmbeddedSimulator(deployment, log)
   let embedder: RunningEmbedder | undefined
   if (Object.values(deployment.models.backends).some((b) => b.url === EMBEDDER_URL)) {
-    const { deadline_ms, threads } = deployment.server.embedder
-    embedder = await startEmbedder({ deadlineMs: deadline_ms, threads: embedderThreads(threads) }).catch(
+    const { deadline_ms, threads, idle_s } = deployment.server.embedder
+    const idleMs = idle_s * 1000
+    embedder = await startEmbedder({ deadlineMs: deadline_ms, threads: embedderThreads(threads), idleMs }).catch(
       async (err: unknown) => {
         await simulator?.close()
         throw err

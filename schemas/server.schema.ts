@@ -169,6 +169,13 @@ export const serverFileSchema = {
           description:
             'Worker threads running the model, each with its own copy (about 100 MB) started on its first job; a batch is shared among them. 0 = one per CPU (os.availableParallelism()), at most 4.',
         },
+        idle_s: {
+          type: 'integer',
+          minimum: 0,
+          default: 60,
+          description:
+            'A model thread past the first ends after this many seconds without a job, the first after ten times as long, and its model (about 90 MB) with it; the next job loads it again (about half a second). 0 = threads stay loaded.',
+        },
       },
     },
     watch: {

@@ -54,8 +54,8 @@ test('embedder.threads: 0 means one per CPU, at most 4; a number is taken as it 
   assert.is(embedderThreads(3), 3)
 })
 
-test("server.yaml embedder.threads sizes the gateway's pool: a batch through the route runs on that many", async () => {
-  const gw = await startTestGateway({ server: { embedder: { threads: 2 } } })
+test("server.yaml embedder.threads sizes the gateway's pool, embedder.idle_s ends the second thread when idle", async () => {
+  const gw = await startTestGateway({ server: { embedder: { threads: 2, idle_s: 1 } } })
   try {
     const res = await fetch(`${gw.url}/v1/embeddings`, {
       method: 'POST',
@@ -64,6 +64,8 @@ test("server.yaml embedder.threads sizes the gateway's pool: a batch through the
     })
     assert.is(res.status, 200)
     assert.is(gw.embedder!.running(), 2)
+    await new Promise((resolve) => setTimeout(resolve, 1600))
+    assert.is(gw.embedder!.running(), 1)
   } finally {
     await gw.close()
   }
@@ -111,6 +113,13 @@ test('a thread past the first ends after idleMs without a job, the first after t
   const again = await embed(e, TEXTS)
   assert.is(again.status, 200)
   assert.is(again.vectors.length, TEXTS.length)
+  assert.is(e.running(), 2)
+})
+
+test('idleMs 0: threads stay loaded', async () => {
+  const e = await embedder({ threads: 2, idleMs: 0 })
+  assert.is((await embed(e, TEXTS)).status, 200)
+  await new Promise((resolve) => setTimeout(resolve, 500))
   assert.is(e.running(), 2)
 })
 

@@ -126,7 +126,7 @@ export class EmbedderWorker {
       }
       const p = this.settle(reply.id)
       if (!p) return
-      if (![...this.pending.values()].some((o) => o.slot === slot))
+      if (this.idleMs > 0 && ![...this.pending.values()].some((o) => o.slot === slot))
         this.idle[slot] = setTimeout(() => this.retire(slot, worker), this.idleMs * (slot > 0 ? 1 : 10)).unref()
       if (reply.ok) p.resolve(reply)
       else p.reject(new Error(reply.error))

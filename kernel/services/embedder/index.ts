@@ -22,7 +22,7 @@ export interface RunningEmbedder {
 
 /**
  * `deadlineMs`: the longest a job may take before its thread is restarted and the job gets 504;
- * `threads`: the pool's size; `idleMs`: how long a thread past the first is kept without a job (the first, ten times that).
+ * `threads`: the pool's size; `idleMs`: how long a thread past the first is kept without a job (the first, ten times that; 0: always).
  */
 export async function startEmbedder(
   options: { host?: string; port?: number; deadlineMs?: number; threads?: number; idleMs?: number } = {},
