@@ -9,6 +9,9 @@
  *   [--gateway-node "<node flags>"] [--compare-node "<node flags>": a second gateway, interleaved]
  *   [--compare <dist folder>: the gateway of another build, interleaved (a before/after in one run)]
  *   [--pin: each server measured on CPU 1 alone, the load generator and the simulator on CPU 0 (issue 18's method)]
+ *   [--fresh: the gateways are started anew (and warmed up) before every round, so that each round is a
+ *    draw of its own of the state a process settles in (docs/performance.md, "the slow state"): the
+ *    medians are then over draws, not one draw a build]
  */
 import { setMaxListeners } from 'node:events'
 import os from 'node:os'
@@ -26,6 +29,7 @@ const IDLE = option('idle', 9500)
 const KEY = 'sk-bench'
 const dist = path.join(repoRoot, 'dist')
 const PIN = process.argv.includes('--pin')
+const FRESH = process.argv.includes('--fresh')
 
 const fmt = formatLoad
 
@@ -78,7 +82,7 @@ async function main() {
   const gatewayNode = process.argv.includes('--gateway-node')
     ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean)
     : serverNodeFlags()
-  const gateway = await startGatewayChild(
+  let gateway = await startGatewayChild(
     gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
     {},
     { nodeFlags: [...profile, ...gatewayNode] },
@@ -88,7 +92,7 @@ async function main() {
   const compareNode = process.argv.includes('--compare-node')
     ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean)
     : undefined
-  const compared =
+  let compared =
     compareNode &&
     (await startGatewayChild(
       gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
@@ -124,7 +128,7 @@ async function main() {
   const otherDist = process.argv.includes('--compare')
     ? path.resolve(process.argv[process.argv.indexOf('--compare') + 1]!)
     : undefined
-  const other =
+  let other =
     otherDist &&
     (await startGatewayChild(
       gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
@@ -140,6 +144,24 @@ async function main() {
     // The servers measured take turns on CPU 1; the client side (this process, the simulator) has CPU 0.
     for (const c of [sim, { pid: process.pid }]) pinToCpu(c.pid, 0)
     for (const c of [proxy, gateway, compared, other]) if (c) pinToCpu(c.pid, 1)
+  }
+  /** --fresh: each gateway stopped and started anew (same flags, same build), its target pointed at it. */
+  const restartGateways = async () => {
+    const again = async (old: Child, name: string, nodeFlags: string[], otherBuild?: string) => {
+      old.stop()
+      const child = await startGatewayChild(
+        gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
+        {},
+        { nodeFlags, ...(otherBuild ? { dist: otherBuild } : {}) },
+      )
+      if (PIN) pinToCpu(child.pid, 1)
+      targets.find((t) => t.name === name)!.url = child.url
+      processOf[name] = child
+      return child
+    }
+    gateway = await again(gateway, 'sluice chat route', [...profile, ...gatewayNode])
+    if (compared && compareNode) compared = await again(compared, comparedName, compareNode)
+    if (other && otherDist) other = await again(other, otherName, gatewayNode, otherDist)
   }
   type Measured = LoadResult & { cpuPerRequest: number; mainThreadCpuPerRequest: number; clientBusy: number }
   const results: Record<string, Measured> = {}
@@ -165,6 +187,10 @@ async function main() {
     // A short warm-up, so JIT and connection set-up stay out of the figures.
     for (const t of targets) await load(t, 0.5, 2000)
     for (let round = 0; round < ROUNDS; round++) {
+      if (FRESH && round > 0) {
+        await restartGateways()
+        for (const t of targets) if (t.name.startsWith('sluice')) await load(t, 0.5, 2000)
+      }
       for (const t of targets) {
         const proc = processOf[t.name]!
         const [cpu0, main0] = [proc.cpuMs(), proc.mainThreadCpuMs()]
