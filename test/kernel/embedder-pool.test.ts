@@ -22,6 +22,8 @@ async function embedder(options: { threads: number; deadlineMs?: number; idleMs?
   return e
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 const TEXTS = Array.from(
   { length: 20 },
   (_, i) => `Sentence ${i}: the write-ahead log keeps ${'readers and writers apart '.repeat(1 + (i % 4))}in SQLite.`,
@@ -64,7 +66,7 @@ test("server.yaml embedder.threads sizes the gateway's pool, embedder.idle_s end
     })
     assert.is(res.status, 200)
     assert.is(gw.embedder!.running(), 2)
-    await new Promise((resolve) => setTimeout(resolve, 1600))
+    await sleep(1600)
     assert.is(gw.embedder!.running(), 1)
   } finally {
     await gw.close()
@@ -96,31 +98,32 @@ test('a hung thread: its part gets 504 at the deadline, the thread restarts, the
   e.hangNextJob()
   const hung = await embed(e, TEXTS)
   assert.is(hung.status, 504)
-  const after = await embed(e, TEXTS)
-  assert.is(after.status, 200)
-  assert.is(after.vectors.length, TEXTS.length)
-  assert.is(e.running(), 2)
+  await servedByBoth(e)
 })
 
 test('a thread past the first ends after idleMs without a job, the first after ten times that; a later batch starts them again', async () => {
   const e = await embedder({ threads: 2, idleMs: 300 })
-  assert.is((await embed(e, TEXTS)).status, 200)
-  assert.is(e.running(), 2)
-  await new Promise((resolve) => setTimeout(resolve, 1000))
+  await servedByBoth(e)
+  await sleep(1000)
   assert.is(e.running(), 1)
-  await new Promise((resolve) => setTimeout(resolve, 2500))
+  await sleep(2500)
   assert.is(e.running(), 0)
-  const again = await embed(e, TEXTS)
-  assert.is(again.status, 200)
-  assert.is(again.vectors.length, TEXTS.length)
-  assert.is(e.running(), 2)
+  await servedByBoth(e)
 })
 
 test('idleMs 0: threads stay loaded', async () => {
   const e = await embedder({ threads: 2, idleMs: 0 })
-  assert.is((await embed(e, TEXTS)).status, 200)
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  await servedByBoth(e)
+  await sleep(500)
   assert.is(e.running(), 2)
 })
+
+/** A batch answered whole, a vector a text, with both threads running after it. */
+async function servedByBoth(e: RunningEmbedder): Promise<void> {
+  const res = await embed(e, TEXTS)
+  assert.is(res.status, 200)
+  assert.is(res.vectors.length, TEXTS.length)
+  assert.is(e.running(), 2)
+}
 
 test.run()
