@@ -8,7 +8,7 @@
  * scavenges and are promoted, the old generation fills with them and CPU per request rises by
  * about a third (measured: docs/performance.md). bench/chat.ts never pauses, so it does not see this.
  *
- *   npm run bench -- young-generation     (or: node dist/bench/young-generation.js [--requests 20000] [--rounds 3] [--pause 3])
+ *   npm run bench -- young-generation     (or: node dist/bench/young-generation.js [--requests 20000] [--rounds 3] [--pause 3] [--against "<flags>"])
  */
 import { spawn } from 'node:child_process'
 import os from 'node:os'
@@ -34,9 +34,13 @@ async function main() {
   const shipped = serverNodeFlags()
   const gateway = (flags: string[]) =>
     startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 1000, capacity: 1000 }), {}, { nodeFlags: flags })
+  // --against "<flags>": the shipped flags against these instead of Node's defaults.
+  const against = process.argv.includes('--against')
+    ? process.argv[process.argv.indexOf('--against') + 1]!.split(' ').filter(Boolean)
+    : undefined
   const targets: [string, string[]][] = [
     [`shipped flags (${shipped.join(' ')})`, shipped],
-    ['Node defaults', []],
+    against ? [`against (${against.join(' ')})`, against] : ['Node defaults', []],
   ]
   const body = JSON.stringify({
     model: 'sim-chat-instruct',

@@ -1,5 +1,6 @@
 /**
- * The server's Node flags (docs/decisions.md, "A young generation of fixed size"): `npm start`,
+ * The server's Node flags (docs/decisions.md, "A young generation of fixed size" and "The server starts
+ * without `--enable-source-maps`"): `npm start`,
  * `npm run start:prod`, the Dockerfile and the systemd unit start node with the same flags, and
  * this Node takes them: the young generation starts at its full size instead of growing (and
  * shrinking again while idle).
@@ -21,6 +22,8 @@ const shipped = flagsOf(scripts.start!.split(/\s+/))
 test('npm start, start:prod, the Dockerfile and the systemd unit carry the same flags', () => {
   assert.ok(shipped.includes('--min-semi-space-size=16'), scripts.start)
   assert.ok(shipped.includes('--expose-gc'), scripts.start)
+  // Source maps tipped a loaded gateway into promoting its requests (decisions.md): not in a server's start.
+  assert.not.ok(shipped.includes('--enable-source-maps'), scripts.start)
   assert.equal(flagsOf(scripts['start:prod']!.split(/\s+/)), shipped)
   const cmd = /^CMD (\[.*\])$/m.exec(read('deploy/Dockerfile'))
   assert.ok(cmd, 'the Dockerfile has a CMD in exec form')
