@@ -19,6 +19,12 @@ export function option(name: string, fallback: number): number {
   return Number.isFinite(v) ? v : fallback
 }
 
+/** `--name "<node flags>"` from the command line, split into flags, or undefined when absent. */
+export function flagsOption(name: string): string[] | undefined {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 ? (process.argv[i + 1] ?? '').split(' ').filter(Boolean) : undefined
+}
+
 /**
  * A copy of the embedded default config whose backends all point at `simUrl` (the simulator
  * runs as a process of its own), serving only `pipelines` (gateway.yaml), with one key whose

@@ -20,7 +20,7 @@ import { Pool } from 'undici'
 import { pinToCpu, processesCpuMs, startChild, type Child } from './children.js'
 import { runLoad, runRate, type LoadResult } from './load.js'
 import { repoRoot } from '../kernel/contract/paths.js'
-import { formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
+import { flagsOption, formatLoad, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 
 const SECONDS = option('seconds', 2)
@@ -79,26 +79,19 @@ async function main() {
     : []
   // --gateway-node "<flags>": V8/Node flags for the gateway process only (e.g. heap tuning);
   // without it, the flags the server ships with (package.json `start`).
-  const gatewayNode = process.argv.includes('--gateway-node')
-    ? process.argv[process.argv.indexOf('--gateway-node') + 1]!.split(' ').filter(Boolean)
-    : serverNodeFlags()
-  let gateway = await startGatewayChild(
-    gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
-    {},
-    { nodeFlags: [...profile, ...gatewayNode] },
-  )
-  const baselineRss = gateway.rssMb()
-  // --compare-node "<flags>": a second gateway with other Node flags, interleaved with the first (A/B in one run).
-  const compareNode = process.argv.includes('--compare-node')
-    ? process.argv[process.argv.indexOf('--compare-node') + 1]!.split(' ').filter(Boolean)
-    : undefined
-  let compared =
-    compareNode &&
-    (await startGatewayChild(
+  const gatewayNode = flagsOption('gateway-node') ?? serverNodeFlags()
+  /** A gateway of this build (or of `otherBuild`) in front of the simulator, with these Node flags. */
+  const startGateway = (nodeFlags: string[], otherBuild?: string) =>
+    startGatewayChild(
       gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
       {},
-      { nodeFlags: compareNode },
-    ))
+      { nodeFlags, ...(otherBuild ? { dist: otherBuild } : {}) },
+    )
+  let gateway = await startGateway([...profile, ...gatewayNode])
+  const baselineRss = gateway.rssMb()
+  // --compare-node "<flags>": a second gateway with other Node flags, interleaved with the first (A/B in one run).
+  const compareNode = flagsOption('compare-node')
+  let compared = compareNode && (await startGateway(compareNode))
 
   const body = (model: string, stream: boolean) =>
     JSON.stringify({
@@ -128,13 +121,7 @@ async function main() {
   const otherDist = process.argv.includes('--compare')
     ? path.resolve(process.argv[process.argv.indexOf('--compare') + 1]!)
     : undefined
-  let other =
-    otherDist &&
-    (await startGatewayChild(
-      gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
-      {},
-      { nodeFlags: gatewayNode, dist: otherDist },
-    ))
+  let other = otherDist && (await startGateway(gatewayNode, otherDist))
   const otherName = 'sluice --compare build'
   if (other) {
     targets.push({ name: otherName, url: other.url, model: 'sim-chat-instruct' })
@@ -149,11 +136,7 @@ async function main() {
   const restartGateways = async () => {
     const again = async (old: Child, name: string, nodeFlags: string[], otherBuild?: string) => {
       old.stop()
-      const child = await startGatewayChild(
-        gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
-        {},
-        { nodeFlags, ...(otherBuild ? { dist: otherBuild } : {}) },
-      )
+      const child = await startGateway(nodeFlags, otherBuild)
       if (PIN) pinToCpu(child.pid, 1)
       targets.find((t) => t.name === name)!.url = child.url
       processOf[name] = child

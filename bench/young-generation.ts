@@ -15,7 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { startChild, type Child } from './children.js'
 import { repoRoot } from '../kernel/contract/paths.js'
-import { gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
+import { flagsOption, gatewayConfigFor, option, zeroLatencySimConfig } from './bench-setup.js'
 import { serverNodeFlags, startGatewayChild } from './gateway-child.js'
 
 const REQUESTS = option('requests', 20_000)
@@ -35,9 +35,7 @@ async function main() {
   const gateway = (flags: string[]) =>
     startGatewayChild(gatewayConfigFor(sim.url, KEY, { connections: 1000, capacity: 1000 }), {}, { nodeFlags: flags })
   // --against "<flags>": the shipped flags against these instead of Node's defaults.
-  const against = process.argv.includes('--against')
-    ? process.argv[process.argv.indexOf('--against') + 1]!.split(' ').filter(Boolean)
-    : undefined
+  const against = flagsOption('against')
   const targets: [string, string[]][] = [
     [`shipped flags (${shipped.join(' ')})`, shipped],
     against ? [`against (${against.join(' ')})`, against] : ['Node defaults', []],

@@ -149,16 +149,15 @@ export default definePlugin({
         if (!principal) return next()
         const key = kernel.keys.key(principal.keyId)
         const group = kernel.keys.group(principal.group)
-        const kept: Kept = {
-          keyTerm: key?.budget,
-          groupTerm: group?.budget ? { amount: group.budget.amount, term: group.budget.term ?? 'month' } : undefined,
-          keyTokens: key?.tokensPerMinute,
-          groupTokens: group?.tokens_per_minute,
-        }
+        const keyTerm = key?.budget
+        const groupTerm = group?.budget
+          ? ({ amount: group.budget.amount, term: group.budget.term ?? 'month' } as TermBudget)
+          : undefined
+        const keyTokens = key?.tokensPerMinute
+        const groupTokens = group?.tokens_per_minute
         // Nothing to keep to: no work on the request path.
-        if (!kept.keyTerm && !kept.groupTerm && kept.keyTokens === undefined && kept.groupTokens === undefined)
-          return next()
-        return metered(ex, next, principal, kept)
+        if (!keyTerm && !groupTerm && keyTokens === undefined && groupTokens === undefined) return next()
+        return metered(ex, next, principal, { keyTerm, groupTerm, keyTokens, groupTokens })
       },
       async finish(ex) {
         const b = ex.state.budget

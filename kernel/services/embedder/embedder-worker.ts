@@ -71,7 +71,7 @@ export class EmbedderWorker {
     await Promise.all(workers.map((w) => w?.terminate()))
   }
 
-  /** To the thread with the fewest jobs pending (the first, among idle ones). */
+  /** To the thread with the fewest jobs pending (the first, among idle ones); its idle timer stops before it starts. */
   private send(request: Omit<WorkerJob, 'id'>): Promise<WorkerReply & { ok: true }> {
     const job: WorkerJob = { id: this.nextId++, ...request, ...(this.hangNext ? { hang: true } : {}) }
     this.hangNext = false
@@ -85,11 +85,12 @@ export class EmbedderWorker {
     })
   }
 
-  private retire(slot: number, worker: Worker): void {
-    if (this.workers[slot] !== worker) return
+  /** Ends the thread in `slot`, its listeners first: its exit fails no job (none, or sent again elsewhere). */
+  private retire(slot: number): void {
+    const worker = this.workers[slot]
     this.workers[slot] = undefined
-    worker.removeAllListeners()
-    void worker.terminate()
+    worker?.removeAllListeners()
+    void worker?.terminate()
   }
 
   /** A job past its deadline: it fails, its thread goes, the jobs behind it go to a new one. */
@@ -98,10 +99,7 @@ export class EmbedderWorker {
     if (!p) return
     this.pending.delete(id)
     p.reject(new EmbedderError(504, `the embedder did not answer within ${this.deadlineMs} ms; it was restarted`))
-    const worker = this.workers[p.slot]
-    this.workers[p.slot] = undefined
-    worker?.removeAllListeners()
-    void worker?.terminate()
+    this.retire(p.slot)
     for (const other of this.pending.values()) if (other.slot === p.slot) this.started(p.slot).postMessage(other.job)
   }
 
@@ -127,7 +125,7 @@ export class EmbedderWorker {
       const p = this.settle(reply.id)
       if (!p) return
       if (this.idleMs > 0 && ![...this.pending.values()].some((o) => o.slot === slot))
-        this.idle[slot] = setTimeout(() => this.retire(slot, worker), this.idleMs * (slot > 0 ? 1 : 10)).unref()
+        this.idle[slot] = setTimeout(() => this.retire(slot), this.idleMs * (slot > 0 ? 1 : 10)).unref()
       if (reply.ok) p.resolve(reply)
       else p.reject(new Error(reply.error))
     })
