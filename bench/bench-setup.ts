@@ -33,7 +33,7 @@ export function flagsOption(name: string): string[] | undefined {
 export function gatewayConfigFor(
   simUrl: string,
   key: string,
-  backend: { connections?: number; capacity?: number } = {},
+  backend: { connections?: number; capacity?: number; http2?: boolean } = {},
   pipelines: string[] = ['gateway.yaml'],
 ): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sluice-bench-'))

@@ -233,6 +233,12 @@ export const backendSchema = {
       description: 'Concurrent requests the server runs at once (the fair queue keeps to it).',
     },
     connections: { type: 'integer', minimum: 1, default: 64, description: 'Keep-alive connections in the pool.' },
+    http2: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Speak HTTP/2 to this server: negotiated over TLS for an https URL, with prior knowledge (h2c) for an http URL. Each of `connections` then carries up to 100 requests at once (fewer if the server says so), so many streams hold few sockets. Only for a server that speaks it (vLLM and llama.cpp serve HTTP/1.1 only; a proxy in front of them such as Envoy can take HTTP/2).',
+    },
     api_key: {
       type: 'string',
       description:

@@ -54,7 +54,8 @@ export interface StartOptions {
 export async function startSimulator(config: SimConfigInput, options: StartOptions = {}): Promise<RunningSimulator> {
   const sim = new SimContext(validateSimConfig(config))
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
-  const server = createSimServer(sim, log)
+  const front = createSimServer(sim, log)
+  const server = front.server
   const host = options.host ?? '127.0.0.1'
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -67,7 +68,7 @@ export async function startSimulator(config: SimConfigInput, options: StartOptio
   return {
     url: `http://${urlHost(host)}:${port}`,
     port,
-    close: () => closeServer(sim, server),
+    close: () => closeServer(sim, front),
     stats: () => statsOf(sim),
   }
 }
@@ -78,12 +79,12 @@ function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host
 }
 
-function closeServer(sim: SimContext, server: ReturnType<typeof createSimServer>): Promise<void> {
+function closeServer(sim: SimContext, front: ReturnType<typeof createSimServer>): Promise<void> {
   return new Promise((resolve) => {
     // Streams and timers in flight end now; idle keep-alive connections would hold close() open.
     sim.active.abortAll()
-    server.close(() => resolve())
-    server.closeAllConnections()
+    front.server.close(() => resolve())
+    front.closeAll()
   })
 }
 

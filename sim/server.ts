@@ -2,7 +2,7 @@
  * The HTTP front of the simulator on plain node:http: a route table, body parsing, and one
  * error boundary that renders every failure in vLLM's nested error form.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { handleAdminGet, handleAdminPost } from './admin.js'
 import { errorBody, SimError } from './api-error.js'
@@ -12,6 +12,7 @@ import { handleEmbeddings } from './embeddings.js'
 import { handleImageGenerations } from './images.js'
 import { parseJsonBody, readBody, sendError, sendJson, sendText, sseData, sseDone } from './http-io.js'
 import { renderMetrics } from './metrics.js'
+import { simFront, type SimFront } from './front.js'
 import { handleRerank, handleScore } from './rerank.js'
 import { modelsList } from './models-list.js'
 import type { SimContext } from './sim-context.js'
@@ -90,13 +91,9 @@ const routes = new Map<string, Route>([
 
 const knownPaths = new Set([...routes.keys()].map((key) => key.slice(key.indexOf(' ') + 1)))
 
-export function createSimServer(sim: SimContext, log: (line: string) => void): Server {
-  const server = createServer((req, res) => dispatch(sim, req, res, log))
-  // Longer than a gateway pool's idle timeout, so the pool, not the server, closes idle
-  // connections; otherwise a reused connection can be closed under a request in flight.
-  server.keepAliveTimeout = 65_000
-  server.headersTimeout = 66_000
-  return server
+/** The simulator's server: HTTP/1.1 and h2c on one port (front.ts). */
+export function createSimServer(sim: SimContext, log: (line: string) => void): SimFront {
+  return simFront((req, res) => dispatch(sim, req, res, log))
 }
 
 function dispatch(sim: SimContext, req: IncomingMessage, res: ServerResponse, log: (line: string) => void): void {

@@ -44,7 +44,7 @@ export class ReplicaSet {
     private readonly now: () => number = Date.now,
   ) {
     const urls = [...new Set([config.baseUrl, ...(config.replicas ?? [])].map((u) => u.replace(/\/+$/, '')))]
-    this.replicas = urls.map((u, i) => new Replica(i, u, config.connections ?? 64))
+    this.replicas = urls.map((u, i) => new Replica(i, u, config.connections ?? 64, config.http2 === true))
     this.timeoutMs = config.timeout_ms
     const routing = config.routing ?? {}
     this.policy = routing.policy ?? 'prefix_aware'

@@ -2,14 +2,16 @@
  * One replica of a model server: its keep-alive pool and what the gateway knows of it
  * (requests outstanding, consecutive failures, ejection, the last health check).
  */
-import { Pool } from 'undici'
+import type { Dispatcher } from 'undici'
+import { upstreamPool } from '../../../protocols/http/upstream-pool.js'
 
 export class Replica {
   readonly origin: string
   readonly pathPrefix: string
   /** The replica in metrics and logs: host and port only (a URL may carry credentials). */
   readonly label: string
-  readonly pool: Pool
+  /** Its keep-alive pool (protocols/http/upstream-pool.ts). */
+  readonly pool: Dispatcher
   /** Requests sent and not yet ended (a stream counts until its body closes). */
   outstanding = 0
   /** Requests sent since the configuration was loaded, retries included. */
@@ -26,19 +28,13 @@ export class Replica {
     readonly index: number,
     readonly baseUrl: string,
     connections: number,
+    http2 = false,
   ) {
     const url = new URL(baseUrl)
     this.origin = url.origin
     this.pathPrefix = url.pathname.replace(/\/$/, '')
     this.label = url.host
-    this.pool = new Pool(url.origin, {
-      connections,
-      pipelining: 1,
-      keepAliveTimeout: 30_000,
-      // The request's own deadline governs; these only bound a silent peer.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    })
+    this.pool = upstreamPool(url, connections, http2)
   }
 
   /** Takes requests: not ejected, and its last health check passed. */
