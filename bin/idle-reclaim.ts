@@ -7,7 +7,8 @@
  * Every `intervalMs`, when the process has grown more than `slackMb` past its floor and the
  * event loop was quiet over the whole interval, one full collection runs here and in the
  * threads that asked to be told (the embedded simulator). What is still there at the next look
- * is live, and becomes the floor: a cache that grew is not collected again and again. Needs
+ * is live, and becomes the floor: a cache that grew is not collected again and again (a floor
+ * set before the freed pages went back to the OS moves down to where RSS falls). Needs
  * `--expose-gc` (in the start flags); without it this does nothing.
  */
 import { performance } from 'node:perf_hooks'
@@ -51,6 +52,8 @@ export function reclaimer(
     const busy = performance.eventLoopUtilization(last).utilization
     last = performance.eventLoopUtilization()
     const rss = rssNow()
+    // The OS may take a collection's pages back only after the look that set the floor.
+    if (rss < floor) floor = rss
     if (rss <= floor + slack) reclaimed = false
     else if (reclaimed) {
       floor = rss

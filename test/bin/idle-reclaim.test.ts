@@ -30,6 +30,12 @@ test('growth that stays after a collection becomes the floor: no collection agai
   assert.equal(collections([150, 400, 400, 900, 900]), { here: 2, threads: 2 })
 })
 
+test('a floor set before the pages went back to the OS moves down with them', () => {
+  // Collected at the second 500; the OS took the pages back only after the next look (a floor of
+  // 500), then RSS fell to 400: a new burst to 520 is 120 over that and is collected again.
+  assert.equal(collections([150, 500, 500, 500, 400, 400, 520, 520]), { here: 2, threads: 2 })
+})
+
 test('growth under the slack is left alone, and so is a busy process', () => {
   assert.equal(collections([150, 180, 200, 210, 190]), { here: 0, threads: 0 })
   assert.equal(collections([150, 700, 700, 700], -1), { here: 0, threads: 0 })
