@@ -165,12 +165,13 @@ const linesUnder = (dir: string) =>
  * reply's text decoded once however often it is read, 1; that answer as a class in protocols/ (issue 32:
  * a getter's closure kept the dispatch alive) and the access log's newline written as a byte, −5; the
  * embedder's idle threads ending (issue 32's memory), +19, and the process series under prom-client's
- * names moved to protocols/prometheus (a vocabulary, as the exposition format), −78; the review, −2. What is left is what the layout names, grown by issues 29 to 31; the rest
+ * names moved to protocols/prometheus (a vocabulary, as the exposition format), −78; the review, −2; a
+ * replica's pool made in protocols/http/upstream-pool.ts (with HTTP/2 to model servers), −4. What is left is what the layout names, grown by issues 29 to 31; the rest
  * of the way would take features or documentation out, not moves. Until the budgets are met or
  * revised, these ceilings hold the line, so that the kernel can shrink but not grow.
  */
 const BUDGET = { contractAndRun: 2000, kernel: 7000 }
-const CEILING = { contractAndRun: 2546, kernel: 8477 }
+const CEILING = { contractAndRun: 2546, kernel: 8473 }
 
 test('kernel/contract plus kernel/run: no larger than today (the budget is 2,000 lines)', () => {
   const lines = linesUnder(CONTRACT) + linesUnder(path.join('kernel', 'run'))
