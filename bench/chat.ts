@@ -67,7 +67,7 @@ async function idleStreams(url: string, count: number): Promise<{ opened: number
   }
   if (failed.size) console.log(`streams not opened: ${[...failed].map(([why, n]) => `${n} × ${why}`).join(', ')}`)
   return {
-    opened: opened.filter((r) => r.status === 'fulfilled' && r.value.statusCode === 200).length,
+    opened: count - [...failed.values()].reduce((a, b) => a + b, 0),
     close: async () => {
       abort.abort()
       await pool.destroy()
@@ -91,11 +91,18 @@ async function main() {
   // without it, the flags the server ships with (package.json `start`).
   const gatewayNode = flagsOption('gateway-node') ?? serverNodeFlags()
   /** A gateway of this build (or of `otherBuild`) in front of the simulator, with these Node flags. */
-  const startGateway = (nodeFlags: string[], otherBuild?: string) =>
+  const startGateway = (
+    nodeFlags: string[],
+    otherBuild?: string,
+    backend: Parameters<typeof gatewayConfigFor>[2] = { connections: IDLE + 100, capacity: IDLE + 100 },
+  ) =>
     startGatewayChild(
-      gatewayConfigFor(sim.url, KEY, { connections: IDLE + 100, capacity: IDLE + 100 }),
+      gatewayConfigFor(sim.url, KEY, backend),
       {},
-      { nodeFlags, ...(otherBuild ? { dist: otherBuild } : {}) },
+      {
+        nodeFlags,
+        ...(otherBuild ? { dist: otherBuild } : {}),
+      },
     )
   let gateway = await startGateway([...profile, ...gatewayNode])
   const baselineRss = gateway.rssMb()
@@ -290,11 +297,11 @@ async function main() {
     let held = gateway
     if (!IDLE_HTTP1) {
       gateway.stop()
-      held = await startGatewayChild(
-        gatewayConfigFor(sim.url, KEY, { http2: true, connections: Math.ceil(IDLE / 100) + 1, capacity: IDLE + 100 }),
-        {},
-        { nodeFlags: gatewayNode },
-      )
+      held = await startGateway(gatewayNode, undefined, {
+        http2: true,
+        connections: Math.ceil(IDLE / 100) + 1,
+        capacity: IDLE + 100,
+      })
     }
     const before = held.rssMb()
     const idle = await idleStreams(held.url, IDLE)

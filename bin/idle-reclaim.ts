@@ -7,8 +7,9 @@
  * Every `intervalMs`, when the process has grown more than `slackMb` past its floor and the
  * event loop was quiet over the whole interval, one full collection runs here and in the
  * threads that asked to be told (the embedded simulator), and at the next look, if RSS is still
- * up, one that compacts. What is still there at the look after that is live, and becomes the floor: a cache that grew is not collected again and again (a floor
- * set before the freed pages went back to the OS moves down to where RSS falls). Needs
+ * up, one that compacts. What is still there at the look after that is live, and becomes the
+ * floor: a cache that grew is not collected again and again (a floor set before the freed pages
+ * went back to the OS moves down to where RSS falls). Needs
  * `--expose-gc` (in the start flags); without it this does nothing.
  */
 import { performance } from 'node:perf_hooks'
